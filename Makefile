@@ -1,0 +1,87 @@
+# sapsim build: CPU library + CLI always; the CUDA backend whenever nvcc is found.
+# Targets: all, test, test-gpu, bench, deps, clean, asan.
+
+CC      ?= gcc
+NVCC    ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+BUILD   ?= build
+OPT     ?= -O2
+CFLAGS  += -std=c11 $(OPT) -g -fopenmp -Wall -Wextra -Werror -Wmissing-prototypes \
+           -Wno-unknown-pragmas -Iinclude -Ikernels -Ihost -isystem /usr/include/mujoco
+LDLIBS  += -lmujoco -lm -fopenmp
+TEST_LDLIBS = -llapacke -llapack -lblas
+
+HOST_SRC   := $(filter-out host/main.c,$(wildcard host/*.c))
+HOST_OBJ   := $(HOST_SRC:%.c=$(BUILD)/%.o)
+TEST_SRC   := $(wildcard tests/test_*.c)
+TEST_BIN   := $(TEST_SRC:%.c=$(BUILD)/%)
+BENCH_SRC  := $(wildcard bench/*.c)
+KERNEL_HDR := $(wildcard kernels/*.h) $(wildcard include/sapsim/*.h) $(wildcard host/*.h)
+
+ifneq ($(NVCC),)
+  CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+  CU_SRC    := $(wildcard kernels/*.cu)
+  CU_OBJ    := $(CU_SRC:%.cu=$(BUILD)/%.o)
+  CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90
+  NVFLAGS   += -O3 -std=c++17 $(CUDA_ARCH) -Iinclude -Ikernels -Ihost \
+               -Xcompiler -Wall,-Wextra,-Werror,-fPIC -Werror all-warnings -DSAP_HAVE_CUDA
+  CFLAGS    += -DSAP_HAVE_CUDA -isystem $(CUDA_HOME)/include
+  LDLIBS    += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lstdc++
+endif
+
+LIB := $(BUILD)/libsapsim.a
+CLI := $(BUILD)/sapsim
+
+.PHONY: all test test-gpu bench deps clean asan
+all: $(CLI) $(TEST_BIN)
+
+$(BUILD)/%.o: %.c $(KERNEL_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/%.o: %.cu $(KERNEL_HDR)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) -c $< -o $@
+
+$(LIB): $(HOST_OBJ) $(CU_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(CLI): host/main.c $(LIB) $(KERNEL_HDR)
+	$(CC) $(CFLAGS) host/main.c $(LIB) $(LDLIBS) -o $@
+
+$(BUILD)/tests/%: tests/%.c tests/check.h $(LIB) $(KERNEL_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests $< $(LIB) $(LDLIBS) $(TEST_LDLIBS) -o $@
+
+# install what is missing (Debian packages); a no-op when everything is there
+DEB_PKGS := libmujoco-dev liblapacke-dev libblas-dev liblapack-dev python3-matplotlib
+deps:
+	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: installing$$missing"; S=""; [ "$$(id -u)" -ne 0 ] && S=sudo; \
+	  $$S apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$S apt-get install -y -qq \
+	    --no-install-recommends $$missing >/dev/null || { echo "deps: apt-get failed"; exit 1; }; \
+	fi
+
+test: deps
+	$(MAKE) all
+	@bash tests/run.sh $(BUILD)/tests
+
+# GPU tests fail hard when no usable GPU exists
+test-gpu: deps
+	$(MAKE) all
+	@SAPSIM_REQUIRE_GPU=1 bash tests/run.sh $(BUILD)/tests gpu
+
+# the main job: benchmark on the default scene, GPU when there is one, else CPU
+bench: deps
+	$(MAKE) $(CLI)
+	$(CLI) bench scenes/humanoid.xml --worlds 1,64,1024 --steps 200 --device auto
+
+# CPU tests under AddressSanitizer and UBSan (no CUDA)
+asan: deps
+	$(MAKE) BUILD=build-asan NVCC= OPT="-O1 -fsanitize=address,undefined -fno-omit-frame-pointer" \
+	  LDLIBS="-lmujoco -lm -fopenmp -fsanitize=address,undefined" all
+	@bash tests/run.sh build-asan/tests
+
+clean:
+	rm -rf build build-asan

@@ -1,0 +1,35 @@
+/* Backend plumbing: device selection, device twins of the model and data,
+ * host <-> device copies. Without CUDA (or on the CPU) these are no-ops. */
+#ifndef SAPSIM_HOST_BACKEND_H
+#define SAPSIM_HOST_BACKEND_H
+
+#include "sim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+sapStatus sap_backendInit(sapSim* s);    /* choose the device, allocate twins */
+void sap_backendFree(sapSim* s);
+sapStatus sap_backendUpload(sapSim* s);  /* host data -> device (after host edits) */
+int sap_cudaUsable(char* name, int nname); /* 1 if a CUDA device can be used */
+
+unsigned long long sap_dataBytes(const sapModel* m, int nworld, int ncon_max, int nscratch);
+void sap_dataCarve(const sapModel* m, sapData* d, void* buffer);
+double* sap_fieldPtr(sapData* d, sapField f);
+
+/* CPU kinematics of the worlds in mask (NULL = all): used by reset and set */
+void sapc_kinematicsMasked(sapSim* s, const unsigned char* mask);
+
+
+#ifdef SAP_HAVE_CUDA
+sapStatus sap_stepGPU(sapSim* s);        /* enqueue one step on the GPU */
+sapStatus sap_backendFinish(sapSim* s);  /* wait for the GPU, check errors */
+sapStatus sapg_clearFlags(sapSim* s);    /* keep only SAP_WORLD_NONFINITE */
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,147 @@
+/* Device selection and the CUDA twins of the model and data (one device
+ * allocation each, carved by the same field tables as the host copies).
+ * Without CUDA, every batch runs on the CPU. */
+#include <stdio.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "backend.h"
+#include "model.h"
+
+static void cpu_name(sapSim* s) {
+  int n = 1;
+#ifdef _OPENMP
+  n = s->opt.threads > 0 ? s->opt.threads : omp_get_max_threads();
+#endif
+  snprintf(s->device_name, sizeof(s->device_name), "cpu (%d threads)", n);
+}
+
+#ifndef SAP_HAVE_CUDA
+
+int sap_cudaUsable(char* name, int nname) {
+  if (name && nname > 0) snprintf(name, nname, "none (built without CUDA)");
+  return 0;
+}
+
+sapStatus sap_backendInit(sapSim* s) {
+  if (s->opt.device == SAP_DEVICE_CUDA)
+    return sap_fail(SAP_ERR_NO_DEVICE, "device=cuda: sapsim was built without CUDA (nvcc not found)");
+  s->on_gpu = 0;
+  cpu_name(s);
+  return SAP_OK;
+}
+void sap_backendFree(sapSim* s) { (void)s; }
+sapStatus sap_backendUpload(sapSim* s) { (void)s; return SAP_OK; }
+sapStatus sap_sync(sapSim* s) {
+  if (!s) return sap_fail(SAP_ERR_ARG, "sap_sync: null sim");
+  return SAP_OK;
+}
+
+#else
+
+#include <cuda_runtime.h>
+
+
+
+#define CUDA_TRY(call)                                                                \
+  do {                                                                                \
+    cudaError_t e_ = (call);                                                          \
+    if (e_ != cudaSuccess)                                                            \
+      return sap_fail(SAP_ERR_CUDA, "%s: %s", #call, cudaGetErrorString(e_));         \
+  } while (0)
+
+int sap_cudaUsable(char* name, int nname) {
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess || n == 0) {
+    if (name && nname > 0)
+      snprintf(name, nname, "%s", e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
+    cudaGetLastError();  /* clear the sticky error */
+    return 0;
+  }
+  struct cudaDeviceProp p;
+  if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) return 0;
+  if (name && nname > 0) snprintf(name, nname, "%s", p.name);
+  return 1;
+}
+
+sapStatus sap_backendInit(sapSim* s) {
+  char name[128];
+  int usable = s->opt.device != SAP_DEVICE_CPU && sap_cudaUsable(name, sizeof(name));
+  if (s->opt.device == SAP_DEVICE_CUDA && !usable)
+    return sap_fail(SAP_ERR_NO_DEVICE, "device=cuda: no usable CUDA GPU (%s)", name);
+  if (!usable) {
+    s->on_gpu = 0;
+    cpu_name(s);
+    return SAP_OK;
+  }
+  s->on_gpu = 1;
+  snprintf(s->device_name, sizeof(s->device_name), "%s", name);
+
+  /* model twin: same layout, device base pointer */
+  void* mbuf = NULL;
+  CUDA_TRY(cudaMalloc(&mbuf, s->m->nbuffer ? s->m->nbuffer : 1));
+  s->dm = *s->m;
+  sap_modelCarve(&s->dm, mbuf);
+  CUDA_TRY(cudaMemcpy(mbuf, s->m->buffer, s->m->nbuffer, cudaMemcpyHostToDevice));
+
+  /* data twin */
+  void* dbuf = NULL;
+  cudaError_t e = cudaMalloc(&dbuf, s->d.nbuffer);
+  if (e != cudaSuccess)
+    return sap_fail(SAP_ERR_MEMORY, "device: cannot allocate %.1f MB for %d worlds: %s",
+                    s->d.nbuffer / 1e6, s->d.nworld, cudaGetErrorString(e));
+  s->dd = s->d;
+  sap_dataCarve(s->m, &s->dd, dbuf);
+  CUDA_TRY(cudaMemset(dbuf, 0, s->d.nbuffer));
+  return SAP_OK;
+}
+
+void sap_backendFree(sapSim* s) {
+  if (!s->on_gpu) return;
+  if (s->dm.buffer) cudaFree(s->dm.buffer);
+  if (s->dd.buffer) cudaFree(s->dd.buffer);
+  s->dm.buffer = s->dd.buffer = NULL;
+}
+
+sapStatus sap_backendUpload(sapSim* s) {
+  if (!s->on_gpu) return SAP_OK;
+  CUDA_TRY(cudaMemcpy(s->dd.buffer, s->d.buffer, s->d.nbuffer, cudaMemcpyHostToDevice));
+  s->host_stale = 0;
+  return SAP_OK;
+}
+
+sapStatus sap_sync(sapSim* s) {
+  if (!s) return sap_fail(SAP_ERR_ARG, "sap_sync: null sim");
+  if (!s->on_gpu || !s->host_stale) return SAP_OK;
+  CUDA_TRY(cudaMemcpy(s->d.buffer, s->dd.buffer, s->d.nbuffer, cudaMemcpyDeviceToHost));
+  s->host_stale = 0;
+  return SAP_OK;
+}
+
+sapStatus sap_stepGPU(sapSim* s) {
+  sapStatus st;
+  s->host_stale = 1;
+  if ((st = sapg_clearFlags(s)) != SAP_OK) return st;
+  if ((st = sapg_kinematics(s)) != SAP_OK) return st;
+  if (s->opt.contacts && (st = sapg_collision(s)) != SAP_OK) return st;
+  if ((st = sapg_freeMotion(s)) != SAP_OK) return st;
+  if (s->opt.contacts) {
+    if ((st = sapg_solve(s)) != SAP_OK) return st;
+  } else {
+    size_t n = sizeof(double) * (size_t)s->dd.nworld * s->m->nv;
+    CUDA_TRY(cudaMemcpyAsync(s->dd.vnext, s->dd.vstar, n, cudaMemcpyDeviceToDevice, 0));
+  }
+  return sapg_integrate(s);
+}
+
+sapStatus sap_backendFinish(sapSim* s) {
+  (void)s;
+  CUDA_TRY(cudaDeviceSynchronize());
+  return SAP_OK;
+}
+
+#endif

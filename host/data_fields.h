@@ -1,0 +1,43 @@
+/* X-macro table of sapData's per-world arrays: X(type, field, count per world).
+ * host/data.c carves them from one allocation (8-byte aligned, world-major);
+ * the CUDA backend mirrors the same table. m = sapModel*, c = ncon_max.
+ * Add a row here and a field in include/sapsim/data.h together. */
+#include "sap_solve_size.h"
+
+#define SAP_DATA_FIELDS(X, m, c)                                  \
+  X(double, time, 1)                                              \
+  X(double, qpos, (m)->nq)                                        \
+  X(double, qvel, (m)->nv)                                        \
+  X(double, ctrl, (m)->nu)                                        \
+  X(double, qfrc_applied, (m)->nv)                                \
+  X(double, xpos, (m)->nbody * 3)                                 \
+  X(double, xquat, (m)->nbody * 4)                                \
+  X(double, xmat, (m)->nbody * 9)                                 \
+  X(double, xipos, (m)->nbody * 3)                                \
+  X(double, ximat, (m)->nbody * 9)                                \
+  X(double, xanchor, (m)->njnt * 3)                               \
+  X(double, xaxis, (m)->njnt * 3)                                 \
+  X(double, geom_xpos, (m)->ngeom * 3)                            \
+  X(double, geom_xmat, (m)->ngeom * 9)                            \
+  X(double, cref, (m)->nbody * 3)                                 \
+  X(double, cdof, (m)->nv * 6)                                    \
+  X(double, qA, (m)->nv * (m)->nv)                                \
+  X(double, qfrc_bias, (m)->nv)                                   \
+  X(double, qfrc_passive, (m)->nv)                                \
+  X(double, qfrc_actuator, (m)->nv)                               \
+  X(double, vstar, (m)->nv)                                       \
+  X(double, vnext, (m)->nv)                                       \
+  X(int, ncon, 1)                                                 \
+  X(int, ncon_dropped, 1)                                         \
+  X(int, con_geom, (c) * 2)                                       \
+  X(double, con_pos, (c) * 6)                                     \
+  X(double, con_frame, (c) * 9)                                   \
+  X(double, con_dist, (c))                                        \
+  X(double, con_mu, (c))                                          \
+  X(double, con_k, (c))                                           \
+  X(double, con_taud, (c))                                        \
+  X(int, world_flags, 1)                                          \
+  X(int, newton_iter, 1)                                          \
+  X(int, ls_iter, 1)                                              \
+  X(int, nfactor, 1)                                              \
+  X(double, sap_work, SAP_SOLVE_NWORK(m, c))

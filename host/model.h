@@ -1,0 +1,14 @@
+/* Internal model helpers (host/model.c, host/model_load.c). */
+#ifndef SAPSIM_HOST_MODEL_H
+#define SAPSIM_HOST_MODEL_H
+
+#include "sapsim/sapsim.h"
+
+unsigned long long sap_modelBytes(const sapModel* m);
+void sap_modelCarve(sapModel* m, void* buffer);   /* set array pointers into buffer */
+sapStatus sap_modelAlloc(sapModel* m);             /* sizes set -> zeroed arrays */
+sapStatus sap_modelCopy(const sapModel* src, sapModel** out);
+const char* sap_name(const sapModel* m, const int* adr, int id);
+int sap_findName(const sapModel* m, const int* adr, int n, const char* name);
+
+#endif

@@ -1,0 +1,81 @@
+/* X-macro table of sapModel's arrays: X(type, field, count). host/model.c carves
+ * them from one allocation and rebases them on copies; the CUDA backend uploads
+ * the same table. */
+#define SAP_MODEL_FIELDS(X, m)                                   \
+  X(int, body_parentid, (m)->nbody)                              \
+  X(int, body_rootid, (m)->nbody)                                \
+  X(int, body_weldid, (m)->nbody)                                \
+  X(int, body_jntnum, (m)->nbody)                                \
+  X(int, body_jntadr, (m)->nbody)                                \
+  X(int, body_dofnum, (m)->nbody)                                \
+  X(int, body_dofadr, (m)->nbody)                                \
+  X(int, body_geomnum, (m)->nbody)                               \
+  X(int, body_geomadr, (m)->nbody)                               \
+  X(double, body_pos, (m)->nbody * 3)                            \
+  X(double, body_quat, (m)->nbody * 4)                           \
+  X(double, body_ipos, (m)->nbody * 3)                           \
+  X(double, body_iquat, (m)->nbody * 4)                          \
+  X(double, body_mass, (m)->nbody)                               \
+  X(double, body_inertia, (m)->nbody * 3)                        \
+  X(int, jnt_type, (m)->njnt)                                    \
+  X(int, jnt_qposadr, (m)->njnt)                                 \
+  X(int, jnt_dofadr, (m)->njnt)                                  \
+  X(int, jnt_bodyid, (m)->njnt)                                  \
+  X(int, jnt_limited, (m)->njnt)                                 \
+  X(double, jnt_pos, (m)->njnt * 3)                              \
+  X(double, jnt_axis, (m)->njnt * 3)                             \
+  X(double, jnt_stiffness, (m)->njnt)                            \
+  X(double, jnt_range, (m)->njnt * 2)                            \
+  X(int, dof_bodyid, (m)->nv)                                    \
+  X(int, dof_jntid, (m)->nv)                                     \
+  X(int, dof_parentid, (m)->nv)                                  \
+  X(double, dof_armature, (m)->nv)                               \
+  X(double, dof_damping, (m)->nv)                                \
+  X(double, qpos0, (m)->nq)                                      \
+  X(double, qpos_spring, (m)->nq)                                \
+  X(int, geom_type, (m)->ngeom)                                  \
+  X(int, geom_bodyid, (m)->ngeom)                                \
+  X(int, geom_contype, (m)->ngeom)                               \
+  X(int, geom_conaffinity, (m)->ngeom)                           \
+  X(int, geom_dataid, (m)->ngeom)                                \
+  X(double, geom_size, (m)->ngeom * 3)                           \
+  X(double, geom_pos, (m)->ngeom * 3)                            \
+  X(double, geom_quat, (m)->ngeom * 4)                           \
+  X(double, geom_rbound, (m)->ngeom)                             \
+  X(double, geom_margin, (m)->ngeom)                             \
+  X(double, geom_gap, (m)->ngeom)                                \
+  X(double, geom_mu, (m)->ngeom)                                 \
+  X(double, geom_k, (m)->ngeom)                                  \
+  X(double, geom_taud, (m)->ngeom)                               \
+  X(int, mesh_vertadr, (m)->nmesh)                               \
+  X(int, mesh_vertnum, (m)->nmesh)                               \
+  X(double, mesh_vert, (m)->nmeshvert * 3)                       \
+  X(int, exclude_body, (m)->nexclude * 2)                        \
+  X(int, pair_geom, (m)->npair_max * 2)                          \
+  X(int, actuator_kind, (m)->nu)                                 \
+  X(int, actuator_trntype, (m)->nu)                              \
+  X(int, actuator_trnid, (m)->nu)                                \
+  X(int, actuator_ctrllimited, (m)->nu)                          \
+  X(int, actuator_forcelimited, (m)->nu)                         \
+  X(double, actuator_gear, (m)->nu)                              \
+  X(double, actuator_gain, (m)->nu)                              \
+  X(double, actuator_ctrlrange, (m)->nu * 2)                     \
+  X(double, actuator_forcerange, (m)->nu * 2)                    \
+  X(double, actuator_kp, (m)->nu)                                \
+  X(double, actuator_kv, (m)->nu)                                \
+  X(int, tendon_adr, (m)->ntendon)                               \
+  X(int, tendon_num, (m)->ntendon)                               \
+  X(int, tendon_limited, (m)->ntendon)                           \
+  X(double, tendon_range, (m)->ntendon * 2)                      \
+  X(int, wrap_jnt, (m)->nwrap)                                   \
+  X(double, wrap_coef, (m)->nwrap)                               \
+  X(double, key_time, (m)->nkey)                                 \
+  X(double, key_qpos, (m)->nkey * (m)->nq)                       \
+  X(double, key_qvel, (m)->nkey * (m)->nv)                       \
+  X(double, key_ctrl, (m)->nkey * (m)->nu)                       \
+  X(int, name_bodyadr, (m)->nbody)                               \
+  X(int, name_jntadr, (m)->njnt)                                 \
+  X(int, name_geomadr, (m)->ngeom)                               \
+  X(int, name_actuatoradr, (m)->nu)                              \
+  X(int, name_keyadr, (m)->nkey)                                 \
+  X(char, names, (m)->nnames)

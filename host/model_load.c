@@ -1,0 +1,319 @@
+/* Scene import: MJCF/URDF compiled by MuJoCo's own loader (mj_loadXML), then
+ * converted to sapModel (DESIGN.md §3). Everything sapsim cannot simulate is
+ * rejected by name; nothing that affects the physics is silently dropped.
+ * Ignored on purpose (no effect on sapsim's dynamics): sites, cameras, lights,
+ * sensors, visual settings, MuJoCo's solref/solimp/solver options. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mujoco.h>
+
+#include "model.h"
+#include "model_fields.h"
+#include "sim.h"
+
+/* scene-wide SAP contact material defaults when the scene names none */
+#define SAP_DEFAULT_CONTACT_K 1e5
+#define SAP_DEFAULT_CONTACT_TAUD 0.01
+
+static const char* mjname(const mjModel* mj, const int* adr, int id) {
+  const char* n = mj->names + adr[id];
+  return n[0] ? n : "(unnamed)";
+}
+
+/* custom numeric field by name, or fallback */
+static double custom_numeric(const mjModel* mj, const char* name, double fallback) {
+  for (int i = 0; i < mj->nnumeric; i++)
+    if (!strcmp(mj->names + mj->name_numericadr[i], name) && mj->numeric_size[i] > 0)
+      return mj->numeric_data[mj->numeric_adr[i]];
+  return fallback;
+}
+
+/* classify an actuator as motor / position / velocity, or fail naming it */
+static sapStatus classify_actuator(const mjModel* mj, int i, int* kind, double* kp, double* kv,
+                                   const char* path) {
+  const double* g = mj->actuator_gainprm + i * mjNGAIN;
+  const double* b = mj->actuator_biasprm + i * mjNBIAS;
+  const char* name = mjname(mj, mj->name_actuatoradr, i);
+  if (mj->actuator_dyntype[i] != mjDYN_NONE)
+    return sap_fail(SAP_ERR_UNSUPPORTED,
+                    "%s: actuator '%s' has activation dynamics (dyntype %d); sapsim supports "
+                    "motor, position and velocity actuators only", path, name,
+                    mj->actuator_dyntype[i]);
+  if (mj->actuator_gaintype[i] != mjGAIN_FIXED)
+    return sap_fail(SAP_ERR_UNSUPPORTED,
+                    "%s: actuator '%s' has a non-fixed gain (gaintype %d); sapsim supports "
+                    "motor, position and velocity actuators only", path, name,
+                    mj->actuator_gaintype[i]);
+  *kp = *kv = 0;
+  if (mj->actuator_biastype[i] == mjBIAS_NONE) {
+    *kind = SAP_ACT_MOTOR;
+    return SAP_OK;
+  }
+  if (mj->actuator_biastype[i] == mjBIAS_AFFINE && b[0] == 0) {
+    if (b[1] == -g[0] && g[0] > 0) {  /* position: gain kp, bias (0, -kp, -kv) */
+      *kind = SAP_ACT_POSITION;
+      *kp = g[0];
+      *kv = -b[2];
+      if (*kv >= 0) return SAP_OK;
+    } else if (b[1] == 0 && b[2] == -g[0] && g[0] > 0) {  /* velocity: gain kv, bias (0,0,-kv) */
+      *kind = SAP_ACT_VELOCITY;
+      *kv = g[0];
+      return SAP_OK;
+    }
+  }
+  return sap_fail(SAP_ERR_UNSUPPORTED,
+                  "%s: actuator '%s' is a general actuator (gain %g, bias %g %g %g) that is not "
+                  "a motor, position or velocity actuator", path, name, g[0], b[0], b[1], b[2]);
+}
+
+/* reject what sapsim cannot simulate, naming the first offender */
+static sapStatus check_supported(const mjModel* mj, const char* path) {
+  if (mj->neq > 0)
+    return sap_fail(SAP_ERR_UNSUPPORTED, "%s: equality constraints are not supported (%d found)",
+                    path, mj->neq);
+  if (mj->npair > 0)
+    return sap_fail(SAP_ERR_UNSUPPORTED,
+                    "%s: explicit <contact><pair> elements are not supported (%d found)", path,
+                    mj->npair);
+  if (mj->nmocap > 0)
+    return sap_fail(SAP_ERR_UNSUPPORTED, "%s: mocap bodies are not supported", path);
+  if (mj->na > 0)
+    return sap_fail(SAP_ERR_UNSUPPORTED, "%s: actuators with activation states are not supported",
+                    path);
+  for (int i = 0; i < mj->nv; i++)
+    if (mj->dof_frictionloss[i] != 0)
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: joint '%s' has frictionloss, which is not supported",
+                      path, mjname(mj, mj->name_jntadr, mj->dof_jntid[i]));
+  for (int i = 0; i < mj->ngeom; i++) {
+    int t = mj->geom_type[i];
+    if (t == mjGEOM_HFIELD)
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: geom '%s' is a heightfield, which is not supported",
+                      path, mjname(mj, mj->name_geomadr, i));
+    if (t >= mjNGEOMTYPES)
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: geom '%s' has unsupported type %d", path,
+                      mjname(mj, mj->name_geomadr, i), t);
+    int collides = mj->geom_contype[i] || mj->geom_conaffinity[i];
+    if (collides && mj->geom_condim[i] != 1 && mj->geom_condim[i] != 3)
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: geom '%s' has condim %d; sapsim supports condim 1 (frictionless) and "
+                      "3 (sliding friction)", path, mjname(mj, mj->name_geomadr, i),
+                      mj->geom_condim[i]);
+  }
+  for (int t = 0; t < mj->ntendon; t++) {
+    for (int k = 0; k < mj->tendon_num[t]; k++)
+      if (mj->wrap_type[mj->tendon_adr[t] + k] != mjWRAP_JOINT)
+        return sap_fail(SAP_ERR_UNSUPPORTED,
+                        "%s: tendon '%s' is a spatial tendon; only fixed tendons are supported",
+                        path, mj->names + mj->name_tendonadr[t]);
+    if (mj->tendon_stiffness[t] != 0 || mj->tendon_damping[t] != 0 ||
+        mj->tendon_frictionloss[t] != 0)
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: tendon '%s' has stiffness, damping or frictionloss, which are not "
+                      "supported (only ranges)", path, mj->names + mj->name_tendonadr[t]);
+  }
+  for (int i = 0; i < mj->nu; i++) {
+    int trn = mj->actuator_trntype[i], id = mj->actuator_trnid[2 * i];
+    const char* name = mjname(mj, mj->name_actuatoradr, i);
+    if (trn != mjTRN_JOINT && trn != mjTRN_TENDON)
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: actuator '%s' has transmission type %d; only joint and tendon "
+                      "transmissions are supported", path, name, trn);
+    if (trn == mjTRN_JOINT && mj->jnt_type[id] != mjJNT_HINGE && mj->jnt_type[id] != mjJNT_SLIDE)
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: actuator '%s' drives a free or ball joint; only hinge and slide "
+                      "joints can be actuated", path, name);
+  }
+  return SAP_OK;
+}
+
+/* set sizes of m from mj */
+static void copy_sizes(sapModel* m, const mjModel* mj) {
+  memset(m, 0, sizeof(*m));
+  m->nq = mj->nq;
+  m->nv = mj->nv;
+  m->nbody = mj->nbody;
+  m->njnt = mj->njnt;
+  m->ngeom = mj->ngeom;
+  m->nmesh = mj->nmesh;
+  m->nmeshvert = mj->nmeshvert;
+  m->nu = mj->nu;
+  m->ntendon = mj->ntendon;
+  m->nwrap = mj->nwrap;
+  m->nexclude = mj->nexclude;
+  m->nkey = mj->nkey;
+  m->nnames = mj->nnames;
+  m->npair_max = 0;
+}
+
+static void copy_int(int* dst, const int* src, int n) { memcpy(dst, src, sizeof(int) * n); }
+static void copy_num(double* dst, const double* src, int n) { memcpy(dst, src, sizeof(double) * n); }
+
+static void copy_bodies(sapModel* m, const mjModel* mj) {
+  copy_int(m->body_parentid, mj->body_parentid, mj->nbody);
+  copy_int(m->body_rootid, mj->body_rootid, mj->nbody);
+  copy_int(m->body_weldid, mj->body_weldid, mj->nbody);
+  copy_int(m->body_jntnum, mj->body_jntnum, mj->nbody);
+  copy_int(m->body_jntadr, mj->body_jntadr, mj->nbody);
+  copy_int(m->body_dofnum, mj->body_dofnum, mj->nbody);
+  copy_int(m->body_dofadr, mj->body_dofadr, mj->nbody);
+  copy_int(m->body_geomnum, mj->body_geomnum, mj->nbody);
+  copy_int(m->body_geomadr, mj->body_geomadr, mj->nbody);
+  copy_num(m->body_pos, mj->body_pos, 3 * mj->nbody);
+  copy_num(m->body_quat, mj->body_quat, 4 * mj->nbody);
+  copy_num(m->body_ipos, mj->body_ipos, 3 * mj->nbody);
+  copy_num(m->body_iquat, mj->body_iquat, 4 * mj->nbody);
+  copy_num(m->body_mass, mj->body_mass, mj->nbody);
+  copy_num(m->body_inertia, mj->body_inertia, 3 * mj->nbody);
+}
+
+static void copy_joints(sapModel* m, const mjModel* mj) {
+  copy_int(m->jnt_type, mj->jnt_type, mj->njnt);
+  copy_int(m->jnt_qposadr, mj->jnt_qposadr, mj->njnt);
+  copy_int(m->jnt_dofadr, mj->jnt_dofadr, mj->njnt);
+  copy_int(m->jnt_bodyid, mj->jnt_bodyid, mj->njnt);
+  for (int j = 0; j < mj->njnt; j++) m->jnt_limited[j] = mj->jnt_limited[j];
+  copy_num(m->jnt_pos, mj->jnt_pos, 3 * mj->njnt);
+  copy_num(m->jnt_axis, mj->jnt_axis, 3 * mj->njnt);
+  copy_num(m->jnt_stiffness, mj->jnt_stiffness, mj->njnt);
+  copy_num(m->jnt_range, mj->jnt_range, 2 * mj->njnt);
+  copy_int(m->dof_bodyid, mj->dof_bodyid, mj->nv);
+  copy_int(m->dof_jntid, mj->dof_jntid, mj->nv);
+  copy_int(m->dof_parentid, mj->dof_parentid, mj->nv);
+  copy_num(m->dof_armature, mj->dof_armature, mj->nv);
+  copy_num(m->dof_damping, mj->dof_damping, mj->nv);
+  copy_num(m->qpos0, mj->qpos0, mj->nq);
+  copy_num(m->qpos_spring, mj->qpos_spring, mj->nq);
+}
+
+/* geoms and their SAP material: mu from friction[0] (0 for condim 1); k and tau_d
+ * from geom user data (k, taud) when > 0, else the scene defaults */
+static void copy_geoms(sapModel* m, const mjModel* mj) {
+  copy_int(m->geom_type, mj->geom_type, mj->ngeom);
+  copy_int(m->geom_bodyid, mj->geom_bodyid, mj->ngeom);
+  copy_int(m->geom_contype, mj->geom_contype, mj->ngeom);
+  copy_int(m->geom_conaffinity, mj->geom_conaffinity, mj->ngeom);
+  copy_int(m->geom_dataid, mj->geom_dataid, mj->ngeom);
+  copy_num(m->geom_size, mj->geom_size, 3 * mj->ngeom);
+  copy_num(m->geom_pos, mj->geom_pos, 3 * mj->ngeom);
+  copy_num(m->geom_quat, mj->geom_quat, 4 * mj->ngeom);
+  copy_num(m->geom_rbound, mj->geom_rbound, mj->ngeom);
+  copy_num(m->geom_margin, mj->geom_margin, mj->ngeom);
+  copy_num(m->geom_gap, mj->geom_gap, mj->ngeom);
+  m->contact_k = custom_numeric(mj, "sap_contact_k", SAP_DEFAULT_CONTACT_K);
+  m->contact_taud = custom_numeric(mj, "sap_contact_taud", SAP_DEFAULT_CONTACT_TAUD);
+  for (int g = 0; g < mj->ngeom; g++) {
+    m->geom_mu[g] = mj->geom_condim[g] == 1 ? 0.0 : mj->geom_friction[3 * g];
+    const double* u = mj->geom_user + g * mj->nuser_geom;
+    m->geom_k[g] = (mj->nuser_geom >= 1 && u[0] > 0) ? u[0] : -1;     /* -1: scene default */
+    m->geom_taud[g] = (mj->nuser_geom >= 2 && u[1] > 0) ? u[1] : -1;
+  }
+  copy_int(m->mesh_vertadr, mj->mesh_vertadr, mj->nmesh);
+  copy_int(m->mesh_vertnum, mj->mesh_vertnum, mj->nmesh);
+  for (int i = 0; i < 3 * mj->nmeshvert; i++) m->mesh_vert[i] = mj->mesh_vert[i];
+  for (int i = 0; i < mj->nexclude; i++) {
+    m->exclude_body[2 * i] = (mj->exclude_signature[i] >> 16) - 1;
+    m->exclude_body[2 * i + 1] = (mj->exclude_signature[i] & 0xFFFF) - 1;
+  }
+}
+
+static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path) {
+  for (int i = 0; i < mj->nu; i++) {
+    sapStatus st = classify_actuator(mj, i, &m->actuator_kind[i], &m->actuator_kp[i],
+                                     &m->actuator_kv[i], path);
+    if (st != SAP_OK) return st;
+    m->actuator_trntype[i] = mj->actuator_trntype[i] == mjTRN_TENDON ? SAP_TRN_TENDON : SAP_TRN_JOINT;
+    m->actuator_trnid[i] = mj->actuator_trnid[2 * i];
+    m->actuator_ctrllimited[i] = mj->actuator_ctrllimited[i];
+    m->actuator_forcelimited[i] = mj->actuator_forcelimited[i];
+    m->actuator_gear[i] = mj->actuator_gear[6 * i];
+    m->actuator_gain[i] = m->actuator_kind[i] == SAP_ACT_MOTOR ? mj->actuator_gainprm[i * mjNGAIN] : 1;
+    copy_num(m->actuator_ctrlrange + 2 * i, mj->actuator_ctrlrange + 2 * i, 2);
+    copy_num(m->actuator_forcerange + 2 * i, mj->actuator_forcerange + 2 * i, 2);
+  }
+  for (int t = 0; t < mj->ntendon; t++) {
+    m->tendon_adr[t] = mj->tendon_adr[t];
+    m->tendon_num[t] = mj->tendon_num[t];
+    m->tendon_limited[t] = mj->tendon_limited[t];
+    copy_num(m->tendon_range + 2 * t, mj->tendon_range + 2 * t, 2);
+  }
+  for (int w = 0; w < mj->nwrap; w++) {
+    m->wrap_jnt[w] = mj->wrap_objid[w];
+    m->wrap_coef[w] = mj->wrap_prm[w];
+  }
+  return SAP_OK;
+}
+
+static void copy_keys_names(sapModel* m, const mjModel* mj) {
+  copy_num(m->key_time, mj->key_time, mj->nkey);
+  copy_num(m->key_qpos, mj->key_qpos, mj->nkey * mj->nq);
+  copy_num(m->key_qvel, mj->key_qvel, mj->nkey * mj->nv);
+  copy_num(m->key_ctrl, mj->key_ctrl, mj->nkey * mj->nu);
+  copy_int(m->name_bodyadr, mj->name_bodyadr, mj->nbody);
+  copy_int(m->name_jntadr, mj->name_jntadr, mj->njnt);
+  copy_int(m->name_geomadr, mj->name_geomadr, mj->ngeom);
+  copy_int(m->name_actuatoradr, mj->name_actuatoradr, mj->nu);
+  copy_int(m->name_keyadr, mj->name_keyadr, mj->nkey);
+  memcpy(m->names, mj->names, mj->nnames);
+}
+
+/* convert a compiled mjModel; path is used in messages */
+sapStatus sap_convertModel(const mjModel* mj, const char* path, sapModel** out);
+sapStatus sap_convertModel(const mjModel* mj, const char* path, sapModel** out) {
+  sapStatus st = check_supported(mj, path);
+  if (st != SAP_OK) return st;
+  if (mj->nv == 0)
+    return sap_fail(SAP_ERR_SCENE, "%s: the model has no degrees of freedom", path);
+
+  sapModel tmp;
+  copy_sizes(&tmp, mj);
+  if ((st = sap_modelAlloc(&tmp)) != SAP_OK) return st;
+  tmp.timestep = mj->opt.timestep;
+  for (int i = 0; i < 3; i++) tmp.gravity[i] = (mj->opt.disableflags & mjDSBL_GRAVITY) ? 0 : mj->opt.gravity[i];
+  copy_bodies(&tmp, mj);
+  copy_joints(&tmp, mj);
+  copy_geoms(&tmp, mj);
+  if ((st = copy_actuators(&tmp, mj, path)) != SAP_OK) {
+    free(tmp.buffer);
+    return st;
+  }
+  copy_keys_names(&tmp, mj);
+
+  /* candidate collision pairs: count, then copy into a model sized for them */
+  sapModel* m = (sapModel*)malloc(sizeof(sapModel));
+  if (!m) {
+    free(tmp.buffer);
+    return sap_fail(SAP_ERR_MEMORY, "model: cannot allocate");
+  }
+  *m = tmp;
+  m->npair_max = sapc_buildPairs(&tmp, NULL);
+  if ((st = sap_modelAlloc(m)) != SAP_OK) {
+    free(m);
+    free(tmp.buffer);
+    return st;
+  }
+  /* field counts are tmp's (pair_geom has none there) */
+#define X(type, name, count) memcpy(m->name, tmp.name, sizeof(type) * (size_t)(count));
+  SAP_MODEL_FIELDS(X, (&tmp))
+#undef X
+  sapc_buildPairs(m, m->pair_geom);
+  free(tmp.buffer);
+  *out = m;
+  return SAP_OK;
+}
+
+sapStatus sap_loadModel(const char* path, sapModel** out) {
+  if (!path || !out) return sap_fail(SAP_ERR_ARG, "sap_loadModel: null argument");
+  *out = NULL;
+  FILE* f = fopen(path, "rb");
+  if (!f) return sap_fail(SAP_ERR_SCENE, "%s: cannot open scene file: %s", path, strerror(errno));
+  fclose(f);
+  char err[1000] = "";
+  mjModel* mj = mj_loadXML(path, NULL, err, sizeof(err));
+  if (!mj) return sap_fail(SAP_ERR_SCENE, "%s: MuJoCo could not load the scene: %s", path, err);
+  sapStatus st = sap_convertModel(mj, path, out);
+  mj_deleteModel(mj);
+  return st;
+}

@@ -1,0 +1,281 @@
+/* Batch lifecycle and state access: sap_create carves every per-world array from
+ * one allocation (data_fields.h), sap_reset / sap_get / sap_set work on all worlds
+ * or a subset and validate their input, sap_worldInfo reports diagnostics. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "data_fields.h"
+#include "kernels.h"
+#include "model.h"
+#include "sim.h"
+
+#define SAP_ALIGN(n) (((n) + 63ULL) & ~63ULL)
+#define SAP_MAX_WORLDS (1 << 24)
+
+/* bytes of one world's arrays (without scratch) */
+static unsigned long long world_bytes(const sapModel* m, int ncon_max) {
+  unsigned long long n = 0;
+#define X(type, name, count) n += sizeof(type) * (unsigned long long)(count);
+  SAP_DATA_FIELDS(X, m, ncon_max)
+#undef X
+  return n;
+}
+
+/* per-world scratch bytes: the largest stage-local need, in fp64 */
+static int scratch_bytes(const sapModel* m) {
+  return (int)(sizeof(double) * (unsigned long long)sapw_scratchFreeMotion_f64(m));
+}
+
+unsigned long long sap_dataBytes(const sapModel* m, int nworld, int ncon_max, int nscratch) {
+  unsigned long long n = 0;
+#define X(type, name, count) n += SAP_ALIGN(sizeof(type) * (unsigned long long)(count) * nworld);
+  SAP_DATA_FIELDS(X, m, ncon_max)
+#undef X
+  return n + SAP_ALIGN((unsigned long long)nscratch * nworld);
+}
+
+void sap_dataCarve(const sapModel* m, sapData* d, void* buffer) {
+  unsigned char* p = (unsigned char*)buffer;
+  int nworld = d->nworld, ncon_max = d->ncon_max;
+#define X(type, name, count)                                                      \
+  d->name = (type*)p;                                                             \
+  p += SAP_ALIGN(sizeof(type) * (unsigned long long)(count) * nworld);
+  SAP_DATA_FIELDS(X, m, ncon_max)
+#undef X
+  d->scratch = p;
+  d->buffer = buffer;
+  d->nbuffer = sap_dataBytes(m, nworld, ncon_max, d->nscratch);
+}
+
+/* scene material defaults, overridable per call; per-geom overrides win */
+static void apply_material(sapModel* m, const sapOptions* opt) {
+  if (!isnan(opt->contact_k)) m->contact_k = opt->contact_k;
+  if (!isnan(opt->contact_taud)) m->contact_taud = opt->contact_taud;
+  for (int g = 0; g < m->ngeom; g++) {
+    if (!(m->geom_k[g] > 0)) m->geom_k[g] = m->contact_k;
+    if (!(m->geom_taud[g] >= 0)) m->geom_taud[g] = m->contact_taud;
+  }
+}
+
+static void free_sim(sapSim* s) {
+  if (!s) return;
+  sap_backendFree(s);
+  free(s->d.buffer);
+  free(s->init_qpos);
+  sap_freeModel(s->m);
+  free(s);
+}
+
+sapStatus sap_create(const sapModel* m, const sapOptions* opt_in, int nworld, sapSim** out) {
+  if (!m || !out) return sap_fail(SAP_ERR_ARG, "sap_create: null model or output pointer");
+  *out = NULL;
+  if (nworld < 1 || nworld > SAP_MAX_WORLDS)
+    return sap_fail(SAP_ERR_ARG, "sap_create: nworld %d out of range [1, %d]", nworld, SAP_MAX_WORLDS);
+  sapOptions def;
+  sap_optionsDefault(&def);
+  sapOptions opt;
+  sapStatus st = sap_optionsExpand(opt_in ? opt_in : &def, &opt);
+  if (st != SAP_OK) return st;
+
+  sapSim* s = (sapSim*)calloc(1, sizeof(sapSim));
+  if (!s) return sap_fail(SAP_ERR_MEMORY, "sap_create: out of memory");
+  s->opt = opt;
+  if ((st = sap_modelCopy(m, &s->m)) != SAP_OK) {
+    free(s);
+    return st;
+  }
+  apply_material(s->m, &opt);
+  s->h = isnan(opt.timestep) ? s->m->timestep : opt.timestep;
+
+  /* sizes and the single allocation */
+  s->d.nworld = nworld;
+  s->d.ncon_max = !opt.contacts ? 0 : opt.ncon_max >= 0 ? opt.ncon_max : sapc_estimateNconMax(s->m);
+  s->d.nscratch = (int)SAP_ALIGN(scratch_bytes(s->m));
+  unsigned long long nbytes = sap_dataBytes(s->m, nworld, s->d.ncon_max, s->d.nscratch);
+  void* buf = calloc(1, nbytes);
+  if (!buf) {
+    free_sim(s);
+    return sap_fail(SAP_ERR_MEMORY, "sap_create: cannot allocate %.1f MB for %d worlds (%llu bytes "
+                    "per world)", nbytes / 1e6, nworld, nbytes / nworld);
+  }
+  sap_dataCarve(s->m, &s->d, buf);
+
+  /* initial state: MuJoCo's qpos0, zero velocity and control */
+  int nq = s->m->nq, nv = s->m->nv, nu = s->m->nu;
+  s->init_qpos = (double*)calloc(nq + nv + nu + 1, sizeof(double));
+  if (!s->init_qpos) {
+    free_sim(s);
+    return sap_fail(SAP_ERR_MEMORY, "sap_create: out of memory");
+  }
+  s->init_qvel = s->init_qpos + nq;
+  s->init_ctrl = s->init_qvel + nv;
+  memcpy(s->init_qpos, s->m->qpos0, sizeof(double) * nq);
+
+  if ((st = sap_backendInit(s)) != SAP_OK) {
+    free_sim(s);
+    return st;
+  }
+  if ((st = sap_reset(s, -1, NULL)) != SAP_OK) {
+    free_sim(s);
+    return st;
+  }
+  *out = s;
+  return SAP_OK;
+}
+
+void sap_free(sapSim* s) { free_sim(s); }
+
+/* reset one world's state on the host */
+static void reset_world(sapSim* s, int w, int key) {
+  const sapModel* m = s->m;
+  const double* qpos = key < 0 ? s->init_qpos : m->key_qpos + (size_t)key * m->nq;
+  const double* qvel = key < 0 ? s->init_qvel : m->key_qvel + (size_t)key * m->nv;
+  const double* ctrl = key < 0 ? s->init_ctrl : m->key_ctrl + (size_t)key * m->nu;
+  memcpy(s->d.qpos + (size_t)w * m->nq, qpos, sizeof(double) * m->nq);
+  memcpy(s->d.qvel + (size_t)w * m->nv, qvel, sizeof(double) * m->nv);
+  memcpy(s->d.vnext + (size_t)w * m->nv, qvel, sizeof(double) * m->nv);
+  memcpy(s->d.ctrl + (size_t)w * m->nu, ctrl, sizeof(double) * m->nu);
+  memset(s->d.qfrc_applied + (size_t)w * m->nv, 0, sizeof(double) * m->nv);
+  s->d.time[w] = key < 0 ? 0 : m->key_time[key];
+  s->d.world_flags[w] = 0;
+  s->d.newton_iter[w] = s->d.ls_iter[w] = s->d.nfactor[w] = 0;
+  s->d.ncon[w] = s->d.ncon_dropped[w] = 0;
+}
+
+sapStatus sap_reset(sapSim* s, int key, const unsigned char* mask) {
+  if (!s) return sap_fail(SAP_ERR_ARG, "sap_reset: null sim");
+  if (key < -1 || key >= s->m->nkey)
+    return sap_fail(SAP_ERR_ARG, "sap_reset: keyframe %d does not exist (the scene has %d)", key,
+                    s->m->nkey);
+  sapStatus st = sap_sync(s);
+  if (st != SAP_OK) return st;
+  for (int w = 0; w < s->d.nworld; w++)
+    if (!mask || mask[w]) reset_world(s, w, key);
+  sapc_kinematicsMasked(s, mask);
+  return sap_backendUpload(s);
+}
+
+/* ---- fields ----------------------------------------------------------------------- */
+
+static const char* field_names[SAP_NFIELD] = {"qpos", "qvel", "ctrl", "time", "qfrc_applied",
+                                              "xpos", "xquat", "qacc_free"};
+
+const char* sap_fieldName(sapField f) {
+  return (unsigned)f < SAP_NFIELD ? field_names[f] : "?";
+}
+
+int sap_fieldSize(const sapSim* s, sapField f) {
+  const sapModel* m = s->m;
+  switch (f) {
+    case SAP_FIELD_QPOS: return m->nq;
+    case SAP_FIELD_QVEL: return m->nv;
+    case SAP_FIELD_CTRL: return m->nu;
+    case SAP_FIELD_TIME: return 1;
+    case SAP_FIELD_QFRC_APPLIED: return m->nv;
+    case SAP_FIELD_XPOS: return 3 * m->nbody;
+    case SAP_FIELD_XQUAT: return 4 * m->nbody;
+    case SAP_FIELD_QACC_FREE: return m->nv;
+    default: return -1;
+  }
+}
+
+double* sap_fieldPtr(sapData* d, sapField f) {
+  switch (f) {
+    case SAP_FIELD_QPOS: return d->qpos;
+    case SAP_FIELD_QVEL: return d->qvel;
+    case SAP_FIELD_CTRL: return d->ctrl;
+    case SAP_FIELD_TIME: return d->time;
+    case SAP_FIELD_QFRC_APPLIED: return d->qfrc_applied;
+    case SAP_FIELD_XPOS: return d->xpos;
+    case SAP_FIELD_XQUAT: return d->xquat;
+    case SAP_FIELD_QACC_FREE: return d->vstar;
+    default: return NULL;
+  }
+}
+
+static sapStatus check_worlds(const sapSim* s, const char* fn, const int* worlds, int n) {
+  if (n < 0 || (!worlds && n != s->d.nworld))
+    return sap_fail(SAP_ERR_ARG, "%s: with worlds == NULL, n must equal nworld (%d), got %d", fn,
+                    s->d.nworld, n);
+  if (worlds)
+    for (int i = 0; i < n; i++)
+      if (worlds[i] < 0 || worlds[i] >= s->d.nworld)
+        return sap_fail(SAP_ERR_ARG, "%s: world id %d out of range [0, %d)", fn, worlds[i],
+                        s->d.nworld);
+  return SAP_OK;
+}
+
+sapStatus sap_get(sapSim* s, sapField f, const int* worlds, int n, double* buf) {
+  if (!s || !buf) return sap_fail(SAP_ERR_ARG, "sap_get: null argument");
+  if ((unsigned)f >= SAP_NFIELD) return sap_fail(SAP_ERR_ARG, "sap_get: unknown field %d", (int)f);
+  sapStatus st = check_worlds(s, "sap_get", worlds, n);
+  if (st != SAP_OK || (st = sap_sync(s)) != SAP_OK) return st;
+  int size = sap_fieldSize(s, f);
+  const double* src = sap_fieldPtr(&s->d, f);
+  for (int i = 0; i < n; i++) {
+    int w = worlds ? worlds[i] : i;
+    double* dst = buf + (size_t)i * size;
+    const double* row = src + (size_t)w * size;
+    if (f == SAP_FIELD_QACC_FREE)  /* (v* - v) / h */
+      for (int k = 0; k < size; k++) dst[k] = (row[k] - s->d.qvel[(size_t)w * size + k]) / s->h;
+    else
+      memcpy(dst, row, sizeof(double) * size);
+  }
+  return SAP_OK;
+}
+
+sapStatus sap_set(sapSim* s, sapField f, const int* worlds, int n, const double* buf) {
+  if (!s || !buf) return sap_fail(SAP_ERR_ARG, "sap_set: null argument");
+  if (f != SAP_FIELD_QPOS && f != SAP_FIELD_QVEL && f != SAP_FIELD_CTRL && f != SAP_FIELD_TIME &&
+      f != SAP_FIELD_QFRC_APPLIED)
+    return sap_fail(SAP_ERR_ARG, "sap_set: field '%s' is read-only", sap_fieldName(f));
+  sapStatus st = check_worlds(s, "sap_set", worlds, n);
+  if (st != SAP_OK) return st;
+  int size = sap_fieldSize(s, f);
+  /* validate everything before changing anything */
+  for (long i = 0; i < (long)n * size; i++)
+    if (!isfinite(buf[i]))
+      return sap_fail(SAP_ERR_NONFINITE, "sap_set: %s of world %d, index %ld is not finite (%g); "
+                      "nothing was changed", sap_fieldName(f), worlds ? worlds[i / size] : (int)(i / size),
+                      i % size, buf[i]);
+  if ((st = sap_sync(s)) != SAP_OK) return st;
+  double* dst = sap_fieldPtr(&s->d, f);
+  for (int i = 0; i < n; i++) {
+    int w = worlds ? worlds[i] : i;
+    memcpy(dst + (size_t)w * size, buf + (size_t)i * size, sizeof(double) * size);
+    if (f == SAP_FIELD_QPOS || f == SAP_FIELD_QVEL) s->d.world_flags[w] &= ~SAP_WORLD_NONFINITE;
+    if (f == SAP_FIELD_QVEL) memcpy(s->d.vnext + (size_t)w * size, buf + (size_t)i * size, sizeof(double) * size);
+  }
+  if (f == SAP_FIELD_QPOS) sapc_kinematicsMasked(s, NULL);
+  return sap_backendUpload(s);
+}
+
+sapStatus sap_worldInfo(sapSim* s, const int* worlds, int n, sapWorldInfo* out) {
+  if (!s || !out) return sap_fail(SAP_ERR_ARG, "sap_worldInfo: null argument");
+  sapStatus st = check_worlds(s, "sap_worldInfo", worlds, n);
+  if (st != SAP_OK || (st = sap_sync(s)) != SAP_OK) return st;
+  for (int i = 0; i < n; i++) {
+    int w = worlds ? worlds[i] : i;
+    out[i].flags = s->d.world_flags[w];
+    out[i].ncon = s->d.ncon[w];
+    out[i].ncon_dropped = s->d.ncon_dropped[w];
+    out[i].newton_iter = s->d.newton_iter[w];
+    out[i].ls_iter = s->d.ls_iter[w];
+    out[i].nfactor = s->d.nfactor[w];
+  }
+  return SAP_OK;
+}
+
+int sap_nworld(const sapSim* s) { return s->d.nworld; }
+const sapModel* sap_model(const sapSim* s) { return s->m; }
+const sapOptions* sap_options(const sapSim* s) { return &s->opt; }
+int sap_onGPU(const sapSim* s) { return s->on_gpu; }
+const char* sap_deviceName(const sapSim* s) { return s->device_name; }
+const sapData* sap_data(const sapSim* s) { return &s->d; }
+void sap_timers(const sapSim* s, sapTimers* out) { *out = s->timers; }
+
+unsigned long long sap_bytesPerWorld(const sapSim* s) {
+  return world_bytes(s->m, s->d.ncon_max) + (unsigned long long)s->d.nscratch;
+}

@@ -1,0 +1,66 @@
+/* Internal definition of a batch (sapSim) and the stage entry points of the two
+ * backends. The step (host/step.c) is a list of stage calls:
+ *   kinematics -> collision -> free motion -> solve -> integrate
+ * CPU drivers are sapc_<stage>(sim); CUDA launchers sapg_<stage>(sim) work on the
+ * device twins s->dm / s->dd (same structs, device pointers). */
+#ifndef SAPSIM_HOST_SIM_H
+#define SAPSIM_HOST_SIM_H
+
+#include "sapsim/sapsim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sapSim {
+  sapModel* m;            /* host model (owned copy) */
+  sapData d;              /* host data */
+  sapOptions opt;         /* expanded options */
+  int on_gpu;             /* stages run on the GPU */
+  sapModel dm;            /* device twin of the model (device pointers) */
+  sapData dd;             /* device twin of the data */
+  void* cuda;             /* CUDA backend state (host/backend_cuda.c) */
+  int host_stale;         /* host copy older than the device */
+  double h;               /* time step */
+  int nworld_initial;     /* unused */
+  double* init_qpos;      /* (nq) initial state of every world */
+  double* init_qvel;      /* (nv) */
+  double* init_ctrl;      /* (nu) */
+  sapTimers timers;
+  char device_name[128];
+};
+
+/* error reporting shared by host files: sets the thread's message, returns s */
+sapStatus sap_fail(sapStatus s, const char* fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* CPU stage drivers (OpenMP over worlds) */
+void sapc_kinematics(sapSim* s);
+void sapc_collision(sapSim* s);
+void sapc_freeMotion(sapSim* s);
+void sapc_solve(sapSim* s);
+void sapc_integrate(sapSim* s);
+
+/* collision set-up (host/collision.c): candidate pairs after static filtering,
+ * written to out (npair x 2) when out != NULL; returns the count */
+int sapc_buildPairs(const sapModel* m, int* out);
+/* default per-world contact capacity for a model (documented rule) */
+int sapc_estimateNconMax(const sapModel* m);
+
+#ifdef SAP_HAVE_CUDA
+/* CUDA stage launchers (kernels/ *.cu files); asynchronous, checked */
+sapStatus sapg_kinematics(sapSim* s);
+sapStatus sapg_collision(sapSim* s);
+sapStatus sapg_freeMotion(sapSim* s);
+sapStatus sapg_solve(sapSim* s);
+sapStatus sapg_integrate(sapSim* s);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,180 @@
+/* The step: a list of stage calls, each with a CPU driver (OpenMP over worlds)
+ * and a CUDA launcher (DESIGN.md §2):
+ *   kinematics -> collision -> free motion -> SAP solve -> integrate
+ * A world whose state turns non-finite is restored to its last finite state,
+ * flagged SAP_WORLD_NONFINITE and frozen until reset; it never touches others. */
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "backend.h"
+#include "integrate.h"
+#include "kernels.h"
+#include "sim.h"
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+static int nthreads(const sapSim* s) {
+#ifdef _OPENMP
+  return s->opt.threads > 0 ? s->opt.threads : omp_get_max_threads();
+#else
+  (void)s;
+  return 1;
+#endif
+}
+
+static int frozen(const sapSim* s, int w) { return s->d.world_flags[w] & SAP_WORLD_NONFINITE; }
+
+/* ---- CPU stage drivers ----------------------------------------------------------- */
+
+static void kinematics_world(const sapModel* m, sapData* d, int w, int fp32) {
+  size_t b3 = (size_t)w * m->nbody * 3, b4 = (size_t)w * m->nbody * 4, b9 = (size_t)w * m->nbody * 9;
+  size_t j3 = (size_t)w * m->njnt * 3, g3 = (size_t)w * m->ngeom * 3, g9 = (size_t)w * m->ngeom * 9;
+  const double* qpos = d->qpos + (size_t)w * m->nq;
+  if (fp32)
+    sapw_kinematics_f32(m, qpos, d->xpos + b3, d->xquat + b4, d->xmat + b9, d->xipos + b3,
+                        d->ximat + b9, d->xanchor + j3, d->xaxis + j3, d->geom_xpos + g3,
+                        d->geom_xmat + g9);
+  else
+    sapw_kinematics_f64(m, qpos, d->xpos + b3, d->xquat + b4, d->xmat + b9, d->xipos + b3,
+                        d->ximat + b9, d->xanchor + j3, d->xaxis + j3, d->geom_xpos + g3,
+                        d->geom_xmat + g9);
+}
+
+void sapc_kinematicsMasked(sapSim* s, const unsigned char* mask) {
+  int fp32 = s->opt.boundary_pose_precision == SAP_FP32;
+#pragma omp parallel for schedule(static) num_threads(nthreads(s))
+  for (int w = 0; w < s->d.nworld; w++)
+    if (!mask || mask[w]) kinematics_world(s->m, &s->d, w, fp32);
+}
+
+void sapc_kinematics(sapSim* s) {
+  int fp32 = s->opt.boundary_pose_precision == SAP_FP32;
+#pragma omp parallel for schedule(static) num_threads(nthreads(s))
+  for (int w = 0; w < s->d.nworld; w++)
+    if (!frozen(s, w)) kinematics_world(s->m, &s->d, w, fp32);
+}
+
+static void free_motion_world(const sapSim* s, sapData* d, int w) {
+  const sapModel* m = s->m;
+  size_t nv = m->nv, nb = m->nbody;
+  size_t q = w * (size_t)m->nq, v = w * nv, u = w * (size_t)m->nu;
+  int explicit_drives = !s->opt.contacts;
+  void* scratch = d->scratch + (size_t)w * d->nscratch;
+  int fail;
+#define FREE_MOTION_ARGS(T)                                                               \
+  m, s->h, explicit_drives, d->qpos + q, d->qvel + v, d->ctrl + u, d->qfrc_applied + v,   \
+      d->xpos + 3 * nb * w, d->xmat + 9 * nb * w, d->xipos + 3 * nb * w,                  \
+      d->ximat + 9 * nb * w, d->xanchor + 3 * (size_t)m->njnt * w,                        \
+      d->xaxis + 3 * (size_t)m->njnt * w, d->cref + 3 * nb * w, d->cdof + 6 * nv * w,     \
+      d->qA + nv * nv * w, d->qfrc_bias + v, d->qfrc_passive + v, d->qfrc_actuator + v,   \
+      d->vstar + v, (T*)scratch
+  if (s->opt.free_motion_precision == SAP_FP32)
+    fail = sapw_freeMotion_f32(FREE_MOTION_ARGS(float));
+  else
+    fail = sapw_freeMotion_f64(FREE_MOTION_ARGS(double));
+#undef FREE_MOTION_ARGS
+  if (fail) {
+    /* A not positive definite (non-finite state or degenerate inertia) */
+    for (size_t i = 0; i < nv; i++) d->vstar[v + i] = NAN;
+  }
+}
+
+void sapc_freeMotion(sapSim* s) {
+#pragma omp parallel for schedule(static) num_threads(nthreads(s))
+  for (int w = 0; w < s->d.nworld; w++)
+    if (!frozen(s, w)) free_motion_world(s, &s->d, w);
+}
+
+static int all_finite(const double* x, int n) {
+  for (int i = 0; i < n; i++)
+    if (!isfinite(x[i])) return 0;
+  return 1;
+}
+
+/* integrate one world; restore and flag it if the result is not finite */
+static void integrate_world(const sapSim* s, sapData* d, int w) {
+  const sapModel* m = s->m;
+  double* qpos = d->qpos + (size_t)w * m->nq;
+  double* qvel = d->qvel + (size_t)w * m->nv;
+  const double* vnext = d->vnext + (size_t)w * m->nv;
+  double* saved = (double*)(d->scratch + (size_t)w * d->nscratch);
+  memcpy(saved, qpos, sizeof(double) * m->nq);
+  sapw_integrate(m, s->opt.integration == SAP_INTEGRATE_MIDPOINT, s->h, qpos, qvel, vnext);
+  if (!all_finite(qpos, m->nq) || !all_finite(vnext, m->nv)) {
+    memcpy(qpos, saved, sizeof(double) * m->nq);
+    d->world_flags[w] |= SAP_WORLD_NONFINITE;
+    return;
+  }
+  memcpy(qvel, vnext, sizeof(double) * m->nv);
+  d->time[w] += s->h;
+}
+
+void sapc_integrate(sapSim* s) {
+#pragma omp parallel for schedule(static) num_threads(nthreads(s))
+  for (int w = 0; w < s->d.nworld; w++)
+    if (!frozen(s, w)) integrate_world(s, &s->d, w);
+}
+
+/* without contacts the solved velocity is the free motion */
+static void copy_free_motion(sapSim* s) {
+  memcpy(s->d.vnext, s->d.vstar, sizeof(double) * (size_t)s->d.nworld * s->m->nv);
+}
+
+static void clear_step_flags(sapSim* s) {
+  for (int w = 0; w < s->d.nworld; w++) {
+    s->d.world_flags[w] &= SAP_WORLD_NONFINITE;
+    s->d.newton_iter[w] = s->d.ls_iter[w] = s->d.nfactor[w] = 0;
+  }
+}
+
+/* ---- the step ------------------------------------------------------------------- */
+
+static void step_cpu(sapSim* s) {
+  double t0 = now_s(), t;
+  clear_step_flags(s);
+  sapc_kinematics(s);
+  t = now_s(); s->timers.kinematics += t - t0; t0 = t;
+  if (s->opt.contacts) sapc_collision(s);
+  t = now_s(); s->timers.collision += t - t0; t0 = t;
+  sapc_freeMotion(s);
+  t = now_s(); s->timers.free_motion += t - t0; t0 = t;
+  if (s->opt.contacts) sapc_solve(s);
+  else copy_free_motion(s);
+  t = now_s(); s->timers.solve += t - t0; t0 = t;
+  sapc_integrate(s);
+  t = now_s(); s->timers.integrate += t - t0;
+}
+
+sapStatus sap_step(sapSim* s, int nstep) {
+  if (!s) return sap_fail(SAP_ERR_ARG, "sap_step: null sim");
+  if (nstep < 0) return sap_fail(SAP_ERR_ARG, "sap_step: nstep %d is negative", nstep);
+  memset(&s->timers, 0, sizeof(s->timers));
+  double t0 = now_s();
+  for (int k = 0; k < nstep; k++) {
+#ifdef SAP_HAVE_CUDA
+    if (s->on_gpu) {
+      sapStatus st = sap_stepGPU(s);
+      if (st != SAP_OK) return st;
+      continue;
+    }
+#endif
+    step_cpu(s);
+  }
+#ifdef SAP_HAVE_CUDA
+  if (s->on_gpu) {
+    sapStatus st = sap_backendFinish(s);
+    if (st != SAP_OK) return st;
+  }
+#endif
+  s->timers.total = now_s() - t0;
+  return SAP_OK;
+}

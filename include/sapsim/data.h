@@ -1,0 +1,85 @@
+/* sapData: every per-world array of a batch, world-major, carved from one
+ * allocation at creation (host/data.c). A step allocates nothing. The CUDA
+ * backend holds a twin with device pointers and the same layout.
+ * Shapes: (nworld x n) means world w's block starts at w*n. */
+#ifndef SAPSIM_DATA_H
+#define SAPSIM_DATA_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* per-world flags (bits of sapData.world_flags) */
+enum {
+  SAP_WORLD_CONVERGED = 1 << 0,        /* the last step's solve met its tolerance */
+  SAP_WORLD_MAXITER = 1 << 1,          /* the Newton loop hit its iteration cap */
+  SAP_WORLD_LSFAIL = 1 << 2,           /* a line search failed */
+  SAP_WORLD_NONFINITE = 1 << 3,        /* state became non-finite: the world is frozen */
+  SAP_WORLD_CONTACT_OVERFLOW = 1 << 4, /* more contacts than ncon_max: deepest kept */
+  SAP_WORLD_BADINPUT = 1 << 5          /* non-finite control or applied force was rejected */
+};
+
+typedef struct sapData {
+  int nworld;       /* number of worlds */
+  int ncon_max;     /* per-world contact capacity */
+  int nscratch;     /* per-world scratch bytes */
+
+  /* state (MuJoCo layouts) */
+  double* time;           /* (nworld)           simulated time */
+  double* qpos;           /* (nworld x nq)      positions */
+  double* qvel;           /* (nworld x nv)      velocities */
+  double* ctrl;           /* (nworld x nu)      controls */
+  double* qfrc_applied;   /* (nworld x nv)      user generalized forces */
+
+  /* kinematics */
+  double* xpos;           /* (nworld x nbody x 3)  body frame position */
+  double* xquat;          /* (nworld x nbody x 4)  body frame orientation */
+  double* xmat;           /* (nworld x nbody x 9)  body frame rotation (row-major) */
+  double* xipos;          /* (nworld x nbody x 3)  centre of mass */
+  double* ximat;          /* (nworld x nbody x 9)  principal inertia frame */
+  double* xanchor;        /* (nworld x njnt x 3)   joint anchor */
+  double* xaxis;          /* (nworld x njnt x 3)   joint axis */
+  double* geom_xpos;      /* (nworld x ngeom x 3)  geom position */
+  double* geom_xmat;      /* (nworld x ngeom x 9)  geom rotation (row-major) */
+  double* cref;           /* (nworld x nbody x 3)  reference point of spatial quantities (tree root) */
+  double* cdof;           /* (nworld x nv x 6)     motion subspace [ang; lin] at cref */
+
+  /* dynamics */
+  double* qA;             /* (nworld x nv x nv)    A = M + diag(armature) + h diag(damping) */
+  double* qfrc_bias;      /* (nworld x nv)         c(q,v): Coriolis, centrifugal, gravity */
+  double* qfrc_passive;   /* (nworld x nv)         spring forces */
+  double* qfrc_actuator;  /* (nworld x nv)         actuator forces */
+  double* vstar;          /* (nworld x nv)         free-motion velocity */
+  double* vnext;          /* (nworld x nv)         solved velocity v_{n+1} */
+
+  /* contacts (collision pipeline output, deterministic order) */
+  int* ncon;              /* (nworld)              live contacts */
+  int* ncon_dropped;      /* (nworld)              contacts dropped by capacity */
+  int* con_geom;          /* (nworld x ncon_max x 2) geom ids (geom 0, geom 1) */
+  double* con_pos;        /* (nworld x ncon_max x 6) witness points on geom 0 and geom 1 */
+  double* con_frame;      /* (nworld x ncon_max x 9) rows t1, t2, n; n from geom 0 to geom 1 */
+  double* con_dist;       /* (nworld x ncon_max)   signed distance phi (negative: penetration) */
+  double* con_mu;         /* (nworld x ncon_max)   combined friction (harmonic mean) */
+  double* con_k;          /* (nworld x ncon_max)   combined stiffness (in series) */
+  double* con_taud;       /* (nworld x ncon_max)   combined dissipation time (sum) */
+
+  /* diagnostics */
+  int* world_flags;       /* (nworld)              SAP_WORLD_* bits of the last step */
+  int* newton_iter;       /* (nworld)              Newton iterations of the last step */
+  int* ls_iter;           /* (nworld)              line-search iterations of the last step */
+  int* nfactor;           /* (nworld)              factorizations of the last step */
+
+  /* SAP solve scratch: J, S, H, factor, vectors, constraint data (kernels/sap_solve_size.h) */
+  double* sap_work;       /* (nworld x SAP_SOLVE_NWORK) */
+
+  /* per-world scratch for stage-local arrays in fp32 or fp64 */
+  unsigned char* scratch; /* (nworld x nscratch) */
+
+  void* buffer;           /* the single allocation */
+  unsigned long long nbuffer;
+} sapData;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,166 @@
+/* sapModel: the simulation model shared by every world, converted from MuJoCo's
+ * compiled mjModel (host/model_load.c). Layouts follow MuJoCo: bodies are in
+ * topological order (parent < child), body 0 is the world, quaternions are w-x-y-z.
+ * All arrays live in one allocation; a device copy has the same layout. */
+#ifndef SAPSIM_MODEL_H
+#define SAPSIM_MODEL_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* joint types: numbering as MuJoCo's mjtJoint */
+enum { SAP_JNT_FREE = 0, SAP_JNT_BALL = 1, SAP_JNT_SLIDE = 2, SAP_JNT_HINGE = 3 };
+
+/* geom types: numbering as MuJoCo's mjtGeom */
+enum {
+  SAP_GEOM_PLANE = 0, SAP_GEOM_HFIELD = 1, SAP_GEOM_SPHERE = 2, SAP_GEOM_CAPSULE = 3,
+  SAP_GEOM_ELLIPSOID = 4, SAP_GEOM_CYLINDER = 5, SAP_GEOM_BOX = 6, SAP_GEOM_MESH = 7,
+  SAP_NGEOMTYPES = 8
+};
+
+/* actuator kinds (what the MJCF shortcut compiles to) */
+enum { SAP_ACT_MOTOR = 0, SAP_ACT_POSITION = 1, SAP_ACT_VELOCITY = 2 };
+
+/* actuator transmission */
+enum { SAP_TRN_JOINT = 0, SAP_TRN_TENDON = 1 };
+
+typedef struct sapModel {
+  /* sizes */
+  int nq;          /* generalized coordinates */
+  int nv;          /* degrees of freedom */
+  int nbody;       /* bodies, including the world body 0 */
+  int njnt;        /* joints */
+  int ngeom;       /* geoms */
+  int nmesh;       /* meshes (convex hulls) */
+  int nmeshvert;   /* vertices of all meshes */
+  int nu;          /* actuators (MuJoCo semantics; length l = gear * q for a joint, gear * tendon length):
+   *   motor:    force = clamp(ctrl) * gain
+   *   position: force = kp (ctrl - l) - kv l'
+   *   velocity: force = kv (ctrl - l')
+   * force clamped to forcerange when forcelimited; generalized force = gear * force */
+  int ntendon;     /* fixed tendons */
+  int nwrap;       /* tendon wraps (joint, coef) */
+  int nexclude;    /* explicit contact exclude pairs */
+  int nkey;        /* keyframes */
+  int npair_max;   /* candidate geom pairs after static filtering (collision) */
+
+  /* options */
+  double timestep;      /* h (s) */
+  double gravity[3];    /* world gravity (m/s^2) */
+  double contact_k;     /* scene default SAP contact stiffness (N/m) */
+  double contact_taud;  /* scene default SAP dissipation time scale (s) */
+
+  /* bodies */
+  int* body_parentid;     /* (nbody)      parent body; 0 for roots and the world */
+  int* body_rootid;       /* (nbody)      root body of the kinematic tree */
+  int* body_weldid;       /* (nbody)      body this one is welded to (itself if it has joints) */
+  int* body_jntnum;       /* (nbody)      number of joints */
+  int* body_jntadr;       /* (nbody)      first joint, -1 if none */
+  int* body_dofnum;       /* (nbody)      number of dofs */
+  int* body_dofadr;       /* (nbody)      first dof, -1 if none */
+  int* body_geomnum;      /* (nbody)      number of geoms */
+  int* body_geomadr;      /* (nbody)      first geom, -1 if none */
+  double* body_pos;       /* (nbody x 3)  position offset in parent frame */
+  double* body_quat;      /* (nbody x 4)  orientation offset in parent frame */
+  double* body_ipos;      /* (nbody x 3)  centre of mass in body frame */
+  double* body_iquat;     /* (nbody x 4)  principal inertia frame in body frame */
+  double* body_mass;      /* (nbody)      mass */
+  double* body_inertia;   /* (nbody x 3)  principal inertia about the com */
+
+  /* joints */
+  int* jnt_type;          /* (njnt)       SAP_JNT_* */
+  int* jnt_qposadr;       /* (njnt)       first coordinate in qpos */
+  int* jnt_dofadr;        /* (njnt)       first dof in qvel */
+  int* jnt_bodyid;        /* (njnt)       child body */
+  int* jnt_limited;       /* (njnt)       has a range */
+  double* jnt_pos;        /* (njnt x 3)   anchor in body frame */
+  double* jnt_axis;       /* (njnt x 3)   axis in body frame (hinge, slide) */
+  double* jnt_stiffness;  /* (njnt)       spring stiffness (explicit force) */
+  double* jnt_range;      /* (njnt x 2)   limits (rad or m) */
+
+  /* dofs */
+  int* dof_bodyid;        /* (nv)         body moved by this dof */
+  int* dof_jntid;         /* (nv)         joint of this dof */
+  int* dof_parentid;      /* (nv)         previous dof in the tree, -1 at a root */
+  double* dof_armature;   /* (nv)         armature added to M's diagonal */
+  double* dof_damping;    /* (nv)         implicit joint damping (A = M + h D) */
+
+  /* coordinates */
+  double* qpos0;          /* (nq)         reference configuration (hinge/slide zero) */
+  double* qpos_spring;    /* (nq)         spring rest configuration */
+
+  /* geoms */
+  int* geom_type;         /* (ngeom)      SAP_GEOM_* */
+  int* geom_bodyid;       /* (ngeom)      body */
+  int* geom_contype;      /* (ngeom)      contact type bits */
+  int* geom_conaffinity;  /* (ngeom)      contact affinity bits */
+  int* geom_dataid;       /* (ngeom)      mesh id, -1 for primitives */
+  double* geom_size;      /* (ngeom x 3)  MuJoCo geom size */
+  double* geom_pos;       /* (ngeom x 3)  position in body frame */
+  double* geom_quat;      /* (ngeom x 4)  orientation in body frame */
+  double* geom_rbound;    /* (ngeom)      bounding sphere radius (0 for planes) */
+  double* geom_margin;    /* (ngeom)      contact detection margin */
+  double* geom_gap;       /* (ngeom)      inactive contact gap */
+  double* geom_mu;        /* (ngeom)      sliding friction (MJCF friction[0]) */
+  double* geom_k;         /* (ngeom)      SAP contact stiffness (N/m) */
+  double* geom_taud;      /* (ngeom)      SAP dissipation time scale (s) */
+
+  /* meshes (convex hulls compiled by MuJoCo) */
+  int* mesh_vertadr;      /* (nmesh)      first vertex */
+  int* mesh_vertnum;      /* (nmesh)      number of vertices */
+  double* mesh_vert;      /* (nmeshvert x 3) vertices in mesh frame */
+
+  /* contact filtering */
+  int* exclude_body;      /* (nexclude x 2) body pairs that never collide */
+  int* pair_geom;         /* (npair_max x 2) candidate geom pairs (g0 < g1) */
+
+  /* actuators (MuJoCo semantics; length l = gear * q for a joint, gear * tendon length):
+   *   motor:    force = clamp(ctrl) * gain
+   *   position: force = kp (ctrl - l) - kv l'
+   *   velocity: force = kv (ctrl - l')
+   * force clamped to forcerange when forcelimited; generalized force = gear * force */
+  int* actuator_kind;     /* (nu)         SAP_ACT_* */
+  int* actuator_trntype;  /* (nu)         SAP_TRN_* */
+  int* actuator_trnid;    /* (nu)         joint or tendon id */
+  int* actuator_ctrllimited;  /* (nu)     clamp ctrl to ctrlrange */
+  int* actuator_forcelimited; /* (nu)     clamp force to forcerange */
+  double* actuator_gear;      /* (nu)     gear ratio */
+  double* actuator_gain;      /* (nu)     motor gain (MJCF gainprm[0], 1 for <motor>) */
+  double* actuator_ctrlrange; /* (nu x 2) */
+  double* actuator_forcerange;/* (nu x 2) */
+  double* actuator_kp;        /* (nu)     position gain (position actuators) */
+  double* actuator_kv;        /* (nu)     velocity gain (velocity and position actuators) */
+
+  /* fixed tendons: length = sum coef * q[joint] */
+  int* tendon_adr;        /* (ntendon)    first wrap */
+  int* tendon_num;        /* (ntendon)    number of wraps */
+  int* tendon_limited;    /* (ntendon)    has a range */
+  double* tendon_range;   /* (ntendon x 2) */
+  int* wrap_jnt;          /* (nwrap)      joint of each wrap */
+  double* wrap_coef;      /* (nwrap)      coefficient */
+
+  /* keyframes */
+  double* key_time;       /* (nkey) */
+  double* key_qpos;       /* (nkey x nq) */
+  double* key_qvel;       /* (nkey x nv) */
+  double* key_ctrl;       /* (nkey x nu) */
+
+  /* names: offsets into names (MuJoCo style) */
+  int nnames;             /* chars in names */
+  int* name_bodyadr;      /* (nbody) */
+  int* name_jntadr;       /* (njnt) */
+  int* name_geomadr;      /* (ngeom) */
+  int* name_actuatoradr;  /* (nu) */
+  int* name_keyadr;       /* (nkey) */
+  char* names;            /* (nnames) */
+
+  /* storage */
+  void* buffer;           /* the single allocation holding every array above */
+  unsigned long long nbuffer; /* its size in bytes */
+} sapModel;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,166 @@
+/* sapsim public C API: load a scene, create a batch of worlds, step them with the
+ * SAP convex contact solver on the CPU or a CUDA GPU, read and write their state.
+ * Every call returns a sapStatus; sap_lastError() gives the readable message. */
+#ifndef SAPSIM_SAPSIM_H
+#define SAPSIM_SAPSIM_H
+
+#include "sapsim/model.h"
+#include "sapsim/data.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SAPSIM_VERSION "0.1.0"
+
+typedef enum sapStatus {
+  SAP_OK = 0,
+  SAP_ERR_ARG,          /* bad argument (null, out of range, wrong size) */
+  SAP_ERR_SCENE,        /* the scene file is missing or malformed */
+  SAP_ERR_UNSUPPORTED,  /* the scene uses a feature sapsim does not support */
+  SAP_ERR_OPTION,       /* unknown option name or bad value */
+  SAP_ERR_MEMORY,       /* allocation failed or sizes impossible */
+  SAP_ERR_NONFINITE,    /* non-finite input (state, control, force) */
+  SAP_ERR_CUDA,         /* a CUDA runtime call failed */
+  SAP_ERR_NO_DEVICE,    /* device=cuda but no usable GPU */
+  SAP_ERR_IO            /* writing an output file failed */
+} sapStatus;
+
+/* message of the last failed call on this thread */
+const char* sap_lastError(void);
+const char* sap_statusName(sapStatus s);
+
+/* ---- options ---------------------------------------------------------------- */
+
+typedef enum { SAP_FP32 = 0, SAP_FP64 = 1 } sapPrecision;
+typedef enum { SAP_WEIGHT_BODY_INERTIA = 0, SAP_WEIGHT_DIAG_DELASSUS = 1 } sapWeightMode;
+typedef enum { SAP_POINT_WITNESS = 0, SAP_POINT_MIDPOINT = 1 } sapPointMode;
+typedef enum { SAP_INTEGRATE_MIDPOINT = 0, SAP_INTEGRATE_SAP_EULER = 1 } sapIntegration;
+typedef enum { SAP_LS_MONOTONE = 0, SAP_LS_ARMIJO = 1, SAP_LS_EXACT = 2 } sapLineSearch;
+typedef enum { SAP_PRESET_APPROX32 = 0, SAP_PRESET_APPROX64 = 1, SAP_PRESET_DRAKE = 2 } sapPreset;
+typedef enum { SAP_DEVICE_AUTO = 0, SAP_DEVICE_CPU = 1, SAP_DEVICE_CUDA = 2 } sapDevice;
+typedef enum { SAP_BROAD_AUTO = 0, SAP_BROAD_PAIRS = 1, SAP_BROAD_SWEEP = 2 } sapBroadphase;
+
+/* Knobs set to -1 (or NaN for reals) take the preset's value when the options are
+ * expanded (sap_optionsExpand); an explicit value overrides the preset (seed 002). */
+typedef struct sapOptions {
+  sapPreset preset;                /* approx32 (default) | approx64 | drake */
+  int free_motion_precision;       /* sapPrecision: free-motion solve (M, c, A, v*) */
+  int contact_solve_precision;     /* sapPrecision: contact objective buffers */
+  int linear_solve_precision;      /* sapPrecision: Newton blocked Cholesky */
+  int weight_precision;            /* sapPrecision: contact weights w */
+  int boundary_pose_precision;     /* sapPrecision: kinematics and contact geometry */
+  int weight_mode;                 /* sapWeightMode */
+  int contact_point;               /* sapPointMode */
+  int integration;                 /* sapIntegration */
+
+  int line_search;                 /* sapLineSearch; armijo_decay by default */
+  int max_iterations;              /* Newton iteration cap (100) */
+  int ls_max_iterations;           /* line-search cap (40; exact_root: 100 if left at -1) */
+  double optimality_abs_tol;       /* (1e-14) */
+  double optimality_rel_tol;       /* (1e-6) */
+  double cost_abs_tol;             /* NaN: by line search (monotone 0, others 1e-30) */
+  double cost_rel_tol;             /* NaN: by line search (monotone 5e-3, others 1e-15) */
+  double armijo_c;                 /* (1e-4) */
+  double rho;                      /* armijo decay factor in (0,1) (0.8) */
+  double ls_relative_slop;         /* NaN: 1000 eps of the solve precision */
+  double contact_beta;             /* near-rigid threshold beta (1.0) */
+  double contact_sigma;            /* friction regularisation sigma (1e-3) */
+
+  double timestep;                 /* NaN: the model's timestep */
+  double contact_k;                /* NaN: the scene's default stiffness (N/m) */
+  double contact_taud;             /* NaN: the scene's default dissipation time (s) */
+  int ncon_max;                    /* per-world contact capacity; -1: estimated */
+  int broadphase;                  /* sapBroadphase */
+  int device;                      /* sapDevice */
+  int threads;                     /* CPU threads; 0: OpenMP default */
+  int contacts;                    /* 1: collision + SAP contacts; 0: free motion only */
+} sapOptions;
+
+/* defaults: approx32, armijo_decay, every knob from the preset */
+void sap_optionsDefault(sapOptions* opt);
+
+/* set one option from text: "preset", "line_search", knob names and aliases of
+ * seed 002 (free_motion_solve_precision, contact_weight_mode, ...). Unknown keys
+ * and bad values fail with SAP_ERR_OPTION and a message listing valid values. */
+sapStatus sap_optionsSet(sapOptions* opt, const char* key, const char* value);
+
+/* parse "key=value" */
+sapStatus sap_optionsSetPair(sapOptions* opt, const char* key_equals_value);
+
+/* expand the preset: every -1/NaN knob takes its resolved value */
+sapStatus sap_optionsExpand(const sapOptions* opt, sapOptions* out);
+
+/* write the expanded options as "key=value" lines (for logs and benchmarks) */
+int sap_optionsDescribe(const sapOptions* opt, char* buf, int nbuf);
+
+/* ---- model -------------------------------------------------------------------- */
+
+/* Load an MJCF or URDF file through MuJoCo's compiler and convert it. */
+sapStatus sap_loadModel(const char* path, sapModel** out);
+void sap_freeModel(sapModel* m);
+
+/* ---- batched simulation ------------------------------------------------------- */
+
+typedef struct sapSim sapSim;
+
+/* nworld replicated worlds, all at the model's initial state */
+sapStatus sap_create(const sapModel* m, const sapOptions* opt, int nworld, sapSim** out);
+void sap_free(sapSim* s);
+
+/* advance every world by nstep steps */
+sapStatus sap_step(sapSim* s, int nstep);
+
+/* reset worlds to the initial state (key = -1) or keyframe key;
+ * mask (nworld bytes) selects worlds, NULL = all */
+sapStatus sap_reset(sapSim* s, int key, const unsigned char* mask);
+
+typedef enum {
+  SAP_FIELD_QPOS = 0, SAP_FIELD_QVEL, SAP_FIELD_CTRL, SAP_FIELD_TIME, SAP_FIELD_QFRC_APPLIED,
+  SAP_FIELD_XPOS, SAP_FIELD_XQUAT, SAP_FIELD_QACC_FREE, SAP_NFIELD
+} sapField;
+
+/* values per world of a field (nq, nv, nu, 1, nv, nbody*3, nbody*4, nv) */
+int sap_fieldSize(const sapSim* s, sapField f);
+const char* sap_fieldName(sapField f);
+
+/* copy a field of the worlds in `worlds` (n ids, NULL = all, in order) to/from
+ * `buf` (n x fieldSize). Setting validates finiteness (SAP_ERR_NONFINITE) and
+ * changes nothing when any value is bad. Kinematic fields are read-only. */
+sapStatus sap_get(sapSim* s, sapField f, const int* worlds, int n, double* buf);
+sapStatus sap_set(sapSim* s, sapField f, const int* worlds, int n, const double* buf);
+
+/* per-world diagnostics of the last step */
+typedef struct sapWorldInfo {
+  int flags;          /* SAP_WORLD_* bits */
+  int ncon;           /* live contacts */
+  int ncon_dropped;   /* contacts dropped by capacity */
+  int newton_iter;    /* Newton iterations */
+  int ls_iter;        /* line-search iterations */
+  int nfactor;        /* factorizations */
+} sapWorldInfo;
+sapStatus sap_worldInfo(sapSim* s, const int* worlds, int n, sapWorldInfo* out);
+
+/* sizes and settings */
+int sap_nworld(const sapSim* s);
+const sapModel* sap_model(const sapSim* s);
+const sapOptions* sap_options(const sapSim* s);  /* expanded */
+int sap_onGPU(const sapSim* s);
+const char* sap_deviceName(const sapSim* s);
+unsigned long long sap_bytesPerWorld(const sapSim* s);
+
+/* host view of the batch; on the GPU call sap_sync first (copies device -> host) */
+sapStatus sap_sync(sapSim* s);
+const sapData* sap_data(const sapSim* s);
+
+/* per-stage wall time of the last sap_step, seconds (kinematics, collision,
+ * free motion, solve, integrate) */
+typedef struct sapTimers {
+  double kinematics, collision, free_motion, solve, integrate, total;
+} sapTimers;
+void sap_timers(const sapSim* s, sapTimers* out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

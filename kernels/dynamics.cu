@@ -1,0 +1,109 @@
+/* CUDA launchers of the foundation stages: kinematics, free motion and
+ * integration, one thread per world running the same per-world bodies as the
+ * CPU backend (kernels.h). Element-parallel layouts come with the GPU
+ * throughput work; these kernels are the correctness reference on the device. */
+#include "backend.h"
+#include "cuda_check.h"
+#include "integrate.h"
+#include "kernels.h"
+
+#define THREADS 128
+
+static __global__ void kinematics_kernel(sapModel m, sapData d, int fp32) {
+  int w = blockIdx.x * blockDim.x + threadIdx.x;
+  if (w >= d.nworld || (d.world_flags[w] & SAP_WORLD_NONFINITE)) return;
+  size_t b3 = (size_t)w * m.nbody * 3, b4 = (size_t)w * m.nbody * 4, b9 = (size_t)w * m.nbody * 9;
+  size_t j3 = (size_t)w * m.njnt * 3, g3 = (size_t)w * m.ngeom * 3, g9 = (size_t)w * m.ngeom * 9;
+  const double* qpos = d.qpos + (size_t)w * m.nq;
+  if (fp32)
+    sapw_kinematics_f32(&m, qpos, d.xpos + b3, d.xquat + b4, d.xmat + b9, d.xipos + b3,
+                        d.ximat + b9, d.xanchor + j3, d.xaxis + j3, d.geom_xpos + g3,
+                        d.geom_xmat + g9);
+  else
+    sapw_kinematics_f64(&m, qpos, d.xpos + b3, d.xquat + b4, d.xmat + b9, d.xipos + b3,
+                        d.ximat + b9, d.xanchor + j3, d.xaxis + j3, d.geom_xpos + g3,
+                        d.geom_xmat + g9);
+}
+
+sapStatus sapg_kinematics(sapSim* s) {
+  int fp32 = s->opt.boundary_pose_precision == SAP_FP32;
+  kinematics_kernel<<<sapg_blocks(s->dd.nworld, THREADS), THREADS>>>(s->dm, s->dd, fp32);
+  SAPG_CHECK_LAUNCH("kinematics");
+  return SAP_OK;
+}
+
+static __global__ void free_motion_kernel(sapModel m, sapData d, double h, int explicit_drives,
+                                          int fp32) {
+  int w = blockIdx.x * blockDim.x + threadIdx.x;
+  if (w >= d.nworld || (d.world_flags[w] & SAP_WORLD_NONFINITE)) return;
+  size_t nv = m.nv, nb = m.nbody, v = w * nv;
+  void* scratch = d.scratch + (size_t)w * d.nscratch;
+  int fail;
+#define FREE_MOTION_ARGS(T)                                                                \
+  &m, h, explicit_drives, d.qpos + (size_t)w * m.nq, d.qvel + v, d.ctrl + (size_t)w * m.nu,  \
+      d.qfrc_applied + v, d.xpos + 3 * nb * w, d.xmat + 9 * nb * w, d.xipos + 3 * nb * w,    \
+      d.ximat + 9 * nb * w, d.xanchor + 3 * (size_t)m.njnt * w,                              \
+      d.xaxis + 3 * (size_t)m.njnt * w, d.cref + 3 * nb * w, d.cdof + 6 * nv * w,            \
+      d.qA + nv * nv * w, d.qfrc_bias + v, d.qfrc_passive + v, d.qfrc_actuator + v,          \
+      d.vstar + v, (T*)scratch
+  if (fp32) fail = sapw_freeMotion_f32(FREE_MOTION_ARGS(float));
+  else fail = sapw_freeMotion_f64(FREE_MOTION_ARGS(double));
+#undef FREE_MOTION_ARGS
+  if (fail)
+    for (size_t i = 0; i < nv; i++) d.vstar[v + i] = nan("");
+}
+
+sapStatus sapg_freeMotion(sapSim* s) {
+  int fp32 = s->opt.free_motion_precision == SAP_FP32;
+  free_motion_kernel<<<sapg_blocks(s->dd.nworld, THREADS), THREADS>>>(s->dm, s->dd, s->h,
+                                                                        !s->opt.contacts, fp32);
+  SAPG_CHECK_LAUNCH("free_motion");
+  return SAP_OK;
+}
+
+static __device__ int all_finite(const double* x, int n) {
+  for (int i = 0; i < n; i++)
+    if (!isfinite(x[i])) return 0;
+  return 1;
+}
+
+/* integrate; a non-finite world is restored and frozen (SAP_WORLD_NONFINITE) */
+static __global__ void integrate_kernel(sapModel m, sapData d, double h, int midpoint) {
+  int w = blockIdx.x * blockDim.x + threadIdx.x;
+  if (w >= d.nworld || (d.world_flags[w] & SAP_WORLD_NONFINITE)) return;
+  double* qpos = d.qpos + (size_t)w * m.nq;
+  double* qvel = d.qvel + (size_t)w * m.nv;
+  const double* vnext = d.vnext + (size_t)w * m.nv;
+  double* saved = (double*)(d.scratch + (size_t)w * d.nscratch);
+  for (int i = 0; i < m.nq; i++) saved[i] = qpos[i];
+  sapw_integrate(&m, midpoint, h, qpos, qvel, vnext);
+  if (!all_finite(qpos, m.nq) || !all_finite(vnext, m.nv)) {
+    for (int i = 0; i < m.nq; i++) qpos[i] = saved[i];
+    d.world_flags[w] |= SAP_WORLD_NONFINITE;
+    return;
+  }
+  for (int i = 0; i < m.nv; i++) qvel[i] = vnext[i];
+  d.time[w] += h;
+}
+
+sapStatus sapg_integrate(sapSim* s) {
+  integrate_kernel<<<sapg_blocks(s->dd.nworld, THREADS), THREADS>>>(
+      s->dm, s->dd, s->h, s->opt.integration == SAP_INTEGRATE_MIDPOINT);
+  SAPG_CHECK_LAUNCH("integrate");
+  return SAP_OK;
+}
+
+/* per-step flag reset: keep only SAP_WORLD_NONFINITE */
+static __global__ void clear_flags_kernel(sapData d) {
+  int w = blockIdx.x * blockDim.x + threadIdx.x;
+  if (w >= d.nworld) return;
+  d.world_flags[w] &= SAP_WORLD_NONFINITE;
+  d.newton_iter[w] = d.ls_iter[w] = d.nfactor[w] = 0;
+}
+
+
+sapStatus sapg_clearFlags(sapSim* s) {
+  clear_flags_kernel<<<sapg_blocks(s->dd.nworld, THREADS), THREADS>>>(s->dd);
+  SAPG_CHECK_LAUNCH("clear_flags");
+  return SAP_OK;
+}

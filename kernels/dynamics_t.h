@@ -1,0 +1,406 @@
+/* Per-world kinematics and free-motion dynamics (template body; see sap_real.h).
+ * Algorithms follow MuJoCo's engine so that MuJoCo is a direct oracle:
+ * mj_kinematics (poses), mj_comPos (motion subspaces cdof), mj_crb (composite
+ * rigid body M), mj_rne (bias c(q,v) with gravity). Spatial quantities of a
+ * kinematic tree are expressed at the position of its root body (cref), not at
+ * the subtree com: any point gives the same M and c; the root keeps lever arms
+ * short for fp32. Inputs and outputs are fp64 arrays; the arithmetic is SAP_REAL
+ * (fp32 path: x_stored = cast64(fl32(x)), seed 002). */
+#define sreal SAP_REAL
+
+/* scratch layout per world (in sreal units) for the free-motion stage */
+SAP_HD int SAPT(sapw_scratchFreeMotion)(const sapModel* m) {
+  return m->nbody * 38 + m->nv * 8 + m->nv * m->nv;
+}
+
+SAP_HD void SAPT(sapw_load3)(sreal* r, const double* a) { r[0] = (sreal)a[0]; r[1] = (sreal)a[1]; r[2] = (sreal)a[2]; }
+SAP_HD void SAPT(sapw_store)(double* r, const sreal* a, int n) { for (int i = 0; i < n; i++) r[i] = (double)a[i]; }
+
+/* ---- forward kinematics: body, com, joint and geom frames -------------------- */
+
+/* apply the joints of body b to the frame (pos, quat) */
+SAP_HD void SAPT(sapw_applyJoints)(const sapModel* m, const double* qpos, int b, sreal* pos,
+                                   sreal* quat, double* xanchor, double* xaxis) {
+  for (int j = m->body_jntadr[b]; j < m->body_jntadr[b] + m->body_jntnum[b]; j++) {
+    int a = m->jnt_qposadr[j];
+    sreal R[9], jpos[3], jaxis[3], anchor[3], axis[3], qloc[4], off[3];
+    SAPT(sapu_quat2Mat)(R, quat);
+    SAPT(sapw_load3)(jpos, m->jnt_pos + 3 * j);
+    SAPT(sapw_load3)(jaxis, m->jnt_axis + 3 * j);
+    SAPT(sapu_mulMatVec3)(anchor, R, jpos);
+    for (int k = 0; k < 3; k++) anchor[k] += pos[k];
+    SAPT(sapu_mulMatVec3)(axis, R, jaxis);
+    int type = m->jnt_type[j];
+    if (type == SAP_JNT_FREE) {
+      for (int k = 0; k < 3; k++) pos[k] = anchor[k] = (sreal)qpos[a + k];
+      for (int k = 0; k < 4; k++) quat[k] = (sreal)qpos[a + 3 + k];
+      SAPT(sapu_normalizeQuat)(quat);
+    } else if (type == SAP_JNT_SLIDE) {
+      sreal d = (sreal)(qpos[a] - m->qpos0[a]);
+      for (int k = 0; k < 3; k++) pos[k] += axis[k] * d;
+    } else {
+      /* ball or hinge: rotate about the anchor */
+      if (type == SAP_JNT_BALL) {
+        for (int k = 0; k < 4; k++) qloc[k] = (sreal)qpos[a + k];
+        SAPT(sapu_normalizeQuat)(qloc);
+      } else {
+        SAPT(sapu_axisAngle2Quat)(qloc, jaxis, (sreal)(qpos[a] - m->qpos0[a]));
+      }
+      SAPT(sapu_quatMul)(quat, quat, qloc);
+      SAPT(sapu_normalizeQuat)(quat);
+      SAPT(sapu_quat2Mat)(R, quat);
+      SAPT(sapu_mulMatVec3)(off, R, jpos);
+      for (int k = 0; k < 3; k++) pos[k] = anchor[k] - off[k];
+    }
+    SAPT(sapw_store)(xanchor + 3 * j, anchor, 3);
+    SAPT(sapw_store)(xaxis + 3 * j, axis, 3);
+  }
+}
+
+/* frame of a child object (com, geom) from its body frame and local pose */
+SAP_HD void SAPT(sapw_childFrame)(double* xpos, double* xmat, const sreal* bpos, const sreal* bR,
+                                  const double* lpos, const double* lquat) {
+  sreal p[3], q[4], Rl[9], R[9], v[3];
+  SAPT(sapw_load3)(p, lpos);
+  for (int k = 0; k < 4; k++) q[k] = (sreal)lquat[k];
+  SAPT(sapu_mulMatVec3)(v, bR, p);
+  for (int k = 0; k < 3; k++) v[k] += bpos[k];
+  SAPT(sapu_quat2Mat)(Rl, q);
+  SAPT(sapu_mulMatMat3)(R, bR, Rl);
+  SAPT(sapw_store)(xpos, v, 3);
+  SAPT(sapw_store)(xmat, R, 9);
+}
+
+/* poses of bodies, coms, joints and geoms of one world */
+SAP_HD void SAPT(sapw_kinematics)(const sapModel* m, const double* qpos, double* xpos,
+                                  double* xquat, double* xmat, double* xipos, double* ximat,
+                                  double* xanchor, double* xaxis, double* geom_xpos,
+                                  double* geom_xmat) {
+  /* world body */
+  for (int k = 0; k < 3; k++) xpos[k] = xipos[k] = 0;
+  xquat[0] = 1; xquat[1] = xquat[2] = xquat[3] = 0;
+  for (int k = 0; k < 9; k++) xmat[k] = ximat[k] = (k % 4 == 0) ? 1 : 0;
+
+  for (int b = 1; b < m->nbody; b++) {
+    int p = m->body_parentid[b];
+    sreal ppos[3], pquat[4], pR[9], lpos[3], lquat[4], pos[3], quat[4], R[9];
+    SAPT(sapw_load3)(ppos, xpos + 3 * p);
+    for (int k = 0; k < 4; k++) pquat[k] = (sreal)xquat[4 * p + k];
+    for (int k = 0; k < 9; k++) pR[k] = (sreal)xmat[9 * p + k];
+    SAPT(sapw_load3)(lpos, m->body_pos + 3 * b);
+    for (int k = 0; k < 4; k++) lquat[k] = (sreal)m->body_quat[4 * b + k];
+
+    /* pos = ppos + pR lpos, quat = pquat * lquat, then the body's joints */
+    SAPT(sapu_mulMatVec3)(pos, pR, lpos);
+    for (int k = 0; k < 3; k++) pos[k] += ppos[k];
+    SAPT(sapu_quatMul)(quat, pquat, lquat);
+    SAPT(sapu_normalizeQuat)(quat);
+    SAPT(sapw_applyJoints)(m, qpos, b, pos, quat, xanchor, xaxis);
+
+    SAPT(sapu_quat2Mat)(R, quat);
+    SAPT(sapw_store)(xpos + 3 * b, pos, 3);
+    SAPT(sapw_store)(xquat + 4 * b, quat, 4);
+    SAPT(sapw_store)(xmat + 9 * b, R, 9);
+    SAPT(sapw_childFrame)(xipos + 3 * b, ximat + 9 * b, pos, R, m->body_ipos + 3 * b,
+                          m->body_iquat + 4 * b);
+  }
+
+  for (int g = 0; g < m->ngeom; g++) {
+    int b = m->geom_bodyid[g];
+    sreal pos[3], R[9];
+    SAPT(sapw_load3)(pos, xpos + 3 * b);
+    for (int k = 0; k < 9; k++) R[k] = (sreal)xmat[9 * b + k];
+    SAPT(sapw_childFrame)(geom_xpos + 3 * g, geom_xmat + 9 * g, pos, R, m->geom_pos + 3 * g,
+                          m->geom_quat + 4 * g);
+  }
+}
+
+/* reference points and motion subspaces cdof = [axis; axis x (cref - anchor)] */
+SAP_HD void SAPT(sapw_comPos)(const sapModel* m, const double* xpos, const double* xmat,
+                              const double* xanchor, const double* xaxis, double* cref,
+                              double* cdof) {
+  for (int b = 0; b < m->nbody; b++)
+    for (int k = 0; k < 3; k++) cref[3 * b + k] = xpos[3 * m->body_rootid[b] + k];
+
+  for (int j = 0; j < m->njnt; j++) {
+    int b = m->jnt_bodyid[j], d = m->jnt_dofadr[j], type = m->jnt_type[j];
+    sreal off[3], anchor[3], axis[3], R[9], s[6];
+    SAPT(sapw_load3)(off, cref + 3 * b);
+    SAPT(sapw_load3)(anchor, xanchor + 3 * j);
+    for (int k = 0; k < 3; k++) off[k] -= anchor[k];
+    for (int k = 0; k < 9; k++) R[k] = (sreal)xmat[9 * b + k];
+    if (type == SAP_JNT_FREE) {
+      /* translation along world axes */
+      for (int i = 0; i < 3; i++, d++)
+        for (int k = 0; k < 6; k++) cdof[6 * d + k] = (k == 3 + i) ? 1.0 : 0.0;
+    }
+    if (type == SAP_JNT_FREE || type == SAP_JNT_BALL) {
+      /* rotation about the body axes (columns of xmat) */
+      for (int i = 0; i < 3; i++, d++) {
+        axis[0] = R[i]; axis[1] = R[3 + i]; axis[2] = R[6 + i];
+        SAPT(sapu_copy3)(s, axis);
+        SAPT(sapu_cross3)(s + 3, axis, off);
+        SAPT(sapw_store)(cdof + 6 * d, s, 6);
+      }
+    } else if (type == SAP_JNT_HINGE) {
+      SAPT(sapw_load3)(axis, xaxis + 3 * j);
+      SAPT(sapu_copy3)(s, axis);
+      SAPT(sapu_cross3)(s + 3, axis, off);
+      SAPT(sapw_store)(cdof + 6 * d, s, 6);
+    } else if (type == SAP_JNT_SLIDE) {
+      SAPT(sapw_load3)(axis, xaxis + 3 * j);
+      s[0] = s[1] = s[2] = 0;
+      SAPT(sapu_copy3)(s + 3, axis);
+      SAPT(sapw_store)(cdof + 6 * d, s, 6);
+    }
+  }
+}
+
+/* body inertias at cref (10 numbers, see sapu_mulInertVec) */
+SAP_HD void SAPT(sapw_cinert)(const sapModel* m, const double* xipos, const double* ximat,
+                              const double* cref, sreal* cinert) {
+  for (int k = 0; k < 10; k++) cinert[k] = 0;
+  for (int b = 1; b < m->nbody; b++) {
+    sreal* I = cinert + 10 * b;
+    sreal mass = (sreal)m->body_mass[b], c[3], Rm[9], d[3];
+    SAPT(sapw_load3)(c, xipos + 3 * b);
+    for (int k = 0; k < 3; k++) c[k] -= (sreal)cref[3 * b + k];
+    for (int k = 0; k < 9; k++) Rm[k] = (sreal)ximat[9 * b + k];
+    SAPT(sapw_load3)(d, m->body_inertia + 3 * b);
+    /* I_com = R diag(d) R' ; I_ref = I_com + m (|c|^2 1 - c c') */
+    sreal Ic[9];
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++)
+        Ic[3 * i + j] = Rm[3 * i] * d[0] * Rm[3 * j] + Rm[3 * i + 1] * d[1] * Rm[3 * j + 1] +
+                        Rm[3 * i + 2] * d[2] * Rm[3 * j + 2];
+    sreal cc = SAPT(sapu_dot3)(c, c);
+    I[0] = mass;
+    for (int k = 0; k < 3; k++) I[1 + k] = mass * c[k];
+    I[4] = Ic[0] + mass * (cc - c[0] * c[0]);
+    I[5] = Ic[4] + mass * (cc - c[1] * c[1]);
+    I[6] = Ic[8] + mass * (cc - c[2] * c[2]);
+    I[7] = Ic[1] - mass * c[0] * c[1];
+    I[8] = Ic[2] - mass * c[0] * c[2];
+    I[9] = Ic[5] - mass * c[1] * c[2];
+  }
+}
+
+/* composite rigid body algorithm: M (with armature), lower and upper filled */
+SAP_HD void SAPT(sapw_crb)(const sapModel* m, const sreal* cinert, const double* cdof,
+                           sreal* crb, sreal* M) {
+  int nv = m->nv;
+  for (int i = 0; i < 10 * m->nbody; i++) crb[i] = cinert[i];
+  for (int b = m->nbody - 1; b > 0; b--) {
+    int p = m->body_parentid[b];
+    if (p > 0)
+      for (int k = 0; k < 10; k++) crb[10 * p + k] += crb[10 * b + k];
+  }
+  for (int i = 0; i < nv * nv; i++) M[i] = 0;
+  for (int i = 0; i < nv; i++) {
+    sreal si[6], f[6], sj[6];
+    for (int k = 0; k < 6; k++) si[k] = (sreal)cdof[6 * i + k];
+    SAPT(sapu_mulInertVec)(f, crb + 10 * m->dof_bodyid[i], si);
+    for (int j = i; j >= 0; j = m->dof_parentid[j]) {
+      for (int k = 0; k < 6; k++) sj[k] = (sreal)cdof[6 * j + k];
+      M[i * nv + j] = M[j * nv + i] = SAPT(sapu_dot6)(sj, f);
+    }
+    M[i * nv + i] += (sreal)m->dof_armature[i];
+  }
+}
+
+/* recursive Newton-Euler with zero acceleration: bias c(q, v) including gravity */
+SAP_HD void SAPT(sapw_rne)(const sapModel* m, const double* qvel, const sreal* cinert,
+                           const double* cdof, sreal* cvel, sreal* cacc, sreal* cfrc,
+                           double* qfrc_bias) {
+  for (int k = 0; k < 6; k++) cvel[k] = cacc[k] = 0;
+  for (int k = 0; k < 3; k++) cacc[3 + k] = (sreal)-m->gravity[k];
+
+  for (int b = 1; b < m->nbody; b++) {
+    int p = m->body_parentid[b];
+    sreal* v = cvel + 6 * b;
+    sreal* a = cacc + 6 * b;
+    for (int k = 0; k < 6; k++) { v[k] = cvel[6 * p + k]; a[k] = cacc[6 * p + k]; }
+    /* cdof_dot = cvel x cdof; the 3 rotations of a ball/free joint share one cvel
+     * (MuJoCo's mj_comVel); a free joint's translations have cdof_dot = 0 */
+    for (int j = m->body_jntadr[b]; j < m->body_jntadr[b] + m->body_jntnum[b]; j++) {
+      int d = m->jnt_dofadr[j], type = m->jnt_type[j], nrot = 1;
+      sreal s[6], sdot[6], vbefore[6];
+      if (type == SAP_JNT_FREE) {
+        for (int i = d; i < d + 3; i++)
+          for (int k = 0; k < 6; k++) v[k] += (sreal)cdof[6 * i + k] * (sreal)qvel[i];
+        d += 3;
+      }
+      if (type == SAP_JNT_FREE || type == SAP_JNT_BALL) nrot = 3;
+      for (int k = 0; k < 6; k++) vbefore[k] = v[k];
+      for (int i = d; i < d + nrot; i++) {
+        sreal qd = (sreal)qvel[i];
+        for (int k = 0; k < 6; k++) s[k] = (sreal)cdof[6 * i + k];
+        SAPT(sapu_crossMotion)(sdot, vbefore, s);
+        for (int k = 0; k < 6; k++) {
+          a[k] += sdot[k] * qd;
+          v[k] += s[k] * qd;
+        }
+      }
+    }
+  }
+
+  /* body forces f = I a + v x* (I v), accumulated towards the root */
+  for (int k = 0; k < 6; k++) cfrc[k] = 0;
+  for (int b = 1; b < m->nbody; b++) {
+    sreal Ia[6], Iv[6], vIv[6];
+    SAPT(sapu_mulInertVec)(Ia, cinert + 10 * b, cacc + 6 * b);
+    SAPT(sapu_mulInertVec)(Iv, cinert + 10 * b, cvel + 6 * b);
+    SAPT(sapu_crossForce)(vIv, cvel + 6 * b, Iv);
+    for (int k = 0; k < 6; k++) cfrc[6 * b + k] = Ia[k] + vIv[k];
+  }
+  for (int b = m->nbody - 1; b > 0; b--) {
+    int p = m->body_parentid[b];
+    if (p > 0)
+      for (int k = 0; k < 6; k++) cfrc[6 * p + k] += cfrc[6 * b + k];
+  }
+  for (int i = 0; i < m->nv; i++) {
+    sreal s[6];
+    for (int k = 0; k < 6; k++) s[k] = (sreal)cdof[6 * i + k];
+    qfrc_bias[i] = (double)SAPT(sapu_dot6)(s, cfrc + 6 * m->dof_bodyid[i]);
+  }
+}
+
+/* ---- forces ----------------------------------------------------------------- */
+
+/* joint springs (explicit) and damping at v_n (the implicit part is h D in A) */
+SAP_HD void SAPT(sapw_passive)(const sapModel* m, const double* qpos, const double* qvel,
+                               double* qfrc_passive) {
+  for (int i = 0; i < m->nv; i++) qfrc_passive[i] = -m->dof_damping[i] * qvel[i];
+  for (int j = 0; j < m->njnt; j++) {
+    int t = m->jnt_type[j];
+    if ((t == SAP_JNT_HINGE || t == SAP_JNT_SLIDE) && m->jnt_stiffness[j] != 0) {
+      int a = m->jnt_qposadr[j];
+      qfrc_passive[m->jnt_dofadr[j]] -= m->jnt_stiffness[j] * (qpos[a] - m->qpos_spring[a]);
+    }
+  }
+}
+
+/* transmission length and velocity of actuator i */
+SAP_HD void SAPT(sapw_actuatorLength)(const sapModel* m, const double* qpos, const double* qvel,
+                                      int i, double* len, double* vel) {
+  int id = m->actuator_trnid[i];
+  double g = m->actuator_gear[i];
+  if (m->actuator_trntype[i] == SAP_TRN_JOINT) {
+    *len = g * qpos[m->jnt_qposadr[id]];
+    *vel = g * qvel[m->jnt_dofadr[id]];
+    return;
+  }
+  double l = 0, v = 0;
+  for (int w = m->tendon_adr[id]; w < m->tendon_adr[id] + m->tendon_num[id]; w++) {
+    int j = m->wrap_jnt[w];
+    l += m->wrap_coef[w] * qpos[m->jnt_qposadr[j]];
+    v += m->wrap_coef[w] * qvel[m->jnt_dofadr[j]];
+  }
+  *len = g * l;
+  *vel = g * v;
+}
+
+/* actuator forces; drives (position/velocity actuators) only when explicit_drives,
+ * otherwise the SAP solver treats them as implicit PD constraints */
+SAP_HD void SAPT(sapw_actuation)(const sapModel* m, const double* qpos, const double* qvel,
+                                 const double* ctrl, int explicit_drives, double* qfrc_actuator) {
+  for (int i = 0; i < m->nv; i++) qfrc_actuator[i] = 0;
+  for (int i = 0; i < m->nu; i++) {
+    int kind = m->actuator_kind[i];
+    if (kind != SAP_ACT_MOTOR && !explicit_drives) continue;
+    double u = ctrl[i], len, vel, f;
+    if (m->actuator_ctrllimited[i])
+      u = fmin(fmax(u, m->actuator_ctrlrange[2 * i]), m->actuator_ctrlrange[2 * i + 1]);
+    SAPT(sapw_actuatorLength)(m, qpos, qvel, i, &len, &vel);
+    if (kind == SAP_ACT_MOTOR) f = m->actuator_gain[i] * u;
+    else if (kind == SAP_ACT_POSITION) f = m->actuator_kp[i] * (u - len) - m->actuator_kv[i] * vel;
+    else f = m->actuator_kv[i] * (u - vel);
+    if (m->actuator_forcelimited[i])
+      f = fmin(fmax(f, m->actuator_forcerange[2 * i]), m->actuator_forcerange[2 * i + 1]);
+    /* generalized force = gear * f along the transmission */
+    int id = m->actuator_trnid[i];
+    double g = m->actuator_gear[i];
+    if (m->actuator_trntype[i] == SAP_TRN_JOINT) {
+      qfrc_actuator[m->jnt_dofadr[id]] += g * f;
+    } else {
+      for (int w = m->tendon_adr[id]; w < m->tendon_adr[id] + m->tendon_num[id]; w++)
+        qfrc_actuator[m->jnt_dofadr[m->wrap_jnt[w]]] += g * m->wrap_coef[w] * f;
+    }
+  }
+}
+
+/* ---- dense Cholesky (A = L L', in place, lower triangle) ------------------------ */
+
+/* returns 0 on success, or 1 + the failing row when A is not positive definite */
+SAP_HD int SAPT(sapw_cholesky)(sreal* A, int n) {
+  for (int j = 0; j < n; j++) {
+    sreal d = A[j * n + j];
+    for (int k = 0; k < j; k++) d -= A[j * n + k] * A[j * n + k];
+    if (!(d > 0)) return 1 + j;
+    d = sqrt(d);
+    A[j * n + j] = d;
+    sreal inv = (sreal)1 / d;
+    for (int i = j + 1; i < n; i++) {
+      sreal s = A[i * n + j];
+      for (int k = 0; k < j; k++) s -= A[i * n + k] * A[j * n + k];
+      A[i * n + j] = s * inv;
+    }
+  }
+  return 0;
+}
+
+/* solve L L' x = b in place */
+SAP_HD void SAPT(sapw_cholSolve)(const sreal* L, int n, sreal* x) {
+  for (int i = 0; i < n; i++) {
+    sreal s = x[i];
+    for (int k = 0; k < i; k++) s -= L[i * n + k] * x[k];
+    x[i] = s / L[i * n + i];
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    sreal s = x[i];
+    for (int k = i + 1; k < n; k++) s -= L[k * n + i] * x[k];
+    x[i] = s / L[i * n + i];
+  }
+}
+
+/* ---- free motion -------------------------------------------------------------- */
+
+/* One world: cdof/cref, A = M + diag(armature) + h diag(damping), c(q,v), forces,
+ * and v* = v + h A^-1 (tau_applied + tau_passive + tau_actuator - c).
+ * Returns 0, or a positive number if A is not positive definite. */
+SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drives,
+                                 const double* qpos, const double* qvel, const double* ctrl,
+                                 const double* qfrc_applied, const double* xpos,
+                                 const double* xmat, const double* xipos, const double* ximat,
+                                 const double* xanchor, const double* xaxis, double* cref,
+                                 double* cdof, double* qA, double* qfrc_bias,
+                                 double* qfrc_passive, double* qfrc_actuator, double* vstar,
+                                 sreal* scratch) {
+  int nv = m->nv, nb = m->nbody;
+  sreal* cinert = scratch;
+  sreal* crb = cinert + 10 * nb;
+  sreal* cvel = crb + 10 * nb;
+  sreal* cacc = cvel + 6 * nb;
+  sreal* cfrc = cacc + 6 * nb;
+  sreal* L = cfrc + 6 * nb;
+  sreal* x = L + nv * nv;
+
+  SAPT(sapw_comPos)(m, xpos, xmat, xanchor, xaxis, cref, cdof);
+  SAPT(sapw_cinert)(m, xipos, ximat, cref, cinert);
+  SAPT(sapw_crb)(m, cinert, cdof, crb, L);
+  for (int i = 0; i < nv; i++) L[i * nv + i] += (sreal)(h * m->dof_damping[i]);
+  SAPT(sapw_store)(qA, L, nv * nv);
+  SAPT(sapw_rne)(m, qvel, cinert, cdof, cvel, cacc, cfrc, qfrc_bias);
+  SAPT(sapw_passive)(m, qpos, qvel, qfrc_passive);
+  SAPT(sapw_actuation)(m, qpos, qvel, ctrl, explicit_drives, qfrc_actuator);
+
+  for (int i = 0; i < nv; i++)
+    x[i] = (sreal)(qfrc_applied[i] + qfrc_passive[i] + qfrc_actuator[i] - qfrc_bias[i]);
+  int fail = SAPT(sapw_cholesky)(L, nv);
+  if (fail) return fail;
+  SAPT(sapw_cholSolve)(L, nv, x);
+  for (int i = 0; i < nv; i++) vstar[i] = qvel[i] + h * (double)x[i];
+  return 0;
+}
+
+#undef sreal

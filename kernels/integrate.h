@@ -1,0 +1,34 @@
+/* Position integration q_{n+1} = Phi(q_n, v, h) in fp64 (sapwarp_spec.md §8),
+ * with MuJoCo's conventions: free joint qvel = (world linear velocity of the body
+ * origin, body-frame angular velocity), ball = body-frame angular velocity.
+ *   midpoint:  v = (v_n + v_{n+1}) / 2, exact exponential map for rotations
+ *   sap_euler: v = v_{n+1}, q' = normalize(q + h/2 q [0, w]) */
+#ifndef SAPSIM_INTEGRATE_H
+#define SAPSIM_INTEGRATE_H
+
+#include "sapsim/model.h"
+#include "kernels.h"
+
+SAP_HD void sapw_integrate(const sapModel* m, int midpoint, double h, double* qpos,
+                           const double* vn, const double* vnext) {
+  for (int j = 0; j < m->njnt; j++) {
+    int a = m->jnt_qposadr[j], d = m->jnt_dofadr[j], type = m->jnt_type[j];
+    double v[6];
+    int nd = type == SAP_JNT_FREE ? 6 : type == SAP_JNT_BALL ? 3 : 1;
+    for (int k = 0; k < nd; k++) v[k] = midpoint ? 0.5 * (vn[d + k] + vnext[d + k]) : vnext[d + k];
+    if (type == SAP_JNT_HINGE || type == SAP_JNT_SLIDE) {
+      qpos[a] += h * v[0];
+      continue;
+    }
+    const double* w = v;
+    if (type == SAP_JNT_FREE) {
+      for (int k = 0; k < 3; k++) qpos[a + k] += h * v[k];
+      a += 3;
+      w = v + 3;
+    }
+    if (midpoint) sapu_quatIntegrate_f64(qpos + a, w, h);
+    else sapu_quatEuler_f64(qpos + a, w, h);
+  }
+}
+
+#endif

@@ -1,0 +1,24 @@
+/* Shared definitions for per-world code compiled both as C11 (gcc) and CUDA (nvcc).
+ * fp32/fp64 variants come from one template body included twice (DESIGN.md §5):
+ *   #define SAP_REAL float   / double
+ *   #define SAP_SUFFIX _f32  / _f64
+ *   #include "xxx_t.h"
+ * Inside a template body, SAPT(name) expands to name_f32 or name_f64. */
+#ifndef SAPSIM_SAP_REAL_H
+#define SAPSIM_SAP_REAL_H
+
+#include <math.h>
+
+#ifdef __CUDACC__
+#define SAP_HD static inline __host__ __device__
+#else
+#define SAP_HD static inline
+#endif
+
+#define SAP_CAT_(a, b) a##b
+#define SAP_CAT(a, b) SAP_CAT_(a, b)
+#define SAPT(name) SAP_CAT(name, SAP_SUFFIX)
+
+#define SAP_PI 3.14159265358979323846
+
+#endif
