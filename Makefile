@@ -10,11 +10,11 @@ CFLAGS  += -std=c11 $(OPT) -g -fopenmp -Wall -Wextra -Werror -Wmissing-prototype
 LDLIBS  += -lmujoco -lm -fopenmp
 TEST_LDLIBS = -llapacke -llapack -lblas
 
-HOST_SRC   := $(filter-out host/main.c,$(wildcard host/*.c))
+CLI_SRC    := host/main.c $(wildcard host/cli_*.c) $(wildcard bench/*.c)
+HOST_SRC   := $(filter-out $(CLI_SRC),$(wildcard host/*.c))
 HOST_OBJ   := $(HOST_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC   := $(wildcard tests/test_*.c)
 TEST_BIN   := $(TEST_SRC:%.c=$(BUILD)/%)
-BENCH_SRC  := $(wildcard bench/*.c)
 KERNEL_HDR := $(wildcard kernels/*.h) $(wildcard include/sapsim/*.h) $(wildcard host/*.h)
 
 ifneq ($(NVCC),)
@@ -46,8 +46,8 @@ $(LIB): $(HOST_OBJ) $(CU_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(CLI): host/main.c $(LIB) $(KERNEL_HDR)
-	$(CC) $(CFLAGS) host/main.c $(LIB) $(LDLIBS) -o $@
+$(CLI): $(CLI_SRC) $(LIB) $(KERNEL_HDR)
+	$(CC) $(CFLAGS) $(CLI_SRC) $(LIB) $(LDLIBS) -o $@
 
 $(BUILD)/tests/%: tests/%.c tests/check.h $(LIB) $(KERNEL_HDR)
 	@mkdir -p $(dir $@)

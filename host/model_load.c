@@ -17,6 +17,9 @@
 /* scene-wide SAP contact material defaults when the scene names none */
 #define SAP_DEFAULT_CONTACT_K 1e5
 #define SAP_DEFAULT_CONTACT_TAUD 0.01
+/* SAP needs speculative contacts: a sliding contact rises about (h + tau_d) mu |v_t|
+ * above the surface, and a contact dropped there makes a sliding box hop */
+#define SAP_DEFAULT_CONTACT_MARGIN 0.02
 
 static const char* mjname(const mjModel* mj, const int* adr, int id) {
   const char* n = mj->names + adr[id];
@@ -80,9 +83,17 @@ static sapStatus check_supported(const mjModel* mj, const char* path) {
                     mj->npair);
   if (mj->nmocap > 0)
     return sap_fail(SAP_ERR_UNSUPPORTED, "%s: mocap bodies are not supported", path);
-  if (mj->na > 0)
-    return sap_fail(SAP_ERR_UNSUPPORTED, "%s: actuators with activation states are not supported",
-                    path);
+  for (int j = 0; j < mj->njnt; j++) {
+    int t = mj->jnt_type[j];
+    if ((t == mjJNT_BALL || t == mjJNT_FREE) && mj->jnt_limited[j])
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: joint '%s' is a limited ball joint; sapsim supports limits on hinge and "
+                      "slide joints only", path, mjname(mj, mj->name_jntadr, j));
+    if ((t == mjJNT_BALL || t == mjJNT_FREE) && mj->jnt_stiffness[j] != 0)
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: joint '%s' is a ball or free joint with stiffness; sapsim supports "
+                      "springs on hinge and slide joints only", path, mjname(mj, mj->name_jntadr, j));
+  }
   for (int i = 0; i < mj->nv; i++)
     if (mj->dof_frictionloss[i] != 0)
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: joint '%s' has frictionloss, which is not supported",
@@ -204,6 +215,7 @@ static void copy_geoms(sapModel* m, const mjModel* mj) {
   copy_num(m->geom_gap, mj->geom_gap, mj->ngeom);
   m->contact_k = custom_numeric(mj, "sap_contact_k", SAP_DEFAULT_CONTACT_K);
   m->contact_taud = custom_numeric(mj, "sap_contact_taud", SAP_DEFAULT_CONTACT_TAUD);
+  m->contact_margin = custom_numeric(mj, "sap_contact_margin", SAP_DEFAULT_CONTACT_MARGIN);
   for (int g = 0; g < mj->ngeom; g++) {
     m->geom_mu[g] = mj->geom_condim[g] == 1 ? 0.0 : mj->geom_friction[3 * g];
     const double* u = mj->geom_user + g * mj->nuser_geom;

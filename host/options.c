@@ -38,6 +38,7 @@ void sap_optionsDefault(sapOptions* o) {
   o->timestep = NAN;
   o->contact_k = NAN;
   o->contact_taud = NAN;
+  o->contact_margin = NAN;
   o->ncon_max = -1;
   o->broadphase = SAP_BROAD_AUTO;
   o->device = SAP_DEVICE_AUTO;
@@ -180,6 +181,7 @@ static const sapKey keys[] = {
     {"timestep", "dt", K_REAL, OFF(timestep), NULL, 0, 1, 1},
     {"contact_k", "contact_stiffness", K_REAL, OFF(contact_k), NULL, 0, 1e20, 1},
     {"contact_taud", "contact_tau_d", K_REAL, OFF(contact_taud), NULL, 0, 1e3, 0},
+    {"contact_margin", NULL, K_REAL, OFF(contact_margin), NULL, 0, 10, 0},
     {"ncon_max", "max_rigid_contact", K_INT, OFF(ncon_max), NULL, 0, 1 << 20, 0},
     {"broadphase", NULL, K_ENUM, OFF(broadphase), broad_names, 0, 0, 0},
     {"device", NULL, K_ENUM, OFF(device), device_names, 0, 0, 0},

@@ -50,6 +50,7 @@ typedef struct sapModel {
   double gravity[3];    /* world gravity (m/s^2) */
   double contact_k;     /* scene default SAP contact stiffness (N/m) */
   double contact_taud;  /* scene default SAP dissipation time scale (s) */
+  double contact_margin;/* scene default detection margin (m): speculative contacts */
 
   /* bodies */
   int* body_parentid;     /* (nbody)      parent body; 0 for roots and the world */

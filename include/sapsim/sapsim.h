@@ -70,6 +70,7 @@ typedef struct sapOptions {
   double timestep;                 /* NaN: the model's timestep */
   double contact_k;                /* NaN: the scene's default stiffness (N/m) */
   double contact_taud;             /* NaN: the scene's default dissipation time (s) */
+  double contact_margin;           /* NaN: the scene's default detection margin (m) */
   int ncon_max;                    /* per-world contact capacity; -1: estimated */
   int broadphase;                  /* sapBroadphase */
   int device;                      /* sapDevice */

@@ -1,0 +1,249 @@
+/* `sapsim bench`: throughput sweep over nworld (x presets x line searches).
+ * stdout: one JSON line per configuration (DESIGN.md §10); stderr: progress and
+ * a readable table. MuJoCo's mj_step runs on the same MJCF, the same worlds,
+ * states, controls and threads, and the ratio is reported (ratios, not absolute
+ * times, are what compare on a shared machine). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mujoco.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "cli.h"
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+static int cmp_int(const void* a, const void* b) { return *(const int*)a - *(const int*)b; }
+
+static double p95(int* x, int n) {
+  qsort(x, n, sizeof(int), cmp_int);
+  int i = (int)ceil(0.95 * n) - 1;
+  return x[i < 0 ? 0 : i];
+}
+
+/* MuJoCo's mj_step on the same worlds: seconds for nstep steps of nworld worlds */
+static double mujoco_seconds(const char* scene, int nworld, int nstep, int key, const double* ctrl,
+                             int threads) {
+  char err[1000];
+  mjModel* mj = mj_loadXML(scene, NULL, err, sizeof(err));
+  if (!mj) return NAN;
+  mjData** d = malloc(sizeof(mjData*) * nworld);
+  for (int w = 0; w < nworld; w++) {
+    d[w] = mj_makeData(mj);
+    if (key >= 0) mj_resetDataKeyframe(mj, d[w], key);
+    memcpy(d[w]->ctrl, ctrl + (size_t)w * mj->nu, sizeof(double) * mj->nu);
+  }
+  if (threads <= 0) threads = 1;
+#ifdef _OPENMP
+  if (threads <= 0) threads = omp_get_max_threads();
+#endif
+  double t0 = now_s();
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int w = 0; w < nworld; w++)
+    for (int k = 0; k < nstep; k++) mj_step(mj, d[w]);
+  double t = now_s() - t0;
+  for (int w = 0; w < nworld; w++) mj_deleteData(d[w]);
+  free(d);
+  mj_deleteModel(mj);
+  return t;
+}
+
+static void progress(const sapCli* cli, int done, int total, const char* what) {
+  if (!cli->progress || cli->quiet) return;
+  int width = 30, filled = total ? width * done / total : width;
+  fprintf(stderr, "\r[%.*s%*s] %d/%d %-40s", filled, "##############################", width - filled,
+          "", done, total, what);
+  if (done == total) fputc('\n', stderr);
+  fflush(stderr);
+}
+
+typedef struct {
+  double steps_per_s, mj_steps_per_s;
+  char preset[16], ls[16];
+  int nworld;
+} sapBenchRow;
+
+/* one configuration: create, warm up, time, collect diagnostics, print JSON */
+static int bench_one(const sapCli* cli, const sapModel* m, const sapOptions* opt, int nworld,
+                     FILE* json, double* mj_cache, sapBenchRow* row) {
+  sapSim* s = NULL;
+  if (sap_create(m, opt, nworld, &s) != SAP_OK) {
+    fprintf(stderr, "\nsapsim bench: %s\n", sap_lastError());
+    return 1;
+  }
+  int key = sapcli_keyframe(m, cli);
+  double* ctrl = calloc((size_t)nworld * m->nu + 1, sizeof(double));
+  sapcli_randomCtrl(m, nworld, cli->ctrl_noise, cli->seed, ctrl);
+  int rc = 1;
+  if (sap_reset(s, key, NULL) || (m->nu && sap_set(s, SAP_FIELD_CTRL, NULL, nworld, ctrl))) goto fail;
+  int warm = cli->steps / 10 < 1 ? 1 : cli->steps / 10;
+  if (sap_step(s, warm) || sap_reset(s, key, NULL)) goto fail;
+  if (sap_step(s, cli->steps)) goto fail;
+  sapTimers tm;
+  sap_timers(s, &tm);
+
+  /* diagnostics over worlds at the last step */
+  sapWorldInfo* info = malloc(sizeof(sapWorldInfo) * nworld);
+  int* ncon = malloc(sizeof(int) * nworld);
+  int* nit = malloc(sizeof(int) * nworld);
+  sap_worldInfo(s, NULL, nworld, info);
+  double mean_con = 0, mean_it = 0;
+  int conv = 0, flagged = 0, dropped = 0;
+  for (int w = 0; w < nworld; w++) {
+    ncon[w] = info[w].ncon;
+    nit[w] = info[w].newton_iter;
+    mean_con += ncon[w];
+    mean_it += nit[w];
+    conv += (info[w].flags & SAP_WORLD_CONVERGED) != 0;
+    flagged += (info[w].flags & (SAP_WORLD_MAXITER | SAP_WORLD_LSFAIL | SAP_WORLD_NONFINITE)) != 0;
+    dropped += info[w].ncon_dropped;
+  }
+  mean_con /= nworld;
+  mean_it /= nworld;
+
+  /* MuJoCo beside it (once per nworld) */
+  int slot = 0;
+  while (cli->worlds[slot] != nworld) slot++;
+  if (cli->mujoco && isnan(mj_cache[slot]))
+    mj_cache[slot] = mujoco_seconds(cli->scene, nworld, cli->steps, key, ctrl, opt->threads > 0
+                                    ? opt->threads : omp_get_max_threads());
+  double sps = (double)nworld * cli->steps / tm.total;
+  double mj_sps = cli->mujoco ? (double)nworld * cli->steps / mj_cache[slot] : NAN;
+
+  const sapOptions* o = sap_options(s);
+  char line[2048];
+  int n = snprintf(line, sizeof(line),
+      "{\"scene\":\"%s\",\"backend\":\"%s\",\"device\":\"%s\",\"build\":\"%s\",\"preset\":\"%s\","
+      "\"line_search\":\"%s\",\"contacts\":%d,\"dt\":%g,\"nworld\":%d,\"nstep\":%d,"
+      "\"steps_per_s\":%.6g,\"ns_per_world_step\":%.6g,"
+      "\"stage_s\":{\"kinematics\":%.6g,\"collision\":%.6g,\"free_motion\":%.6g,\"solve\":%.6g,"
+      "\"integrate\":%.6g,\"total\":%.6g},"
+      "\"contacts_mean\":%.4g,\"contacts_p95\":%g,\"contacts_dropped\":%d,\"newton_mean\":%.4g,"
+      "\"newton_p95\":%g,\"converged_worlds\":%d,\"flagged_worlds\":%d,\"bytes_per_world\":%llu,"
+      "\"mujoco_steps_per_s\":%.6g,\"ratio_vs_mujoco\":%.4g}",
+      cli->scene, sap_onGPU(s) ? "cuda" : "cpu", sap_deviceName(s),
+#ifdef SAP_HAVE_CUDA
+      "gcc " __VERSION__ " + nvcc",
+#else
+      "gcc " __VERSION__,
+#endif
+      sap_optionValueName("preset", o->preset), sap_optionValueName("line_search", o->line_search),
+      o->contacts, isnan(o->timestep) ? m->timestep : o->timestep, nworld, cli->steps, sps,
+      1e9 / sps, tm.kinematics, tm.collision, tm.free_motion, tm.solve, tm.integrate, tm.total,
+      mean_con, p95(ncon, nworld), dropped, mean_it, p95(nit, nworld), conv, flagged,
+      sap_bytesPerWorld(s), cli->mujoco ? mj_sps : 0.0, cli->mujoco ? sps / mj_sps : 0.0);
+  (void)n;
+  printf("%s\n", line);
+  fflush(stdout);
+  if (json) fprintf(json, "%s\n", line);
+  row->steps_per_s = sps;
+  row->mj_steps_per_s = mj_sps;
+  row->nworld = nworld;
+  snprintf(row->preset, sizeof(row->preset), "%s", sap_optionValueName("preset", o->preset));
+  snprintf(row->ls, sizeof(row->ls), "%s", sap_optionValueName("line_search", o->line_search));
+  free(info);
+  free(ncon);
+  free(nit);
+  rc = 0;
+  goto done;
+fail:
+  fprintf(stderr, "\nsapsim bench: %s\n", sap_lastError());
+done:
+  free(ctrl);
+  sap_free(s);
+  return rc;
+}
+
+/* split "a,b,c" into up to max tokens (in place) */
+static int split(char* text, char** out, int max) {
+  int n = 0;
+  for (char* t = strtok(text, ","); t && n < max; t = strtok(NULL, ",")) out[n++] = t;
+  return n;
+}
+
+int sap_benchMain(sapCli* cli) {
+  sapModel* m = NULL;
+  if (sap_loadModel(cli->scene, &m) != SAP_OK) {
+    fprintf(stderr, "sapsim: %s\n", sap_lastError());
+    return 1;
+  }
+  if (sapcli_keyframe(m, cli) < -1) return 1;
+  char presets[256], lss[256];
+  snprintf(presets, sizeof(presets), "%s", cli->presets ? cli->presets
+           : sap_optionValueName("preset", cli->opt.preset));
+  snprintf(lss, sizeof(lss), "%s", cli->line_searches ? cli->line_searches
+           : sap_optionValueName("line_search", cli->opt.line_search));
+  char *plist[8], *llist[8];
+  int np = split(presets, plist, 8), nl = split(lss, llist, 8);
+
+  /* validate every sweep value before running anything */
+  for (int i = 0; i < np + nl; i++) {
+    sapOptions o = cli->opt;
+    if (sap_optionsSet(&o, i < np ? "preset" : "line_search", i < np ? plist[i] : llist[i - np])) {
+      fprintf(stderr, "sapsim: %s\n", sap_lastError());
+      return 1;
+    }
+  }
+  FILE* json = NULL;
+  char tmpjson[64] = "";
+  if (cli->json || cli->plot) {
+    if (!cli->json) snprintf(tmpjson, sizeof(tmpjson), "/tmp/sapsim_bench_%d.jsonl", (int)getpid());
+    json = fopen(cli->json ? cli->json : tmpjson, cli->json ? "a" : "w");
+    if (!json) {
+      fprintf(stderr, "sapsim: cannot write '%s'\n", cli->json ? cli->json : tmpjson);
+      return 1;
+    }
+  }
+  int total = np * nl * cli->nworlds, done = 0, rc = 0;
+  sapBenchRow* rows = calloc(total, sizeof(sapBenchRow));
+  double mj_cache[64];
+  for (int i = 0; i < 64; i++) mj_cache[i] = NAN;
+  for (int p = 0; p < np && !rc; p++)
+    for (int l = 0; l < nl && !rc; l++)
+      for (int w = 0; w < cli->nworlds && !rc; w++) {
+        sapOptions o = cli->opt;
+        sap_optionsSet(&o, "preset", plist[p]);
+        sap_optionsSet(&o, "line_search", llist[l]);
+        char what[96];
+        snprintf(what, sizeof(what), "%s %s nworld %d", plist[p], llist[l], cli->worlds[w]);
+        progress(cli, done, total, what);
+        rc = bench_one(cli, m, &o, cli->worlds[w], json, mj_cache, &rows[done]);
+        done++;
+      }
+  progress(cli, done, total, "done");
+  if (!cli->quiet && !rc) {
+    fprintf(stderr, "%-10s %-15s %8s %14s %14s %8s\n", "preset", "line_search", "nworld",
+            "steps/s", "mujoco/s", "ratio");
+    for (int i = 0; i < done; i++)
+      fprintf(stderr, "%-10s %-15s %8d %14.4g %14.4g %8.3g\n", rows[i].preset, rows[i].ls,
+              rows[i].nworld, rows[i].steps_per_s, rows[i].mj_steps_per_s,
+              rows[i].steps_per_s / rows[i].mj_steps_per_s);
+  }
+  if (json) fclose(json);
+  if (!rc && cli->plot) {
+    char cmd[1024];
+    snprintf(cmd, sizeof(cmd), "python3 bench/plot_bench.py '%s' '%s'", cli->json ? cli->json : tmpjson,
+             cli->plot);
+    if (system(cmd) != 0) {
+      fprintf(stderr, "sapsim: plotting failed (needs python3-matplotlib: make deps)\n");
+      rc = 1;
+    } else if (!cli->quiet) {
+      fprintf(stderr, "plot: %s\n", cli->plot);
+    }
+  }
+  if (tmpjson[0]) remove(tmpjson);
+  free(rows);
+  sap_freeModel(m);
+  return rc;
+}

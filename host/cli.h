@@ -1,0 +1,36 @@
+/* Shared parts of the sapsim command-line tool (host/main.c, host/cli_common.c, host/cli_run.c, bench/bench.c). */
+#ifndef SAPSIM_HOST_CLI_H
+#define SAPSIM_HOST_CLI_H
+
+#include "sapsim/sapsim.h"
+
+/* common options of run / bench / ablate */
+typedef struct {
+  const char* scene;
+  sapOptions opt;
+  int worlds[64];
+  int nworlds;
+  int steps;
+  int key;              /* -2: default (first keyframe if any), -1: qpos0 */
+  const char* key_name;
+  unsigned long long seed;
+  double ctrl_noise;    /* controls uniform in ctrlrange scaled by this (0: zero ctrl) */
+  const char* out;      /* run: trajectory file */
+  const char* json;     /* bench: JSON lines file */
+  const char* plot;     /* bench: PNG plot file */
+  const char* presets;  /* bench: comma list */
+  const char* line_searches;
+  int mujoco;           /* bench: run MuJoCo's mj_step beside */
+  int quiet;
+  int progress;
+} sapCli;
+
+int sapcli_parse(int argc, char** argv, sapCli* cli, const char* cmd);
+int sapcli_keyframe(const sapModel* m, const sapCli* cli);
+void sapcli_randomCtrl(const sapModel* m, int nworld, double noise, unsigned long long seed,
+                       double* ctrl);
+int sap_benchMain(sapCli* cli);
+int sap_runMain(sapCli* cli);
+const char* sap_optionValueName(const char* key, int value);
+
+#endif

@@ -1,0 +1,152 @@
+/* Collision stage, CPU backend: static pair filtering at load time (as MuJoCo 2.2's
+ * mj_collideGeoms / mj_contactFilter), the default contact capacity, and the
+ * per-world broad + narrow phase (OpenMP over worlds) on the shared per-world code
+ * of kernels/collision.h. Reference for the CUDA backend (kernels/collision.cu). */
+#include <math.h>
+#include <string.h>
+
+#include "collision.h"
+#include "sim.h"
+#include "../kernels/collision.h"
+
+/* ---- static filtering --------------------------------------------------------- */
+
+/* 1 when the pair (g0, g1) can never collide: contype/conaffinity, same weld
+ * (one body, welded bodies, both static), parent-child of welds unless either is
+ * the world, explicit excludes (body pairs), and type pairs without a routine */
+static int pairFiltered(const sapModel* m, int g0, int g1) {
+  int ct0 = m->geom_contype[g0], ca0 = m->geom_conaffinity[g0];
+  int ct1 = m->geom_contype[g1], ca1 = m->geom_conaffinity[g1];
+  if (!(ct0 & ca1) && !(ct1 & ca0)) return 1;
+  int t0 = m->geom_type[g0], t1 = m->geom_type[g1];
+  if (t0 == SAP_GEOM_HFIELD || t1 == SAP_GEOM_HFIELD) return 1;
+  if (t0 == SAP_GEOM_PLANE && t1 == SAP_GEOM_PLANE) return 1;
+  int b0 = m->geom_bodyid[g0], b1 = m->geom_bodyid[g1];
+  int w0 = m->body_weldid[b0], w1 = m->body_weldid[b1];
+  if (w0 == w1) return 1;
+  int wp0 = m->body_weldid[m->body_parentid[w0]], wp1 = m->body_weldid[m->body_parentid[w1]];
+  if (w0 && w1 && (w0 == wp1 || w1 == wp0)) return 1;
+  for (int e = 0; e < m->nexclude; e++) {
+    int e0 = m->exclude_body[2 * e], e1 = m->exclude_body[2 * e + 1];
+    if ((e0 == b0 && e1 == b1) || (e0 == b1 && e1 == b0)) return 1;
+  }
+  return 0;
+}
+
+int sapc_buildPairs(const sapModel* m, int* out) {
+  int n = 0;
+  for (int g0 = 0; g0 < m->ngeom; g0++)
+    for (int g1 = g0 + 1; g1 < m->ngeom; g1++) {
+      if (pairFiltered(m, g0, g1)) continue;
+      if (out) { out[2 * n] = g0; out[2 * n + 1] = g1; }
+      n++;
+    }
+  return n;
+}
+
+/* most contacts one pair can produce */
+static int pairMaxContacts(int t0, int t1) {
+  int a = t0 < t1 ? t0 : t1, b = t0 < t1 ? t1 : t0;
+  if (a == SAP_GEOM_SPHERE || (a == SAP_GEOM_PLANE && (b == SAP_GEOM_SPHERE || b == SAP_GEOM_ELLIPSOID)))
+    return 1;
+  if ((a == SAP_GEOM_PLANE || a == SAP_GEOM_CAPSULE) && b == SAP_GEOM_CAPSULE) return 2;
+  return SAPC_MAXCON;
+}
+
+/* Rule: each moving collidable geom rests on one neighbour and supports another,
+ * each through a 4-point manifold: 8 contacts per non-static geom; never more than
+ * the sum of the per-pair maxima over the candidate pairs; at least 8; rounded up
+ * to a multiple of 8. */
+int sapc_estimateNconMax(const sapModel* m) {
+  long upper = 0, moving = 0;
+  for (int p = 0; p < m->npair_max; p++)
+    upper += pairMaxContacts(m->geom_type[m->pair_geom[2 * p]], m->geom_type[m->pair_geom[2 * p + 1]]);
+  for (int g = 0; g < m->ngeom; g++)
+    if (m->body_weldid[m->geom_bodyid[g]] != 0 && (m->geom_contype[g] || m->geom_conaffinity[g])) moving++;
+  long est = 8 * moving < upper ? 8 * moving : upper;
+  if (est < 8) est = 8;
+  if (est > 1 << 20) est = 1 << 20;
+  return (int)((est + 7) / 8 * 8);
+}
+
+/* ---- broad phase choice and scratch ------------------------------------------- */
+
+/* sweep-and-prune per world beats testing every candidate pair when the pairs
+ * outnumber the geoms by far (many geoms, few near each other) */
+int sapc_broadphaseMode(const sapSim* s) {
+  if (s->opt.broadphase == SAP_BROAD_PAIRS || s->opt.broadphase == SAP_BROAD_SWEEP) return s->opt.broadphase;
+  const sapModel* m = s->m;
+  return (m->ngeom >= 32 && m->npair_max > 8 * m->ngeom) ? SAP_BROAD_SWEEP : SAP_BROAD_PAIRS;
+}
+
+typedef struct sweepItem {
+  double lo, hi;  /* interval along the sweep axis */
+  int g, pad;
+} sweepItem;
+
+static int sweepBytes(const sapModel* m) {
+  return (int)(sizeof(sweepItem) * m->ngeom + 4 * ((m->npair_max + 31) / 32));
+}
+
+int sapc_collisionScratchBytes(const sapModel* m) {
+  int cpu = sweepBytes(m), gpu = 4 * m->npair_max;
+  int n = cpu > gpu ? cpu : gpu;
+  return (n + 7) / 8 * 8;
+}
+
+/* index of pair (g0 < g1) in the sorted candidate list, -1 if absent */
+static int findPair(const sapModel* m, int g0, int g1) {
+  int lo = 0, hi = m->npair_max - 1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    int a = m->pair_geom[2 * mid], b = m->pair_geom[2 * mid + 1];
+    if (a == g0 && b == g1) return mid;
+    if (a < g0 || (a == g0 && b < g1)) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/* sweep-and-prune of world w along a fixed skew axis: geoms as intervals of
+ * their bounding sphere + margin (planes: infinite); marks the candidate pairs
+ * whose intervals overlap in a bit mask (conservative: the bounding test follows) */
+static const unsigned* sweepWorld(const sapModel* m, const sapData* d, int w, unsigned char* scratch) {
+  static const double axis[3] = {0.6022, 0.7904, 0.1253};  // (0.5935, 0.7790, 0.1235) normalised
+  sweepItem* it = (sweepItem*)scratch;
+  unsigned* mask = (unsigned*)(scratch + sizeof(sweepItem) * m->ngeom);
+  const double* xpos = d->geom_xpos + (long)3 * m->ngeom * w;
+  memset(mask, 0, 4 * ((m->npair_max + 31) / 32));
+  for (int g = 0; g < m->ngeom; g++) {
+    double c = axis[0] * xpos[3 * g] + axis[1] * xpos[3 * g + 1] + axis[2] * xpos[3 * g + 2];
+    double r = m->geom_rbound[g] + m->geom_margin[g];
+    int inf = m->geom_rbound[g] <= 0 || !isfinite(c);
+    it[g].lo = inf ? -INFINITY : c - r;
+    it[g].hi = inf ? INFINITY : c + r;
+    it[g].g = g;
+  }
+  for (int i = 1; i < m->ngeom; i++)  // insertion sort by lo (stable)
+    for (int j = i; j > 0 && it[j].lo < it[j - 1].lo; j--) {
+      sweepItem t = it[j]; it[j] = it[j - 1]; it[j - 1] = t;
+    }
+  for (int i = 0; i < m->ngeom; i++)
+    for (int j = i + 1; j < m->ngeom && it[j].lo <= it[i].hi; j++) {
+      int a = it[i].g < it[j].g ? it[i].g : it[j].g, b = it[i].g < it[j].g ? it[j].g : it[i].g;
+      int p = findPair(m, a, b);
+      if (p >= 0) mask[p >> 5] |= 1u << (p & 31);
+    }
+  return mask;
+}
+
+/* ---- stage driver ----------------------------------------------------------------- */
+
+void sapc_collision(sapSim* s) {
+  const sapModel* m = s->m;
+  sapData* d = &s->d;
+  int fp64 = s->opt.boundary_pose_precision == SAP_FP64;
+  int sweep = sapc_broadphaseMode(s) == SAP_BROAD_SWEEP && d->scratch && d->nscratch >= sweepBytes(m);
+#pragma omp parallel for schedule(dynamic, 4)
+  for (int w = 0; w < d->nworld; w++) {
+    const unsigned* mask = sweep ? sweepWorld(m, d, w, d->scratch + (long)d->nscratch * w) : NULL;
+    sapw_collideWorld(m, d, w, fp64, mask);
+  }
+}

@@ -1,0 +1,93 @@
+/* Collision stage, CUDA backend: parallel over (world, candidate pair). Pass 1
+ * runs the bounding test and narrow phase per (world, pair) and stores the contact
+ * count; pass 2 (one thread per world) turns counts into offsets, or runs the
+ * sequential per-world list when the world overflows its capacity; pass 3 redoes
+ * the narrow phase of the pairs with contacts and writes them at their offsets.
+ * Same per-pair code and order as the CPU backend (host/collision.c). */
+#include "backend.h"
+#include "collision.h"
+#include "cuda_check.h"
+#include "../host/collision.h"
+
+#define THREADS 128
+
+/* the per-(world, pair) counts live in the world's stage-local scratch */
+static __device__ int* pairCounts(const sapData& d, int w) {
+  return (int*)(d.scratch + (size_t)w * d.nscratch);
+}
+
+static __global__ void count_kernel(sapModel m, sapData d, int fp64) {
+  long idx = (long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (idx >= (long)d.nworld * m.npair_max) return;
+  int w = (int)(idx / m.npair_max), p = (int)(idx % m.npair_max);
+  int* count = pairCounts(d, w);
+  if (d.world_flags[w] & SAP_WORLD_NONFINITE) { count[p] = 0; return; }
+  sapcContact_f64 c[SAPC_MAXCON];
+  const double* xpos = d.geom_xpos + (size_t)3 * m.ngeom * w;
+  const double* xmat = d.geom_xmat + (size_t)9 * m.ngeom * w;
+  count[p] = sapw_collidePair(&m, xpos, xmat, m.pair_geom[2 * p], m.pair_geom[2 * p + 1], fp64, c);
+}
+
+/* counts -> exclusive offsets; an overflowing world is done here sequentially */
+static __global__ void offset_kernel(sapModel m, sapData d, int fp64) {
+  int w = blockIdx.x * blockDim.x + threadIdx.x;
+  if (w >= d.nworld) return;
+  int* count = pairCounts(d, w);
+  int total = 0;
+  for (int p = 0; p < m.npair_max; p++) total += count[p];
+  if (total > d.ncon_max) {
+    sapw_collideWorld(&m, &d, w, fp64, NULL);
+    return;
+  }
+  for (int p = 0, off = 0; p < m.npair_max; p++) {
+    int n = count[p];
+    count[p] = off;
+    off += n;
+  }
+  d.ncon[w] = total;
+  d.ncon_dropped[w] = 0;
+  d.world_flags[w] &= ~SAP_WORLD_CONTACT_OVERFLOW;
+}
+
+static __global__ void write_kernel(sapModel m, sapData d, int fp64) {
+  long idx = (long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (idx >= (long)d.nworld * m.npair_max) return;
+  int w = (int)(idx / m.npair_max), p = (int)(idx % m.npair_max);
+  if (d.ncon_dropped[w] || (d.world_flags[w] & SAP_WORLD_NONFINITE)) return;
+  const int* off = pairCounts(d, w);
+  int end = p + 1 < m.npair_max ? off[p + 1] : d.ncon[w];
+  if (end == off[p]) return;
+  sapcContact_f64 c[SAPC_MAXCON];
+  const double* xpos = d.geom_xpos + (size_t)3 * m.ngeom * w;
+  const double* xmat = d.geom_xmat + (size_t)9 * m.ngeom * w;
+  int g0 = m.pair_geom[2 * p], g1 = m.pair_geom[2 * p + 1];
+  int nc = sapw_collidePair(&m, xpos, xmat, g0, g1, fp64, c);
+  sapcWorldOut o = sapw_worldOut(&d, w);
+  for (int i = 0; i < nc && off[p] + i < end; i++) sapw_writeContact(&m, o, off[p] + i, g0, g1, c + i);
+}
+
+/* fallback without scratch for the counts: one thread per world */
+static __global__ void world_kernel(sapModel m, sapData d, int fp64) {
+  int w = blockIdx.x * blockDim.x + threadIdx.x;
+  if (w < d.nworld) sapw_collideWorld(&m, &d, w, fp64, NULL);
+}
+
+sapStatus sapg_collision(sapSim* s) {
+  int fp64 = s->opt.boundary_pose_precision == SAP_FP64;
+  int nworld = s->dd.nworld, npair = s->dm.npair_max;
+  if (nworld == 0) return SAP_OK;
+  if (npair == 0 || !s->dd.scratch || s->dd.nscratch < 4 * npair) {
+    world_kernel<<<sapg_blocks(nworld, THREADS), THREADS>>>(s->dm, s->dd, fp64);
+    SAPG_CHECK_LAUNCH("collision_world");
+    return SAP_OK;
+  }
+  long n = (long)nworld * npair;
+  int blocks = (int)((n + THREADS - 1) / THREADS);
+  count_kernel<<<blocks, THREADS>>>(s->dm, s->dd, fp64);
+  SAPG_CHECK_LAUNCH("collision_count");
+  offset_kernel<<<sapg_blocks(nworld, THREADS), THREADS>>>(s->dm, s->dd, fp64);
+  SAPG_CHECK_LAUNCH("collision_offset");
+  write_kernel<<<blocks, THREADS>>>(s->dm, s->dd, fp64);
+  SAPG_CHECK_LAUNCH("collision_write");
+  return SAP_OK;
+}

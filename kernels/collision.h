@@ -1,0 +1,262 @@
+/* Collision per world, shared by the CPU driver (host/collision.c) and the CUDA
+ * kernels (kernels/collision.cu): narrow phase instantiated in fp32 and fp64 from
+ * collision_t.h, pair filter and bounding test as MuJoCo 2.2 (mj_collideGeoms),
+ * contact record (witnesses, frame, combined material) and the per-world list with
+ * capacity (deepest kept, order by pair then point). Reference implementation. */
+#ifndef SAPSIM_COLLISION_H
+#define SAPSIM_COLLISION_H
+
+#include "sap_real.h"
+#include "sapsim/model.h"
+#include "sapsim/data.h"
+
+#define SAPC_MAXCON 4            /* contacts per geom pair */
+#define CL_FEATURE_SIN 0.035     /* ~2 deg: features within it form a face/edge manifold */
+#define CL_PARALLEL_SIN 0.02     /* segments closer than this to parallel: 2 contacts */
+#define CL_MPR_ITERS 64
+
+/* the large narrow-phase routines are not inlined on the device (compile time,
+ * register pressure) */
+#ifdef __CUDACC__
+#define SAP_HD_BIG static __host__ __device__ __noinline__ __attribute__((unused))
+#else
+#define SAP_HD_BIG static inline
+#endif
+
+/* ---- fp32 instance ---- */
+#define SAP_REAL float
+#define SAP_SUFFIX _f32
+#define CL_SQRT sqrtf
+#define CL_FABS fabsf
+#define CL_ATAN2 atan2f
+#define CL_COS cosf
+#define CL_SIN sinf
+#define CL_TINY 1e-12f
+#define CL_MPR_TOL 1e-5f
+#define CL_COLLINEAR 1e-5f
+#define CL_GOLDEN_ITERS 32
+#include "collision_t.h"
+#undef SAP_REAL
+#undef SAP_SUFFIX
+#undef CL_SQRT
+#undef CL_FABS
+#undef CL_ATAN2
+#undef CL_COS
+#undef CL_SIN
+#undef CL_TINY
+#undef CL_MPR_TOL
+#undef CL_COLLINEAR
+#undef CL_GOLDEN_ITERS
+
+/* ---- fp64 instance ---- */
+#define SAP_REAL double
+#define SAP_SUFFIX _f64
+#define CL_SQRT sqrt
+#define CL_FABS fabs
+#define CL_ATAN2 atan2
+#define CL_COS cos
+#define CL_SIN sin
+#define CL_TINY 1e-30
+#define CL_MPR_TOL 1e-7
+#define CL_COLLINEAR 1e-10
+#define CL_GOLDEN_ITERS 64
+#include "collision_t.h"
+#undef SAP_REAL
+#undef SAP_SUFFIX
+#undef CL_SQRT
+#undef CL_FABS
+#undef CL_ATAN2
+#undef CL_COS
+#undef CL_SIN
+#undef CL_TINY
+#undef CL_MPR_TOL
+#undef CL_COLLINEAR
+#undef CL_GOLDEN_ITERS
+
+/* ---- pair level (double interface) ------------------------------------------------ */
+
+/* MuJoCo's bounding test: spheres (rbound + margin), or a plane against a sphere;
+ * 1 when the pair may touch */
+SAP_HD int sapw_boundTest(const sapModel* m, const double* xpos, const double* xmat, int g0, int g1,
+                          double margin) {
+  const double* p0 = xpos + 3 * g0;
+  const double* p1 = xpos + 3 * g1;
+  double r0 = m->geom_rbound[g0], r1 = m->geom_rbound[g1];
+  if (r0 > 0 && r1 > 0) {
+    double d0 = p1[0] - p0[0], d1 = p1[1] - p0[1], d2 = p1[2] - p0[2];
+    return sqrt(d0 * d0 + d1 * d1 + d2 * d2) <= r0 + r1 + margin;
+  }
+  // plane (rbound 0): signed height of the other centre along the plane's z axis
+  for (int k = 0; k < 2; k++) {
+    int gp = k ? g1 : g0, go = k ? g0 : g1;
+    double ro = m->geom_rbound[go];
+    if (m->geom_type[gp] != SAP_GEOM_PLANE || ro <= 0) continue;
+    const double* R = xmat + 9 * gp;
+    const double* pp = xpos + 3 * gp;
+    const double* po = xpos + 3 * go;
+    double h = R[2] * (po[0] - pp[0]) + R[5] * (po[1] - pp[1]) + R[8] * (po[2] - pp[2]);
+    if (h > margin + ro) return 0;
+  }
+  return 1;
+}
+
+/* contacts of geoms g0 < g1 in one world (xpos/xmat: that world's geom poses),
+ * normal from g0 to g1, kept when dist < margin - gap (MuJoCo: margin and gap are
+ * the max of the two geoms'; contacts in the gap band are inactive, so dropped) */
+SAP_HD_BIG int sapw_collidePair(const sapModel* m, const double* xpos, const double* xmat, int g0, int g1,
+                            int fp64, sapcContact_f64* out) {
+  double margin = fmax(m->geom_margin[g0], m->geom_margin[g1]);
+  double gap = fmax(m->geom_gap[g0], m->geom_gap[g1]);
+  if (!sapw_boundTest(m, xpos, xmat, g0, g1, margin)) return 0;
+  // the narrow phase wants type(a) <= type(b)
+  int swap = m->geom_type[g0] > m->geom_type[g1];
+  int ga = swap ? g1 : g0, gb = swap ? g0 : g1, nc, nk = 0;
+  double s = swap ? -1.0 : 1.0;
+  if (fp64) {
+    sapcGeom_f64 a, b;
+    sapc_loadGeom_f64(m, xpos, xmat, ga, &a);
+    sapc_loadGeom_f64(m, xpos, xmat, gb, &b);
+    nc = sapc_collide_f64(&a, &b, margin, out);
+  } else {
+    sapcGeom_f32 a, b;
+    sapcContact_f32 c[SAPC_MAXCON];
+    sapc_loadGeom_f32(m, xpos, xmat, ga, &a);
+    sapc_loadGeom_f32(m, xpos, xmat, gb, &b);
+    nc = sapc_collide_f32(&a, &b, (float)margin, c);
+    for (int i = 0; i < nc; i++) {
+      for (int k = 0; k < 3; k++) { out[i].pos[k] = c[i].pos[k]; out[i].n[k] = c[i].n[k]; }
+      out[i].dist = c[i].dist;
+    }
+  }
+  for (int i = 0; i < nc; i++) {
+    if (!(out[i].dist < margin - gap)) continue;
+    out[nk] = out[i];
+    for (int k = 0; k < 3; k++) out[nk].n[k] = s * out[i].n[k];
+    nk++;
+  }
+  return nk;
+}
+
+/* ---- contact record ------------------------------------------------------------------ */
+
+/* one world's contact arrays */
+typedef struct sapcWorldOut {
+  int* geom;       /* (ncon_max x 2) */
+  double* pos;     /* (ncon_max x 6) */
+  double* frame;   /* (ncon_max x 9) */
+  double* dist;    /* (ncon_max) */
+  double* mu;
+  double* k;
+  double* taud;
+} sapcWorldOut;
+
+SAP_HD sapcWorldOut sapw_worldOut(const sapData* d, int w) {
+  sapcWorldOut o;
+  long c = (long)d->ncon_max * w;
+  o.geom = d->con_geom + 2 * c;
+  o.pos = d->con_pos + 6 * c;
+  o.frame = d->con_frame + 9 * c;
+  o.dist = d->con_dist + c;
+  o.mu = d->con_mu + c;
+  o.k = d->con_k + c;
+  o.taud = d->con_taud + c;
+  return o;
+}
+
+/* mu: harmonic mean (0 when both ~0); k: springs in series (a non-finite or
+ * non-positive side gives the other; both bad: 0); taud: sum (reference §3.4) */
+SAP_HD double sapw_combineMu(double a, double b) {
+  a = a > 0 ? a : 0;
+  b = b > 0 ? b : 0;
+  return a + b > 1e-12 ? 2 * a * b / (a + b) : 0;
+}
+SAP_HD double sapw_combineK(double a, double b) {
+  int oka = isfinite(a) && a > 0, okb = isfinite(b) && b > 0;
+  if (!oka || !okb) return oka ? a : (okb ? b : 0);
+  return a + b > 1e-12 ? a * b / (a + b) : fmax(a, b);
+}
+
+/* write contact c of pair (g0, g1) into slot i: witnesses pos -+ dist/2 n,
+ * frame rows (t1, t2, n) with t1 from the axis of the smallest |n_i| */
+SAP_HD void sapw_writeContact(const sapModel* m, sapcWorldOut o, int i, int g0, int g1,
+                              const sapcContact_f64* c) {
+  double n[3] = {c->n[0], c->n[1], c->n[2]}, t1[3], t2[3];
+  double l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+  for (int k = 0; k < 3; k++) n[k] /= l;
+  cl_tangents_f64(n, t1, t2);
+  o.geom[2 * i] = g0;
+  o.geom[2 * i + 1] = g1;
+  for (int k = 0; k < 3; k++) {
+    o.pos[6 * i + k] = c->pos[k] - 0.5 * c->dist * n[k];
+    o.pos[6 * i + 3 + k] = c->pos[k] + 0.5 * c->dist * n[k];
+    o.frame[9 * i + k] = t1[k];
+    o.frame[9 * i + 3 + k] = t2[k];
+    o.frame[9 * i + 6 + k] = n[k];
+  }
+  o.dist[i] = c->dist;
+  // per-geom values <= 0 (k) or < 0 (taud) mean the scene default (sim.c resolves them)
+  double k0 = m->geom_k[g0] > 0 ? m->geom_k[g0] : m->contact_k;
+  double k1 = m->geom_k[g1] > 0 ? m->geom_k[g1] : m->contact_k;
+  double d0 = m->geom_taud[g0] >= 0 ? m->geom_taud[g0] : m->contact_taud;
+  double d1 = m->geom_taud[g1] >= 0 ? m->geom_taud[g1] : m->contact_taud;
+  o.mu[i] = sapw_combineMu(m->geom_mu[g0], m->geom_mu[g1]);
+  o.k[i] = sapw_combineK(k0, k1);
+  o.taud[i] = d0 + d1;
+}
+
+/* copy slot src to slot dst */
+SAP_HD void sapw_moveContact(sapcWorldOut o, int dst, int src) {
+  for (int k = 0; k < 2; k++) o.geom[2 * dst + k] = o.geom[2 * src + k];
+  for (int k = 0; k < 6; k++) o.pos[6 * dst + k] = o.pos[6 * src + k];
+  for (int k = 0; k < 9; k++) o.frame[9 * dst + k] = o.frame[9 * src + k];
+  o.dist[dst] = o.dist[src];
+  o.mu[dst] = o.mu[src];
+  o.k[dst] = o.k[src];
+  o.taud[dst] = o.taud[src];
+}
+
+/* ---- per-world list ---------------------------------------------------------------- */
+
+/* append contact c (later in pair/point order than every kept one) to a list of
+ * n contacts with capacity cap. When full, the shallowest kept contact (largest
+ * dist; the later one on ties) is removed if c is strictly deeper, else c is
+ * dropped; the list stays in order. Returns the new count; *dropped counts. */
+SAP_HD int sapw_pushContact(const sapModel* m, sapcWorldOut o, int n, int cap, int g0, int g1,
+                            const sapcContact_f64* c, int* dropped) {
+  if (n < cap) {
+    sapw_writeContact(m, o, n, g0, g1, c);
+    return n + 1;
+  }
+  (*dropped)++;
+  if (cap == 0) return 0;
+  int worst = 0;
+  for (int i = 1; i < n; i++) if (o.dist[i] >= o.dist[worst]) worst = i;
+  if (!(c->dist < o.dist[worst])) return n;
+  for (int i = worst; i < n - 1; i++) sapw_moveContact(o, i, i + 1);
+  sapw_writeContact(m, o, n - 1, g0, g1, c);
+  return n;
+}
+
+/* the whole contact list of world w, sequentially over the candidate pairs
+ * (mask: one bit per pair, NULL = all); sets ncon, ncon_dropped and the
+ * overflow flag. Used by the CPU backend and by the GPU for overflowing worlds. */
+SAP_HD_BIG void sapw_collideWorld(const sapModel* m, const sapData* d, int w, int fp64, const unsigned* mask) {
+  const double* xpos = d->geom_xpos + (long)3 * m->ngeom * w;
+  const double* xmat = d->geom_xmat + (long)9 * m->ngeom * w;
+  sapcWorldOut o = sapw_worldOut(d, w);
+  sapcContact_f64 c[SAPC_MAXCON];
+  int n = 0, dropped = 0;
+  int frozen = d->world_flags[w] & SAP_WORLD_NONFINITE;  // a frozen world has no contacts
+  for (int p = 0; p < m->npair_max && !frozen; p++) {
+    if (mask && !(mask[p >> 5] >> (p & 31) & 1u)) continue;
+    int g0 = m->pair_geom[2 * p], g1 = m->pair_geom[2 * p + 1];
+    int nc = sapw_collidePair(m, xpos, xmat, g0, g1, fp64, c);
+    for (int i = 0; i < nc; i++) n = sapw_pushContact(m, o, n, d->ncon_max, g0, g1, c + i, &dropped);
+  }
+  d->ncon[w] = n;
+  d->ncon_dropped[w] = dropped;
+  if (dropped) d->world_flags[w] |= SAP_WORLD_CONTACT_OVERFLOW;
+  else d->world_flags[w] &= ~SAP_WORLD_CONTACT_OVERFLOW;
+}
+
+#endif

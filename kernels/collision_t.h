@@ -1,0 +1,879 @@
+/* Narrow phase template (no include guard): included by kernels/collision.h once
+ * with SAP_REAL=float and once with SAP_REAL=double (DESIGN.md §5). Analytic
+ * routines for the MuJoCo primitive pairs, SAT for box-box, MPR (XenoCollide /
+ * libccd style, as MuJoCo 2.2's mjc_Convex) for every other convex pair, and a
+ * contact manifold by clipping support features (Ericson, RTCD §5; Box2D). Reference.
+ * Convention: sapcContact.n points from geom a to geom b; dist < 0 = penetration;
+ * pos is the midpoint of the two witness points (pos -+ dist/2 n). */
+
+#define R SAP_REAL
+#define G SAPT(sapcGeom)
+#define C SAPT(sapcContact)
+
+/* a geom in world coordinates; mat is row-major, its columns are the local axes */
+typedef struct SAPT(sapcGeom) {
+  int type;
+  R pos[3];
+  R mat[9];
+  R size[3];
+  const double* vert;  /* mesh vertices in the geom frame (nvert x 3) */
+  int nvert;
+} G;
+
+typedef struct SAPT(sapcContact) {
+  R pos[3];
+  R n[3];
+  R dist;
+} C;
+
+/* ---- small vector helpers ------------------------------------------------------ */
+
+SAP_HD R SAPT(cl_dot)(const R* a, const R* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+SAP_HD void SAPT(cl_sub)(R* r, const R* a, const R* b) {
+  r[0] = a[0] - b[0]; r[1] = a[1] - b[1]; r[2] = a[2] - b[2];
+}
+/* r = a + s b */
+SAP_HD void SAPT(cl_madd)(R* r, const R* a, const R* b, R s) {
+  r[0] = a[0] + s * b[0]; r[1] = a[1] + s * b[1]; r[2] = a[2] + s * b[2];
+}
+SAP_HD void SAPT(cl_copy)(R* r, const R* a) { r[0] = a[0]; r[1] = a[1]; r[2] = a[2]; }
+SAP_HD void SAPT(cl_neg)(R* r, const R* a) { r[0] = -a[0]; r[1] = -a[1]; r[2] = -a[2]; }
+/* r = a x b (r must not alias a or b) */
+SAP_HD void SAPT(cl_cross)(R* r, const R* a, const R* b) {
+  r[0] = a[1] * b[2] - a[2] * b[1];
+  r[1] = a[2] * b[0] - a[0] * b[2];
+  r[2] = a[0] * b[1] - a[1] * b[0];
+}
+SAP_HD R SAPT(cl_norm)(const R* a) { return CL_SQRT(SAPT(cl_dot)(a, a)); }
+/* normalise in place; returns the old norm (vector untouched when ~0) */
+SAP_HD R SAPT(cl_normalize)(R* a) {
+  R l = SAPT(cl_norm)(a);
+  if (l > CL_TINY) { a[0] /= l; a[1] /= l; a[2] /= l; }
+  return l;
+}
+SAP_HD R SAPT(cl_dist)(const R* a, const R* b) {
+  R d[3];
+  SAPT(cl_sub)(d, a, b);
+  return SAPT(cl_norm)(d);
+}
+/* column j of the rotation: local axis j in world */
+SAP_HD void SAPT(cl_axis)(R* r, const G* g, int j) {
+  r[0] = g->mat[j]; r[1] = g->mat[3 + j]; r[2] = g->mat[6 + j];
+}
+/* r = pos + mat l */
+SAP_HD void SAPT(cl_toWorld)(R* r, const G* g, const R* l) {
+  for (int i = 0; i < 3; i++)
+    r[i] = g->pos[i] + g->mat[3 * i] * l[0] + g->mat[3 * i + 1] * l[1] + g->mat[3 * i + 2] * l[2];
+}
+/* r = mat' v */
+SAP_HD void SAPT(cl_toLocalDir)(R* r, const G* g, const R* v) {
+  for (int i = 0; i < 3; i++) r[i] = g->mat[i] * v[0] + g->mat[3 + i] * v[1] + g->mat[6 + i] * v[2];
+}
+/* t1, t2 completing a unit n to a right-handed frame (smallest |n_i| axis, as the reference) */
+SAP_HD void SAPT(cl_tangents)(const R* n, R* t1, R* t2) {
+  int i = 0;
+  if (CL_FABS(n[1]) < CL_FABS(n[i])) i = 1;
+  if (CL_FABS(n[2]) < CL_FABS(n[i])) i = 2;
+  R e[3] = {0, 0, 0};
+  e[i] = 1;
+  SAPT(cl_cross)(t1, e, n);
+  SAPT(cl_normalize)(t1);
+  SAPT(cl_cross)(t2, n, t1);
+}
+/* contact from witness points pa (on a) and pb (on b) along unit n */
+SAP_HD void SAPT(cl_setContact)(C* c, const R* pa, const R* pb, const R* n) {
+  R d[3];
+  SAPT(cl_sub)(d, pb, pa);
+  c->dist = SAPT(cl_dot)(d, n);
+  for (int i = 0; i < 3; i++) { c->pos[i] = 0.5f * (pa[i] + pb[i]); c->n[i] = n[i]; }
+}
+
+/* ---- support maps and features ------------------------------------------------ */
+
+/* radius of the core: spheres are points and capsules segments, inflated by it */
+SAP_HD R SAPT(cl_coreRadius)(const G* g) {
+  return (g->type == SAP_GEOM_SPHERE || g->type == SAP_GEOM_CAPSULE) ? g->size[0] : (R)0;
+}
+
+/* vertex i of a box (i < 8) or a mesh (i < nvert), world frame */
+SAP_HD void SAPT(cl_vertex)(R* r, const G* g, int i) {
+  R l[3];
+  if (g->type == SAP_GEOM_BOX) {
+    for (int k = 0; k < 3; k++) l[k] = (i >> k & 1) ? g->size[k] : -g->size[k];
+  } else {
+    for (int k = 0; k < 3; k++) l[k] = (R)g->vert[3 * i + k];
+  }
+  SAPT(cl_toWorld)(r, g, l);
+}
+SAP_HD int SAPT(cl_nvertex)(const G* g) { return g->type == SAP_GEOM_BOX ? 8 : g->nvert; }
+
+/* support point of the core in world direction dir (need not be unit) */
+SAP_HD void SAPT(cl_support)(R* out, const G* g, const R* dir) {
+  R l[3], p[3] = {0, 0, 0};
+  SAPT(cl_toLocalDir)(l, g, dir);
+  const R* s = g->size;
+  if (g->type == SAP_GEOM_CAPSULE) {
+    p[2] = l[2] >= 0 ? s[1] : -s[1];
+  } else if (g->type == SAP_GEOM_ELLIPSOID) {
+    // p = S^2 l / |S l|
+    R q = CL_SQRT(s[0] * s[0] * l[0] * l[0] + s[1] * s[1] * l[1] * l[1] + s[2] * s[2] * l[2] * l[2]);
+    if (q > CL_TINY)
+      for (int k = 0; k < 3; k++) p[k] = s[k] * s[k] * l[k] / q;
+  } else if (g->type == SAP_GEOM_CYLINDER) {
+    R r = CL_SQRT(l[0] * l[0] + l[1] * l[1]);
+    if (r > CL_TINY) { p[0] = s[0] * l[0] / r; p[1] = s[0] * l[1] / r; }
+    p[2] = l[2] >= 0 ? s[1] : -s[1];
+  } else if (g->type == SAP_GEOM_BOX) {
+    for (int k = 0; k < 3; k++) p[k] = l[k] >= 0 ? s[k] : -s[k];
+  } else if (g->type == SAP_GEOM_MESH) {
+    R best = -(R)1e30;
+    for (int i = 0; i < g->nvert; i++) {
+      const double* v = g->vert + 3 * i;
+      R h = (R)v[0] * l[0] + (R)v[1] * l[1] + (R)v[2] * l[2];
+      if (h > best) { best = h; p[0] = (R)v[0]; p[1] = (R)v[1]; p[2] = (R)v[2]; }
+    }
+  }
+  SAPT(cl_toWorld)(out, g, p);
+}
+
+/* order coplanar points counter-clockwise around their centroid (normal n) */
+SAP_HD void SAPT(cl_orderPolygon)(R (*p)[3], int np, const R* n) {
+  R t1[3], t2[3], c[3] = {0, 0, 0}, ang[8], d[3];
+  SAPT(cl_tangents)(n, t1, t2);
+  for (int i = 0; i < np; i++) SAPT(cl_madd)(c, c, p[i], (R)1 / np);
+  for (int i = 0; i < np; i++) {
+    SAPT(cl_sub)(d, p[i], c);
+    ang[i] = CL_ATAN2(SAPT(cl_dot)(d, t2), SAPT(cl_dot)(d, t1));
+  }
+  for (int i = 1; i < np; i++)  // insertion sort by angle
+    for (int j = i; j > 0 && ang[j] < ang[j - 1]; j--) {
+      R ta = ang[j]; ang[j] = ang[j - 1]; ang[j - 1] = ta;
+      for (int k = 0; k < 3; k++) { R t = p[j][k]; p[j][k] = p[j - 1][k]; p[j - 1][k] = t; }
+    }
+}
+
+/* vertices of a polytope feature: those whose height along dir is within the
+ * angular tolerance of the support vertex (face: >= 3, edge: 2, vertex: 1) */
+SAP_HD_BIG int SAPT(cl_polyFeature)(const G* g, const R* dir, R (*out)[3]) {
+  R vmax[3], v[3], d[3];
+  int nv = SAPT(cl_nvertex)(g), imax = 0, np = 0;
+  R hmax = -(R)1e30;
+  for (int i = 0; i < nv; i++) {
+    SAPT(cl_vertex)(v, g, i);
+    R h = SAPT(cl_dot)(v, dir);
+    if (h > hmax) { hmax = h; imax = i; }
+  }
+  SAPT(cl_vertex)(vmax, g, imax);
+  for (int i = 0; i < nv && np < 8; i++) {
+    SAPT(cl_vertex)(v, g, i);
+    SAPT(cl_sub)(d, v, vmax);
+    if (hmax - SAPT(cl_dot)(v, dir) <= (R)CL_FEATURE_SIN * SAPT(cl_norm)(d)) SAPT(cl_copy)(out[np++], v);
+  }
+  if (np >= 3) SAPT(cl_orderPolygon)(out, np, dir);
+  return np;
+}
+
+/* support feature of the core in unit direction dir: up to 8 ordered points */
+SAP_HD_BIG int SAPT(cl_feature)(const G* g, const R* dir, R (*out)[3]) {
+  R l[3], a[3], p[3];
+  SAPT(cl_toLocalDir)(l, g, dir);
+  if (g->type == SAP_GEOM_BOX || g->type == SAP_GEOM_MESH) return SAPT(cl_polyFeature)(g, dir, out);
+  if (g->type == SAP_GEOM_CAPSULE && CL_FABS(l[2]) <= (R)CL_FEATURE_SIN) {
+    SAPT(cl_axis)(a, g, 2);
+    SAPT(cl_madd)(out[0], g->pos, a, -g->size[1]);
+    SAPT(cl_madd)(out[1], g->pos, a, g->size[1]);
+    return 2;
+  }
+  if (g->type == SAP_GEOM_CYLINDER) {
+    R rxy = CL_SQRT(l[0] * l[0] + l[1] * l[1]);
+    R z = l[2] >= 0 ? g->size[1] : -g->size[1];
+    if (rxy <= (R)CL_FEATURE_SIN) {  // cap: an octagon on the rim
+      for (int k = 0; k < 8; k++) {
+        p[0] = g->size[0] * CL_COS((R)(SAP_PI / 4) * k);
+        p[1] = g->size[0] * CL_SIN((R)(SAP_PI / 4) * k);
+        p[2] = z;
+        SAPT(cl_toWorld)(out[k], g, p);
+      }
+      return 8;
+    }
+    if (CL_FABS(l[2]) <= (R)CL_FEATURE_SIN) {  // side: the generator line
+      p[0] = g->size[0] * l[0] / rxy; p[1] = g->size[0] * l[1] / rxy;
+      p[2] = -g->size[1]; SAPT(cl_toWorld)(out[0], g, p);
+      p[2] = g->size[1]; SAPT(cl_toWorld)(out[1], g, p);
+      return 2;
+    }
+  }
+  SAPT(cl_support)(out[0], g, dir);
+  return 1;
+}
+
+/* ---- contact selection ---------------------------------------------------------- */
+
+/* choose up to 4 of nc contacts: the deepest, then farthest-point sampling;
+ * kept in their original order (deterministic) */
+SAP_HD_BIG int SAPT(cl_reduce)(C* c, int nc) {
+  if (nc <= SAPC_MAXCON) return nc;
+  int pick[SAPC_MAXCON], np = 1;
+  pick[0] = 0;
+  for (int i = 1; i < nc; i++) if (c[i].dist < c[pick[0]].dist) pick[0] = i;
+  while (np < SAPC_MAXCON) {
+    int best = -1;
+    R bestd = -1;
+    for (int i = 0; i < nc; i++) {
+      R dmin = (R)1e30;
+      int used = 0;
+      for (int j = 0; j < np; j++) used |= pick[j] == i;
+      if (used) continue;
+      for (int j = 0; j < np; j++) {
+        R d = SAPT(cl_dist)(c[i].pos, c[pick[j]].pos);
+        if (d < dmin) dmin = d;
+      }
+      if (dmin > bestd) { bestd = dmin; best = i; }
+    }
+    pick[np++] = best;
+  }
+  for (int i = 1; i < np; i++)  // sort picks by index
+    for (int j = i; j > 0 && pick[j] < pick[j - 1]; j--) { int t = pick[j]; pick[j] = pick[j - 1]; pick[j - 1] = t; }
+  for (int i = 0; i < np; i++) c[i] = c[pick[i]];
+  return np;
+}
+
+/* ---- plane vs primitive (plane normal = local z, geom a is the plane) ------------ */
+
+/* contact of a point p at signed height h above the plane, core radius r */
+SAP_HD int SAPT(cl_planePoint)(const R* p, R h, R r, const R* n, R margin, C* c) {
+  R dist = h - r;
+  if (dist >= margin) return 0;
+  SAPT(cl_madd)(c->pos, p, n, -(r + dist / 2));
+  SAPT(cl_copy)(c->n, n);
+  c->dist = dist;
+  return 1;
+}
+
+/* plane vs sphere, capsule, ellipsoid: end points of the core (ellipsoid: support) */
+SAP_HD int SAPT(cl_planeRound)(const G* pl, const G* g, R margin, C* con) {
+  R n[3], a[3], p[3], d[3], nn[3];
+  int nc = 0;
+  SAPT(cl_axis)(n, pl, 2);
+  if (g->type == SAP_GEOM_ELLIPSOID) {
+    SAPT(cl_neg)(nn, n);
+    SAPT(cl_support)(p, g, nn);
+    SAPT(cl_sub)(d, p, pl->pos);
+    return SAPT(cl_planePoint)(p, SAPT(cl_dot)(d, n), 0, n, margin, con);
+  }
+  int nend = g->type == SAP_GEOM_CAPSULE ? 2 : 1;
+  SAPT(cl_axis)(a, g, 2);
+  for (int e = 0; e < nend; e++) {
+    R s = nend == 1 ? 0 : (e == 0 ? g->size[1] : -g->size[1]);
+    SAPT(cl_madd)(p, g->pos, a, s);
+    SAPT(cl_sub)(d, p, pl->pos);
+    nc += SAPT(cl_planePoint)(p, SAPT(cl_dot)(d, n), g->size[0], n, margin, con + nc);
+  }
+  return nc;
+}
+
+/* plane vs box or mesh: every vertex below the margin, reduced to 4 */
+SAP_HD_BIG int SAPT(cl_planePoly)(const G* pl, const G* g, R margin, C* con) {
+  R n[3], v[3], d[3];
+  C buf[8];
+  int nc = 0, nv = SAPT(cl_nvertex)(g);
+  SAPT(cl_axis)(n, pl, 2);
+  for (int i = 0; i < nv; i++) {
+    SAPT(cl_vertex)(v, g, i);
+    SAPT(cl_sub)(d, v, pl->pos);
+    C c;
+    if (!SAPT(cl_planePoint)(v, SAPT(cl_dot)(d, n), 0, n, margin, &c)) continue;
+    if (nc < 8) { buf[nc++] = c; continue; }
+    // buffer full (large meshes): replace the shallowest if deeper
+    int w = 0;
+    for (int j = 1; j < 8; j++) if (buf[j].dist > buf[w].dist) w = j;
+    if (c.dist < buf[w].dist) buf[w] = c;
+  }
+  nc = SAPT(cl_reduce)(buf, nc);
+  for (int i = 0; i < nc; i++) con[i] = buf[i];
+  return nc;
+}
+
+/* plane vs cylinder: lowest rim point of each cap, plus two more on the lower cap
+ * at +-120 degrees (a tripod for an upright cylinder) */
+SAP_HD_BIG int SAPT(cl_planeCylinder)(const G* pl, const G* g, R margin, C* con) {
+  R n[3], a[3], u[3], v[3], c0[3], c1[3], p[3], d[3], t2[3];
+  int nc = 0;
+  SAPT(cl_axis)(n, pl, 2);
+  SAPT(cl_axis)(a, g, 2);
+  // u: direction in the cap plane pointing most into the plane
+  SAPT(cl_madd)(u, n, a, -SAPT(cl_dot)(n, a));
+  SAPT(cl_neg)(u, u);
+  if (SAPT(cl_normalize)(u) < (R)1e-6) SAPT(cl_tangents)(a, u, t2);
+  SAPT(cl_cross)(v, a, u);
+  // lower cap first
+  R s = SAPT(cl_dot)(a, n) > 0 ? -g->size[1] : g->size[1];
+  SAPT(cl_madd)(c0, g->pos, a, s);
+  SAPT(cl_madd)(c1, g->pos, a, -s);
+  const R cs = (R)-0.5, sn = (R)0.86602540378443865;
+  R du[4] = {1, 1, cs, cs}, dv[4] = {0, 0, sn, -sn};
+  for (int k = 0; k < 4; k++) {
+    SAPT(cl_madd)(p, k == 1 ? c1 : c0, u, g->size[0] * du[k]);
+    SAPT(cl_madd)(p, p, v, g->size[0] * dv[k]);
+    SAPT(cl_sub)(d, p, pl->pos);
+    nc += SAPT(cl_planePoint)(p, SAPT(cl_dot)(d, n), 0, n, margin, con + nc);
+  }
+  return nc;
+}
+
+/* ---- sphere and capsule pairs ------------------------------------------------------ */
+
+/* spheres (ca, ra) and (cb, rb); coincident centres use +x */
+SAP_HD int SAPT(cl_spheres)(const R* ca, R ra, const R* cb, R rb, R margin, C* c) {
+  R n[3];
+  SAPT(cl_sub)(n, cb, ca);
+  R l = SAPT(cl_normalize)(n);
+  R dist = l - ra - rb;
+  if (dist >= margin) return 0;
+  if (l <= CL_TINY) { n[0] = 1; n[1] = 0; n[2] = 0; }
+  SAPT(cl_madd)(c->pos, ca, n, ra + dist / 2);
+  SAPT(cl_copy)(c->n, n);
+  c->dist = dist;
+  return 1;
+}
+
+/* segment end points of a capsule core */
+SAP_HD void SAPT(cl_segment)(const G* g, R* p0, R* p1) {
+  R a[3];
+  SAPT(cl_axis)(a, g, 2);
+  SAPT(cl_madd)(p0, g->pos, a, -g->size[1]);
+  SAPT(cl_madd)(p1, g->pos, a, g->size[1]);
+}
+
+/* closest point to p on segment [p0, p1] */
+SAP_HD void SAPT(cl_closestOnSegment)(R* q, const R* p0, const R* p1, const R* p) {
+  R e[3], d[3];
+  SAPT(cl_sub)(e, p1, p0);
+  SAPT(cl_sub)(d, p, p0);
+  R ee = SAPT(cl_dot)(e, e), t = ee > CL_TINY ? SAPT(cl_dot)(d, e) / ee : 0;
+  t = t < 0 ? 0 : (t > 1 ? 1 : t);
+  SAPT(cl_madd)(q, p0, e, t);
+}
+
+SAP_HD int SAPT(cl_sphereCapsule)(const G* a, const G* b, R margin, C* c) {
+  R p0[3], p1[3], q[3];
+  SAPT(cl_segment)(b, p0, p1);
+  SAPT(cl_closestOnSegment)(q, p0, p1, a->pos);
+  return SAPT(cl_spheres)(a->pos, a->size[0], q, b->size[0], margin, c);
+}
+
+/* closest points of segments [p0,p1] and [q0,q1] (Ericson RTCD 5.1.9): s, t */
+SAP_HD void SAPT(cl_segSeg)(const R* p0, const R* p1, const R* q0, const R* q1, R* s, R* t) {
+  R d1[3], d2[3], r[3];
+  SAPT(cl_sub)(d1, p1, p0); SAPT(cl_sub)(d2, q1, q0); SAPT(cl_sub)(r, p0, q0);
+  R a = SAPT(cl_dot)(d1, d1), e = SAPT(cl_dot)(d2, d2), f = SAPT(cl_dot)(d2, r);
+  R cc = SAPT(cl_dot)(d1, r), b = SAPT(cl_dot)(d1, d2), den = a * e - b * b;
+  if (a <= CL_TINY && e <= CL_TINY) { *s = 0; *t = 0; return; }
+  if (a <= CL_TINY) { *s = 0; *t = f / e; *t = *t < 0 ? 0 : (*t > 1 ? 1 : *t); return; }
+  if (e <= CL_TINY) { *t = 0; *s = -cc / a; *s = *s < 0 ? 0 : (*s > 1 ? 1 : *s); return; }
+  R sv = den > CL_TINY * a * e ? (b * f - cc * e) / den : 0;
+  sv = sv < 0 ? 0 : (sv > 1 ? 1 : sv);
+  R tv = (b * sv + f) / e;
+  if (tv < 0) { tv = 0; sv = -cc / a; } else if (tv > 1) { tv = 1; sv = (b - cc) / a; }
+  *s = sv < 0 ? 0 : (sv > 1 ? 1 : sv);
+  *t = tv;
+}
+
+/* capsule-capsule: closest points; 2 contacts over the overlap when parallel */
+SAP_HD_BIG int SAPT(cl_capsuleCapsule)(const G* a, const G* b, R margin, C* con) {
+  R p0[3], p1[3], q0[3], q1[3], da[3], db[3], x[3], pa[3], pb[3], s, t;
+  SAPT(cl_segment)(a, p0, p1);
+  SAPT(cl_segment)(b, q0, q1);
+  SAPT(cl_axis)(da, a, 2);
+  SAPT(cl_axis)(db, b, 2);
+  SAPT(cl_cross)(x, da, db);
+  R ra = a->size[0], rb = b->size[0];
+  if (SAPT(cl_norm)(x) < (R)CL_PARALLEL_SIN) {
+    // overlap of b's projection on a's axis: [lo, hi] in a's axial coordinate
+    R t0 = SAPT(cl_dot)(q0, da) - SAPT(cl_dot)(a->pos, da);
+    R t1 = SAPT(cl_dot)(q1, da) - SAPT(cl_dot)(a->pos, da);
+    R lo = t0 < t1 ? t0 : t1, hi = t0 < t1 ? t1 : t0, h = a->size[1];
+    lo = lo > -h ? lo : -h;
+    hi = hi < h ? hi : h;
+    if (hi - lo > (R)1e-3 * (h + b->size[1])) {
+      int nc = 0;
+      for (int k = 0; k < 2; k++) {
+        SAPT(cl_madd)(pa, a->pos, da, k == 0 ? lo : hi);
+        SAPT(cl_closestOnSegment)(pb, q0, q1, pa);
+        nc += SAPT(cl_spheres)(pa, ra, pb, rb, margin, con + nc);
+      }
+      return nc;
+    }
+  }
+  SAPT(cl_segSeg)(p0, p1, q0, q1, &s, &t);
+  SAPT(cl_madd)(pa, p0, da, s * 2 * a->size[1]);
+  SAPT(cl_madd)(pb, q0, db, t * 2 * b->size[1]);
+  return SAPT(cl_spheres)(pa, ra, pb, rb, margin, con);
+}
+
+/* closest point of a box to p (world); returns 1 when p is outside */
+SAP_HD int SAPT(cl_boxClosest)(const G* g, const R* p, R* q) {
+  R l[3], d[3];
+  int out = 0;
+  SAPT(cl_sub)(d, p, g->pos);
+  SAPT(cl_toLocalDir)(l, g, d);
+  for (int k = 0; k < 3; k++) {
+    if (l[k] > g->size[k]) { l[k] = g->size[k]; out = 1; }
+    if (l[k] < -g->size[k]) { l[k] = -g->size[k]; out = 1; }
+  }
+  SAPT(cl_toWorld)(q, g, l);
+  return out;
+}
+
+/* sphere (a) vs box (b): clamp the centre; inside: push out through the nearest face */
+SAP_HD int SAPT(cl_sphereBox)(const G* a, const G* b, R margin, C* c) {
+  R q[3], l[3], d[3], n[3], pa[3];
+  R r = a->size[0];
+  if (SAPT(cl_boxClosest)(b, a->pos, q)) return SAPT(cl_spheres)(a->pos, r, q, 0, margin, c);
+  SAPT(cl_sub)(d, a->pos, b->pos);
+  SAPT(cl_toLocalDir)(l, b, d);
+  int k = 0;
+  for (int j = 1; j < 3; j++)
+    if (b->size[j] - CL_FABS(l[j]) < b->size[k] - CL_FABS(l[k])) k = j;
+  R sgn = l[k] >= 0 ? (R)1 : (R)-1;
+  l[k] = sgn * b->size[k];
+  SAPT(cl_toWorld)(q, b, l);
+  SAPT(cl_axis)(n, b, k);
+  for (int j = 0; j < 3; j++) n[j] *= -sgn;  // from the sphere into the box
+  SAPT(cl_madd)(pa, a->pos, n, r);
+  SAPT(cl_setContact)(c, pa, q, n);
+  return c->dist < margin;
+}
+
+/* ---- manifold by clipping two support features -------------------------------------- */
+
+/* clip the incident point set q (nq; polygon if >= 3) by the half space dot(s, x - p) <= 0 */
+SAP_HD int SAPT(cl_clipPlane)(R (*q)[3], int nq, const R* s, const R* p, R (*out)[3]) {
+  R d[3];
+  int no = 0, nedge = nq >= 3 ? nq : nq - 1;
+  if (nq == 1) {
+    SAPT(cl_sub)(d, q[0], p);
+    if (SAPT(cl_dot)(d, s) <= 0) SAPT(cl_copy)(out[no++], q[0]);
+    return no;
+  }
+  for (int i = 0; i < nedge; i++) {
+    const R* x0 = q[i];
+    const R* x1 = q[(i + 1) % nq];
+    SAPT(cl_sub)(d, x0, p); R h0 = SAPT(cl_dot)(d, s);
+    SAPT(cl_sub)(d, x1, p); R h1 = SAPT(cl_dot)(d, s);
+    if (h0 <= 0 && (nq >= 3 || i == 0) && no < 16) SAPT(cl_copy)(out[no++], x0);
+    if ((h0 <= 0) != (h1 <= 0) && no < 16) {
+      SAPT(cl_sub)(d, x1, x0);
+      SAPT(cl_madd)(out[no++], x0, d, h0 / (h0 - h1));
+    }
+    if (nq == 2 && h1 <= 0 && no < 16) SAPT(cl_copy)(out[no++], x1);
+  }
+  return no;
+}
+
+/* Reference feature fr (>= 2 points, outward direction nout towards the other geom),
+ * incident feature fi. Clips fi to the side planes of fr; each surviving point q
+ * gives dist = height of q over fr's plane along nout. ra, rb: core radii of the geoms
+ * a and b; flip: fr belongs to b. Returns contacts with dist < margin. */
+SAP_HD_BIG int SAPT(cl_clip)(R (*fr)[3], int nr, R (*fi)[3], int ni, const R* nout, R ra, R rb,
+                         int flip, R margin, C* con) {
+  R pn[3], s[3], e[3], buf[2][16][3], c[3] = {0, 0, 0};
+  int nb = ni, cur = 0;
+  // reference plane normal pn (face normal, or nout made perpendicular to the edge)
+  if (nr >= 3) {
+    R e1[3], e2[3];
+    SAPT(cl_sub)(e1, fr[1], fr[0]);
+    SAPT(cl_sub)(e2, fr[2], fr[0]);
+    SAPT(cl_cross)(pn, e1, e2);
+    if (SAPT(cl_dot)(pn, nout) < 0) SAPT(cl_neg)(pn, pn);
+  } else {
+    SAPT(cl_sub)(e, fr[1], fr[0]);
+    SAPT(cl_normalize)(e);
+    SAPT(cl_madd)(pn, nout, e, -SAPT(cl_dot)(nout, e));
+  }
+  if (SAPT(cl_normalize)(pn) < (R)1e-6) return 0;
+  for (int i = 0; i < ni; i++) SAPT(cl_copy)(buf[0][i], fi[i]);
+  for (int i = 0; i < nr; i++) SAPT(cl_madd)(c, c, fr[i], (R)1 / nr);
+  // side planes: polygon edges, or the two end caps of an edge
+  int nside = nr >= 3 ? nr : 2;
+  for (int k = 0; k < nside && nb > 0; k++) {
+    const R* p = fr[k];
+    if (nr >= 3) {
+      SAPT(cl_sub)(e, fr[(k + 1) % nr], fr[k]);
+      SAPT(cl_cross)(s, e, pn);
+      SAPT(cl_sub)(e, c, p);
+      if (SAPT(cl_dot)(s, e) > 0) SAPT(cl_neg)(s, s);
+    } else {
+      SAPT(cl_sub)(s, fr[1], fr[0]);
+      if (k == 0) SAPT(cl_neg)(s, s); else p = fr[1];
+    }
+    nb = SAPT(cl_clipPlane)(buf[cur], nb, s, p, buf[1 - cur]);
+    cur = 1 - cur;
+  }
+  // heights over the reference plane along dp (the face normal, else nout);
+  // witnesses (ref, inc) -> (a, b)
+  R dp[3], n[3], d[3], pr[3], pa[3], pb[3];
+  C tmp[16];
+  int nc = 0;
+  SAPT(cl_copy)(dp, nr >= 3 ? pn : nout);
+  R cosn = SAPT(cl_dot)(pn, dp);
+  SAPT(cl_copy)(n, dp);
+  if (flip) SAPT(cl_neg)(n, n);  // n from a to b
+  for (int i = 0; i < nb; i++) {
+    SAPT(cl_sub)(d, buf[cur][i], fr[0]);
+    R t = SAPT(cl_dot)(d, pn) / cosn;
+    SAPT(cl_madd)(pr, buf[cur][i], dp, -t);
+    SAPT(cl_copy)(flip ? pb : pa, pr);
+    SAPT(cl_copy)(flip ? pa : pb, buf[cur][i]);
+    SAPT(cl_madd)(pa, pa, n, ra);
+    SAPT(cl_madd)(pb, pb, n, -rb);
+    SAPT(cl_setContact)(&tmp[nc], pa, pb, n);
+    if (tmp[nc].dist < margin) nc++;
+  }
+  nc = SAPT(cl_reduce)(tmp, nc);
+  for (int i = 0; i < nc; i++) con[i] = tmp[i];
+  return nc;
+}
+
+/* manifold of geoms a, b along n (a to b); 0 when the features give none */
+SAP_HD_BIG int SAPT(cl_manifold)(const G* a, const G* b, const R* n, R margin, C* con) {
+  R fa[8][3], fb[8][3], nn[3], s, t, pa[3], pb[3], ea[3], eb[3], x[3];
+  SAPT(cl_neg)(nn, n);
+  int na = SAPT(cl_feature)(a, n, fa), nb = SAPT(cl_feature)(b, nn, fb);
+  R ra = SAPT(cl_coreRadius)(a), rb = SAPT(cl_coreRadius)(b);
+  if (na < 2 || nb < 2) return 0;
+  if (na == 2 && nb == 2) {
+    SAPT(cl_sub)(ea, fa[1], fa[0]); SAPT(cl_normalize)(ea);
+    SAPT(cl_sub)(eb, fb[1], fb[0]); SAPT(cl_normalize)(eb);
+    SAPT(cl_cross)(x, ea, eb);
+    if (SAPT(cl_norm)(x) >= (R)CL_PARALLEL_SIN) {  // crossing edges: closest points
+      SAPT(cl_segSeg)(fa[0], fa[1], fb[0], fb[1], &s, &t);
+      SAPT(cl_sub)(ea, fa[1], fa[0]); SAPT(cl_madd)(pa, fa[0], ea, s);
+      SAPT(cl_sub)(eb, fb[1], fb[0]); SAPT(cl_madd)(pb, fb[0], eb, t);
+      SAPT(cl_madd)(pa, pa, n, ra);
+      SAPT(cl_madd)(pb, pb, n, -rb);
+      SAPT(cl_setContact)(con, pa, pb, n);
+      return con->dist < margin;
+    }
+  }
+  if (na >= nb) return SAPT(cl_clip)(fa, na, fb, nb, n, ra, rb, 0, margin, con);
+  return SAPT(cl_clip)(fb, nb, fa, na, nn, ra, rb, 1, margin, con);
+}
+
+/* ---- MPR (Minkowski portal refinement) on the inflated cores ------------------------- */
+
+typedef struct SAPT(sapcMpr) {
+  R v[5][3], pa[5][3], pb[5][3];  /* Minkowski points v = pa - pb and their witnesses */
+  const G* a;
+  const G* b;
+  R ra, rb;                       /* inflation radii */
+} SAPT(sapcMpr);
+
+/* support of M = A - B in direction d (libccd's convention; its portal tests
+ * depend on the handedness), stored in slot i */
+SAP_HD void SAPT(cl_mprSupport)(SAPT(sapcMpr)* m, int i, const R* d) {
+  R u[3], nu[3];
+  SAPT(cl_copy)(u, d);
+  SAPT(cl_normalize)(u);
+  SAPT(cl_neg)(nu, u);
+  SAPT(cl_support)(m->pa[i], m->a, u);
+  SAPT(cl_madd)(m->pa[i], m->pa[i], u, m->ra);
+  SAPT(cl_support)(m->pb[i], m->b, nu);
+  SAPT(cl_madd)(m->pb[i], m->pb[i], nu, m->rb);
+  SAPT(cl_sub)(m->v[i], m->pa[i], m->pb[i]);
+}
+SAP_HD void SAPT(cl_mprCopy)(SAPT(sapcMpr)* m, int dst, int src) {
+  SAPT(cl_copy)(m->v[dst], m->v[src]);
+  SAPT(cl_copy)(m->pa[dst], m->pa[src]);
+  SAPT(cl_copy)(m->pb[dst], m->pb[src]);
+}
+/* unit normal of the portal (v1, v2, v3), pointing away from v0 */
+SAP_HD void SAPT(cl_mprDir)(SAPT(sapcMpr)* m, R* dir) {
+  R e1[3], e2[3];
+  SAPT(cl_sub)(e1, m->v[2], m->v[1]);
+  SAPT(cl_sub)(e2, m->v[3], m->v[1]);
+  SAPT(cl_cross)(dir, e1, e2);
+  SAPT(cl_normalize)(dir);
+}
+/* cross((v1 - v0), (v2 - v0)), normalised */
+SAP_HD void SAPT(cl_mprDir0)(SAPT(sapcMpr)* m, R* dir) {
+  R e1[3], e2[3];
+  SAPT(cl_sub)(e1, m->v[1], m->v[0]);
+  SAPT(cl_sub)(e2, m->v[2], m->v[0]);
+  SAPT(cl_cross)(dir, e1, e2);
+  SAPT(cl_normalize)(dir);
+}
+
+/* phase 1: portal whose cone contains the ray v0 -> origin; -1 none, 0 portal, 2 on segment */
+SAP_HD_BIG int SAPT(cl_mprDiscover)(SAPT(sapcMpr)* m) {
+  R dir[3], x[3];
+  SAPT(cl_copy)(m->pa[0], m->a->pos);
+  SAPT(cl_copy)(m->pb[0], m->b->pos);
+  SAPT(cl_sub)(m->v[0], m->pa[0], m->pb[0]);
+  if (SAPT(cl_norm)(m->v[0]) < CL_TINY) m->v[0][0] += (R)1e-5;
+  SAPT(cl_neg)(dir, m->v[0]);
+  SAPT(cl_mprSupport)(m, 1, dir);
+  if (SAPT(cl_dot)(m->v[1], dir) <= 0) return -1;
+  SAPT(cl_cross)(dir, m->v[0], m->v[1]);
+  if (SAPT(cl_norm)(dir) <= CL_COLLINEAR * SAPT(cl_norm)(m->v[0]) * SAPT(cl_norm)(m->v[1])) return 2;
+  SAPT(cl_mprSupport)(m, 2, dir);
+  if (SAPT(cl_dot)(m->v[2], dir) <= 0) return -1;
+  SAPT(cl_mprDir0)(m, dir);
+  if (SAPT(cl_dot)(dir, m->v[0]) > 0) {
+    SAPT(cl_mprCopy)(m, 3, 1); SAPT(cl_mprCopy)(m, 1, 2); SAPT(cl_mprCopy)(m, 2, 3);
+    SAPT(cl_neg)(dir, dir);
+  }
+  for (int it = 0; it < CL_MPR_ITERS; it++) {
+    SAPT(cl_mprSupport)(m, 3, dir);
+    if (SAPT(cl_dot)(m->v[3], dir) <= 0) return -1;
+    SAPT(cl_cross)(x, m->v[1], m->v[3]);
+    if (SAPT(cl_dot)(x, m->v[0]) < 0) {
+      SAPT(cl_mprCopy)(m, 2, 3); SAPT(cl_mprDir0)(m, dir); continue;
+    }
+    SAPT(cl_cross)(x, m->v[3], m->v[2]);
+    if (SAPT(cl_dot)(x, m->v[0]) < 0) {
+      SAPT(cl_mprCopy)(m, 1, 3); SAPT(cl_mprDir0)(m, dir); continue;
+    }
+    return 0;
+  }
+  return -1;
+}
+
+/* replace a portal vertex by v4 keeping the ray v0 -> origin inside the portal */
+SAP_HD void SAPT(cl_mprExpand)(SAPT(sapcMpr)* m) {
+  R x[3];
+  SAPT(cl_cross)(x, m->v[4], m->v[0]);
+  if (SAPT(cl_dot)(m->v[1], x) > 0) {
+    SAPT(cl_mprCopy)(m, SAPT(cl_dot)(m->v[2], x) > 0 ? 1 : 3, 4);
+  } else {
+    SAPT(cl_mprCopy)(m, SAPT(cl_dot)(m->v[3], x) > 0 ? 2 : 1, 4);
+  }
+}
+
+/* has v4 advanced the portal by less than tol along dir? */
+SAP_HD int SAPT(cl_mprConverged)(SAPT(sapcMpr)* m, const R* dir, R tol) {
+  R h4 = SAPT(cl_dot)(m->v[4], dir), dmin = (R)1e30;
+  for (int i = 1; i <= 3; i++) {
+    R d = h4 - SAPT(cl_dot)(m->v[i], dir);
+    dmin = d < dmin ? d : dmin;
+  }
+  return dmin <= tol;
+}
+
+/* barycentric coordinates of the point of triangle (v1,v2,v3) closest to the origin */
+SAP_HD void SAPT(cl_triClosest)(const R* p1, const R* p2, const R* p3, R* w) {
+  R ab[3], ac[3], ap[3], bp[3], cp[3];
+  SAPT(cl_sub)(ab, p2, p1); SAPT(cl_sub)(ac, p3, p1);
+  SAPT(cl_neg)(ap, p1); SAPT(cl_neg)(bp, p2); SAPT(cl_neg)(cp, p3);
+  R d1 = SAPT(cl_dot)(ab, ap), d2 = SAPT(cl_dot)(ac, ap);
+  R d3 = SAPT(cl_dot)(ab, bp), d4 = SAPT(cl_dot)(ac, bp);
+  R d5 = SAPT(cl_dot)(ab, cp), d6 = SAPT(cl_dot)(ac, cp);
+  R va = d3 * d6 - d5 * d4, vb = d5 * d2 - d1 * d6, vc = d1 * d4 - d3 * d2;
+  w[0] = 1; w[1] = 0; w[2] = 0;
+  if (d1 <= 0 && d2 <= 0) return;
+  if (d3 >= 0 && d5 <= d4) { w[0] = 0; w[1] = 1; return; }
+  if (vc <= 0 && d1 >= 0 && d3 <= 0) { R v = d1 / (d1 - d3); w[0] = 1 - v; w[1] = v; return; }
+  if (d6 >= 0 && d5 <= d6) { w[0] = 0; w[2] = 1; return; }
+  if (vb <= 0 && d2 >= 0 && d6 <= 0) { R v = d2 / (d2 - d6); w[0] = 1 - v; w[2] = v; return; }
+  if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
+    R v = (d4 - d3) / ((d4 - d3) + (d5 - d6)); w[0] = 0; w[1] = 1 - v; w[2] = v; return;
+  }
+  R den = 1 / (va + vb + vc);
+  w[1] = vb * den; w[2] = vc * den; w[0] = 1 - w[1] - w[2];
+}
+
+/* MPR penetration of the inflated cores: on overlap, returns 1 with the contact
+ * normal n (a to b), depth >= 0 and the witnesses pa, pb on the inflated surfaces */
+SAP_HD_BIG int SAPT(cl_mpr)(const G* a, R ra, const G* b, R rb, R tol, R* n, R* depth, R* pa, R* pb) {
+  SAPT(sapcMpr) m;
+  R dir[3], w[3];
+  m.a = a; m.b = b; m.ra = ra; m.rb = rb;
+  int res = SAPT(cl_mprDiscover)(&m);
+  if (res < 0) return 0;
+  if (res == 2) {  // origin on the segment v0-v1: the boundary point is v1
+    SAPT(cl_copy)(n, m.v[1]);
+    *depth = SAPT(cl_normalize)(n);
+    SAPT(cl_copy)(pa, m.pa[1]); SAPT(cl_copy)(pb, m.pb[1]);
+    return 1;
+  }
+  // phase 2: does the portal enclose the origin?
+  int hit = 0;
+  for (int it = 0; it < CL_MPR_ITERS; it++) {
+    SAPT(cl_mprDir)(&m, dir);
+    if (SAPT(cl_dot)(dir, m.v[1]) >= 0) { hit = 1; break; }
+    SAPT(cl_mprSupport)(&m, 4, dir);
+    if (SAPT(cl_dot)(m.v[4], dir) < 0 || SAPT(cl_mprConverged)(&m, dir, tol)) return 0;
+    SAPT(cl_mprExpand)(&m);
+  }
+  if (!hit) return 0;
+  // phase 3: refine to the boundary point nearest the origin
+  for (int it = 0; it < CL_MPR_ITERS; it++) {
+    SAPT(cl_mprDir)(&m, dir);
+    SAPT(cl_mprSupport)(&m, 4, dir);
+    if (SAPT(cl_mprConverged)(&m, dir, tol)) break;
+    SAPT(cl_mprExpand)(&m);
+  }
+  SAPT(cl_triClosest)(m.v[1], m.v[2], m.v[3], w);
+  R p[3] = {0, 0, 0};
+  pa[0] = pa[1] = pa[2] = pb[0] = pb[1] = pb[2] = 0;
+  for (int i = 0; i < 3; i++) {
+    SAPT(cl_madd)(p, p, m.v[i + 1], w[i]);
+    SAPT(cl_madd)(pa, pa, m.pa[i + 1], w[i]);
+    SAPT(cl_madd)(pb, pb, m.pb[i + 1], w[i]);
+  }
+  // p = pa - pb = depth n: the boundary point of M nearest the origin
+  *depth = SAPT(cl_normalize)(p);
+  if (*depth <= CL_TINY) SAPT(cl_mprDir)(&m, p);
+  SAPT(cl_copy)(n, p);
+  return 1;
+}
+
+/* a characteristic length of a geom (MPR tolerance scale) */
+SAP_HD R SAPT(cl_scale)(const G* g) {
+  R s = g->size[0] > g->size[1] ? g->size[0] : g->size[1];
+  if (g->type == SAP_GEOM_MESH) {
+    R v[3], d[3];
+    SAPT(cl_vertex)(v, g, 0);
+    SAPT(cl_sub)(d, v, g->pos);
+    s = SAPT(cl_norm)(d);
+  }
+  return s > g->size[2] ? s : g->size[2];
+}
+
+/* general convex pair: MPR on the cores inflated by their radius + margin/2
+ * (as MuJoCo's mjc_Convex), then a clipped manifold when both features allow */
+SAP_HD_BIG int SAPT(cl_convex)(const G* a, const G* b, R margin, C* con) {
+  R n[3], depth, pa[3], pb[3];
+  R ra = SAPT(cl_coreRadius)(a), rb = SAPT(cl_coreRadius)(b);
+  R tol = CL_MPR_TOL * (SAPT(cl_scale)(a) + SAPT(cl_scale)(b));
+  if (!SAPT(cl_mpr)(a, ra + margin / 2, b, rb + margin / 2, tol, n, &depth, pa, pb)) return 0;
+  int nc = SAPT(cl_manifold)(a, b, n, margin, con);
+  if (nc > 0) return nc;
+  // single contact: witnesses moved back from the inflated surfaces
+  SAPT(cl_madd)(pa, pa, n, -margin / 2);
+  SAPT(cl_madd)(pb, pb, n, margin / 2);
+  SAPT(cl_setContact)(con, pa, pb, n);  // dist = margin - depth
+  return con->dist < margin;
+}
+
+/* capsule (a) vs box (b): closest points of the segment and the box by a golden
+ * section search over the segment (the squared distance is convex along it);
+ * MPR when the segment enters the box; manifold by clipping */
+SAP_HD_BIG int SAPT(cl_capsuleBox)(const G* a, const G* b, R margin, C* con) {
+  R p0[3], p1[3], e[3], x[3], q[3], n[3];
+  SAPT(cl_segment)(a, p0, p1);
+  SAPT(cl_sub)(e, p1, p0);
+  R lo = 0, hi = 1, g = (R)0.6180339887498949;
+  R t1 = hi - g * (hi - lo), t2 = lo + g * (hi - lo), f1, f2;
+  SAPT(cl_madd)(x, p0, e, t1); SAPT(cl_boxClosest)(b, x, q); f1 = SAPT(cl_dist)(x, q);
+  SAPT(cl_madd)(x, p0, e, t2); SAPT(cl_boxClosest)(b, x, q); f2 = SAPT(cl_dist)(x, q);
+  for (int it = 0; it < CL_GOLDEN_ITERS; it++) {
+    if (f1 <= f2) {
+      hi = t2; t2 = t1; f2 = f1; t1 = hi - g * (hi - lo);
+      SAPT(cl_madd)(x, p0, e, t1); SAPT(cl_boxClosest)(b, x, q); f1 = SAPT(cl_dist)(x, q);
+    } else {
+      lo = t1; t1 = t2; f1 = f2; t2 = lo + g * (hi - lo);
+      SAPT(cl_madd)(x, p0, e, t2); SAPT(cl_boxClosest)(b, x, q); f2 = SAPT(cl_dist)(x, q);
+    }
+  }
+  // the end points are candidates too (the search interval is open)
+  R tb = f1 <= f2 ? t1 : t2, fb = f1 <= f2 ? f1 : f2;
+  for (int k = 0; k < 2; k++) {
+    SAPT(cl_boxClosest)(b, k ? p1 : p0, q);
+    R f = SAPT(cl_dist)(k ? p1 : p0, q);
+    if (f < fb) { fb = f; tb = (R)k; }
+  }
+  SAPT(cl_madd)(x, p0, e, tb);
+  if (!SAPT(cl_boxClosest)(b, x, q) || fb < (R)1e-6 * SAPT(cl_scale)(b))
+    return SAPT(cl_convex)(a, b, margin, con);
+  SAPT(cl_sub)(n, q, x);
+  SAPT(cl_normalize)(n);
+  if (fb - a->size[0] >= margin) return 0;
+  int nc = SAPT(cl_manifold)(a, b, n, margin, con);
+  if (nc > 0) return nc;
+  return SAPT(cl_spheres)(x, a->size[0], q, 0, margin, con);
+}
+
+/* box-box: separating axis test over the 15 axes (faces preferred over edges by
+ * a small tolerance), then the clipped manifold along the best axis */
+SAP_HD_BIG int SAPT(cl_boxBox)(const G* a, const G* b, R margin, C* con) {
+  R ax[3][3], bx[3][3], d[3], L[3], best[3], pa[3], pb[3], nn[3];
+  for (int k = 0; k < 3; k++) { SAPT(cl_axis)(ax[k], a, k); SAPT(cl_axis)(bx[k], b, k); }
+  SAPT(cl_sub)(d, b->pos, a->pos);
+  R bestsep = -(R)1e30, slop = (R)1e-4 * (SAPT(cl_scale)(a) + SAPT(cl_scale)(b));
+  for (int i = 0; i < 15; i++) {
+    if (i < 3) SAPT(cl_copy)(L, ax[i]);
+    else if (i < 6) SAPT(cl_copy)(L, bx[i - 3]);
+    else {
+      SAPT(cl_cross)(L, ax[(i - 6) / 3], bx[(i - 6) % 3]);
+      if (SAPT(cl_normalize)(L) < (R)1e-5) continue;
+    }
+    R rA = 0, rB = 0;
+    for (int k = 0; k < 3; k++) {
+      rA += a->size[k] * CL_FABS(SAPT(cl_dot)(ax[k], L));
+      rB += b->size[k] * CL_FABS(SAPT(cl_dot)(bx[k], L));
+    }
+    R dd = SAPT(cl_dot)(d, L), sep = CL_FABS(dd) - rA - rB;
+    if (sep >= margin) return 0;
+    if (sep > bestsep + (i < 6 ? (R)0 : slop)) {
+      bestsep = sep;
+      for (int k = 0; k < 3; k++) best[k] = dd < 0 ? -L[k] : L[k];
+    }
+  }
+  int nc = SAPT(cl_manifold)(a, b, best, margin, con);
+  if (nc > 0) return nc;
+  // fallback: the support points along the axis
+  SAPT(cl_neg)(nn, best);
+  SAPT(cl_support)(pa, a, best);
+  SAPT(cl_support)(pb, b, nn);
+  SAPT(cl_setContact)(con, pa, pb, best);
+  return con->dist < margin;
+}
+
+/* ---- dispatch ----------------------------------------------------------------------- */
+
+/* contacts of geoms a, b with type(a) <= type(b); returns the count (<= SAPC_MAXCON),
+ * each with dist < margin */
+SAP_HD_BIG int SAPT(sapc_collide)(const G* a, const G* b, R margin, C* con) {
+  int ta = a->type, tb = b->type;
+  if (ta == SAP_GEOM_PLANE) {
+    if (tb == SAP_GEOM_SPHERE || tb == SAP_GEOM_CAPSULE || tb == SAP_GEOM_ELLIPSOID)
+      return SAPT(cl_planeRound)(a, b, margin, con);
+    if (tb == SAP_GEOM_CYLINDER) return SAPT(cl_planeCylinder)(a, b, margin, con);
+    if (tb == SAP_GEOM_BOX || tb == SAP_GEOM_MESH) return SAPT(cl_planePoly)(a, b, margin, con);
+    return 0;
+  }
+  if (ta == SAP_GEOM_HFIELD || tb == SAP_GEOM_HFIELD) return 0;
+  if (ta == SAP_GEOM_SPHERE) {
+    if (tb == SAP_GEOM_SPHERE) return SAPT(cl_spheres)(a->pos, a->size[0], b->pos, b->size[0], margin, con);
+    if (tb == SAP_GEOM_CAPSULE) return SAPT(cl_sphereCapsule)(a, b, margin, con);
+    if (tb == SAP_GEOM_BOX) return SAPT(cl_sphereBox)(a, b, margin, con);
+  }
+  if (ta == SAP_GEOM_CAPSULE) {
+    if (tb == SAP_GEOM_CAPSULE) return SAPT(cl_capsuleCapsule)(a, b, margin, con);
+    if (tb == SAP_GEOM_BOX) return SAPT(cl_capsuleBox)(a, b, margin, con);
+  }
+  if (ta == SAP_GEOM_BOX && tb == SAP_GEOM_BOX) return SAPT(cl_boxBox)(a, b, margin, con);
+  return SAPT(cl_convex)(a, b, margin, con);
+}
+
+/* geom g of one world, converted to this precision */
+SAP_HD void SAPT(sapc_loadGeom)(const sapModel* m, const double* xpos, const double* xmat, int g, G* out) {
+  out->type = m->geom_type[g];
+  for (int k = 0; k < 3; k++) {
+    out->pos[k] = (R)xpos[3 * g + k];
+    out->size[k] = (R)m->geom_size[3 * g + k];
+  }
+  for (int k = 0; k < 9; k++) out->mat[k] = (R)xmat[9 * g + k];
+  out->vert = 0;
+  out->nvert = 0;
+  int id = m->geom_dataid ? m->geom_dataid[g] : -1;
+  if (out->type == SAP_GEOM_MESH && id >= 0) {
+    out->vert = m->mesh_vert + 3 * m->mesh_vertadr[id];
+    out->nvert = m->mesh_vertnum[id];
+  }
+}
+
+#undef R
+#undef G
+#undef C

@@ -1,0 +1,171 @@
+/* SAP velocity solve shared by the CPU backend (host/solve.c) and the CUDA kernels
+ * (kernels/solve.cu): parameters, constants, the per-world scratch layout, and the fp32/fp64
+ * instantiations of the template bodies (cone, box constraints, Cholesky, line searches,
+ * weights, Newton, world assembly). Castro et al. 2022; seed 002; sapwarp_spec.md §3-§8;
+ * drake_sap_spec.md §1-§5. Reference version: one thread per world. */
+#ifndef SAPSIM_SAP_SOLVE_H
+#define SAPSIM_SAP_SOLVE_H
+
+#include "sap_real.h"
+#include "sapsim/sapsim.h"
+#include "sap_solve_size.h"
+
+/* constants of the specs */
+#define SAP_BETA_PD 0.1              /* near-rigid factor of PD drives (drake §3.1) */
+#define SAP_LIMIT_K 1e12             /* joint-limit stiffness (drake §3.2 plant values) */
+#define SAP_LIMIT_BETA 0.1           /* joint-limit near-rigid factor; taud = h */
+#define SAP_LIMIT_WINDOW 2.0         /* a limit enters within 2 h max(|v0|, |v*|) */
+#define SAP_LS_EXACT_ALPHA_MAX 1.5   /* exact_root bracket [0, 1.5] */
+#define SAP_LS_EXACT_TOL 1e-8        /* normalised derivative and relative step tolerance */
+#define SAP_CHOL_BLOCK 16            /* blocked Cholesky block size (sapwarp §6.5) */
+
+/* line-search status */
+enum {
+  SAP_LS_DONE = 0,
+  SAP_LS_RUNNING = 1,
+  SAP_LS_FAIL_DESCENT = -1,  /* phi'(0) >= 0 or non-finite */
+  SAP_LS_FAIL_SMALL = -2,    /* step too small / armijo failure at the cap */
+  SAP_LS_FAIL_UPPER = -3,    /* exact: bad derivative at alpha_max */
+  SAP_LS_FAIL_GUESS = -4,    /* exact: bad initial guess */
+  SAP_LS_FAIL_MAXIT = -5     /* exact: root search hit the cap */
+};
+
+/* per-contact and per-scalar parameter widths */
+#define SAP_CPAR 6  /* Rt, Rn, vhat_n, mu, w, (spare) */
+#define SAP_SPAR 4  /* R, vhat, lo, hi */
+
+/* solver parameters from the expanded options (plain values, passed to kernels by value) */
+typedef struct sapSolveParams {
+  double h;                       /* time step */
+  double beta, sigma;             /* contact near-rigid factor, friction regularization */
+  double opt_abs, opt_rel;        /* optimality tolerances */
+  double cost_abs, cost_rel;      /* cost tolerances */
+  double cost_min_alpha;          /* the cost test needs alpha > this (monotone 0, others 0.5) */
+  double armijo_c, rho, ls_slop;  /* armijo_decay */
+  int line_search;                /* SAP_LS_* */
+  int max_iterations, ls_max_iterations;
+  int weight_mode, contact_point; /* SAP_WEIGHT_*, SAP_POINT_* */
+  int weight_fp32, linear_fp32, contact_fp32;
+  double geom_k_default;          /* per-geom stiffness where geom_k <= 0 (midpoint weights) */
+} sapSolveParams;
+
+/* per-world solver statistics */
+typedef struct sapSolveStats {
+  int iters, ls_iters, nfactor, flags;
+} sapSolveStats;
+
+/* the first dof of body b's dof chain walk (the last dof of the first body at or above b
+ * that has dofs), -1 when b is static; the chain then follows dof_parentid */
+SAP_HD int sapw_bodyLastDof(const sapModel* m, int b) {
+  while (b > 0 && m->body_dofnum[b] == 0) b = m->body_parentid[b];
+  if (b <= 0) return -1;
+  return m->body_dofadr[b] + m->body_dofnum[b] - 1;
+}
+
+/* contact point weights of contact_midpoint: alpha_0 = k0/(k0 + k1) with per-geom stiffness
+ * (kdef where a geom has none), 1/2 each when the sum is not positive; an infinitely stiff
+ * side takes the whole weight (sapwarp §3.2 step 7, §13.19) */
+SAP_HD double sapw_midpointAlpha0(double k0, double k1, double kdef) {
+  if (!(k0 > 0)) k0 = kdef > 0 ? kdef : 0;
+  if (!(k1 > 0)) k1 = kdef > 0 ? kdef : 0;
+  if (isinf(k0) && isinf(k1)) return 0.5;
+  if (isinf(k0)) return 1;
+  if (isinf(k1)) return 0;
+  return k0 + k1 > 0 ? k0 / (k0 + k1) : 0.5;
+}
+
+/* row and value of a 1-dof joint (hinge/slide) scaled by c: row[dof] += c, returns c q;
+ * -1 in *ok for other joint types (their limits and drives are not supported here) */
+SAP_HD double sapw_jointRow(const sapModel* m, const double* qpos, int j, double c, double* row, int* ok) {
+  int t = m->jnt_type[j];
+  if (t != SAP_JNT_HINGE && t != SAP_JNT_SLIDE) { *ok = 0; return 0; }
+  row[m->jnt_dofadr[j]] += c;
+  return c * qpos[m->jnt_qposadr[j]];
+}
+
+/* fixed tendon t: row = sum coef e_dof, returns its length sum coef q (times c) */
+SAP_HD double sapw_tendonRow(const sapModel* m, const double* qpos, int t, double c, double* row, int* ok) {
+  double len = 0;
+  for (int k = m->tendon_adr[t]; k < m->tendon_adr[t] + m->tendon_num[t]; k++)
+    len += sapw_jointRow(m, qpos, m->wrap_jnt[k], c * m->wrap_coef[k], row, ok);
+  return len;
+}
+
+/* fp32 */
+#define SAP_REAL float
+#define SAP_SUFFIX _f32
+#define SAP_SQRT sqrtf
+#define SAP_FABS fabsf
+#include "sap_cone_t.h"
+#include "sap_box_t.h"
+#include "sap_cholesky_t.h"
+#include "sap_linesearch_t.h"
+#include "sap_weight_t.h"
+#undef SAP_REAL
+#undef SAP_SUFFIX
+#undef SAP_SQRT
+#undef SAP_FABS
+
+/* fp64 */
+#define SAP_REAL double
+#define SAP_SUFFIX _f64
+#define SAP_SQRT sqrt
+#define SAP_FABS fabs
+#include "sap_cone_t.h"
+#include "sap_box_t.h"
+#include "sap_cholesky_t.h"
+#include "sap_linesearch_t.h"
+#include "sap_weight_t.h"
+#undef SAP_REAL
+#undef SAP_SUFFIX
+#undef SAP_SQRT
+#undef SAP_FABS
+
+/* Newton and world assembly call both Cholesky and both weight precisions */
+#define SAP_REAL float
+#define SAP_SUFFIX _f32
+#define SAP_SQRT sqrtf
+#define SAP_FABS fabsf
+#include "sap_newton_t.h"
+#include "sap_world_t.h"
+#undef SAP_REAL
+#undef SAP_SUFFIX
+#undef SAP_SQRT
+#undef SAP_FABS
+
+#define SAP_REAL double
+#define SAP_SUFFIX _f64
+#define SAP_SQRT sqrt
+#define SAP_FABS fabs
+#include "sap_newton_t.h"
+#include "sap_world_t.h"
+#undef SAP_REAL
+#undef SAP_SUFFIX
+#undef SAP_SQRT
+#undef SAP_FABS
+
+/* solver parameters from expanded options and the time step */
+static inline void sap_solveParams(const sapOptions* o, const sapModel* m, double h, sapSolveParams* p) {
+  p->h = h;
+  p->geom_k_default = isnan(o->contact_k) ? m->contact_k : o->contact_k;
+  p->beta = o->contact_beta;
+  p->sigma = o->contact_sigma;
+  p->opt_abs = o->optimality_abs_tol;
+  p->opt_rel = o->optimality_rel_tol;
+  p->cost_abs = o->cost_abs_tol;
+  p->cost_rel = o->cost_rel_tol;
+  p->cost_min_alpha = o->line_search == SAP_LS_MONOTONE ? 0.0 : 0.5;
+  p->armijo_c = o->armijo_c;
+  p->rho = o->rho;
+  p->ls_slop = o->ls_relative_slop;
+  p->line_search = o->line_search;
+  p->max_iterations = o->max_iterations;
+  p->ls_max_iterations = o->ls_max_iterations;
+  p->weight_mode = o->weight_mode;
+  p->contact_point = o->contact_point;
+  p->weight_fp32 = o->weight_precision == SAP_FP32;
+  p->linear_fp32 = o->linear_solve_precision == SAP_FP32;
+  p->contact_fp32 = o->contact_solve_precision == SAP_FP32;
+}
+
+#endif

@@ -1,0 +1,63 @@
+/* Contact weights w (template body in the weight precision; include via sap_solve.h):
+ * body_inertia and diag_delassus of seed 002 "contact_weight_mode", sapwarp_spec.md §4.
+ * Inputs are fp64; the arithmetic runs in SAP_REAL; the result is stored as fp64. */
+
+/* directional mobility of one body summed over the frame rows c in {t1, t2, n}:
+ *   omega_b(c) = 1/m + u' I^-1 u,  u = R_I' ((x - com) x c)
+ * with R_I the principal inertia frame (ximat) and I the principal inertia. SAP Warp uses the
+ * diagonal of a non-principal body inertia (sapwarp §13.18); the principal frame makes this
+ * exact for the rigid body. Bodies with m <= 1e-12 contribute 0. */
+SAP_HD SAP_REAL SAPT(sapw_bodyMobility)(const sapModel* m, const sapData* d, int w, int b,
+                                        const double* x, const double* frame) {
+  double mass = m->body_mass[b];
+  if (!(mass > 1e-12)) return 0;
+  const double* com = d->xipos + ((long)w * m->nbody + b) * 3;
+  const double* R = d->ximat + ((long)w * m->nbody + b) * 9;
+  const double* inertia = m->body_inertia + b * 3;
+  SAP_REAL r[3], sum = 0;
+  for (int k = 0; k < 3; k++) r[k] = (SAP_REAL)(x[k] - com[k]);
+  for (int c = 0; c < 3; c++) {
+    const double* n = frame + 3 * c;
+    SAP_REAL a[3];  // a = r x c
+    a[0] = r[1] * (SAP_REAL)n[2] - r[2] * (SAP_REAL)n[1];
+    a[1] = r[2] * (SAP_REAL)n[0] - r[0] * (SAP_REAL)n[2];
+    a[2] = r[0] * (SAP_REAL)n[1] - r[1] * (SAP_REAL)n[0];
+    sum += 1 / (SAP_REAL)mass;
+    for (int k = 0; k < 3; k++) {
+      // u_k = (column k of R) . a
+      SAP_REAL u = (SAP_REAL)R[k] * a[0] + (SAP_REAL)R[3 + k] * a[1] + (SAP_REAL)R[6 + k] * a[2];
+      SAP_REAL ik = (SAP_REAL)inertia[k] > (SAP_REAL)1e-12 ? (SAP_REAL)inertia[k] : (SAP_REAL)1e-12;
+      sum += u * u / ik;
+    }
+  }
+  return sum;
+}
+
+/* body_inertia: w = max(1/3 sum_c sum_b omega_b(c), 1e-12) over the dynamic bodies b0, b1
+ * (dyn0/dyn1 = 0 for static ones), each at its own witness */
+SAP_HD double SAPT(sapw_weightBody)(const sapModel* m, const sapData* d, int w, int b0, int dyn0,
+                                    const double* x0, int b1, int dyn1, const double* x1,
+                                    const double* frame) {
+  SAP_REAL s = 0;
+  if (dyn0) s += SAPT(sapw_bodyMobility)(m, d, w, b0, x0, frame);
+  if (dyn1) s += SAPT(sapw_bodyMobility)(m, d, w, b1, x1, frame);
+  s /= 3;
+  return s > (SAP_REAL)1e-12 ? (double)s : 1e-12;
+}
+
+/* diag_delassus: W = J diag(A)^-1 J' (3x3, A_jj >= 1e-12), w = max(||W||_F / 3, 1e-12) */
+SAP_HD double SAPT(sapw_weightDelassus)(const double* J3, const double* A, int nv) {
+  SAP_REAL W[9];
+  for (int k = 0; k < 9; k++) W[k] = 0;
+  for (int j = 0; j < nv; j++) {
+    SAP_REAL ajj = (SAP_REAL)A[j * nv + j];
+    SAP_REAL inv = 1 / (ajj > (SAP_REAL)1e-12 ? ajj : (SAP_REAL)1e-12);
+    SAP_REAL c0 = (SAP_REAL)J3[j], c1 = (SAP_REAL)J3[nv + j], c2 = (SAP_REAL)J3[2 * nv + j];
+    if (c0 == 0 && c1 == 0 && c2 == 0) continue;
+    W[0] += c0 * c0 * inv; W[1] += c0 * c1 * inv; W[2] += c0 * c2 * inv;
+    W[4] += c1 * c1 * inv; W[5] += c1 * c2 * inv; W[8] += c2 * c2 * inv;
+  }
+  SAP_REAL f2 = W[0] * W[0] + W[4] * W[4] + W[8] * W[8] + 2 * (W[1] * W[1] + W[2] * W[2] + W[5] * W[5]);
+  SAP_REAL wv = SAP_SQRT(f2) / 3;
+  return wv > (SAP_REAL)1e-12 ? (double)wv : 1e-12;
+}

@@ -1,0 +1,196 @@
+/* Bad input gets a clear error naming the problem: scene files, unsupported
+ * features, options (unknown keys, bad values, out of range), sizes, devices.
+ * Also the preset table of seed 002 and one-factor overrides. */
+#include <unistd.h>
+
+#include "check.h"
+#include "backend.h"
+#include "sim.h"
+
+static const char* write_scene(const char* name, const char* xml) {
+  static char path[8][128];
+  static int next = 0;
+  char* p = path[next++ % 8];
+  snprintf(p, 128, "/tmp/sapsim_%d_%s.xml", (int)getpid(), name);
+  FILE* f = fopen(p, "w");
+  fputs(xml, f);
+  fclose(f);
+  return p;
+}
+
+/* expect status st and every fragment in the message */
+static void expect_load(const char* path, sapStatus st, const char* frag1, const char* frag2) {
+  sapModel* m = NULL;
+  sapStatus got = sap_loadModel(path, &m);
+  CHECK(got == st, "%s: status %s, want %s (%s)", path, sap_statusName(got), sap_statusName(st),
+        sap_lastError());
+  CHECK(m == NULL || st == SAP_OK, "no model on failure");
+  CHECK(!frag1 || strstr(sap_lastError(), frag1), "message '%s' lacks '%s'", sap_lastError(), frag1);
+  CHECK(!frag2 || strstr(sap_lastError(), frag2), "message '%s' lacks '%s'", sap_lastError(), frag2);
+  sap_freeModel(m);
+}
+
+#define BODY "<worldbody><body><joint name='j1' type='hinge'/><geom size='0.1'/></body></worldbody>"
+
+static void test_bad_scenes(void) {
+  expect_load("/nonexistent/robot.xml", SAP_ERR_SCENE, "/nonexistent/robot.xml", "cannot open");
+  expect_load(write_scene("malformed", "<mujoco><worldbody><body></mujoco>"), SAP_ERR_SCENE,
+              "MuJoCo could not load", "malformed");
+  expect_load(write_scene("unknown", "<mujoco><worldbody><bogus/></worldbody></mujoco>"),
+              SAP_ERR_SCENE, "MuJoCo could not load", NULL);
+  expect_load(write_scene("equality",
+              "<mujoco><worldbody><body name='a'><freejoint/><geom size='.1'/></body>"
+              "<body name='b'><freejoint/><geom size='.1'/></body></worldbody>"
+              "<equality><weld body1='a' body2='b'/></equality></mujoco>"),
+              SAP_ERR_UNSUPPORTED, "equality", NULL);
+  expect_load(write_scene("spatial",
+              "<mujoco><worldbody><site name='s0'/><body><joint type='hinge'/><geom size='.1'/>"
+              "<site name='s1' pos='0 0 1'/></body></worldbody>"
+              "<tendon><spatial name='rope'><site site='s0'/><site site='s1'/></spatial></tendon></mujoco>"),
+              SAP_ERR_UNSUPPORTED, "rope", "spatial");
+  expect_load(write_scene("siteact",
+              "<mujoco><worldbody><body><joint type='hinge'/><geom size='.1'/><site name='s'/></body>"
+              "</worldbody><actuator><motor name='thruster' site='s'/></actuator></mujoco>"),
+              SAP_ERR_UNSUPPORTED, "thruster", "transmission");
+  expect_load(write_scene("muscle",
+              "<mujoco><worldbody><body><joint name='j' type='hinge'/><geom size='.1'/></body>"
+              "</worldbody><actuator><general name='bicep' joint='j' dyntype='integrator'/></actuator></mujoco>"),
+              SAP_ERR_UNSUPPORTED, "bicep", "activation");
+  expect_load(write_scene("ballimit",
+              "<mujoco><worldbody><body><joint name='shoulder' type='ball' limited='true' range='0 1'/>"
+              "<geom size='.1'/></body></worldbody></mujoco>"),
+              SAP_ERR_UNSUPPORTED, "shoulder", "ball");
+  expect_load(write_scene("friction",
+              "<mujoco><worldbody><body><joint name='sticky' type='hinge' frictionloss='1'/>"
+              "<geom size='.1'/></body></worldbody></mujoco>"),
+              SAP_ERR_UNSUPPORTED, "sticky", "frictionloss");
+  expect_load(write_scene("condim",
+              "<mujoco><worldbody><geom name='rolling' type='plane' size='1 1 1' condim='6'/>"
+              "<body><freejoint/><geom size='.1'/></body></worldbody></mujoco>"),
+              SAP_ERR_UNSUPPORTED, "rolling", "condim");
+  expect_load(write_scene("static", "<mujoco><worldbody><geom size='.1'/></worldbody></mujoco>"),
+              SAP_ERR_SCENE, "no degrees of freedom", NULL);
+  expect_load(write_scene("ok", "<mujoco>" BODY "</mujoco>"), SAP_OK, NULL, NULL);
+}
+
+static void expect_option(const char* key, const char* value, sapStatus st, const char* frag) {
+  sapOptions o;
+  sap_optionsDefault(&o);
+  sapOptions before = o;
+  sapStatus got = sap_optionsSet(&o, key, value);
+  CHECK(got == st, "%s=%s: %s (%s)", key, value, sap_statusName(got), sap_lastError());
+  if (st != SAP_OK) CHECK(!memcmp(&o, &before, sizeof(o)), "%s=%s changed the options", key, value);
+  CHECK(!frag || strstr(sap_lastError(), frag), "%s=%s: message '%s' lacks '%s'", key, value,
+        sap_lastError(), frag);
+}
+
+static void test_bad_options(void) {
+  expect_option("presett", "drake", SAP_ERR_OPTION, "unknown option 'presett'");
+  expect_option("preset", "fast", SAP_ERR_OPTION, "approx32, approx64, drake");
+  expect_option("line_search", "golden", SAP_ERR_OPTION, "monotone_decay, armijo_decay, exact_root");
+  expect_option("free_motion_precision", "fp16", SAP_ERR_OPTION, "fp32");
+  expect_option("rho", "1.5", SAP_ERR_OPTION, "out of range");
+  expect_option("rho", "0", SAP_ERR_OPTION, "out of range");
+  expect_option("timestep", "-0.01", SAP_ERR_OPTION, "out of range");
+  expect_option("timestep", "abc", SAP_ERR_OPTION, "not a finite number");
+  expect_option("max_iterations", "2.5", SAP_ERR_OPTION, "not an integer");
+  expect_option("contact_k", "nan", SAP_ERR_OPTION, "not a finite number");
+  expect_option("device", "tpu", SAP_ERR_OPTION, "auto, cpu, cuda");
+  /* accepted spellings (seed 002 / SAP Warp names and normalisation) */
+  expect_option("preset", " Approx-64 ", SAP_OK, NULL);
+  expect_option("contact_preset_variant", "approx_32", SAP_OK, NULL);
+  expect_option("contact_linear_solve_precision", "F32", SAP_OK, NULL);
+  expect_option("contact_weight_mode", "diag-delassus", SAP_OK, NULL);
+  sapOptions o;
+  sap_optionsDefault(&o);
+  CHECK(sap_optionsSetPair(&o, "line_search") == SAP_ERR_OPTION, "key without =");
+  CHECK(sap_optionsSetPair(&o, "line-search=exact-root") == SAP_OK && o.line_search == SAP_LS_EXACT,
+        "key=value with dashes");
+}
+
+/* the preset table of seed 002 (DESIGN.md §5) */
+static void test_preset_table(void) {
+  struct { int preset, fm, cs, ls, wp, bp, wm, cp, integ; } want[3] = {
+      {SAP_PRESET_APPROX32, SAP_FP32, SAP_FP64, SAP_FP32, SAP_FP32, SAP_FP32,
+       SAP_WEIGHT_BODY_INERTIA, SAP_POINT_WITNESS, SAP_INTEGRATE_MIDPOINT},
+      {SAP_PRESET_APPROX64, SAP_FP64, SAP_FP64, SAP_FP64, SAP_FP64, SAP_FP64,
+       SAP_WEIGHT_BODY_INERTIA, SAP_POINT_WITNESS, SAP_INTEGRATE_MIDPOINT},
+      {SAP_PRESET_DRAKE, SAP_FP64, SAP_FP64, SAP_FP64, SAP_FP64, SAP_FP64,
+       SAP_WEIGHT_DIAG_DELASSUS, SAP_POINT_MIDPOINT, SAP_INTEGRATE_SAP_EULER}};
+  for (int i = 0; i < 3; i++) {
+    sapOptions o, e;
+    sap_optionsDefault(&o);
+    o.preset = want[i].preset;
+    CHECK(sap_optionsExpand(&o, &e) == SAP_OK, "%s", sap_lastError());
+    CHECK(e.free_motion_precision == want[i].fm && e.contact_solve_precision == want[i].cs &&
+          e.linear_solve_precision == want[i].ls && e.weight_precision == want[i].wp &&
+          e.boundary_pose_precision == want[i].bp && e.weight_mode == want[i].wm &&
+          e.contact_point == want[i].cp && e.integration == want[i].integ,
+          "preset %d knobs", i);
+  }
+  sapOptions o, e;
+  sap_optionsDefault(&o);
+  CHECK(o.preset == SAP_PRESET_APPROX32 && o.line_search == SAP_LS_ARMIJO, "defaults");
+  sap_optionsExpand(&o, &e);
+  CHECK(e.ls_max_iterations == 40 && e.cost_abs_tol == 1e-30 && e.cost_rel_tol == 1e-15, "armijo tol");
+  o.line_search = SAP_LS_EXACT;
+  sap_optionsExpand(&o, &e);
+  CHECK(e.ls_max_iterations == 100, "exact_root promotes the line-search cap to 100");
+  o.line_search = SAP_LS_MONOTONE;
+  sap_optionsExpand(&o, &e);
+  CHECK(e.cost_abs_tol == 0 && e.cost_rel_tol == 5e-3, "monotone tolerances");
+}
+
+/* an override changes exactly one knob after the preset expands */
+static void test_one_factor_override(void) {
+  sapOptions o, base, e;
+  sap_optionsDefault(&o);
+  sap_optionsSet(&o, "preset", "approx64");
+  sap_optionsExpand(&o, &base);
+  sap_optionsSet(&o, "contact_weight_mode", "diag_delassus");
+  sap_optionsExpand(&o, &e);
+  CHECK(e.weight_mode == SAP_WEIGHT_DIAG_DELASSUS, "override applied");
+  e.weight_mode = base.weight_mode;
+  CHECK(!memcmp(&e, &base, sizeof(e)), "nothing else changed");
+}
+
+static void test_bad_sizes_and_devices(void) {
+  sapModel* m = NULL;
+  CHECK(sap_loadModel("scenes/pendulum.xml", &m) == SAP_OK, "%s", sap_lastError());
+  if (!m) return;
+  sapSim* s = NULL;
+  CHECK(sap_create(m, NULL, 0, &s) == SAP_ERR_ARG && strstr(sap_lastError(), "nworld"), "nworld 0");
+  CHECK(sap_create(m, NULL, -5, &s) == SAP_ERR_ARG, "negative nworld");
+  CHECK(sap_create(NULL, NULL, 1, &s) == SAP_ERR_ARG, "null model");
+  sapOptions o;
+  sap_optionsDefault(&o);
+  o.preset = (sapPreset)7;
+  CHECK(sap_create(m, &o, 1, &s) == SAP_ERR_OPTION, "invalid preset enum");
+  sap_optionsDefault(&o);
+  o.device = SAP_DEVICE_CUDA;
+  char name[128];
+  int gpu = sap_cudaUsable(name, sizeof(name));
+  sapStatus st = sap_create(m, &o, 1, &s);
+  if (gpu) CHECK(st == SAP_OK, "device=cuda with a GPU: %s", sap_lastError());
+  else CHECK(st == SAP_ERR_NO_DEVICE && strstr(sap_lastError(), "cuda"), "device=cuda without GPU: %s",
+             sap_lastError());
+  sap_free(s);
+  s = NULL;
+  sap_optionsDefault(&o);
+  o.device = SAP_DEVICE_CPU;
+  CHECK(sap_create(m, &o, 2, &s) == SAP_OK, "%s", sap_lastError());
+  CHECK(sap_step(s, -1) == SAP_ERR_ARG, "negative nstep");
+  sap_free(s);
+  sap_freeModel(m);
+}
+
+
+
+int main(void) {
+  RUN(test_bad_scenes);
+  RUN(test_bad_options);
+  RUN(test_preset_table);
+  RUN(test_one_factor_override);
+  RUN(test_bad_sizes_and_devices);
+  return check_summary("test_errors");
+}

@@ -1,0 +1,518 @@
+/* Unit tests of the SAP per-world math (kernels/sap_solve.h): friction cone (drake_sap_spec
+ * §6.1-6.7 numbers), PD drives and limits (§6.14-6.15), finite-difference gradients and
+ * Hessians, blocked Cholesky against LAPACKE (fp32, fp64), the three line searches on
+ * analytic 1-D costs, and small Newton problems (§6.11 pizza saver, §6.12, §6.14, §6.15). */
+#include <lapacke.h>
+
+#include "check.h"
+#include "sap_solve.h"
+
+/* ---- friction cone ------------------------------------------------------------- */
+
+/* P0: mu 0.5, k 3e5, taud 0.02, beta 1, sigma 1e-3, dt 0.01, w 1, phi0 -2.5e-3 */
+static void cone_p0(double mu, double* par) {
+  sapw_coneSetup_f64(1.0, 3e5, 0.02, mu, -2.5e-3, 0.01, 1.0, 1e-3, par);
+}
+
+static void test_cone_regularization(void) {
+  double par[SAP_CPAR];
+  cone_p0(0.5, par);
+  CHECK_CLOSE(par[0], 1e-3, 0, 1e-12, "Rt");
+  CHECK_CLOSE(par[1], 0.025330295910584444, 0, 1e-12, "Rn near-rigid");
+  CHECK_CLOSE(par[2], 0.083333333333333333, 0, 1e-12, "vhat_n");
+  // 6.1: beta 0, sigma 1e-4, k 1e5, taud 0.01, dt 5e-3, w 3
+  sapw_coneSetup_f64(3.0, 1e5, 0.01, 0.5, -2.5e-3, 5e-3, 0.0, 1e-4, par);
+  CHECK_CLOSE(par[0], 3e-4, 0, 1e-12, "6.1 Rt");
+  CHECK_CLOSE(par[1], 0.13333333333333333, 0, 1e-12, "6.1 Rn");
+  CHECK_CLOSE(par[2], 0.16666666666666667, 0, 1e-12, "6.1 vhat");
+}
+
+typedef struct { double vc[3], gamma[3], cost; int region; } ConeCase;
+
+static void test_cone_regions(void) {
+  double par[SAP_CPAR];
+  cone_p0(0.5, par);
+  // drake_sap_spec §6.2-6.4 (ref numbers); cost < 0 means not listed
+  ConeCase cases[] = {
+      {{1e-4, 0, -0.1}, {-0.1, 0, 7.237709894}, 0.6634617403, 1},
+      {{1e-4, 1e-4, -0.1}, {-0.1, -0.1, 7.237709894}, 0.6634667403, 1},
+      {{-1e-5, 1e-4, -0.05}, {0.01, -0.1, 5.263789014}, -1, 1},
+      {{0.1, 0, -0.1}, {-4.560802075, 0, 9.12160415}, 1.064187151, 2},
+      {{0.1, -0.2, -0.1}, {-2.57989899, 5.15979798, 11.53765903}, -1, 2},
+      {{0.1, 0.05, 0.0}, {-2.434209512, -1.217104756, 5.44305794}, -1, 2},
+      {{0.1, 0, 0.1}, {-0.6515431536, 0, 1.303086307}, -1, 2},
+      {{1e-4, -2e-3, 0.01}, {-0.07255764207, 1.451152841, 2.9059313}, -1, 2},
+      {{-0.1, 0.1, 0.2}, {0, 0, 0}, 0, 0},
+      {{0, 0, 0.2}, {0, 0, 0}, 0, 0},
+  };
+  for (unsigned c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+    double g[3], cost, G[9];
+    int region = sapw_coneProject_f64(par, cases[c].vc, g, &cost, G);
+    CHECK(region == cases[c].region, "case %u region %d want %d", c, region, cases[c].region);
+    for (int k = 0; k < 3; k++) CHECK_CLOSE(g[k], cases[c].gamma[k], 1e-12, 1e-9, "case %u gamma[%d]", c, k);
+    if (cases[c].cost >= 0) CHECK_CLOSE(cost, cases[c].cost, 1e-12, 1e-9, "case %u cost", c);
+  }
+  // G in stiction and sliding (6.2, 6.3)
+  double g[3], cost, G[9];
+  double vc0[3] = {1e-4, 0, -0.1}, vc1[3] = {0.1, -0.2, -0.1};
+  sapw_coneProject_f64(par, vc0, g, &cost, G);
+  CHECK_CLOSE(G[0], 1000, 0, 1e-9, "stiction G00");
+  CHECK_CLOSE(G[8], 39.478418, 0, 1e-7, "stiction G22");
+  sapw_coneProject_f64(par, vc1, g, &cost, G);
+  double want[9] = {22.593821, 6.410337, -8.7413687, 6.410337, 12.978316, 17.482737, -8.7413687, 17.482737, 39.092589};
+  check_arrays("sliding G", G, want, 9, 0, 1e-6);
+  // 6.5 zero friction
+  cone_p0(0.0, par);
+  double vz[3] = {0.1, 0, -0.1};
+  sapw_coneProject_f64(par, vz, g, &cost, G);
+  CHECK_CLOSE(g[2], 7.2377098941, 0, 1e-9, "mu=0 gamma_n");
+  CHECK(g[0] == 0 && g[1] == 0 && G[0] == 0 && G[4] == 0, "mu=0 no friction");
+  CHECK_CLOSE(G[8], 39.478418, 0, 1e-7, "mu=0 G22");
+}
+
+/* central differences: -dl/dvc = gamma, -dgamma/dvc = G; G symmetric PSD; KKT (6.6, 6.7) */
+static void test_cone_fd(void) {
+  double par[SAP_CPAR];
+  cone_p0(0.5, par);
+  double pts[][3] = {{1e-4, 0, -0.1}, {1e-4, 1e-4, -0.1}, {0.1, 0, -0.1}, {0.1, -0.2, -0.1},
+                     {0.1, 0.05, 0.0}, {0.1, 0, 0.1}, {1e-4, -2e-3, 0.01}, {-0.1, 0.1, 0.2}};
+  const double h = 1e-7;
+  for (unsigned p = 0; p < sizeof(pts) / sizeof(pts[0]); p++) {
+    double g[3], cost, G[9], gmax = 1e-300, Gmax = 1e-300;
+    sapw_coneProject_f64(par, pts[p], g, &cost, G);
+    for (int k = 0; k < 3; k++) gmax = fmax(gmax, fabs(g[k]));
+    for (int k = 0; k < 9; k++) Gmax = fmax(Gmax, fabs(G[k]));
+    for (int j = 0; j < 3; j++) {
+      double vp[3], vm[3], gp[3], gm[3], cp, cm;
+      for (int k = 0; k < 3; k++) vp[k] = vm[k] = pts[p][k];
+      vp[j] += h; vm[j] -= h;
+      sapw_coneProject_f64(par, vp, gp, &cp, NULL);
+      sapw_coneProject_f64(par, vm, gm, &cm, NULL);
+      CHECK_CLOSE(-(cp - cm) / (2 * h), g[j], 1e-6 * gmax, 0, "pt %u dl/dvc[%d]", p, j);
+      for (int i = 0; i < 3; i++)
+        CHECK_CLOSE(-(gp[i] - gm[i]) / (2 * h), G[3 * i + j], 1e-6 * Gmax, 0, "pt %u G[%d][%d]", p, i, j);
+    }
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++) CHECK(G[3 * i + j] == G[3 * j + i], "pt %u G symmetric", p);
+    // PSD: random quadratic forms
+    for (int t = 0; t < 20; t++) {
+      double x[3] = {check_uniform(-1, 1), check_uniform(-1, 1), check_uniform(-1, 1)}, q = 0;
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) q += x[i] * G[3 * i + j] * x[j];
+      CHECK(q >= -1e-12 * Gmax, "pt %u G PSD (%g)", p, q);
+    }
+    // KKT: gamma in the cone, R (y - gamma) in the polar cone, complementarity
+    double y[3] = {-pts[p][0] / par[0], -pts[p][1] / par[0], (par[2] - pts[p][2]) / par[1]};
+    double r[3] = {par[0] * (y[0] - g[0]), par[0] * (y[1] - g[1]), par[1] * (y[2] - g[2])};
+    CHECK(hypot(g[0], g[1]) <= 0.5 * g[2] * (1 + 1e-9) + 1e-15, "pt %u gamma in cone", p);
+    CHECK(0.5 * hypot(r[0], r[1]) <= -r[2] + 1e-9 * fmax(1, fabs(r[2])), "pt %u r in polar cone", p);
+    CHECK(fabs(g[0] * r[0] + g[1] * r[1] + g[2] * r[2]) <= 1e-9 * fmax(1, fabs(g[2] * r[2])), "pt %u complementarity", p);
+  }
+}
+
+/* fp32 cone agrees with fp64 */
+static void test_cone_f32(void) {
+  double par[SAP_CPAR];
+  float parf[SAP_CPAR];
+  cone_p0(0.5, par);
+  sapw_coneSetup_f32(1.0f, 3e5f, 0.02f, 0.5f, -2.5e-3f, 0.01f, 1.0f, 1e-3f, parf);
+  double vc[3] = {0.1, -0.2, -0.1}, g[3], cost;
+  float vcf[3] = {0.1f, -0.2f, -0.1f}, gf[3], costf;
+  sapw_coneProject_f64(par, vc, g, &cost, NULL);
+  sapw_coneProject_f32(parf, vcf, gf, &costf, NULL);
+  for (int k = 0; k < 3; k++) CHECK_CLOSE(gf[k], g[k], 1e-5, 1e-5, "f32 gamma[%d]", k);
+}
+
+/* ---- PD drives and limits ------------------------------------------------------ */
+
+static void test_pd(void) {
+  // drake §6.14: Kp 1.1, Kd 1.2, e 1.3, q0 0.1, qd 0.2, vd 0.3, u0 0.4, dt 0.015, w = 0
+  double h = 0.015, kp = 1.1, kd = 1.2, par[SAP_SPAR];
+  sapw_pdClipGains_f64(h, 0, &kp, &kd);
+  CHECK(kp == 1.1 && kd == 1.2, "gains unclipped");
+  sapw_pdSetup_f64(h, kp, kd, 0.1, 0.2, 0.3, 0.4, -1.3, 1.3, par);
+  double us[3] = {0.26, 1.56, -1.56}, vs[3] = {0.5014385532, -0.5672009864, 1.997533909};
+  double gw[3] = {0.26, 1.3, -1.3}, costs[3] = {4.167694204685576e-4, 0.014586929716399508, 0.014586929716399502};
+  double Gw[3] = {0.0182475, 0, 0};
+  for (int c = 0; c < 3; c++) {
+    double v = (0.4 - us[c] + kp * (0.2 - 0.1) + kd * 0.3) / (h * kp + kd), g, cost, G;
+    CHECK_CLOSE(v, vs[c], 0, 1e-9, "v(u=%g)", us[c]);
+    sapw_boxEval_f64(par, v, &g, &cost, &G);
+    CHECK_CLOSE(g / h, gw[c], 1e-13, 1e-12, "gamma/dt at u=%g", us[c]);
+    CHECK_CLOSE(cost, costs[c], 0, 1e-9, "cost at u=%g", us[c]);
+    CHECK_CLOSE(G, Gw[c], 1e-15, 1e-9, "G at u=%g", us[c]);
+  }
+  // near-rigid clipping with w = 1.6 (6.14)
+  double kk[3][4] = {{1e8, 1.3e7, 1134437.2874815352, 147476.8473725996},
+                     {0, 1e8, 0, 164493.4066848226},
+                     {1e8, 0, 10966227.112321507, 0}};
+  for (int c = 0; c < 3; c++) {
+    double p = kk[c][0], d = kk[c][1];
+    sapw_pdClipGains_f64(h, 1.6, &p, &d);
+    CHECK_CLOSE(p, kk[c][2], 1e-9, 1e-10, "clip kp case %d", c);
+    CHECK_CLOSE(d, kk[c][3], 1e-9, 1e-10, "clip kd case %d", c);
+  }
+  kp = 1.1; kd = 1.2;
+  sapw_pdClipGains_f64(h, 1.6, &kp, &kd);
+  CHECK(kp == 1.1 && kd == 1.2, "w=1.6 small gains unchanged");
+}
+
+static void test_limit(void) {
+  // drake §6.15: q0 3.1, k 1e5, taud 0.01, beta 0.5, dt 5e-3, w 1.5
+  double par[SAP_SPAR];
+  sapw_limitSetup_f64(5e-3, 3.1 - 0.5, 1.5, 1e5, 0.01, 0.5, par);
+  CHECK_CLOSE(par[0], 0.13333333333333333, 0, 1e-12, "R compliant");
+  CHECK_CLOSE(par[1], -173.33333333333334, 0, 1e-12, "vhat lower");
+  sapw_limitSetup_f64(5e-3, 2.3 - 3.1, 1.5, 0.5, 0.01, 0.5, par);
+  CHECK_CLOSE(par[0], 26666.666666666668, 0, 1e-12, "R soft");
+  CHECK_CLOSE(par[1], 53.33333333333335, 0, 1e-12, "vhat upper");
+  sapw_limitSetup_f64(5e-3, 2.3 - 3.1, 1.5, 1e12, 0.01, 0.5, par);
+  CHECK_CLOSE(par[0], 0.009498860966469166, 0, 1e-12, "R near-rigid");
+}
+
+/* FD of box constraints: PD inside and beyond the effort limit, limit active and inactive */
+static void test_box_fd(void) {
+  double pd[SAP_SPAR], lim[SAP_SPAR];
+  sapw_pdSetup_f64(0.015, 1.1, 1.2, 0.1, 0.2, 0.3, 0.4, -1.3, 1.3, pd);
+  sapw_limitSetup_f64(0.01, 1e-3, 1.0, 1e12, 0.01, 0.1, lim);
+  struct { const double* par; double vc; } pts[] = {
+      {pd, 0.5}, {pd, -0.56}, {pd, 1.99}, {pd, 5.0}, {pd, -5.0}, {lim, -0.2}, {lim, 0.3}};
+  const double h = 1e-7;
+  for (unsigned p = 0; p < sizeof(pts) / sizeof(pts[0]); p++) {
+    double g, c, G, gp, gm, cp, cm;
+    sapw_boxEval_f64(pts[p].par, pts[p].vc, &g, &c, &G);
+    sapw_boxEval_f64(pts[p].par, pts[p].vc + h, &gp, &cp, NULL);
+    sapw_boxEval_f64(pts[p].par, pts[p].vc - h, &gm, &cm, NULL);
+    CHECK_CLOSE(-(cp - cm) / (2 * h), g, 1e-8, 1e-6, "point %u dl/dvc", p);
+    CHECK_CLOSE(-(gp - gm) / (2 * h), G, 1e-8, 1e-6, "point %u dgamma/dvc", p);
+  }
+}
+
+/* ---- blocked Cholesky vs LAPACKE ------------------------------------------------- */
+
+static void test_cholesky(void) {
+  int sizes[] = {1, 3, 7, 16, 17, 33, 50};
+  for (unsigned t = 0; t < sizeof(sizes) / sizeof(sizes[0]); t++) {
+    int n = sizes[t];
+    double* B = malloc(sizeof(double) * n * n);
+    double* A = malloc(sizeof(double) * n * n);
+    double* L = malloc(sizeof(double) * n * n);
+    float* Lf = malloc(sizeof(float) * n * n);
+    double *x = malloc(sizeof(double) * n), *xr = malloc(sizeof(double) * n), *b = malloc(sizeof(double) * n);
+    float* xf = malloc(sizeof(float) * n);
+    for (int i = 0; i < n * n; i++) B[i] = check_uniform(-1, 1);
+    // A = B B' + n I (SPD, well conditioned)
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++) {
+        double s = i == j ? n : 0;
+        for (int k = 0; k < n; k++) s += B[i * n + k] * B[j * n + k];
+        A[i * n + j] = s;
+      }
+    for (int i = 0; i < n; i++) b[i] = check_uniform(-1, 1);
+    for (int bs = 1; bs <= 16; bs *= 4) {
+      for (int i = 0; i < n * n; i++) { L[i] = A[i]; Lf[i] = (float)A[i]; }
+      CHECK(sapw_cholFactor_f64(L, n, n, bs) == 0, "n %d bs %d factor", n, bs);
+      CHECK(sapw_cholFactor_f32(Lf, n, n, bs) == 0, "n %d bs %d factor f32", n, bs);
+      for (int i = 0; i < n; i++) { x[i] = b[i]; xf[i] = (float)b[i]; }
+      sapw_cholSolve_f64(L, n, n, x);
+      sapw_cholSolve_f32(Lf, n, n, xf);
+      // LAPACKE reference
+      double* R = malloc(sizeof(double) * n * n);
+      for (int i = 0; i < n * n; i++) R[i] = A[i];
+      for (int i = 0; i < n; i++) xr[i] = b[i];
+      CHECK(LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', n, 1, R, n, xr, 1) == 0, "dposv");
+      // lower factors agree
+      double err = 0, errf = 0, Lmax = 0;
+      for (int i = 0; i < n; i++)
+        for (int j = 0; j <= i; j++) {
+          err = fmax(err, fabs(L[i * n + j] - R[i * n + j]));
+          errf = fmax(errf, fabs(Lf[i * n + j] - R[i * n + j]));
+          Lmax = fmax(Lmax, fabs(R[i * n + j]));
+        }
+      CHECK(err <= 1e-13 * Lmax, "n %d bs %d L f64 err %g", n, bs, err);
+      CHECK(errf <= 1e-5 * Lmax, "n %d bs %d L f32 err %g", n, bs, errf);
+      double xd[64];
+      for (int i = 0; i < n; i++) xd[i] = xf[i];
+      check_arrays("x f64", x, xr, n, 1e-13, 1e-12);
+      check_arrays("x f32", xd, xr, n, 1e-5, 1e-4);
+      free(R);
+    }
+    // an indefinite matrix reports its pivot
+    for (int i = 0; i < n * n; i++) L[i] = A[i];
+    L[(n - 1) * n + n - 1] = -1;
+    CHECK(sapw_cholFactor_f64(L, n, n, 4) == n, "n %d non-SPD detected", n);
+    free(B); free(A); free(L); free(Lf); free(x); free(xr); free(b); free(xf);
+  }
+}
+
+/* ---- line searches on analytic 1-D costs ----------------------------------------- */
+
+typedef double (*Phi)(double a, double* d1, double* d2);
+static double phi_quad(double a, double* d1, double* d2) {  // (a - 1)^2 - 1: minimum at 1
+  *d1 = 2 * (a - 1); *d2 = 2;
+  return (a - 1) * (a - 1) - 1;
+}
+static double phi_exp(double a, double* d1, double* d2) {  // e^a - 2a: minimum at ln 2
+  *d1 = exp(a) - 2; *d2 = exp(a);
+  return exp(a) - 2 * a;
+}
+static double phi_far(double a, double* d1, double* d2) {  // (a - 3)^2: minimum beyond alpha_max
+  *d1 = 2 * (a - 3); *d2 = 2;
+  return (a - 3) * (a - 3);
+}
+static double phi_quartic(double a, double* d1, double* d2) {  // (a - 0.3)^4/4
+  double x = a - 0.3;
+  *d1 = x * x * x; *d2 = 3 * x * x;
+  return x * x * x * x / 4;
+}
+
+static sapSolveParams ls_params(int kind) {
+  sapSolveParams p;
+  memset(&p, 0, sizeof(p));
+  p.line_search = kind;
+  p.ls_max_iterations = kind == SAP_LS_EXACT ? 100 : 40;
+  p.armijo_c = 1e-4; p.rho = 0.8; p.ls_slop = 1000 * 2.220446049250313e-16;
+  p.cost_abs = kind == SAP_LS_MONOTONE ? 0 : 1e-30;
+  p.cost_rel = kind == SAP_LS_MONOTONE ? 5e-3 : 1e-15;
+  return p;
+}
+
+static sapLineSearch_f64 run_ls(int kind, Phi f, int* nevals) {
+  sapSolveParams p = ls_params(kind);
+  sapLineSearch_f64 ls;
+  double d1, d2, phi0 = f(0, &d1, &d2);
+  sapw_lsBegin_f64(&ls, &p, phi0, d1, d2);
+  *nevals = 0;
+  while (ls.status == SAP_LS_RUNNING) {
+    double e1, e2, v = f(ls.alpha, &e1, &e2);
+    sapw_lsFeed_f64(&ls, v, e1, e2);
+    (*nevals)++;
+  }
+  return ls;
+}
+
+static void test_linesearch(void) {
+  int ne;
+  sapLineSearch_f64 ls;
+  // quadratic (drake §6.22): exact alpha = 1 in 1 evaluation, armijo alpha = 1 in 2 iterations
+  ls = run_ls(SAP_LS_EXACT, phi_quad, &ne);
+  CHECK(ls.status == SAP_LS_DONE && ls.iter == 1, "exact quad status %d iter %d", ls.status, ls.iter);
+  CHECK_CLOSE(ls.alpha, 1, 1e-12, 0, "exact quad alpha");
+  ls = run_ls(SAP_LS_ARMIJO, phi_quad, &ne);
+  CHECK(ls.status == SAP_LS_DONE && ls.iter == 2, "armijo quad status %d iter %d", ls.status, ls.iter);
+  CHECK_CLOSE(ls.alpha, 1, 1e-15, 0, "armijo quad alpha");
+  ls = run_ls(SAP_LS_MONOTONE, phi_quad, &ne);
+  CHECK(ls.status == SAP_LS_DONE && ls.iter == 1 && ls.alpha == 1, "monotone quad");
+  // minimum beyond alpha_max: exact takes 1.5, armijo 1.25, with 0 iterations
+  ls = run_ls(SAP_LS_EXACT, phi_far, &ne);
+  CHECK(ls.status == SAP_LS_DONE && ls.iter == 0 && ls.alpha == 1.5, "exact far");
+  ls = run_ls(SAP_LS_ARMIJO, phi_far, &ne);
+  CHECK(ls.status == SAP_LS_DONE && ls.iter == 0 && ls.alpha == 1.25, "armijo far");
+  // e^a - 2a: exact finds ln 2; armijo satisfies sufficient decrease
+  ls = run_ls(SAP_LS_EXACT, phi_exp, &ne);
+  CHECK(ls.status == SAP_LS_DONE, "exact exp status %d", ls.status);
+  CHECK_CLOSE(ls.alpha, log(2.0), 1e-8, 0, "exact exp alpha");
+  ls = run_ls(SAP_LS_ARMIJO, phi_exp, &ne);
+  double d1, d2, f0 = phi_exp(0, &d1, &d2), fa = phi_exp(ls.alpha, &d1, &d2);
+  CHECK(ls.status == SAP_LS_DONE && fa < f0 + 1e-4 * ls.alpha * -1, "armijo exp decrease");
+  // flat triple root: Newton slows down, bisection takes over
+  ls = run_ls(SAP_LS_EXACT, phi_quartic, &ne);
+  CHECK(ls.status == SAP_LS_DONE, "exact quartic status %d", ls.status);
+  CHECK_CLOSE(ls.alpha, 0.3, 2e-3, 0, "exact quartic alpha");
+  // not a descent direction: every variant fails
+  for (int k = 0; k < 3; k++) {
+    sapSolveParams p = ls_params(k);
+    sapw_lsBegin_f64(&ls, &p, 1.0, 0.5, 1.0);
+    CHECK(ls.status == SAP_LS_FAIL_DESCENT, "kind %d non-descent fails", k);
+  }
+}
+
+/* ---- Newton on small problems ---------------------------------------------------- */
+
+typedef struct {
+  sapProblem_f64 P;
+  double work[4096];
+} Prob;
+
+/* carve a problem with nv dofs, nc contacts, ns scalar rows from a static buffer */
+static void prob_init(Prob* q, int nv, int nc, int ns, const double* A, const double* vstar) {
+  memset(q, 0, sizeof(*q));
+  sapw_carve_f64(&q->P, q->work, nv, nc, ns);
+  CHECK(SAP_SOLVE_NWORK_(nv, nc, ns) <= 4096, "work size");
+  q->P.nv = nv; q->P.nc = nc; q->P.ns = ns;
+  q->P.A = A; q->P.vstar = vstar;
+  for (int j = 0; j < nv; j++) q->P.dscale[j] = 1 / sqrt(A[j * nv + j]);
+}
+
+static sapSolveParams newton_params(int kind) {
+  sapSolveParams p = ls_params(kind);
+  p.max_iterations = 100; p.opt_abs = 1e-14; p.opt_rel = 1e-6;
+  p.cost_min_alpha = kind == SAP_LS_MONOTONE ? 0 : 0.5;
+  return p;
+}
+
+/* drake §6.12: 9 dofs, box velocity constraint on dofs 2..4 as six scalar rows, R = 1000 */
+static void test_newton_box(void) {
+  static double A[81];
+  double S22[4] = {2, 1, 1, 2}, S33[9] = {4, 1, 2, 1, 5, 3, 2, 3, 6};
+  double S44[16] = {7, 1, 2, 3, 1, 8, 4, 5, 2, 4, 9, 6, 3, 5, 6, 10};
+  for (int i = 0; i < 81; i++) A[i] = 0;
+  for (int i = 0; i < 2; i++) for (int j = 0; j < 2; j++) A[i * 9 + j] = S22[2 * i + j];
+  for (int i = 0; i < 3; i++) for (int j = 0; j < 3; j++) A[(2 + i) * 9 + 2 + j] = S33[3 * i + j];
+  for (int i = 0; i < 4; i++) for (int j = 0; j < 4; j++) A[(5 + i) * 9 + 5 + j] = S44[4 * i + j];
+  double vstar[9] = {1, 2, -1, 0, 1, 6, 7, 8, 9}, vl[3] = {-3, -2, -1}, vu[3] = {1, 2, 3};
+  for (int kind = 0; kind < 3; kind++) {
+    for (int guess = 0; guess < 2; guess++) {
+      Prob q;
+      prob_init(&q, 9, 0, 6, A, vstar);
+      double* S = (double*)q.P.S;
+      for (int i = 0; i < 54; i++) S[i] = 0;
+      for (int k = 0; k < 3; k++) {
+        S[k * 9 + 2 + k] = 1;          // v >= vl: y = (vl - v)/R
+        S[(3 + k) * 9 + 2 + k] = -1;   // v <= vu: y = (-vu + v)/R
+        double* p0 = q.P.spar + SAP_SPAR * k;
+        double* p1 = q.P.spar + SAP_SPAR * (3 + k);
+        p0[0] = p1[0] = 1000; p0[1] = vl[k]; p1[1] = -vu[k];
+        p0[2] = p1[2] = 0; p0[3] = p1[3] = INFINITY;
+      }
+      for (int j = 0; j < 9; j++) q.P.v[j] = vstar[j];
+      if (guess == 0) for (int k = 0; k < 3; k++) q.P.v[2 + k] = 0.9 * vl[k] + 0.1 * vu[k];
+      else { q.P.v[2] = 1.2 * vl[0]; q.P.v[4] = 1.1 * vu[2]; }
+      sapSolveParams p = newton_params(kind);
+      sapSolveStats st;
+      sapw_newton_f64(&q.P, &p, &st);
+      CHECK(st.flags == SAP_WORLD_CONVERGED, "kind %d guess %d flags %d", kind, guess, st.flags);
+      check_arrays("v = v*", q.P.v, vstar, 9, 1e-14, 1e-14);
+      if (guess == 0) {
+        CHECK(st.iters == 1, "kind %d inside: 1 iteration (%d)", kind, st.iters);
+        if (kind == SAP_LS_EXACT) CHECK(st.ls_iters == 1, "exact: 1 evaluation (%d)", st.ls_iters);
+        if (kind == SAP_LS_ARMIJO) CHECK(st.ls_iters == 2, "armijo: 2 iterations (%d)", st.ls_iters);
+      } else {
+        CHECK(st.iters > 1, "kind %d outside: > 1 iteration (%d)", kind, st.iters);
+      }
+    }
+  }
+}
+
+/* drake §6.14 / §6.15 one-dof scenarios: A = 1, v* = 0, dt 0.01 */
+static void test_newton_pd_limit(void) {
+  double A[1] = {1}, vstar[1] = {0};
+  for (int kind = 0; kind < 3; kind++) {
+    double eff[2] = {1000, 10}, want[2] = {1 / 1.21, 0.1};
+    for (int e = 0; e < 2; e++) {
+      Prob q;
+      prob_init(&q, 1, 0, 1, A, vstar);
+      ((double*)q.P.S)[0] = 1;
+      sapw_pdSetup_f64(0.01, 100, 20, 0, 1, 0, 0, -eff[e], eff[e], q.P.spar);
+      q.P.v[0] = 0;
+      sapSolveParams p = newton_params(kind);
+      sapSolveStats st;
+      sapw_newton_f64(&q.P, &p, &st);
+      CHECK(st.flags == SAP_WORLD_CONVERGED, "pd kind %d flags %d", kind, st.flags);
+      CHECK_CLOSE(q.P.v[0], want[e], 1e-12, 1e-9, "pd kind %d effort %g", kind, eff[e]);
+    }
+    // upper limit 0, q0 = 1 mm: gamma = 0.05/(1 + R), v = -gamma, one iteration
+    Prob q;
+    prob_init(&q, 1, 0, 1, A, vstar);
+    ((double*)q.P.S)[0] = -1;
+    sapw_limitSetup_f64(0.01, 0 - 0.001, 1.0, 1e12, 0.01, 0.1, q.P.spar);
+    CHECK_CLOSE(q.P.spar[0], 2.533029591e-4, 0, 1e-9, "limit R");
+    q.P.v[0] = 0;
+    sapSolveParams p = newton_params(kind);
+    sapSolveStats st;
+    sapw_newton_f64(&q.P, &p, &st);
+    CHECK_CLOSE(q.P.v[0], -0.049987338059351745, 1e-12, 1e-9, "limit kind %d v", kind);
+    CHECK(st.iters == 1, "limit kind %d iterations %d", kind, st.iters);
+  }
+}
+
+/* drake §6.11 pizza saver: q = (x, y, z, theta), three point contacts, A = diag(m, m, m, m r^2) */
+typedef struct { double wz, vmax, gn[3], gt[3], z, jc[4]; int conv_all; } PizzaOut;
+
+static PizzaOut pizza_run(int kind, double mu, double k, double taud, double beta, double fx, double Mz, int nstep) {
+  const double m = 3, rad = 1.5, g = 10, dt = 0.01;
+  double A[16] = {0}, q[4] = {0, 0, 0, SAP_PI / 5}, v[4] = {0}, vstar[4], tau[4] = {fx, 0, -m * g, Mz};
+  A[0] = A[5] = A[10] = m; A[15] = m * rad * rad;
+  PizzaOut o;
+  memset(&o, 0, sizeof(o));
+  o.conv_all = 1;
+  static Prob pb;
+  for (int n = 0; n < nstep; n++) {
+    for (int i = 0; i < 4; i++) vstar[i] = v[i] + dt * tau[i] / A[5 * i];
+    prob_init(&pb, 4, 3, 0, A, vstar);
+    double c = cos(q[3]), s = sin(q[3]);
+    double pts[3][2] = {{-sqrt(3) / 2, -0.5}, {sqrt(3) / 2, -0.5}, {0, 1}};
+    double* J = (double*)pb.P.J;
+    for (int i = 0; i < 3; i++) {
+      double px = rad * (c * pts[i][0] + s * pts[i][1]), py = rad * (-s * pts[i][0] + c * pts[i][1]);
+      double rows[12] = {1, 0, 0, -py, 0, 1, 0, px, 0, 0, 1, 0};
+      for (int r = 0; r < 12; r++) J[12 * i + r] = rows[r];
+      double w = sapw_weightDelassus_f64(J + 12 * i, A, 4);
+      sapw_coneSetup_f64(w, k, taud, mu, q[2], dt, beta, 1e-3, pb.P.cpar + SAP_CPAR * i);
+    }
+    double guess[4] = {1, 2, 3, 4};
+    for (int i = 0; i < 4; i++) pb.P.v[i] = guess[i];
+    sapSolveParams p = newton_params(kind);
+    // monotone_decay's default 5e-3 relative cost exit stops early by design (sapwarp §13.1):
+    // test the line search itself with the tight cost tolerances of the other variants
+    p.cost_abs = 1e-30; p.cost_rel = 1e-15;
+    sapSolveStats st;
+    sapw_newton_f64(&pb.P, &p, &st);
+    if (!(st.flags & SAP_WORLD_CONVERGED)) o.conv_all = 0;
+    for (int i = 0; i < 4; i++) { v[i] = pb.P.v[i]; q[i] += dt * v[i]; }
+  }
+  o.wz = v[3];
+  o.vmax = fmax(fabs(v[0]), fmax(fabs(v[1]), fabs(v[2])));
+  for (int i = 0; i < 3; i++) { o.gn[i] = pb.P.gam[3 * i + 2]; o.gt[i] = hypot(pb.P.gam[3 * i], pb.P.gam[3 * i + 1]); }
+  for (int i = 0; i < 4; i++) o.jc[i] = pb.P.jc[i];
+  o.z = q[2];
+  return o;
+}
+
+static void test_newton_pizza(void) {
+  const double eps = 2.220446049250313e-16;
+  for (int kind = 0; kind < 3; kind++) {
+    // (c) stiction: mu 2/3, k 1e4, taud 2 dt, beta 1, Mz 20, 40 steps
+    PizzaOut o = pizza_run(kind, 2.0 / 3, 1e4, 0.02, 1.0, 0, 20, 40);
+    double tol = 1e-6;
+    CHECK(o.conv_all, "stiction kind %d converged every step", kind);
+    CHECK(o.vmax < 1e-10, "stiction kind %d |v_xyz| %g", kind, o.vmax);
+    CHECK_CLOSE(o.jc[2], 0.3, 0, tol, "stiction kind %d j_z", kind);
+    CHECK_CLOSE(o.jc[3], -0.2, 0, tol, "stiction kind %d j_theta", kind);
+    for (int i = 0; i < 3; i++) {
+      CHECK_CLOSE(o.gn[i], 0.1, 0, tol, "stiction kind %d gamma_n[%d]", kind, i);
+      CHECK_CLOSE(o.gt[i], 0.01 * 20 / (3 * 1.5), 0, tol, "stiction kind %d |gamma_t|[%d]", kind, i);
+    }
+    CHECK_CLOSE(o.wz, 8.064e-6, 0, 1e-3, "stiction kind %d wz", kind);
+    CHECK_CLOSE(o.z, -1.0e-3, 0, 1e-3, "stiction kind %d z", kind);
+    // (e) no friction: fx = 1, 30 steps: v = (0.1, 0, 0, 0)
+    o = pizza_run(kind, 0, 1e4, 0.01, eps, 1, 0, 30);
+    CHECK_CLOSE(o.jc[2], 0.3, 0, 2e-6, "nofriction kind %d j_z", kind);
+    CHECK_CLOSE(o.wz, 0, 1e-9, 0, "nofriction kind %d wz", kind);
+    // (f) sliding: Mz 40 > 30, 10 steps: wz = 0.13517, |gamma_t| = mu gamma_n
+    o = pizza_run(kind, 2.0 / 3, 1e4, 0.01, eps, 0, 40, 10);
+    CHECK_CLOSE(o.wz, 0.13517, 0, 1e-4, "sliding kind %d wz", kind);
+    for (int i = 0; i < 3; i++) CHECK_CLOSE(o.gt[i], 2.0 / 3 * o.gn[i], 1e-12, 1e-6, "sliding kind %d cone edge", kind);
+    // (g) near-rigid stiction with beta = 1: k = 1e20, 30 steps
+    o = pizza_run(kind, 2.0 / 3, 1e20, 0.01, 1.0, 0, 20, 30);
+    CHECK(o.vmax < 1e-9, "near-rigid kind %d |v_xyz| %g", kind, o.vmax);
+    for (int i = 0; i < 3; i++) CHECK_CLOSE(o.gn[i], 0.1, 0, tol, "near-rigid kind %d gamma_n", kind);
+    CHECK_CLOSE(o.z, -1.379e-5, 0, 2e-3, "near-rigid kind %d z", kind);
+  }
+}
+
+int main(void) {
+  RUN(test_cone_regularization);
+  RUN(test_cone_regions);
+  RUN(test_cone_fd);
+  RUN(test_cone_f32);
+  RUN(test_pd);
+  RUN(test_limit);
+  RUN(test_box_fd);
+  RUN(test_cholesky);
+  RUN(test_linesearch);
+  RUN(test_newton_box);
+  RUN(test_newton_pd_limit);
+  RUN(test_newton_pizza);
+  return check_summary("test_sap_math");
+}
