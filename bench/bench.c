@@ -106,7 +106,8 @@ static int bench_one(const sapCli* cli, const sapModel* m, const sapOptions* opt
     mean_con += ncon[w];
     mean_it += nit[w];
     conv += (info[w].flags & SAP_WORLD_CONVERGED) != 0;
-    flagged += (info[w].flags & (SAP_WORLD_MAXITER | SAP_WORLD_LSFAIL | SAP_WORLD_NONFINITE)) != 0;
+    flagged += (info[w].flags & (SAP_WORLD_MAXITER | SAP_WORLD_LSFAIL | SAP_WORLD_FACTORFAIL |
+                                   SAP_WORLD_NONFINITE)) != 0;
     dropped += info[w].ncon_dropped;
   }
   mean_con /= nworld;

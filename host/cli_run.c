@@ -33,6 +33,7 @@ static void print_summary(sapSim* s, int nstep, double seconds) {
   sapWorldInfo* info = malloc(sizeof(sapWorldInfo) * n);
   sap_worldInfo(s, NULL, n, info);
   long ncon = 0, dropped = 0, newton = 0, ls = 0, conv = 0, maxit = 0, lsfail = 0, nonfinite = 0;
+  long factorfail = 0;
   for (int w = 0; w < n; w++) {
     ncon += info[w].ncon;
     dropped += info[w].ncon_dropped;
@@ -42,13 +43,14 @@ static void print_summary(sapSim* s, int nstep, double seconds) {
     maxit += (info[w].flags & SAP_WORLD_MAXITER) != 0;
     lsfail += (info[w].flags & SAP_WORLD_LSFAIL) != 0;
     nonfinite += (info[w].flags & SAP_WORLD_NONFINITE) != 0;
+    factorfail += (info[w].flags & SAP_WORLD_FACTORFAIL) != 0;
   }
   printf("%d worlds x %d steps in %.3f s on %s: %.0f world-steps/s\n", n, nstep, seconds,
          sap_deviceName(s), seconds > 0 ? (double)n * nstep / seconds : 0);
   printf("last step, over worlds: contacts %.2f (dropped %ld), newton iterations %.2f, "
          "line-search iterations %.2f\n", (double)ncon / n, dropped, (double)newton / n, (double)ls / n);
-  printf("flags: converged %ld, max-iterations %ld, line-search-failure %ld, non-finite %ld\n",
-         conv, maxit, lsfail, nonfinite);
+  printf("flags: converged %ld, max-iterations %ld, line-search-failure %ld, "
+         "factorization-failure %ld, non-finite %ld\n", conv, maxit, lsfail, factorfail, nonfinite);
   int show = n < 8 ? n : 8;
   for (int w = 0; w < show; w++)
     printf("  world %d: flags 0x%x contacts %d dropped %d newton %d ls %d factorizations %d\n", w,

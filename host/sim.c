@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "collision.h"
 #include "data_fields.h"
 #include "kernels.h"
 #include "model.h"
@@ -23,9 +24,12 @@ static unsigned long long world_bytes(const sapModel* m, int ncon_max) {
   return n;
 }
 
-/* per-world scratch bytes: the largest stage-local need, in fp64 */
+/* per-world scratch bytes: the largest stage-local need (free motion in fp64,
+ * collision's broad phase); stages run one after another and share it */
 static int scratch_bytes(const sapModel* m) {
-  return (int)(sizeof(double) * (unsigned long long)sapw_scratchFreeMotion_f64(m));
+  int fm = (int)(sizeof(double) * (unsigned long long)sapw_scratchFreeMotion_f64(m));
+  int col = sapc_collisionScratchBytes(m);
+  return fm > col ? fm : col;
 }
 
 unsigned long long sap_dataBytes(const sapModel* m, int nworld, int ncon_max, int nscratch) {

@@ -9,7 +9,7 @@ typedef struct SAPT(sapLineSearch) {
   int status;     /* SAP_LS_RUNNING, SAP_LS_DONE or a negative SAP_LS_FAIL_* code */
   int need;       /* values wanted at alpha: 1 phi, 2 phi and phi', 3 phi, phi' and phi'' */
   int iter;       /* iterations (drake's count: the alpha_max probe is not counted) */
-  int stage;      /* 0: probing alpha_max (armijo, exact); 1: main loop */
+  int stage;      /* 0: probing alpha_max (armijo, exact); 1: main loop; 2: armijo rescue */
   int maxit;
   SAP_REAL alpha;                 /* the trial to evaluate; the accepted step when done */
   SAP_REAL phi0, dphi0, d2phi0;   /* phi(0), phi'(0), phi''(0) */
@@ -63,10 +63,39 @@ SAP_HD int SAPT(sapw_lsArmijoOk)(const SAPT(sapLineSearch)* ls, SAP_REAL a, SAP_
   return phi < ls->phi0 + ls->c * a * ls->dphi0;
 }
 
+/* armijo_decay rescue past the iteration cap (stage 2). Neither Drake (§4.5, throws) nor
+ * SAP Warp (§7.2, status -2 and v unchanged) goes on here, but the geometric schedule
+ * 1.25, 1, 0.8, ... 0.8^38 cannot reach below alpha ~ 2.2e-4, and SAP needs smaller steps
+ * whenever the Newton matrix was built with a near-rigid constraint inactive that the step
+ * then drives deep into: a joint limit (beta = 0.1, R = 2.5e-4 w) whose iterate sits just
+ * outside its kink (G = 0) while the direction pushes the joint through it, so phi rises with
+ * a curvature ~1e4 times phi''(0) and the line minimum lies at alpha ~ 1e-4 (the humanoid's
+ * knees and elbows: ~1% of world-steps failed under every precision, fp64 included). The
+ * cost is convex, so sufficient decrease holds for every small enough alpha; we shrink by the
+ * minimiser of the quadratic through phi(0), phi'(0), phi(a) (Nocedal-Wright 3.58),
+ * safeguarded to [a/10, a/2]; phi - phi0 - a phi'(0) > (c - 1) a phi'(0) > 0 since Armijo
+ * failed, and a non-finite phi gives a/10. At most SAP_LS_ARMIJO_RESCUE more trials, then
+ * the failure is flagged as before. Every search the references accept is unchanged. */
+SAP_HD void SAPT(sapw_lsArmijoShrink)(SAPT(sapLineSearch)* ls, SAP_REAL a, SAP_REAL phi) {
+  if (ls->iter >= ls->maxit + SAP_LS_ARMIJO_RESCUE) { SAPT(sapw_lsFinish)(ls, SAP_LS_FAIL_SMALL, 0); return; }
+  SAP_REAL aq = -ls->dphi0 * a * a / (2 * (phi - ls->phi0 - a * ls->dphi0));
+  if (!(aq >= a / 10)) aq = a / 10;
+  if (aq > a / 2) aq = a / 2;
+  ls->stage = 2; ls->need = 1;
+  ls->alpha = aq;
+}
+
+SAP_HD void SAPT(sapw_lsArmijoRescue)(SAPT(sapLineSearch)* ls, SAP_REAL phi) {
+  ls->iter++;
+  if (SAPT(sapw_lsArmijoOk)(ls, ls->alpha, phi)) { SAPT(sapw_lsFinish)(ls, SAP_LS_DONE, ls->alpha); return; }
+  SAPT(sapw_lsArmijoShrink)(ls, ls->alpha, phi);
+}
+
 /* armijo_decay (drake §4.5, sapwarp §7.2): probe alpha_max = 1/rho and keep it while
  * phi'(alpha_max) < slop; else alpha = 1, rho, rho^2, ... with a flat-slope exit and a
  * step back to the previous (larger) alpha once the cost rises again */
 SAP_HD void SAPT(sapw_lsArmijo)(SAPT(sapLineSearch)* ls, SAP_REAL phi, SAP_REAL dphi) {
+  if (ls->stage == 2) { SAPT(sapw_lsArmijoRescue)(ls, phi); return; }
   if (ls->stage == 0) {
     int ok = isfinite(phi) && isfinite(dphi);
     if (ok && dphi < 0) { SAPT(sapw_lsFinish)(ls, SAP_LS_DONE, ls->alpha); return; }
@@ -87,7 +116,7 @@ SAP_HD void SAPT(sapw_lsArmijo)(SAPT(sapLineSearch)* ls, SAP_REAL phi, SAP_REAL 
   if (ls->iter >= ls->maxit - 1) {
     ls->iter = ls->maxit;
     if (SAPT(sapw_lsArmijoOk)(ls, a, phi)) SAPT(sapw_lsFinish)(ls, SAP_LS_DONE, a);
-    else SAPT(sapw_lsFinish)(ls, SAP_LS_FAIL_SMALL, 0);
+    else SAPT(sapw_lsArmijoShrink)(ls, a, phi);  // drake/SAP Warp fail here: rescue instead
     return;
   }
   ls->iter++;

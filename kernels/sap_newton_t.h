@@ -224,7 +224,7 @@ SAP_HD void SAPT(sapw_newton)(SAPT(sapProblem)* P, const sapSolveParams* prm, sa
     // Newton direction H dv = -grad
     SAPT(sapw_hessian)(P);
     st->nfactor++;
-    if (SAPT(sapw_direction)(P)) { st->flags |= SAP_WORLD_LSFAIL; break; }
+    if (SAPT(sapw_direction)(P)) { st->flags |= SAP_WORLD_FACTORFAIL; break; }
     // line search on phi(alpha) = l(v + alpha dv)
     SAP_REAL d2phi0 = SAPT(sapw_lineSetup)(P);
     SAPT(sapLineSearch) ls;

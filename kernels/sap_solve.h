@@ -17,6 +17,7 @@
 #define SAP_LIMIT_WINDOW 2.0         /* a limit enters within 2 h max(|v0|, |v*|) */
 #define SAP_LS_EXACT_ALPHA_MAX 1.5   /* exact_root bracket [0, 1.5] */
 #define SAP_LS_EXACT_TOL 1e-8        /* normalised derivative and relative step tolerance */
+#define SAP_LS_ARMIJO_RESCUE 30      /* armijo_decay trials allowed past its cap (sap_linesearch_t.h) */
 #define SAP_CHOL_BLOCK 16            /* blocked Cholesky block size (sapwarp §6.5) */
 
 /* line-search status */

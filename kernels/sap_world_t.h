@@ -230,5 +230,6 @@ SAP_HD void SAPT(sapw_solveWorld)(const sapModel* m, const sapData* d, int w, co
   d->newton_iter[w] = st.iters;
   d->ls_iter[w] = st.ls_iters;
   d->nfactor[w] = st.nfactor;
-  d->world_flags[w] = (d->world_flags[w] & ~(SAP_WORLD_CONVERGED | SAP_WORLD_MAXITER | SAP_WORLD_LSFAIL)) | st.flags;
+  d->world_flags[w] = (d->world_flags[w] & ~(SAP_WORLD_CONVERGED | SAP_WORLD_MAXITER | SAP_WORLD_LSFAIL |
+                                            SAP_WORLD_FACTORFAIL)) | st.flags;
 }
