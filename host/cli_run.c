@@ -28,7 +28,26 @@ static int write_rows(FILE* f, sapSim* s, int step, double* qpos, double* qvel, 
   return ferror(f) ? 1 : 0;
 }
 
-static void print_summary(sapSim* s, int nstep, double seconds) {
+/* world-steps with each flag, summed over every step of the run (the last step alone hides
+ * rare events): not converged, max-iterations, line-search, factorization, non-finite */
+typedef struct { long steps, unconverged, maxit, lsfail, factorfail, nonfinite; } runTally;
+
+static int tally_step(sapSim* s, sapWorldInfo* info, runTally* t) {
+  int n = sap_nworld(s);
+  if (sap_worldInfo(s, NULL, n, info) != SAP_OK) return 1;
+  for (int w = 0; w < n; w++) {
+    int f = info[w].flags;
+    t->unconverged += !(f & SAP_WORLD_CONVERGED);
+    t->maxit += (f & SAP_WORLD_MAXITER) != 0;
+    t->lsfail += (f & SAP_WORLD_LSFAIL) != 0;
+    t->factorfail += (f & SAP_WORLD_FACTORFAIL) != 0;
+    t->nonfinite += (f & SAP_WORLD_NONFINITE) != 0;
+  }
+  t->steps += n;
+  return 0;
+}
+
+static void print_summary(sapSim* s, int nstep, double seconds, const runTally* t) {
   int n = sap_nworld(s);
   sapWorldInfo* info = malloc(sizeof(sapWorldInfo) * n);
   sap_worldInfo(s, NULL, n, info);
@@ -51,6 +70,9 @@ static void print_summary(sapSim* s, int nstep, double seconds) {
          "line-search iterations %.2f\n", (double)ncon / n, dropped, (double)newton / n, (double)ls / n);
   printf("flags: converged %ld, max-iterations %ld, line-search-failure %ld, "
          "factorization-failure %ld, non-finite %ld\n", conv, maxit, lsfail, factorfail, nonfinite);
+  printf("all %ld world-steps: not converged %ld, max-iterations %ld, line-search-failure %ld, "
+         "factorization-failure %ld, non-finite %ld\n", t->steps, t->unconverged, t->maxit, t->lsfail,
+         t->factorfail, t->nonfinite);
   int show = n < 8 ? n : 8;
   for (int w = 0; w < show; w++)
     printf("  world %d: flags 0x%x contacts %d dropped %d newton %d ls %d factorizations %d\n", w,
@@ -65,6 +87,8 @@ int sap_runMain(sapCli* cli) {
   FILE* f = NULL;
   int rc = 1, n = cli->worlds[0];
   double *qpos = NULL, *qvel = NULL, *t = NULL, *ctrl = NULL;
+  sapWorldInfo* info = NULL;
+  runTally tally = {0, 0, 0, 0, 0, 0};
   if (sap_loadModel(cli->scene, &m) != SAP_OK || sap_create(m, &cli->opt, n, &s) != SAP_OK) {
     fprintf(stderr, "sapsim: %s\n", sap_lastError());
     goto done;
@@ -86,6 +110,7 @@ int sap_runMain(sapCli* cli) {
   qpos = malloc(sizeof(double) * n * m->nq);
   qvel = malloc(sizeof(double) * n * m->nv);
   t = malloc(sizeof(double) * n);
+  info = malloc(sizeof(sapWorldInfo) * n);
   if (cli->out) {
     f = fopen(cli->out, "w");
     if (!f) {
@@ -101,9 +126,10 @@ int sap_runMain(sapCli* cli) {
     sapTimers tm;
     sap_timers(s, &tm);
     seconds += tm.total;
+    if (tally_step(s, info, &tally)) goto fail;
     if (f && write_rows(f, s, k, qpos, qvel, t)) goto fail;
   }
-  print_summary(s, cli->steps, seconds);
+  print_summary(s, cli->steps, seconds, &tally);
   if (f) printf("trajectory: %s (%d rows)\n", cli->out, (cli->steps + 1) * n);
   rc = 0;
   goto done;
@@ -115,6 +141,7 @@ done:
   free(qvel);
   free(t);
   free(ctrl);
+  free(info);
   sap_free(s);
   sap_freeModel(m);
   return rc;

@@ -22,9 +22,12 @@ static double now_s(void) {
   return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
+/* OpenMP threads for a stage: the option (0 = all), never more than worlds, since
+ * an idle thread still waits at the loop's barrier */
 static int nthreads(const sapSim* s) {
 #ifdef _OPENMP
-  return s->opt.threads > 0 ? s->opt.threads : omp_get_max_threads();
+  int n = s->opt.threads > 0 ? s->opt.threads : omp_get_max_threads();
+  return n < s->d.nworld ? n : s->d.nworld;
 #else
   (void)s;
   return 1;

@@ -13,7 +13,10 @@
 #define SAPC_MAXCON 4            /* contacts per geom pair */
 #define CL_FEATURE_SIN 0.035     /* ~2 deg: features within it form a face/edge manifold */
 #define CL_PARALLEL_SIN 0.02     /* segments closer than this to parallel: 2 contacts */
-#define CL_MPR_ITERS 64
+#define CL_MPR_ITERS 50          /* MuJoCo mpr_iterations (phase 3 expansions) */
+#define CL_MPR_TOL 1e-6          /* MuJoCo mpr_tolerance (m, absolute) */
+#define CL_MPR_MAXLOOP 200       /* safety cap of MPR phases 1-2 (libccd: none) */
+#define CL_MANIFOLD_AGREE 0.005  /* MPR manifold vs MPR depth, relative to the geom scales */
 
 /* the large narrow-phase routines are not inlined on the device (compile time,
  * register pressure) */
@@ -32,8 +35,7 @@
 #define CL_COS cosf
 #define CL_SIN sinf
 #define CL_TINY 1e-12f
-#define CL_MPR_TOL 1e-5f
-#define CL_COLLINEAR 1e-5f
+#define CL_EPS 1.1920929e-07f   /* libccd CCD_EPS in this precision */
 #define CL_GOLDEN_ITERS 32
 #include "collision_t.h"
 #undef SAP_REAL
@@ -44,8 +46,7 @@
 #undef CL_COS
 #undef CL_SIN
 #undef CL_TINY
-#undef CL_MPR_TOL
-#undef CL_COLLINEAR
+#undef CL_EPS
 #undef CL_GOLDEN_ITERS
 
 /* ---- fp64 instance ---- */
@@ -57,8 +58,7 @@
 #define CL_COS cos
 #define CL_SIN sin
 #define CL_TINY 1e-30
-#define CL_MPR_TOL 1e-7
-#define CL_COLLINEAR 1e-10
+#define CL_EPS 2.220446049250313e-16
 #define CL_GOLDEN_ITERS 64
 #include "collision_t.h"
 #undef SAP_REAL
@@ -69,8 +69,7 @@
 #undef CL_COS
 #undef CL_SIN
 #undef CL_TINY
-#undef CL_MPR_TOL
-#undef CL_COLLINEAR
+#undef CL_EPS
 #undef CL_GOLDEN_ITERS
 
 /* ---- pair level (double interface) ------------------------------------------------ */

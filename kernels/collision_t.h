@@ -112,8 +112,9 @@ SAP_HD void SAPT(cl_support)(R* out, const G* g, const R* dir) {
   R l[3], p[3] = {0, 0, 0};
   SAPT(cl_toLocalDir)(l, g, dir);
   const R* s = g->size;
+  // a zero component selects the middle of the face or edge (MuJoCo's mju_sign(0) = 0)
   if (g->type == SAP_GEOM_CAPSULE) {
-    p[2] = l[2] >= 0 ? s[1] : -s[1];
+    p[2] = l[2] > 0 ? s[1] : (l[2] < 0 ? -s[1] : 0);
   } else if (g->type == SAP_GEOM_ELLIPSOID) {
     // p = S^2 l / |S l|
     R q = CL_SQRT(s[0] * s[0] * l[0] * l[0] + s[1] * s[1] * l[1] * l[1] + s[2] * s[2] * l[2] * l[2]);
@@ -121,10 +122,10 @@ SAP_HD void SAPT(cl_support)(R* out, const G* g, const R* dir) {
       for (int k = 0; k < 3; k++) p[k] = s[k] * s[k] * l[k] / q;
   } else if (g->type == SAP_GEOM_CYLINDER) {
     R r = CL_SQRT(l[0] * l[0] + l[1] * l[1]);
-    if (r > CL_TINY) { p[0] = s[0] * l[0] / r; p[1] = s[0] * l[1] / r; }
-    p[2] = l[2] >= 0 ? s[1] : -s[1];
+    if (r > (R)1e-15) { p[0] = s[0] * l[0] / r; p[1] = s[0] * l[1] / r; }
+    p[2] = l[2] > 0 ? s[1] : (l[2] < 0 ? -s[1] : 0);
   } else if (g->type == SAP_GEOM_BOX) {
-    for (int k = 0; k < 3; k++) p[k] = l[k] >= 0 ? s[k] : -s[k];
+    for (int k = 0; k < 3; k++) p[k] = l[k] > 0 ? s[k] : (l[k] < 0 ? -s[k] : 0);
   } else if (g->type == SAP_GEOM_MESH) {
     R best = -(R)1e30;
     for (int i = 0; i < g->nvert; i++) {
@@ -562,6 +563,14 @@ SAP_HD_BIG int SAPT(cl_manifold)(const G* a, const G* b, const R* n, R margin, C
 
 /* ---- MPR (Minkowski portal refinement) on the inflated cores ------------------------- */
 
+/* A step-for-step port of libccd 2.x's ccdMPRPenetration (src/mpr.c), the routine
+ * MuJoCo 2.2's mjc_Convex calls: centre v0 from the geom positions, supports of the
+ * cores inflated by their radius + margin/2 along the unit direction, MuJoCo's
+ * defaults mpr_tolerance 1e-6 (absolute) and mpr_iterations 50, depth = distance
+ * from the origin to the final portal, contact point from the barycentric
+ * coordinates of the origin in the portal tetrahedron (findPos). MPR converges to
+ * the boundary point on the ray v0 -> origin, not to the minimum penetration. */
+
 typedef struct SAPT(sapcMpr) {
   R v[5][3], pa[5][3], pb[5][3];  /* Minkowski points v = pa - pb and their witnesses */
   const G* a;
@@ -569,8 +578,15 @@ typedef struct SAPT(sapcMpr) {
   R ra, rb;                       /* inflation radii */
 } SAPT(sapcMpr);
 
-/* support of M = A - B in direction d (libccd's convention; its portal tests
- * depend on the handedness), stored in slot i */
+/* libccd's ccdIsZero / ccdEq for this precision */
+SAP_HD int SAPT(cl_isZero)(R x) { return CL_FABS(x) < CL_EPS; }
+SAP_HD int SAPT(cl_eq)(R x, R y) {
+  R d = CL_FABS(x - y), ax = CL_FABS(x), ay = CL_FABS(y);
+  if (d < CL_EPS) return 1;
+  return d < CL_EPS * (ay > ax ? ay : ax);
+}
+
+/* support of M = A - B in direction d, stored in slot i */
 SAP_HD void SAPT(cl_mprSupport)(SAPT(sapcMpr)* m, int i, const R* d) {
   R u[3], nu[3];
   SAPT(cl_copy)(u, d);
@@ -587,7 +603,7 @@ SAP_HD void SAPT(cl_mprCopy)(SAPT(sapcMpr)* m, int dst, int src) {
   SAPT(cl_copy)(m->pa[dst], m->pa[src]);
   SAPT(cl_copy)(m->pb[dst], m->pb[src]);
 }
-/* unit normal of the portal (v1, v2, v3), pointing away from v0 */
+/* unit normal of the portal (v1, v2, v3), pointing away from v0 (portalDir) */
 SAP_HD void SAPT(cl_mprDir)(SAPT(sapcMpr)* m, R* dir) {
   R e1[3], e2[3];
   SAPT(cl_sub)(e1, m->v[2], m->v[1]);
@@ -595,7 +611,7 @@ SAP_HD void SAPT(cl_mprDir)(SAPT(sapcMpr)* m, R* dir) {
   SAPT(cl_cross)(dir, e1, e2);
   SAPT(cl_normalize)(dir);
 }
-/* cross((v1 - v0), (v2 - v0)), normalised */
+/* (v1 - v0) x (v2 - v0), normalised */
 SAP_HD void SAPT(cl_mprDir0)(SAPT(sapcMpr)* m, R* dir) {
   R e1[3], e2[3];
   SAPT(cl_sub)(e1, m->v[1], m->v[0]);
@@ -603,35 +619,58 @@ SAP_HD void SAPT(cl_mprDir0)(SAPT(sapcMpr)* m, R* dir) {
   SAPT(cl_cross)(dir, e1, e2);
   SAPT(cl_normalize)(dir);
 }
+/* v4 cannot expand the portal by more than tol along dir (portalReachTolerance) */
+SAP_HD int SAPT(cl_mprReached)(SAPT(sapcMpr)* m, const R* dir) {
+  R h4 = SAPT(cl_dot)(m->v[4], dir), dmin = (R)1e30;
+  for (int i = 1; i <= 3; i++) {
+    R d = h4 - SAPT(cl_dot)(m->v[i], dir);
+    dmin = d < dmin ? d : dmin;
+  }
+  return SAPT(cl_eq)(dmin, (R)CL_MPR_TOL) || dmin < (R)CL_MPR_TOL;
+}
 
-/* phase 1: portal whose cone contains the ray v0 -> origin; -1 none, 0 portal, 2 on segment */
+/* phase 1 (discoverPortal): -1 separated, 0 portal built, 1 origin on v1,
+ * 2 origin on the segment v0-v1 */
 SAP_HD_BIG int SAPT(cl_mprDiscover)(SAPT(sapcMpr)* m) {
   R dir[3], x[3];
   SAPT(cl_copy)(m->pa[0], m->a->pos);
   SAPT(cl_copy)(m->pb[0], m->b->pos);
   SAPT(cl_sub)(m->v[0], m->pa[0], m->pb[0]);
-  if (SAPT(cl_norm)(m->v[0]) < CL_TINY) m->v[0][0] += (R)1e-5;
+  if (SAPT(cl_isZero)(m->v[0][0]) && SAPT(cl_isZero)(m->v[0][1]) && SAPT(cl_isZero)(m->v[0][2]))
+    m->v[0][0] += 10 * CL_EPS;  // centres coincide: move v0 off the origin
   SAPT(cl_neg)(dir, m->v[0]);
+  SAPT(cl_normalize)(dir);
   SAPT(cl_mprSupport)(m, 1, dir);
-  if (SAPT(cl_dot)(m->v[1], dir) <= 0) return -1;
+  R dot = SAPT(cl_dot)(m->v[1], dir);
+  if (SAPT(cl_isZero)(dot) || dot < 0) return -1;
   SAPT(cl_cross)(dir, m->v[0], m->v[1]);
-  if (SAPT(cl_norm)(dir) <= CL_COLLINEAR * SAPT(cl_norm)(m->v[0]) * SAPT(cl_norm)(m->v[1])) return 2;
+  if (SAPT(cl_isZero)(SAPT(cl_dot)(dir, dir))) {
+    int on1 = SAPT(cl_isZero)(m->v[1][0]) && SAPT(cl_isZero)(m->v[1][1]) && SAPT(cl_isZero)(m->v[1][2]);
+    return on1 ? 1 : 2;
+  }
+  SAPT(cl_normalize)(dir);
   SAPT(cl_mprSupport)(m, 2, dir);
-  if (SAPT(cl_dot)(m->v[2], dir) <= 0) return -1;
+  dot = SAPT(cl_dot)(m->v[2], dir);
+  if (SAPT(cl_isZero)(dot) || dot < 0) return -1;
+  // orient the portal faces away from the origin
   SAPT(cl_mprDir0)(m, dir);
   if (SAPT(cl_dot)(dir, m->v[0]) > 0) {
     SAPT(cl_mprCopy)(m, 3, 1); SAPT(cl_mprCopy)(m, 1, 2); SAPT(cl_mprCopy)(m, 2, 3);
     SAPT(cl_neg)(dir, dir);
   }
-  for (int it = 0; it < CL_MPR_ITERS; it++) {
+  for (int it = 0; it < CL_MPR_MAXLOOP; it++) {
     SAPT(cl_mprSupport)(m, 3, dir);
-    if (SAPT(cl_dot)(m->v[3], dir) <= 0) return -1;
+    dot = SAPT(cl_dot)(m->v[3], dir);
+    if (SAPT(cl_isZero)(dot) || dot < 0) return -1;
+    // origin outside (v1, v0, v3): v2 = v3; outside (v3, v0, v2): v1 = v3
     SAPT(cl_cross)(x, m->v[1], m->v[3]);
-    if (SAPT(cl_dot)(x, m->v[0]) < 0) {
+    dot = SAPT(cl_dot)(x, m->v[0]);
+    if (dot < 0 && !SAPT(cl_isZero)(dot)) {
       SAPT(cl_mprCopy)(m, 2, 3); SAPT(cl_mprDir0)(m, dir); continue;
     }
     SAPT(cl_cross)(x, m->v[3], m->v[2]);
-    if (SAPT(cl_dot)(x, m->v[0]) < 0) {
+    dot = SAPT(cl_dot)(x, m->v[0]);
+    if (dot < 0 && !SAPT(cl_isZero)(dot)) {
       SAPT(cl_mprCopy)(m, 1, 3); SAPT(cl_mprDir0)(m, dir); continue;
     }
     return 0;
@@ -650,17 +689,8 @@ SAP_HD void SAPT(cl_mprExpand)(SAPT(sapcMpr)* m) {
   }
 }
 
-/* has v4 advanced the portal by less than tol along dir? */
-SAP_HD int SAPT(cl_mprConverged)(SAPT(sapcMpr)* m, const R* dir, R tol) {
-  R h4 = SAPT(cl_dot)(m->v[4], dir), dmin = (R)1e30;
-  for (int i = 1; i <= 3; i++) {
-    R d = h4 - SAPT(cl_dot)(m->v[i], dir);
-    dmin = d < dmin ? d : dmin;
-  }
-  return dmin <= tol;
-}
-
-/* barycentric coordinates of the point of triangle (v1,v2,v3) closest to the origin */
+/* barycentric coordinates of the point of triangle (p1,p2,p3) closest to the origin
+ * (Ericson, RTCD 5.1.5) */
 SAP_HD void SAPT(cl_triClosest)(const R* p1, const R* p2, const R* p3, R* w) {
   R ab[3], ac[3], ap[3], bp[3], cp[3];
   SAPT(cl_sub)(ab, p2, p1); SAPT(cl_sub)(ac, p3, p1);
@@ -671,7 +701,7 @@ SAP_HD void SAPT(cl_triClosest)(const R* p1, const R* p2, const R* p3, R* w) {
   R va = d3 * d6 - d5 * d4, vb = d5 * d2 - d1 * d6, vc = d1 * d4 - d3 * d2;
   w[0] = 1; w[1] = 0; w[2] = 0;
   if (d1 <= 0 && d2 <= 0) return;
-  if (d3 >= 0 && d5 <= d4) { w[0] = 0; w[1] = 1; return; }
+  if (d3 >= 0 && d4 <= d3) { w[0] = 0; w[1] = 1; return; }
   if (vc <= 0 && d1 >= 0 && d3 <= 0) { R v = d1 / (d1 - d3); w[0] = 1 - v; w[1] = v; return; }
   if (d6 >= 0 && d5 <= d6) { w[0] = 0; w[2] = 1; return; }
   if (vb <= 0 && d2 >= 0 && d6 <= 0) { R v = d2 / (d2 - d6); w[0] = 1 - v; w[2] = v; return; }
@@ -682,53 +712,173 @@ SAP_HD void SAPT(cl_triClosest)(const R* p1, const R* p2, const R* p3, R* w) {
   w[1] = vb * den; w[2] = vc * den; w[0] = 1 - w[1] - w[2];
 }
 
-/* MPR penetration of the inflated cores: on overlap, returns 1 with the contact
- * normal n (a to b), depth >= 0 and the witnesses pa, pb on the inflated surfaces */
-SAP_HD_BIG int SAPT(cl_mpr)(const G* a, R ra, const G* b, R rb, R tol, R* n, R* depth, R* pa, R* pb) {
+/* contact point (findPos): barycentric coordinates of the origin in the tetrahedron
+ * (v0..v3), else in the portal along its normal; midpoint of the two witnesses */
+SAP_HD void SAPT(cl_mprPos)(SAPT(sapcMpr)* m, R* pos) {
+  R dir[3], x[3], bc[4], p1[3] = {0, 0, 0}, p2[3] = {0, 0, 0};
+  SAPT(cl_mprDir)(m, dir);
+  SAPT(cl_cross)(x, m->v[1], m->v[2]); bc[0] = SAPT(cl_dot)(x, m->v[3]);
+  SAPT(cl_cross)(x, m->v[3], m->v[2]); bc[1] = SAPT(cl_dot)(x, m->v[0]);
+  SAPT(cl_cross)(x, m->v[0], m->v[1]); bc[2] = SAPT(cl_dot)(x, m->v[3]);
+  SAPT(cl_cross)(x, m->v[2], m->v[1]); bc[3] = SAPT(cl_dot)(x, m->v[0]);
+  R sum = bc[0] + bc[1] + bc[2] + bc[3];
+  if (SAPT(cl_isZero)(sum) || sum < 0) {
+    bc[0] = 0;
+    SAPT(cl_cross)(x, m->v[2], m->v[3]); bc[1] = SAPT(cl_dot)(x, dir);
+    SAPT(cl_cross)(x, m->v[3], m->v[1]); bc[2] = SAPT(cl_dot)(x, dir);
+    SAPT(cl_cross)(x, m->v[1], m->v[2]); bc[3] = SAPT(cl_dot)(x, dir);
+    sum = bc[1] + bc[2] + bc[3];
+  }
+  R inv = 1 / sum;
+  for (int i = 0; i < 4; i++) {
+    SAPT(cl_madd)(p1, p1, m->pa[i], bc[i]);
+    SAPT(cl_madd)(p2, p2, m->pb[i], bc[i]);
+  }
+  for (int k = 0; k < 3; k++) pos[k] = (R)0.5 * (p1[k] * inv + p2[k] * inv);
+}
+
+/* MPR penetration of the inflated cores: on overlap, returns 1 with the unit normal
+ * n (a to b), depth > 0 and the contact point pos */
+SAP_HD_BIG int SAPT(cl_mpr)(const G* a, R ra, const G* b, R rb, R* n, R* depth, R* pos) {
   SAPT(sapcMpr) m;
   R dir[3], w[3];
   m.a = a; m.b = b; m.ra = ra; m.rb = rb;
   int res = SAPT(cl_mprDiscover)(&m);
-  if (res < 0) return 0;
+  if (res < 0 || res == 1) return 0;  // separated, or touching at v1 (depth 0, no normal)
   if (res == 2) {  // origin on the segment v0-v1: the boundary point is v1
+    for (int k = 0; k < 3; k++) pos[k] = (R)0.5 * (m.pa[1][k] + m.pb[1][k]);
     SAPT(cl_copy)(n, m.v[1]);
     *depth = SAPT(cl_normalize)(n);
-    SAPT(cl_copy)(pa, m.pa[1]); SAPT(cl_copy)(pb, m.pb[1]);
     return 1;
   }
-  // phase 2: does the portal enclose the origin?
+  // phase 2 (refinePortal): does the portal enclose the origin?
   int hit = 0;
-  for (int it = 0; it < CL_MPR_ITERS; it++) {
+  for (int it = 0; it < CL_MPR_MAXLOOP; it++) {
     SAPT(cl_mprDir)(&m, dir);
-    if (SAPT(cl_dot)(dir, m.v[1]) >= 0) { hit = 1; break; }
+    R dot = SAPT(cl_dot)(dir, m.v[1]);
+    if (SAPT(cl_isZero)(dot) || dot > 0) { hit = 1; break; }
     SAPT(cl_mprSupport)(&m, 4, dir);
-    if (SAPT(cl_dot)(m.v[4], dir) < 0 || SAPT(cl_mprConverged)(&m, dir, tol)) return 0;
+    dot = SAPT(cl_dot)(m.v[4], dir);
+    if (!(SAPT(cl_isZero)(dot) || dot > 0) || SAPT(cl_mprReached)(&m, dir)) return 0;
     SAPT(cl_mprExpand)(&m);
   }
   if (!hit) return 0;
-  // phase 3: refine to the boundary point nearest the origin
-  for (int it = 0; it < CL_MPR_ITERS; it++) {
+  // phase 3 (findPenetr): refine towards the boundary, at most CL_MPR_ITERS expansions
+  for (int it = 0;; it++) {
     SAPT(cl_mprDir)(&m, dir);
     SAPT(cl_mprSupport)(&m, 4, dir);
-    if (SAPT(cl_mprConverged)(&m, dir, tol)) break;
+    if (SAPT(cl_mprReached)(&m, dir) || it > CL_MPR_ITERS) break;
     SAPT(cl_mprExpand)(&m);
   }
+  // depth and normal: the point of the portal nearest the origin
   SAPT(cl_triClosest)(m.v[1], m.v[2], m.v[3], w);
-  R p[3] = {0, 0, 0};
-  pa[0] = pa[1] = pa[2] = pb[0] = pb[1] = pb[2] = 0;
-  for (int i = 0; i < 3; i++) {
-    SAPT(cl_madd)(p, p, m.v[i + 1], w[i]);
-    SAPT(cl_madd)(pa, pa, m.pa[i + 1], w[i]);
-    SAPT(cl_madd)(pb, pb, m.pb[i + 1], w[i]);
-  }
-  // p = pa - pb = depth n: the boundary point of M nearest the origin
-  *depth = SAPT(cl_normalize)(p);
-  if (*depth <= CL_TINY) SAPT(cl_mprDir)(&m, p);
-  SAPT(cl_copy)(n, p);
+  n[0] = n[1] = n[2] = 0;
+  for (int i = 0; i < 3; i++) SAPT(cl_madd)(n, n, m.v[i + 1], w[i]);
+  *depth = SAPT(cl_normalize)(n);
+  if (SAPT(cl_isZero)(*depth)) return 0;  // touching: normal undefined
+  SAPT(cl_mprPos)(&m, pos);
   return 1;
 }
 
-/* a characteristic length of a geom (MPR tolerance scale) */
+/* ---- normal on curved surfaces (MuJoCo 2.2's mjc_fixNormal) -------------------------- */
+
+/* ellipsoid normal for a point p inside (local frame, sizes s): ray projection along
+ * the current normal n, iterated; 0 when p is outside or no step was taken */
+SAP_HD int SAPT(cl_ellipsoidInside)(R* n, const R* p, const R* s) {
+  R s2i[3] = {1 / (s[0] * s[0]), 1 / (s[1] * s[1]), 1 / (s[2] * s[2])}, q[3], nn[3], d[3];
+  R c = p[0] * p[0] * s2i[0] + p[1] * p[1] * s2i[1] + p[2] * p[2] * s2i[2] - 1;
+  if (c > 0) return 0;
+  SAPT(cl_normalize)(n);
+  for (int it = 0; it < 30; it++) {
+    R A = n[0] * n[0] * s2i[0] + n[1] * n[1] * s2i[1] + n[2] * n[2] * s2i[2];
+    R B = p[0] * n[0] * s2i[0] + p[1] * n[1] * s2i[1] + p[2] * n[2] * s2i[2];
+    R det = B * B - A * c;
+    if (det < (R)1e-15 || A < (R)1e-15) return it > 0;
+    R x = (-B + CL_SQRT(det)) / A;  // ray p + x n meets the surface
+    if (x < 0) return it > 0;
+    SAPT(cl_madd)(q, p, n, x);
+    for (int k = 0; k < 3; k++) nn[k] = q[k] * s2i[k];
+    SAPT(cl_normalize)(nn);
+    SAPT(cl_sub)(d, n, nn);
+    R change = SAPT(cl_norm)(d);
+    SAPT(cl_copy)(n, nn);
+    if (change < (R)1e-6) break;
+  }
+  return 1;
+}
+
+/* ellipsoid normal for a point p outside: the closest surface point's normal
+ * p / (s^2 + la), la by Newton on |S p / (s^2 + la)|^2 = 1 */
+SAP_HD int SAPT(cl_ellipsoidOutside)(R* n, const R* p, const R* s) {
+  R s2[3] = {s[0] * s[0], s[1] * s[1], s[2] * s[2]};
+  R ps2[3] = {p[0] * p[0] * s2[0], p[1] * p[1] * s2[1], p[2] * p[2] * s2[2]}, la = 0;
+  for (int it = 0; it < 30; it++) {
+    R r[3] = {1 / (s2[0] + la), 1 / (s2[1] + la), 1 / (s2[2] + la)};
+    R val = ps2[0] * r[0] * r[0] + ps2[1] * r[1] * r[1] + ps2[2] * r[2] * r[2] - 1;
+    if (val < (R)1e-6) break;
+    R der = -2 * (ps2[0] * r[0] * r[0] * r[0] + ps2[1] * r[1] * r[1] * r[1] + ps2[2] * r[2] * r[2] * r[2]);
+    if (der > -(R)1e-15) break;
+    R delta = -val / der;
+    if (delta < (R)1e-6) break;
+    la += delta;
+  }
+  for (int k = 0; k < 3; k++) n[k] = p[k] / (s2[k] + la);
+  SAPT(cl_normalize)(n);
+  return 1;
+}
+
+/* outward surface normal of a curved geom g at the contact point pos (world), nw the
+ * current outward guess; 1 when replaced (sphere, capsule, ellipsoid, cylinder side) */
+SAP_HD int SAPT(cl_curvedNormal)(const G* g, const R* pos, R* nw) {
+  R d[3], p[3], n[3];
+  const R* s = g->size;
+  SAPT(cl_sub)(d, pos, g->pos);
+  SAPT(cl_toLocalDir)(p, g, d);
+  SAPT(cl_toLocalDir)(n, g, nw);
+  int done = 0;
+  if (g->type == SAP_GEOM_SPHERE) {
+    SAPT(cl_copy)(n, p);
+    done = 1;
+  } else if (g->type == SAP_GEOM_CAPSULE) {
+    n[0] = p[0]; n[1] = p[1];
+    n[2] = p[2] < -s[1] ? p[2] + s[1] : (p[2] > s[1] ? p[2] - s[1] : 0);
+    done = 1;
+  } else if (g->type == SAP_GEOM_ELLIPSOID) {
+    if (s[0] < (R)1e-15 || s[1] < (R)1e-15 || s[2] < (R)1e-15) return 0;
+    R e = p[0] * p[0] / (s[0] * s[0]) + p[1] * p[1] / (s[1] * s[1]) + p[2] * p[2] / (s[2] * s[2]);
+    done = e <= 1 ? SAPT(cl_ellipsoidInside)(n, p, s) : SAPT(cl_ellipsoidOutside)(n, p, s);
+  } else if (g->type == SAP_GEOM_CYLINDER) {
+    // the round wall only: not within 5% of a cap, and 4x closer to the wall than a cap
+    if (CL_FABS(p[2]) > (R)0.95 * s[1]) return 0;
+    R dcap = CL_FABS(s[1] - CL_FABS(p[2])), dwall = CL_FABS(s[0] - CL_SQRT(p[0] * p[0] + p[1] * p[1]));
+    if (dcap < (R)0.25 * dwall) return 0;
+    n[0] = p[0]; n[1] = p[1]; n[2] = 0;
+    done = 1;
+  }
+  if (!done) return 0;
+  SAPT(cl_normalize)(n);
+  for (int k = 0; k < 3; k++) nw[k] = g->mat[3 * k] * n[0] + g->mat[3 * k + 1] * n[1] + g->mat[3 * k + 2] * n[2];
+  return 1;
+}
+
+/* replace the MPR normal of contact c by the surface normals of curved geoms: a's
+ * outward normal, -(b's outward normal), or their normalised difference when both */
+SAP_HD void SAPT(cl_fixNormal)(const G* a, const G* b, C* c) {
+  R na[3], nb[3];
+  SAPT(cl_copy)(na, c->n);
+  SAPT(cl_neg)(nb, c->n);
+  int fa = SAPT(cl_curvedNormal)(a, c->pos, na), fb = SAPT(cl_curvedNormal)(b, c->pos, nb);
+  if (fa && fb) {
+    SAPT(cl_sub)(c->n, na, nb);
+    SAPT(cl_normalize)(c->n);
+  } else if (fa) {
+    SAPT(cl_copy)(c->n, na);
+  } else if (fb) {
+    SAPT(cl_neg)(c->n, nb);
+  }
+}
+
+/* a characteristic length of a geom (tolerance scale) */
 SAP_HD R SAPT(cl_scale)(const G* g) {
   R s = g->size[0] > g->size[1] ? g->size[0] : g->size[1];
   if (g->type == SAP_GEOM_MESH) {
@@ -740,20 +890,28 @@ SAP_HD R SAPT(cl_scale)(const G* g) {
   return s > g->size[2] ? s : g->size[2];
 }
 
-/* general convex pair: MPR on the cores inflated by their radius + margin/2
- * (as MuJoCo's mjc_Convex), then a clipped manifold when both features allow */
+/* general convex pair, as MuJoCo's mjc_Convex: MPR on the cores inflated by their
+ * radius + margin/2 (dist = margin - depth), the normal fixed on curved geoms. Then
+ * a clipped manifold along that normal when both support features allow one, kept
+ * only when its deepest point agrees with the MPR distance within
+ * CL_MANIFOLD_AGREE x (scale a + scale b): a feature picked under a slightly wrong
+ * normal can miss the deepest vertex or measure heights over the wrong face. */
 SAP_HD_BIG int SAPT(cl_convex)(const G* a, const G* b, R margin, C* con) {
-  R n[3], depth, pa[3], pb[3];
+  R depth;
+  C c;
   R ra = SAPT(cl_coreRadius)(a), rb = SAPT(cl_coreRadius)(b);
-  R tol = CL_MPR_TOL * (SAPT(cl_scale)(a) + SAPT(cl_scale)(b));
-  if (!SAPT(cl_mpr)(a, ra + margin / 2, b, rb + margin / 2, tol, n, &depth, pa, pb)) return 0;
-  int nc = SAPT(cl_manifold)(a, b, n, margin, con);
-  if (nc > 0) return nc;
-  // single contact: witnesses moved back from the inflated surfaces
-  SAPT(cl_madd)(pa, pa, n, -margin / 2);
-  SAPT(cl_madd)(pb, pb, n, margin / 2);
-  SAPT(cl_setContact)(con, pa, pb, n);  // dist = margin - depth
-  return con->dist < margin;
+  if (!SAPT(cl_mpr)(a, ra + margin / 2, b, rb + margin / 2, c.n, &depth, c.pos)) return 0;
+  c.dist = margin - depth;
+  SAPT(cl_fixNormal)(a, b, &c);
+  int nc = SAPT(cl_manifold)(a, b, c.n, margin, con);
+  if (nc > 0) {
+    R dmin = con[0].dist;
+    for (int i = 1; i < nc; i++) dmin = con[i].dist < dmin ? con[i].dist : dmin;
+    R agree = (R)CL_MANIFOLD_AGREE * (SAPT(cl_scale)(a) + SAPT(cl_scale)(b));
+    if (CL_FABS(dmin - c.dist) <= agree) return nc;
+  }
+  con[0] = c;
+  return c.dist < margin;
 }
 
 /* capsule (a) vs box (b): closest points of the segment and the box by a golden

@@ -65,12 +65,13 @@ SAP_HD int SAPT(sapw_lsArmijoOk)(const SAPT(sapLineSearch)* ls, SAP_REAL a, SAP_
 
 /* armijo_decay rescue past the iteration cap (stage 2). Neither Drake (§4.5, throws) nor
  * SAP Warp (§7.2, status -2 and v unchanged) goes on here, but the geometric schedule
- * 1.25, 1, 0.8, ... 0.8^38 cannot reach below alpha ~ 2.2e-4, and SAP needs smaller steps
+ * 1.25, 1, 0.8, ... 0.8^38 cannot reach below alpha = 2.1e-4, and SAP needs smaller steps
  * whenever the Newton matrix was built with a near-rigid constraint inactive that the step
  * then drives deep into: a joint limit (beta = 0.1, R = 2.5e-4 w) whose iterate sits just
  * outside its kink (G = 0) while the direction pushes the joint through it, so phi rises with
- * a curvature ~1e4 times phi''(0) and the line minimum lies at alpha ~ 1e-4 (the humanoid's
- * knees and elbows: ~1% of world-steps failed under every precision, fp64 included). The
+ * a curvature ~1e4 times phi''(0) and the line minimum lies at alpha ~ 1e-4 (the humanoid
+ * with random controls: ~1% of world-steps failed under approx32, approx64 and drake alike,
+ * so not an fp32 linear-solve issue; the directions were exact Newton steps). The
  * cost is convex, so sufficient decrease holds for every small enough alpha; we shrink by the
  * minimiser of the quadratic through phi(0), phi'(0), phi(a) (Nocedal-Wright 3.58),
  * safeguarded to [a/10, a/2]; phi - phi0 - a phi'(0) > (c - 1) a phi'(0) > 0 since Armijo

@@ -4,6 +4,7 @@
  * pairs broad phase, determinism across reruns and nworld, and the step end to end. */
 #include <mujoco.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -169,10 +170,18 @@ typedef struct Case {
   double tol_d, tol_n;  /* dist (m) and normal (|n - n_mj|) tolerances, fp64 */
 } Case;
 
-/* tolerances: SAME routines agree to rounding (1e-9); manifold routines on the
- * deepest point to rounding; MPR (libccd's vs ours, on differently shaped cores)
- * converges to a portal, not the exact minimum: 2 mm and 0.1 on the normal for
- * 0.1-0.2 m geoms, measured worst cases with margin. */
+/* tolerances (fp64, 0.1-0.2 m geoms, 10 mm margin), measured worst cases x 1.5-10:
+ * SAME routines agree to rounding (1e-9); manifold routines on the deepest point.
+ * MPR pairs: sapsim's MPR is a port of libccd's (MuJoCo 2.2's mjc_Convex) with
+ * MuJoCo's tolerance and normal fix on curved geoms, so a single-contact pair
+ * agrees to rounding (ellipsoid pairs, 1e-9); sphere-cylinder/mesh stop MPR at a
+ * tolerance-dependent portal and tiny rounding differences (MuJoCo rotates every
+ * support into the geom frame; mesh support ties) change the last iteration
+ * (measured 8e-4 m, 1e-3); where sapsim deliberately differs by building a clipped
+ * manifold (capsule/cylinder/box/mesh features), the deepest point agrees with
+ * MuJoCo's single MPR contact within the manifold acceptance bound (0.5% of the
+ * geom scales, ~1.5 mm) and the normal is the reference face normal (measured
+ * 1.5e-3 m, 0.07). */
 static const Case CASES[] = {
     {SAP_GEOM_PLANE, SAP_GEOM_SPHERE, SAME, 1e-9, 1e-9},
     {SAP_GEOM_PLANE, SAP_GEOM_CAPSULE, SAME, 1e-9, 1e-9},
@@ -186,16 +195,16 @@ static const Case CASES[] = {
     {SAP_GEOM_CAPSULE, SAP_GEOM_CAPSULE, SAME, 1e-9, 1e-9},
     {SAP_GEOM_CAPSULE, SAP_GEOM_BOX, DEEPEST, 5e-4, 0.1},
     {SAP_GEOM_BOX, SAP_GEOM_BOX, DEEPEST, 1e-5, 0.05},
-    {SAP_GEOM_SPHERE, SAP_GEOM_ELLIPSOID, CONVEX, 2e-3, 0.1},
-    {SAP_GEOM_SPHERE, SAP_GEOM_CYLINDER, CONVEX, 2e-3, 0.1},
-    {SAP_GEOM_SPHERE, SAP_GEOM_MESH, CONVEX, 2e-3, 0.1},
-    {SAP_GEOM_CAPSULE, SAP_GEOM_ELLIPSOID, CONVEX, 2e-3, 0.1},
+    {SAP_GEOM_SPHERE, SAP_GEOM_ELLIPSOID, CONVEX, 1e-9, 1e-9},
+    {SAP_GEOM_SPHERE, SAP_GEOM_CYLINDER, CONVEX, 2e-3, 0.01},
+    {SAP_GEOM_SPHERE, SAP_GEOM_MESH, CONVEX, 1e-4, 0.01},
+    {SAP_GEOM_CAPSULE, SAP_GEOM_ELLIPSOID, CONVEX, 1e-9, 1e-9},
     {SAP_GEOM_CAPSULE, SAP_GEOM_CYLINDER, CONVEX, 2e-3, 0.1},
     {SAP_GEOM_CAPSULE, SAP_GEOM_MESH, CONVEX, 2e-3, 0.1},
-    {SAP_GEOM_ELLIPSOID, SAP_GEOM_ELLIPSOID, CONVEX, 2e-3, 0.1},
-    {SAP_GEOM_ELLIPSOID, SAP_GEOM_CYLINDER, CONVEX, 2e-3, 0.1},
-    {SAP_GEOM_ELLIPSOID, SAP_GEOM_BOX, CONVEX, 2e-3, 0.1},
-    {SAP_GEOM_ELLIPSOID, SAP_GEOM_MESH, CONVEX, 2e-3, 0.1},
+    {SAP_GEOM_ELLIPSOID, SAP_GEOM_ELLIPSOID, CONVEX, 1e-9, 1e-9},
+    {SAP_GEOM_ELLIPSOID, SAP_GEOM_CYLINDER, CONVEX, 1e-9, 1e-9},
+    {SAP_GEOM_ELLIPSOID, SAP_GEOM_BOX, CONVEX, 1e-9, 1e-9},
+    {SAP_GEOM_ELLIPSOID, SAP_GEOM_MESH, CONVEX, 1e-9, 1e-9},
     {SAP_GEOM_CYLINDER, SAP_GEOM_CYLINDER, CONVEX, 2e-3, 0.1},
     {SAP_GEOM_CYLINDER, SAP_GEOM_BOX, CONVEX, 2e-3, 0.1},
     {SAP_GEOM_CYLINDER, SAP_GEOM_MESH, CONVEX, 2e-3, 0.1},
@@ -280,23 +289,18 @@ static void runOracle(int kind) {
     oracleCase(&CASES[c], &nfail, &wd, &wn);
     fprintf(stderr, "  %-9s %-9s worst |d dist| %.2e  |d normal| %.2e  bad poses %d/%d\n", TYPE_NAME[CASES[c].t0],
             TYPE_NAME[CASES[c].t1], wd, wn, nfail, NPOSE);
-    // MPR pairs: both sides approximate; allow 2% of the poses beyond tolerance
+    // MPR pairs: 1% slack for ties between support features
     // box-box (open question): ~3% of poses differ; seen so far: near-ties between
     // SAT axes (different normal) and MuJoCo distances that are halved or far off
     // (-0.17 m at a 4 mm gap); sapsim's box-box is checked exactly elsewhere
-    int allowed = kind == CONVEX ? NPOSE / 50 : (CASES[c].t0 == SAP_GEOM_BOX && CASES[c].t1 == SAP_GEOM_BOX) ? NPOSE / 30 : 0;
+    int allowed = kind == CONVEX ? NPOSE / 100 : (CASES[c].t0 == SAP_GEOM_BOX && CASES[c].t1 == SAP_GEOM_BOX) ? NPOSE / 30 : 0;
     CHECK(nfail <= allowed, "%s-%s: %d poses disagree with MuJoCo", TYPE_NAME[CASES[c].t0], TYPE_NAME[CASES[c].t1], nfail);
   }
 }
 
 static void test_oracle_same_algorithm(void) { runOracle(SAME); }
 static void test_oracle_manifold_deepest(void) { runOracle(DEEPEST); }
-/* KNOWN GAP: the MPR pairs disagree with MuJoCo's libccd MPR beyond tolerance
- * (normals up to ~0.3 off on curved shapes, rare large outliers): reported, skipped */
-static void test_oracle_convex_mpr(void) {
-  if (!getenv("SAPSIM_TEST_MPR")) SKIP("MPR pairs vs MuJoCo not yet within tolerance (SAPSIM_TEST_MPR=1 to run)");
-  runOracle(CONVEX);
-}
+static void test_oracle_convex_mpr(void) { runOracle(CONVEX); }
 
 /* box-box on an exact axis-aligned configuration: 4 mm gap, then 4 mm overlap */
 static void test_box_box_exact(void) {
@@ -322,10 +326,346 @@ static void test_box_box_exact(void) {
   }
 }
 
+/* ---- pair-level invariants ------------------------------------------------------- */
+
+enum { V_SWAP = 0, V_MOTION, V_FP32 };
+static const char* VARIANT_NAME[3] = {"swap", "rigid motion", "fp32"};
+
+/* r = A b for row-major 3x3 A */
+static void matVec3(double* r, const double* A, const double* b) {
+  for (int i = 0; i < 3; i++) r[i] = A[3 * i] * b[0] + A[3 * i + 1] * b[1] + A[3 * i + 2] * b[2];
+}
+
+/* deepest contact of one pair type under a variant vs the plain fp64 call, over
+ * npose poses around first touch: worst |d dist|, |d normal|, count mismatches */
+static void variantCase(int t0, int t1, int variant, int npose, double* wd, double* wn, int* ncount) {
+  const double margin = 0.01;
+  Pair p;
+  *wd = *wn = 0;
+  *ncount = 0;
+  if (!pairOpen(&p, t0, t1, margin, 0)) { check_test_failed++; return; }
+  for (int it = 0; it < npose; it++) {
+    double qa[4], qb[4], u[3] = {0, 0, 1};
+    randomQuat(qa);
+    randomQuat(qb);
+    if (t0 != SAP_GEOM_PLANE) {
+      double n = 0;
+      for (int k = 0; k < 3; k++) { u[k] = check_uniform(-1, 1); n += u[k] * u[k]; }
+      for (int k = 0; k < 3; k++) u[k] /= sqrt(n);
+    }
+    double s0 = touchOffset(&p, qa, qb, u);
+    placePair(&p, qa, qb, u, s0 + check_uniform(-0.015, 0.015));
+    sapcContact_f64 c0[SAPC_MAXCON], c1[SAPC_MAXCON];
+    int n0 = sapContacts(&p, 1, c0), n1 = 0;
+    double Q[9], qr[4], t[3], expect_n[3];
+    randomQuat(qr);
+    mju_quat2Mat(Q, qr);
+    for (int k = 0; k < 3; k++) t[k] = check_uniform(-1, 1);
+    if (variant == V_SWAP) {
+      n1 = sapw_collidePair(p.sm, p.md->geom_xpos, p.md->geom_xmat, 1, 0, 1, c1);
+    } else if (variant == V_FP32) {
+      n1 = sapContacts(&p, 0, c1);
+    } else {
+      // both geoms moved by x -> Q x + t
+      double xpos[6], xmat[18];
+      for (int g = 0; g < 2; g++) {
+        matVec3(xpos + 3 * g, Q, p.md->geom_xpos + 3 * g);
+        for (int k = 0; k < 3; k++) xpos[3 * g + k] += t[k];
+        mju_mulMatMat(xmat + 9 * g, Q, p.md->geom_xmat + 9 * g, 3, 3, 3);
+      }
+      n1 = sapw_collidePair(p.sm, xpos, xmat, 0, 1, 1, c1);
+    }
+    if (n0 != n1) (*ncount)++;
+    if (!n0 || !n1) {
+      // one side may see a contact right at the margin
+      double d = n0 ? c0[deepestSap(c0, n0)].dist : n1 ? c1[deepestSap(c1, n1)].dist : margin;
+      *wd = fmax(*wd, margin - d);
+      continue;
+    }
+    int k0 = deepestSap(c0, n0), k1 = deepestSap(c1, n1);
+    if (variant == V_SWAP) for (int k = 0; k < 3; k++) expect_n[k] = -c0[k0].n[k];
+    else if (variant == V_MOTION) matVec3(expect_n, Q, c0[k0].n);
+    else for (int k = 0; k < 3; k++) expect_n[k] = c0[k0].n[k];
+    *wd = fmax(*wd, fabs(c1[k1].dist - c0[k0].dist));
+    *wn = fmax(*wn, normalErr(c1[k1].n, expect_n));
+  }
+  pairClose(&p);
+}
+
+/* runs a variant over every oracle case (and same-type pairs for the swap) and
+ * checks the worst deepest-contact differences against tol(case) */
+static void runVariant(int variant) {
+  int ty[6] = {SAP_GEOM_SPHERE, SAP_GEOM_CAPSULE, SAP_GEOM_ELLIPSOID, SAP_GEOM_CYLINDER, SAP_GEOM_BOX, SAP_GEOM_MESH};
+  for (int c = 0; c < NCASES + 6; c++) {
+    if (c >= NCASES && variant != V_SWAP) break;
+    int t0 = c < NCASES ? CASES[c].t0 : ty[c - NCASES], t1 = c < NCASES ? CASES[c].t1 : t0;
+    int kind = c < NCASES ? CASES[c].kind : (t0 == SAP_GEOM_SPHERE || t0 == SAP_GEOM_CAPSULE ? SAME : CONVEX);
+    double wd, wn, tol_d, tol_n;
+    int ncount;
+    variantCase(t0, t1, variant, 60, &wd, &wn, &ncount);
+    if (variant == V_SWAP && t0 != t1) {
+      // different types: the same call with the roles exchanged, exactly mirrored
+      tol_d = 0; tol_n = 0;
+    } else if (variant == V_FP32) {
+      // analytic pairs: fp32 rounding (~1e-7 relative on 0.3 m; measured 3e-8 m,
+      // 4e-7). MPR stops once a support advances less than 1e-6 m (MuJoCo's
+      // tolerance), before the portal normal has converged on curved surfaces, so
+      // fp32 rounding moves the stopping portal: measured 3e-4 m and 0.13 (the normal
+      // then fixed from the contact point on an ellipsoid); manifold pairs as MPR
+      tol_d = kind == SAME ? 1e-6 : 2e-3;
+      tol_n = kind == SAME ? 1e-5 : 0.2;
+    } else if (variant == V_SWAP) {
+      // same-type swap: mirrored in exact arithmetic; analytic pairs to rounding;
+      // MPR stops at an unconverged portal (see fp32) and the manifold takes the
+      // first geom's feature as reference on ties: measured 5e-4 m, 0.14
+      tol_d = kind == SAME ? 1e-9 : 2e-3;
+      tol_n = kind == SAME ? 1e-9 : 0.2;
+    } else {
+      // rigid motion: analytic pairs to rounding; MPR (measured 1.3e-4 m, 5e-4)
+      tol_d = kind == SAME ? 1e-9 : 2e-3;
+      tol_n = kind == SAME ? 1e-9 : 0.1;
+    }
+    fprintf(stderr, "  %-12s %-9s %-9s worst |d dist| %.2e  |d normal| %.2e  count mismatches %d/60\n",
+            VARIANT_NAME[variant], TYPE_NAME[t0], TYPE_NAME[t1], wd, wn, ncount);
+    CHECK(wd <= tol_d && wn <= tol_n, "%s %s-%s: dist %.3g (tol %.3g) normal %.3g (tol %.3g)", VARIANT_NAME[variant],
+          TYPE_NAME[t0], TYPE_NAME[t1], wd, tol_d, wn, tol_n);
+    if (variant == V_SWAP && t0 != t1) CHECK(ncount == 0, "swap %s-%s: contact counts differ", TYPE_NAME[t0], TYPE_NAME[t1]);
+  }
+}
+
+/* swapping the geoms flips the normal (same dist) */
+static void test_symmetry(void) { runVariant(V_SWAP); }
+/* moving both geoms rigidly moves the contacts with them */
+static void test_rigid_motion(void) { runVariant(V_MOTION); }
+/* the fp32 narrow phase follows the fp64 one */
+static void test_fp32_vs_fp64(void) { runVariant(V_FP32); }
+
+/* ---- static filtering against MuJoCo's mj_collision ----------------------------- */
+
+/* every geom overlaps every other: MuJoCo's contact pairs are exactly the pairs
+ * that survive its filters; sapsim's candidate pair list must be the same set.
+ * Covered: static-static (plane + world sphere), one body, parent-child (hinge),
+ * welded child (no joint), contype/conaffinity (disjoint bits, zero, asymmetric),
+ * explicit exclude, a slider body. */
+static void test_static_filtering(void) {
+  const char* xml =
+      "<mujoco>" 
+      "<worldbody>"
+      "<geom name='floor' type='plane' size='0 0 1'/>"
+      "<geom name='wsph' type='sphere' size='0.3' pos='0.01 0 0.1'/>"
+      "<body name='A' pos='0.02 0 0.1'><freejoint/>"
+      "  <geom name='a1' type='sphere' size='0.3'/><geom name='a2' type='box' size='0.2 0.2 0.2' pos='0.01 0.01 0'/>"
+      "  <body name='B' pos='0.01 0.02 0'><joint type='hinge'/><geom name='b1' type='sphere' size='0.3'/>"
+      "    <body name='C' pos='0.01 0 0.01'><geom name='c1' type='capsule' size='0.1 0.2'/></body></body></body>"
+      "<body name='D' pos='0.03 0 0.1'><freejoint/><geom name='d1' type='sphere' size='0.3' contype='2' conaffinity='2'/></body>"
+      "<body name='E' pos='0.04 0 0.1'><freejoint/><geom name='e1' type='sphere' size='0.3' contype='0' conaffinity='0'/></body>"
+      "<body name='F' pos='0.05 0 0.1'><freejoint/><geom name='f1' type='sphere' size='0.3' contype='1' conaffinity='2'/></body>"
+      "<body name='G' pos='0.06 0 0.1'><freejoint/><geom name='g1' type='ellipsoid' size='0.3 0.2 0.25'/></body>"
+      "<body name='H' pos='0.07 0 0.1'><joint type='slide' axis='0 0 1'/><geom name='h1' type='cylinder' size='0.2 0.2'/></body>"
+      "<body name='S' pos='0.08 0 0.1'><geom name='s1' type='box' size='0.2 0.2 0.2'/></body>"
+      "</worldbody>"
+      "<contact><exclude body1='G' body2='A'/></contact>"
+      "</mujoco>";
+  const char* path = tmpPath("filter");
+  writeFile(path, xml);
+  char err[1000] = "";
+  mjModel* mj = mj_loadXML(path, NULL, err, sizeof(err));
+  sapModel* sm = NULL;
+  CHECK(mj != NULL, "mj_loadXML: %s", err);
+  CHECK(sap_loadModel(path, &sm) == SAP_OK, "sap_loadModel: %s", sap_lastError());
+  remove(path);
+  if (!mj || !sm) return;
+  mjData* md = mj_makeData(mj);
+  mj_forward(mj, md);
+  // MuJoCo's pairs (g1 < g2), as a bit matrix
+  int ng = mj->ngeom, nmj = 0, nsap = 0, nboth = 0;
+  unsigned char* inmj = calloc((size_t)ng * ng, 1);
+  for (int i = 0; i < md->ncon; i++) {
+    int a = md->contact[i].geom1, b = md->contact[i].geom2;
+    int lo = a < b ? a : b, hi = a < b ? b : a;
+    if (!inmj[lo * ng + hi]) nmj++;
+    inmj[lo * ng + hi] = 1;
+  }
+  CHECK(sm->ngeom == ng, "ngeom %d vs %d", sm->ngeom, ng);
+  for (int p = 0; p < sm->npair_max; p++) {
+    int a = sm->pair_geom[2 * p], b = sm->pair_geom[2 * p + 1];
+    nsap++;
+    if (a < b && b < ng && inmj[a * ng + b]) nboth++;
+    else fprintf(stderr, "  sapsim pair %s-%s not reported by MuJoCo\n", mj_id2name(mj, mjOBJ_GEOM, a), mj_id2name(mj, mjOBJ_GEOM, b));
+  }
+  CHECK(nsap == nmj && nboth == nmj, "pairs: sapsim %d, MuJoCo %d, common %d", nsap, nmj, nboth);
+  if (nboth < nmj)
+    for (int a = 0; a < ng; a++)
+      for (int b = a + 1; b < ng; b++)
+        if (inmj[a * ng + b] && sapc_buildPairs(sm, NULL) >= 0) {
+          int found = 0;
+          for (int p = 0; p < sm->npair_max; p++) found |= sm->pair_geom[2 * p] == a && sm->pair_geom[2 * p + 1] == b;
+          if (!found) fprintf(stderr, "  MuJoCo pair %s-%s missing in sapsim\n", mj_id2name(mj, mjOBJ_GEOM, a), mj_id2name(mj, mjOBJ_GEOM, b));
+        }
+  fprintf(stderr, "  %d candidate pairs of %d geoms, all reported by MuJoCo and no other\n", nsap, ng);
+  CHECK(nmj >= 20, "scene too small: %d MuJoCo pairs", nmj);
+  free(inmj);
+  mj_deleteData(md);
+  mj_deleteModel(mj);
+  sap_freeModel(sm);
+}
+
+/* ---- batched stage: capacity, broad phase, determinism ------------------------------- */
+
+/* a heap of 12 free bodies of every type over a plane */
+static const char* heapScene(void) {
+  static const char* types[6] = {"type='sphere' size='0.08'", "type='capsule' size='0.05 0.1'",
+                                 "type='box' size='0.1 0.07 0.05'", "type='cylinder' size='0.07 0.08'",
+                                 "type='ellipsoid' size='0.1 0.07 0.05'", "type='mesh' mesh='hull'"};
+  static char xml[8192];
+  int n = snprintf(xml, sizeof(xml), "<mujoco>%s<worldbody><geom type='plane' size='0 0 1'/>", MESH_ASSET);
+  for (int i = 0; i < 12; i++)
+    n += snprintf(xml + n, sizeof(xml) - n, "<body pos='0 0 %g'><freejoint/><geom %s/></body>", 0.3 + 0.3 * i, types[i % 6]);
+  snprintf(xml + n, sizeof(xml) - n, "</worldbody></mujoco>");
+  const char* path = tmpPath("heap");
+  writeFile(path, xml);
+  return path;
+}
+
+/* random heap poses (bodies within a 0.5 m box above the plane) for nworld worlds */
+static void heapPoses(const sapModel* m, int nworld, double* qpos) {
+  for (int w = 0; w < nworld; w++)
+    for (int b = 0; b < 12; b++) {
+      double* q = qpos + (long)w * m->nq + 7 * b;
+      q[0] = check_uniform(-0.2, 0.2);
+      q[1] = check_uniform(-0.2, 0.2);
+      q[2] = check_uniform(0.0, 0.3);
+      randomQuat(q + 3);
+    }
+}
+
+/* sim on the CPU with the heap at qpos, kinematics + collision run once */
+static sapSim* heapCollide(const sapModel* m, int nworld, int ncon_max, int broadphase, int threads, const double* qpos) {
+  sapOptions o;
+  sapSim* s = NULL;
+  sap_optionsDefault(&o);
+  o.device = SAP_DEVICE_CPU;
+  o.ncon_max = ncon_max;
+  o.broadphase = broadphase;
+  o.threads = threads;
+  o.boundary_pose_precision = SAP_FP64;
+  if (sap_create(m, &o, nworld, &s) != SAP_OK) { CHECK(0, "sap_create: %s", sap_lastError()); return NULL; }
+  CHECK(sap_set(s, SAP_FIELD_QPOS, NULL, nworld, qpos) == SAP_OK, "sap_set qpos: %s", sap_lastError());
+  sapc_kinematics(s);
+  sapc_collision(s);
+  return s;
+}
+
+/* contact i of world w in s equals contact j of world v in t, bit for bit */
+static int sameContact(const sapSim* s, int w, int i, const sapSim* t, int v, int j) {
+  const sapData* a = &s->d;
+  const sapData* b = &t->d;
+  long ia = (long)a->ncon_max * w + i, ib = (long)b->ncon_max * v + j;
+  return !memcmp(a->con_geom + 2 * ia, b->con_geom + 2 * ib, 2 * sizeof(int)) &&
+         !memcmp(a->con_pos + 6 * ia, b->con_pos + 6 * ib, 6 * sizeof(double)) &&
+         !memcmp(a->con_frame + 9 * ia, b->con_frame + 9 * ib, 9 * sizeof(double)) &&
+         !memcmp(a->con_dist + ia, b->con_dist + ib, sizeof(double)) &&
+         !memcmp(a->con_mu + ia, b->con_mu + ib, sizeof(double)) &&
+         !memcmp(a->con_k + ia, b->con_k + ib, sizeof(double)) &&
+         !memcmp(a->con_taud + ia, b->con_taud + ib, sizeof(double));
+}
+
+/* worlds w of s and v of t have identical contact lists */
+static int sameWorld(const sapSim* s, int w, const sapSim* t, int v) {
+  if (s->d.ncon[w] != t->d.ncon[v] || s->d.ncon_dropped[w] != t->d.ncon_dropped[v]) return 0;
+  for (int i = 0; i < s->d.ncon[w]; i++)
+    if (!sameContact(s, w, i, t, v, i)) return 0;
+  return 1;
+}
+
+/* capacity k keeps the k deepest contacts in list order and counts the rest */
+static void test_capacity_truncation(void) {
+  sapModel* m = NULL;
+  const char* path = heapScene();
+  CHECK(sap_loadModel(path, &m) == SAP_OK, "%s", sap_lastError());
+  remove(path);
+  if (!m) return;
+  const int nworld = 16, cap = 6;
+  double* qpos = malloc(sizeof(double) * m->nq * nworld);
+  heapPoses(m, nworld, qpos);
+  sapSim* full = heapCollide(m, nworld, 2048, SAP_BROAD_AUTO, 0, qpos);
+  sapSim* cut = heapCollide(m, nworld, cap, SAP_BROAD_AUTO, 0, qpos);
+  int nover = 0;
+  for (int w = 0; full && cut && w < nworld; w++) {
+    int n = full->d.ncon[w], k = cut->d.ncon[w];
+    CHECK(full->d.ncon_dropped[w] == 0, "world %d: full list dropped %d", w, full->d.ncon_dropped[w]);
+    CHECK(k == (n < cap ? n : cap), "world %d: %d kept of %d (cap %d)", w, k, n, cap);
+    CHECK(cut->d.ncon_dropped[w] == (n > cap ? n - cap : 0), "world %d: dropped %d, want %d", w, cut->d.ncon_dropped[w], n - cap);
+    int flag = (cut->d.world_flags[w] & SAP_WORLD_CONTACT_OVERFLOW) != 0;
+    CHECK(flag == (n > cap), "world %d: overflow flag %d with %d contacts", w, flag, n);
+    nover += n > cap;
+    // the kept ones: a subsequence of the full list (same order), the cap deepest
+    const double* df = full->d.con_dist + (long)full->d.ncon_max * w;
+    const double* dc = cut->d.con_dist + (long)cut->d.ncon_max * w;
+    int j = 0;
+    for (int i = 0; i < k; i++) {
+      while (j < n && !sameContact(cut, w, i, full, w, j)) j++;
+      CHECK(j < n, "world %d: kept contact %d not in the full list (in order)", w, i);
+      j++;
+    }
+    double kmax = -INFINITY;
+    for (int i = 0; i < k; i++) kmax = fmax(kmax, dc[i]);
+    int deeper = 0;  // contacts of the full list strictly deeper than the shallowest kept
+    for (int i = 0; i < n; i++) deeper += df[i] < kmax;
+    CHECK(deeper <= k - 1 || n <= cap, "world %d: %d dropped contacts deeper than a kept one", w, deeper - (k - 1));
+  }
+  fprintf(stderr, "  %d of %d worlds overflow capacity %d\n", nover, nworld, cap);
+  CHECK(nover >= nworld / 2, "too few overflowing worlds (%d)", nover);
+  sap_free(full);
+  sap_free(cut);
+  free(qpos);
+  sap_freeModel(m);
+}
+
+/* sweep-and-prune and the candidate-pair broad phase give identical lists;
+ * reruns, thread counts and the world's slot in the batch change nothing */
+static void test_broadphase_and_determinism(void) {
+  sapModel* m = NULL;
+  const char* path = heapScene();
+  CHECK(sap_loadModel(path, &m) == SAP_OK, "%s", sap_lastError());
+  remove(path);
+  if (!m) return;
+  const int nworld = 24;
+  double* qpos = malloc(sizeof(double) * m->nq * nworld);
+  heapPoses(m, nworld, qpos);
+  sapSim* pairs = heapCollide(m, nworld, -1, SAP_BROAD_PAIRS, 0, qpos);
+  sapSim* sweep = heapCollide(m, nworld, -1, SAP_BROAD_SWEEP, 0, qpos);
+  sapSim* again = heapCollide(m, nworld, -1, SAP_BROAD_PAIRS, 1, qpos);
+  sapSim* one = heapCollide(m, 1, -1, SAP_BROAD_PAIRS, 0, qpos + (long)m->nq * 7);
+  int total = 0;
+  for (int w = 0; pairs && sweep && again && w < nworld; w++) {
+    total += pairs->d.ncon[w];
+    CHECK(sameWorld(pairs, w, sweep, w), "world %d: sweep-and-prune differs from pairs (%d vs %d contacts)", w,
+          sweep->d.ncon[w], pairs->d.ncon[w]);
+    CHECK(sameWorld(pairs, w, again, w), "world %d: rerun with 1 thread differs", w);
+  }
+  CHECK(one && pairs && sameWorld(pairs, 7, one, 0), "world 7 of %d differs from the same state alone", nworld);
+  fprintf(stderr, "  %d contacts in %d worlds, identical across broad phases, threads, reruns, nworld\n", total, nworld);
+  CHECK(total > 4 * nworld, "too few contacts (%d)", total);
+  sap_free(pairs);
+  sap_free(sweep);
+  sap_free(again);
+  sap_free(one);
+  free(qpos);
+  sap_freeModel(m);
+}
+
+
 int main(void) {
   RUN(test_oracle_same_algorithm);
   RUN(test_oracle_manifold_deepest);
   RUN(test_oracle_convex_mpr);
   RUN(test_box_box_exact);
+  RUN(test_symmetry);
+  RUN(test_rigid_motion);
+  RUN(test_fp32_vs_fp64);
+  RUN(test_static_filtering);
+  RUN(test_capacity_truncation);
+  RUN(test_broadphase_and_determinism);
   return check_summary("test_collision");
 }

@@ -273,6 +273,21 @@ static void test_nonfinite_contained(void) {
   sap_free(s);
 }
 
+/* 65536 worlds: created, stepped with contacts, every world finite and advanced */
+static void test_many_worlds(void) {
+  int n = 65536;
+  sapSim* s = make_sim("scenes/cartpole.xml", n, SAP_PRESET_APPROX32, -1, 1);
+  if (!s) return;
+  CHECK(sap_nworld(s) == n, "nworld");
+  CHECK(sap_step(s, 2) == SAP_OK, "%s", sap_lastError());
+  const sapData* d = sap_data(s);
+  int bad = 0;
+  for (long i = 0; i < (long)n * s->m->nq; i++) bad += !isfinite(d->qpos[i]);
+  for (int w = 0; w < n; w++) bad += d->time[w] != 2 * s->h;
+  CHECK(bad == 0, "%d bad values among %d worlds", bad, n);
+  sap_free(s);
+}
+
 int main(void) {
   mju_user_warning = NULL;
   RUN(test_free_fall);
@@ -283,5 +298,6 @@ int main(void) {
   RUN(test_rerun_bitwise);
   RUN(test_state_api);
   RUN(test_nonfinite_contained);
+  RUN(test_many_worlds);
   return check_summary("test_foundation");
 }

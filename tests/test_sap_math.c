@@ -266,6 +266,18 @@ static double phi_quartic(double a, double* d1, double* d2) {  // (a - 0.3)^4/4
   return x * x * x * x / 4;
 }
 
+/* a stiff kink just past 0, as a near-rigid limit the Newton step drives into:
+ * 1/2 a^2 - a + K/2 max(0, a - ak)^2, K = 1e5, ak = 1e-6; minimum a* = (1 + K ak)/(1 + K) */
+static double phi_kink(double a, double* d1, double* d2) {
+  const double K = 1e5, ak = 1e-6, x = a > ak ? a - ak : 0;
+  *d1 = a - 1 + K * x; *d2 = 1 + (a > ak ? K : 0);
+  return a * a / 2 - a + K / 2 * x * x;
+}
+static double phi_nan(double a, double* d1, double* d2) {  // descent at 0, NaN beyond
+  *d1 = a == 0 ? -1 : NAN; *d2 = 1;
+  return a == 0 ? 0 : NAN;
+}
+
 static sapSolveParams ls_params(int kind) {
   sapSolveParams p;
   memset(&p, 0, sizeof(p));
@@ -315,6 +327,20 @@ static void test_linesearch(void) {
   ls = run_ls(SAP_LS_ARMIJO, phi_exp, &ne);
   double d1, d2, f0 = phi_exp(0, &d1, &d2), fa = phi_exp(ls.alpha, &d1, &d2);
   CHECK(ls.status == SAP_LS_DONE && fa < f0 + 1e-4 * ls.alpha * -1, "armijo exp decrease");
+  // line minimum below armijo_decay's smallest scheduled step 0.8^38 = 2.1e-4: drake and
+  // SAP Warp fail at the cap; the rescue shrinks by quadratic interpolation to an Armijo point
+  ls = run_ls(SAP_LS_ARMIJO, phi_kink, &ne);
+  double astar = (1 + 1e5 * 1e-6) / (1 + 1e5), fk = phi_kink(ls.alpha, &d1, &d2);
+  CHECK(ls.status == SAP_LS_DONE && ls.iter > 40 && ls.iter <= 40 + SAP_LS_ARMIJO_RESCUE,
+        "armijo kink status %d iter %d", ls.status, ls.iter);
+  CHECK(fk < 1e-4 * ls.alpha * -1, "armijo kink: sufficient decrease (alpha %g)", ls.alpha);
+  CHECK(ls.alpha > astar / 10 && ls.alpha < 2 * astar, "armijo kink alpha %g near a* %g", ls.alpha, astar);
+  ls = run_ls(SAP_LS_EXACT, phi_kink, &ne);
+  CHECK_CLOSE(ls.alpha, astar, 0, 1e-6, "exact kink alpha");
+  // nothing acceptable: the rescue gives up after its budget and says so
+  ls = run_ls(SAP_LS_ARMIJO, phi_nan, &ne);
+  CHECK(ls.status == SAP_LS_FAIL_SMALL && ls.iter == 40 + SAP_LS_ARMIJO_RESCUE, "armijo NaN fails (%d, %d)",
+        ls.status, ls.iter);
   // flat triple root: Newton slows down, bisection takes over
   ls = run_ls(SAP_LS_EXACT, phi_quartic, &ne);
   CHECK(ls.status == SAP_LS_DONE, "exact quartic status %d", ls.status);
@@ -392,6 +418,20 @@ static void test_newton_box(void) {
       }
     }
   }
+}
+
+/* an indefinite Newton matrix is flagged as a factorization failure, v left as it was */
+static void test_newton_factorfail(void) {
+  double A[4] = {1, 2, 2, 1}, vstar[2] = {1, 0};
+  Prob q;
+  prob_init(&q, 2, 0, 0, A, vstar);
+  q.P.v[0] = q.P.v[1] = 0;
+  sapSolveParams p = newton_params(SAP_LS_ARMIJO);
+  sapSolveStats st;
+  sapw_newton_f64(&q.P, &p, &st);
+  CHECK(st.flags == SAP_WORLD_FACTORFAIL && st.nfactor == 1 && st.iters == 0, "flags 0x%x nfactor %d",
+        st.flags, st.nfactor);
+  CHECK(q.P.v[0] == 0 && q.P.v[1] == 0, "v unchanged");
 }
 
 /* drake §6.14 / §6.15 one-dof scenarios: A = 1, v* = 0, dt 0.01 */
@@ -513,6 +553,7 @@ int main(void) {
   RUN(test_linesearch);
   RUN(test_newton_box);
   RUN(test_newton_pd_limit);
+  RUN(test_newton_factorfail);
   RUN(test_newton_pizza);
   return check_summary("test_sap_math");
 }
