@@ -143,24 +143,12 @@ static const unsigned* sweepWorld(const sapModel* m, const sapData* d, int w, un
 
 /* ---- stage driver ----------------------------------------------------------------- */
 
-/* OpenMP threads of this stage: the sim's option (0: OpenMP default), never more
- * than the worlds (a team larger than the work only waits at the barrier, and on
- * a loaded machine that wait costs milliseconds) */
-static int collisionThreads(const sapSim* s) {
-#ifdef _OPENMP
-  int n = s->opt.threads > 0 ? s->opt.threads : omp_get_max_threads();
-#else
-  int n = 1;
-#endif
-  return n < s->d.nworld ? n : (s->d.nworld > 0 ? s->d.nworld : 1);
-}
-
 void sapc_collision(sapSim* s) {
   const sapModel* m = s->m;
   sapData* d = &s->d;
   int fp64 = s->opt.boundary_pose_precision == SAP_FP64;
   int sweep = sapc_broadphaseMode(s) == SAP_BROAD_SWEEP && d->scratch && d->nscratch >= sweepBytes(m);
-  int nt = collisionThreads(s);
+  int nt = sapc_threads(s);
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
   for (int w = 0; w < d->nworld; w++) {
     const unsigned* mask = sweep ? sweepWorld(m, d, w, d->scratch + (long)d->nscratch * w) : NULL;

@@ -37,6 +37,10 @@ sapStatus sap_fail(sapStatus s, const char* fmt, ...)
 #endif
     ;
 
+/* OpenMP threads of a CPU stage: the option (0: all), never more than the worlds,
+ * since a thread without work still waits at the loop's barrier */
+int sapc_threads(const sapSim* s);
+
 /* CPU stage drivers (OpenMP over worlds) */
 void sapc_kinematics(sapSim* s);
 void sapc_collision(sapSim* s);

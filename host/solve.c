@@ -1,21 +1,8 @@
 /* CPU driver of the SAP velocity solve: for every world, assemble the SAP problem
  * (contacts, drives, limits) and run Newton (kernels/sap_solve.h), OpenMP over worlds.
  * Reference backend: the CUDA launcher (kernels/solve.cu) runs the same per-world code. */
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "sap_solve.h"
 #include "sim.h"
-
-static int solve_threads(const sapSim* s) {
-#ifdef _OPENMP
-  return s->opt.threads > 0 ? s->opt.threads : omp_get_max_threads();
-#else
-  (void)s;
-  return 1;
-#endif
-}
 
 void sapc_solve(sapSim* s) {
   sapSolveParams prm;
@@ -23,7 +10,7 @@ void sapc_solve(sapSim* s) {
   const sapModel* m = s->m;
   const sapData* d = &s->d;
   int fp32 = prm.contact_fp32;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(solve_threads(s))
+#pragma omp parallel for schedule(dynamic, 1) num_threads(sapc_threads(s))
   for (int w = 0; w < d->nworld; w++) {
     // a frozen (non-finite) world keeps its velocity
     if (d->world_flags[w] & SAP_WORLD_NONFINITE) {

@@ -22,9 +22,7 @@ static double now_s(void) {
   return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
-/* OpenMP threads for a stage: the option (0 = all), never more than worlds, since
- * an idle thread still waits at the loop's barrier */
-static int nthreads(const sapSim* s) {
+int sapc_threads(const sapSim* s) {
 #ifdef _OPENMP
   int n = s->opt.threads > 0 ? s->opt.threads : omp_get_max_threads();
   return n < s->d.nworld ? n : s->d.nworld;
@@ -54,14 +52,14 @@ static void kinematics_world(const sapModel* m, sapData* d, int w, int fp32) {
 
 void sapc_kinematicsMasked(sapSim* s, const unsigned char* mask) {
   int fp32 = s->opt.boundary_pose_precision == SAP_FP32;
-#pragma omp parallel for schedule(static) num_threads(nthreads(s))
+#pragma omp parallel for schedule(static) num_threads(sapc_threads(s))
   for (int w = 0; w < s->d.nworld; w++)
     if (!mask || mask[w]) kinematics_world(s->m, &s->d, w, fp32);
 }
 
 void sapc_kinematics(sapSim* s) {
   int fp32 = s->opt.boundary_pose_precision == SAP_FP32;
-#pragma omp parallel for schedule(static) num_threads(nthreads(s))
+#pragma omp parallel for schedule(static) num_threads(sapc_threads(s))
   for (int w = 0; w < s->d.nworld; w++)
     if (!frozen(s, w)) kinematics_world(s->m, &s->d, w, fp32);
 }
@@ -92,7 +90,7 @@ static void free_motion_world(const sapSim* s, sapData* d, int w) {
 }
 
 void sapc_freeMotion(sapSim* s) {
-#pragma omp parallel for schedule(static) num_threads(nthreads(s))
+#pragma omp parallel for schedule(static) num_threads(sapc_threads(s))
   for (int w = 0; w < s->d.nworld; w++)
     if (!frozen(s, w)) free_motion_world(s, &s->d, w);
 }
@@ -122,7 +120,7 @@ static void integrate_world(const sapSim* s, sapData* d, int w) {
 }
 
 void sapc_integrate(sapSim* s) {
-#pragma omp parallel for schedule(static) num_threads(nthreads(s))
+#pragma omp parallel for schedule(static) num_threads(sapc_threads(s))
   for (int w = 0; w < s->d.nworld; w++)
     if (!frozen(s, w)) integrate_world(s, &s->d, w);
 }

@@ -329,40 +329,6 @@ SAP_HD void SAPT(sapw_actuation)(const sapModel* m, const double* qpos, const do
   }
 }
 
-/* ---- dense Cholesky (A = L L', in place, lower triangle) ------------------------ */
-
-/* returns 0 on success, or 1 + the failing row when A is not positive definite */
-SAP_HD int SAPT(sapw_cholesky)(sreal* A, int n) {
-  for (int j = 0; j < n; j++) {
-    sreal d = A[j * n + j];
-    for (int k = 0; k < j; k++) d -= A[j * n + k] * A[j * n + k];
-    if (!(d > 0)) return 1 + j;
-    d = sqrt(d);
-    A[j * n + j] = d;
-    sreal inv = (sreal)1 / d;
-    for (int i = j + 1; i < n; i++) {
-      sreal s = A[i * n + j];
-      for (int k = 0; k < j; k++) s -= A[i * n + k] * A[j * n + k];
-      A[i * n + j] = s * inv;
-    }
-  }
-  return 0;
-}
-
-/* solve L L' x = b in place */
-SAP_HD void SAPT(sapw_cholSolve)(const sreal* L, int n, sreal* x) {
-  for (int i = 0; i < n; i++) {
-    sreal s = x[i];
-    for (int k = 0; k < i; k++) s -= L[i * n + k] * x[k];
-    x[i] = s / L[i * n + i];
-  }
-  for (int i = n - 1; i >= 0; i--) {
-    sreal s = x[i];
-    for (int k = i + 1; k < n; k++) s -= L[k * n + i] * x[k];
-    x[i] = s / L[i * n + i];
-  }
-}
-
 /* ---- free motion -------------------------------------------------------------- */
 
 /* One world: cdof/cref, A = M + diag(armature) + h diag(damping), c(q,v), forces,
@@ -396,9 +362,10 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
 
   for (int i = 0; i < nv; i++)
     x[i] = (sreal)(qfrc_applied[i] + qfrc_passive[i] + qfrc_actuator[i] - qfrc_bias[i]);
-  int fail = SAPT(sapw_cholesky)(L, nv);
+  /* one thread per world: the unblocked factorization (block = nv) */
+  int fail = SAPT(sapw_cholFactor)(L, nv, nv, nv);
   if (fail) return fail;
-  SAPT(sapw_cholSolve)(L, nv, x);
+  SAPT(sapw_cholSolve)(L, nv, nv, x);
   for (int i = 0; i < nv; i++) vstar[i] = qvel[i] + h * (double)x[i];
   return 0;
 }

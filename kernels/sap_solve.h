@@ -7,6 +7,7 @@
 #define SAPSIM_SAP_SOLVE_H
 
 #include "sap_real.h"
+#include "kernels.h"  /* math templates and the blocked Cholesky */
 #include "sapsim/sapsim.h"
 #include "sap_solve_size.h"
 
@@ -99,7 +100,6 @@ SAP_HD double sapw_tendonRow(const sapModel* m, const double* qpos, int t, doubl
 #define SAP_FABS fabsf
 #include "sap_cone_t.h"
 #include "sap_box_t.h"
-#include "sap_cholesky_t.h"
 #include "sap_linesearch_t.h"
 #include "sap_weight_t.h"
 #undef SAP_REAL
@@ -114,7 +114,6 @@ SAP_HD double sapw_tendonRow(const sapModel* m, const double* qpos, int t, doubl
 #define SAP_FABS fabs
 #include "sap_cone_t.h"
 #include "sap_box_t.h"
-#include "sap_cholesky_t.h"
 #include "sap_linesearch_t.h"
 #include "sap_weight_t.h"
 #undef SAP_REAL
