@@ -161,7 +161,7 @@ SAP_HD void SAPT(sapw_cinert)(const sapModel* m, const double* xipos, const doub
                               const double* cref, sreal* cinert) {
   for (int k = 0; k < 10; k++) cinert[k] = 0;
   for (int b = 1; b < m->nbody; b++) {
-    sreal* I = cinert + 10 * b;
+    sreal* inert = cinert + 10 * b;
     sreal mass = (sreal)m->body_mass[b], c[3], Rm[9], d[3];
     SAPT(sapw_load3)(c, xipos + 3 * b);
     for (int k = 0; k < 3; k++) c[k] -= (sreal)cref[3 * b + k];
@@ -174,14 +174,14 @@ SAP_HD void SAPT(sapw_cinert)(const sapModel* m, const double* xipos, const doub
         Ic[3 * i + j] = Rm[3 * i] * d[0] * Rm[3 * j] + Rm[3 * i + 1] * d[1] * Rm[3 * j + 1] +
                         Rm[3 * i + 2] * d[2] * Rm[3 * j + 2];
     sreal cc = SAPT(sapu_dot3)(c, c);
-    I[0] = mass;
-    for (int k = 0; k < 3; k++) I[1 + k] = mass * c[k];
-    I[4] = Ic[0] + mass * (cc - c[0] * c[0]);
-    I[5] = Ic[4] + mass * (cc - c[1] * c[1]);
-    I[6] = Ic[8] + mass * (cc - c[2] * c[2]);
-    I[7] = Ic[1] - mass * c[0] * c[1];
-    I[8] = Ic[2] - mass * c[0] * c[2];
-    I[9] = Ic[5] - mass * c[1] * c[2];
+    inert[0] = mass;
+    for (int k = 0; k < 3; k++) inert[1 + k] = mass * c[k];
+    inert[4] = Ic[0] + mass * (cc - c[0] * c[0]);
+    inert[5] = Ic[4] + mass * (cc - c[1] * c[1]);
+    inert[6] = Ic[8] + mass * (cc - c[2] * c[2]);
+    inert[7] = Ic[1] - mass * c[0] * c[1];
+    inert[8] = Ic[2] - mass * c[0] * c[2];
+    inert[9] = Ic[5] - mass * c[1] * c[2];
   }
 }
 

@@ -111,20 +111,20 @@ SAP_HD void SAPT(sapu_crossForce)(sreal* r, const sreal* v, const sreal* f) {
 /* rigid-body inertia at a reference point, 10 numbers: mass m, first moment
  * h = m c (c: com - ref), rotational inertia about ref (xx yy zz xy xz yz).
  * f = I [w; v]:  f_ang = I_ref w + h x v,  f_lin = m v + w x h */
-SAP_HD void SAPT(sapu_mulInertVec)(sreal* f, const sreal* I, const sreal* v) {
+SAP_HD void SAPT(sapu_mulInertVec)(sreal* f, const sreal* inert, const sreal* v) {
   const sreal* w = v;
   const sreal* lv = v + 3;
-  const sreal* h = I + 1;
-  const sreal* J = I + 4;
+  const sreal* h = inert + 1;
+  const sreal* J = inert + 4;
   sreal hv[3], wh[3];
   SAPT(sapu_cross3)(hv, h, lv);
   SAPT(sapu_cross3)(wh, w, h);
   f[0] = J[0] * w[0] + J[3] * w[1] + J[4] * w[2] + hv[0];
   f[1] = J[3] * w[0] + J[1] * w[1] + J[5] * w[2] + hv[1];
   f[2] = J[4] * w[0] + J[5] * w[1] + J[2] * w[2] + hv[2];
-  f[3] = I[0] * lv[0] + wh[0];
-  f[4] = I[0] * lv[1] + wh[1];
-  f[5] = I[0] * lv[2] + wh[2];
+  f[3] = inert[0] * lv[0] + wh[0];
+  f[4] = inert[0] * lv[1] + wh[1];
+  f[5] = inert[0] * lv[2] + wh[2];
 }
 
 SAP_HD sreal SAPT(sapu_dot6)(const sreal* a, const sreal* b) {
