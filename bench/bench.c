@@ -233,11 +233,7 @@ int sap_benchMain(sapCli* cli) {
   }
   if (json) fclose(json);
   if (!rc && cli->plot) {
-    char cmd[1024];
-    snprintf(cmd, sizeof(cmd), "python3 bench/plot_bench.py '%s' '%s'", cli->json ? cli->json : tmpjson,
-             cli->plot);
-    if (system(cmd) != 0) {
-      fprintf(stderr, "sapsim: plotting failed (needs python3-matplotlib: make deps)\n");
+    if (sapcli_plot("plot_bench.py", cli->json ? cli->json : tmpjson, cli->plot)) {
       rc = 1;
     } else if (!cli->quiet) {
       fprintf(stderr, "plot: %s\n", cli->plot);

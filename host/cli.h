@@ -31,6 +31,9 @@ void sapcli_randomCtrl(const sapModel* m, int nworld, double noise, unsigned lon
                        double* ctrl);
 int sap_benchMain(sapCli* cli);
 int sap_runMain(sapCli* cli);
+int sap_ablateMain(int argc, char** argv);  /* parses its own flags (host/cli_ablate.c) */
+/* run bench/SCRIPT JSONL PNG with a python3 that has matplotlib (host/cli_plot.c) */
+int sapcli_plot(const char* script, const char* jsonl, const char* png);
 const char* sap_optionValueName(const char* key, int value);
 
 #endif

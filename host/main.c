@@ -2,6 +2,7 @@
  *   sapsim info  SCENE                        model summary and contact materials
  *   sapsim run   SCENE [options]              step worlds, print diagnostics, write a trajectory
  *   sapsim bench SCENE [options]              throughput sweep, JSON lines, MuJoCo side by side
+ *   sapsim ablate SCENE [options]             presets and one-factor overrides in lockstep, divergence
  * Run `sapsim help` for the options. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,8 @@ static void usage(FILE* f) {
           "  info   SCENE                 print the model and its contact materials\n"
           "  run    SCENE                 step worlds and report per-world diagnostics\n"
           "  bench  SCENE                 throughput sweep (JSON lines), MuJoCo mj_step beside\n"
+          "  ablate SCENE                 same worlds under --presets and each --set override in\n"
+          "                               lockstep: velocity/position divergence, iterations, time\n"
           "options:\n"
           "  --worlds N[,N...]            number of worlds (bench: a sweep)       [1 | 1,64,1024]\n"
           "  --steps K                    steps per run                            [100]\n"
@@ -33,6 +36,12 @@ static void usage(FILE* f) {
           "  --plot FILE.png              bench: plot steps/s against nworld\n"
           "  --no-mujoco                  bench: skip MuJoCo's mj_step\n"
           "  --no-progress                bench: no progress bar\n"
+          "ablate (defaults: --worlds 8, --presets approx32,approx64,drake):\n"
+          "  --presets P[,P...]           configurations; each is compared with the previous one\n"
+          "  --set key=value              one more configuration: first preset + this override,\n"
+          "                               compared with the first preset (repeatable)\n"
+          "  --common key=value           applied to every configuration (repeatable)\n"
+          "  --json FILE / --plot FILE.png  JSON lines to FILE (overwritten); divergence plot\n"
           "  --quiet                      less output\n");
 }
 
@@ -62,8 +71,9 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   const char* cmd = argv[1];
+  if (!strcmp(cmd, "ablate")) return sap_ablateMain(argc - 2, argv + 2);
   if (strcmp(cmd, "info") && strcmp(cmd, "run") && strcmp(cmd, "bench")) {
-    fprintf(stderr, "sapsim: unknown command '%s' (valid: info, run, bench)\n", cmd);
+    fprintf(stderr, "sapsim: unknown command '%s' (valid: info, run, bench, ablate)\n", cmd);
     return 2;
   }
   sapCli cli;

@@ -1,0 +1,538 @@
+/* `sapsim ablate`: step identical worlds (same keyframe, same random controls)
+ * under several configurations in lockstep and measure how far they drift apart.
+ * Configurations: each preset of --presets, then one per --set key=value (the
+ * first preset plus that one override). Comparisons: each preset against the
+ * previous one (approx64 vs approx32 = precision, drake vs approx64 = model) and
+ * each override against the first preset. stdout: JSON lines; stderr: tables. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "model.h"
+
+#define ABL_MAXCONF 24
+
+typedef struct {
+  char label[96];
+  char preset[16];
+  char override[80];   /* "key=value" or "" */
+  int base;            /* configuration this one is compared against, -1 for none */
+  sapSim* s;
+  double *qpos, *qvel;
+  sapWorldInfo* info;
+  int* ever_flagged;   /* (nworld) 1 once a world was flagged (maxiter, lsfail, factorfail, nonfinite) */
+  /* per step (mean over worlds) and trajectory accumulators */
+  double newton, ls, ncon, step_s;
+  double sum_newton, sum_ls, sum_ncon, sum_s;
+  int max_newton, max_ls;
+} ablConfig;
+
+typedef struct {
+  int a, b;            /* compare configuration a against reference b */
+  char name[200];      /* "approx64 vs approx32" */
+  const char* kind;    /* precision | model | override | preset */
+  /* per step over worlds */
+  double dv_mean, dv_max, dq_mean, dq_max, dcon_mean;
+  int dcon_max;
+  /* over the trajectory */
+  double sum_dv, sum_dq, sum_dcon, sum_vref, max_dv, max_dq;
+  int max_dcon;
+} ablComparison;
+
+/* JSON number or null (NaN and inf are not JSON) */
+static const char* jnum(char* buf, double x) {
+  if (isfinite(x)) snprintf(buf, 32, "%.6g", x);
+  else snprintf(buf, 32, "null");
+  return buf;
+}
+
+/* s as the inside of a JSON string (quotes, backslashes, control characters escaped) */
+static const char* jstr(char* out, int nout, const char* s) {
+  int n = 0;
+  for (; *s && n < nout - 7; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\') { out[n++] = '\\'; out[n++] = (char)ch; }
+    else if (ch < 0x20) n += snprintf(out + n, nout - n, "\\u%04x", ch);
+    else out[n++] = (char)ch;
+  }
+  out[n] = 0;
+  return out;
+}
+
+/* squared distance of two configurations, joint by joint; quaternions (free and
+ * ball joints) contribute the rotation angle of qa^-1 qb, so the result is a
+ * tangent-space norm (m and rad mixed, like ||v||) */
+static double qpos_dist2(const sapModel* m, const double* qa, const double* qb) {
+  double d2 = 0;
+  for (int j = 0; j < m->njnt; j++) {
+    int adr = m->jnt_qposadr[j], t = m->jnt_type[j];
+    if (t == SAP_JNT_FREE) {
+      for (int i = 0; i < 3; i++) d2 += (qa[adr + i] - qb[adr + i]) * (qa[adr + i] - qb[adr + i]);
+      adr += 3;
+    }
+    if (t == SAP_JNT_FREE || t == SAP_JNT_BALL) {
+      const double* a = qa + adr;
+      const double* b = qb + adr;
+      /* r = conj(a) b; angle = 2 atan2(|r_xyz|, |r_w|), exactly 0 when a == b */
+      double rw = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+      double rx = a[0] * b[1] - a[1] * b[0] - (a[2] * b[3] - a[3] * b[2]);
+      double ry = a[0] * b[2] - a[2] * b[0] - (a[3] * b[1] - a[1] * b[3]);
+      double rz = a[0] * b[3] - a[3] * b[0] - (a[1] * b[2] - a[2] * b[1]);
+      double ang = 2 * atan2(sqrt(rx * rx + ry * ry + rz * rz), fabs(rw));
+      d2 += ang * ang;
+    } else {
+      d2 += (qa[adr] - qb[adr]) * (qa[adr] - qb[adr]);
+    }
+  }
+  return d2;
+}
+
+static int is_pair(const ablConfig* c, const ablComparison* k, const char* a, const char* b) {
+  return !c[k->a].override[0] && !c[k->b].override[0] && !strcmp(c[k->a].preset, a) &&
+         !strcmp(c[k->b].preset, b);
+}
+
+/* ---- arguments ------------------------------------------------------------------ */
+
+typedef struct {
+  sapCli cli;
+  char presets[256];
+  const char* overrides[ABL_MAXCONF];
+  int noverride;
+} ablArgs;
+
+/* ablate's own flags: --presets/--preset LIST, --set k=v (an override
+ * configuration), --common k=v (applied to every configuration); the rest goes
+ * to the shared parser */
+static int parse_args(int argc, char** argv, ablArgs* a) {
+  char** rest = calloc((size_t)argc + 1, sizeof(char*));
+  int nrest = 0, worlds_given = 0;
+  snprintf(a->presets, sizeof(a->presets), "approx32,approx64,drake");
+  a->noverride = 0;
+  for (int i = 0; i < argc; i++) {
+    const char* f = argv[i];
+    int ours = !strcmp(f, "--presets") || !strcmp(f, "--preset") || !strcmp(f, "--set") ||
+               !strcmp(f, "--common");
+    worlds_given |= !strcmp(f, "--worlds");
+    if (!ours) {
+      rest[nrest++] = argv[i];
+      continue;
+    }
+    if (i + 1 >= argc) {
+      fprintf(stderr, "sapsim: option %s needs a value\n", f);
+      free(rest);
+      return 1;
+    }
+    const char* v = argv[++i];
+    if (!strcmp(f, "--common")) {
+      rest[nrest++] = "--set";
+      rest[nrest++] = argv[i];
+    } else if (!strcmp(f, "--set")) {
+      if (a->noverride == ABL_MAXCONF) {
+        fprintf(stderr, "sapsim ablate: at most %d --set overrides\n", ABL_MAXCONF);
+        free(rest);
+        return 1;
+      }
+      a->overrides[a->noverride++] = v;
+    } else {
+      snprintf(a->presets, sizeof(a->presets), "%s", v);
+    }
+  }
+  int rc = sapcli_parse(nrest, rest, &a->cli, "ablate");
+  free(rest);
+  if (rc) return 1;
+  if (!worlds_given) a->cli.worlds[0] = 8;
+  if (a->cli.line_searches && strchr(a->cli.line_searches, ',')) {
+    fprintf(stderr, "sapsim ablate: --line-search takes one value (compare line searches with "
+                    "--set line_search=NAME)\n");
+    return 1;
+  }
+  return 0;
+}
+
+/* configurations from the preset list and the overrides; comparisons between them */
+static int build_configs(ablArgs* a, ablConfig* c, int* nconf, ablComparison* k, int* ncmp) {
+  char list[256];
+  snprintf(list, sizeof(list), "%s", a->presets);
+  int n = 0, npreset = 0;
+  for (char* p = strtok(list, ","); p; p = strtok(NULL, ",")) {
+    sapOptions o = a->cli.opt;
+    if (n == ABL_MAXCONF - a->noverride) {
+      fprintf(stderr, "sapsim ablate: too many configurations (at most %d)\n", ABL_MAXCONF);
+      return 1;
+    }
+    if (sap_optionsSet(&o, "preset", p) != SAP_OK) {
+      fprintf(stderr, "sapsim: %s\n", sap_lastError());
+      return 1;
+    }
+    memset(&c[n], 0, sizeof(c[n]));
+    snprintf(c[n].preset, sizeof(c[n].preset), "%s", sap_optionValueName("preset", o.preset));
+    int dup = 0;
+    for (int i = 0; i < n; i++) dup += !strcmp(c[i].preset, c[n].preset);
+    if (dup) snprintf(c[n].label, sizeof(c[n].label), "%s#%d", c[n].preset, dup + 1);
+    else snprintf(c[n].label, sizeof(c[n].label), "%s", c[n].preset);
+    c[n].base = n > 0 ? n - 1 : -1;
+    n++;
+  }
+  if (!n) {
+    fprintf(stderr, "sapsim ablate: --presets is empty (valid: approx32, approx64, drake)\n");
+    return 1;
+  }
+  npreset = n;
+  char first[16];  /* a copy: c[0] and c[n] are one array to the compiler's restrict check */
+  memcpy(first, c[0].preset, sizeof(first));
+  for (int i = 0; i < a->noverride; i++) {
+    sapOptions o = a->cli.opt;
+    sap_optionsSet(&o, "preset", first);
+    if (sap_optionsSetPair(&o, a->overrides[i]) != SAP_OK) {
+      fprintf(stderr, "sapsim: --set %s: %s\n", a->overrides[i], sap_lastError());
+      return 1;
+    }
+    memset(&c[n], 0, sizeof(c[n]));
+    snprintf(c[n].preset, sizeof(c[n].preset), "%s", first);
+    snprintf(c[n].override, sizeof(c[n].override), "%s", a->overrides[i]);
+    snprintf(c[n].label, sizeof(c[n].label), "%s+%s", first, a->overrides[i]);
+    c[n].base = 0;
+    n++;
+  }
+  *nconf = n;
+  *ncmp = 0;
+  for (int i = 0; i < n; i++) {
+    if (c[i].base < 0) continue;
+    ablComparison* x = &k[(*ncmp)++];
+    memset(x, 0, sizeof(*x));
+    x->a = i;
+    x->b = c[i].base;
+    if (snprintf(x->name, sizeof(x->name), "%s vs %s", c[i].label, c[x->b].label) < 0) x->name[0] = 0;
+    x->kind = i >= npreset ? "override"
+              : is_pair(c, x, "approx64", "approx32") || is_pair(c, x, "approx32", "approx64")
+                  ? "precision"
+              : is_pair(c, x, "drake", "approx64") || is_pair(c, x, "approx64", "drake") ? "model"
+                                                                                       : "preset";
+  }
+  return 0;
+}
+
+/* options of configuration i: shared options, the preset, then the override */
+static void config_options(const ablArgs* a, const ablConfig* c, sapOptions* o) {
+  *o = a->cli.opt;
+  sap_optionsSet(o, "preset", c->preset);
+  if (c->override[0]) sap_optionsSetPair(o, c->override);
+}
+
+/* ---- output --------------------------------------------------------------------- */
+
+static void emit(FILE* json, const char* line) {
+  printf("%s\n", line);
+  if (json) fprintf(json, "%s\n", line);
+}
+
+/* the expanded options as a JSON object of strings (from sap_optionsDescribe) */
+static void options_json(const sapOptions* o, char* out, int nout) {
+  char desc[4096];
+  sap_optionsDescribe(o, desc, sizeof(desc));
+  int n = snprintf(out, nout, "{");
+  int first = 1;
+  for (char* line = strtok(desc, "\n"); line && n < nout; line = strtok(NULL, "\n")) {
+    char* eq = strchr(line, '=');
+    if (!eq) continue;
+    *eq = 0;
+    n += snprintf(out + n, nout - n, "%s\"%s\":\"%s\"", first ? "" : ",", line, eq + 1);
+    first = 0;
+  }
+  if (n < nout) snprintf(out + n, nout - n, "}");
+}
+
+static void step_line(FILE* json, const ablConfig* c, const ablComparison* k, int step, double t) {
+  char line[2048], b[12][32];
+  const ablConfig *A = &c[k->a], *B = &c[k->b];
+  if (snprintf(line, sizeof(line),
+           "{\"type\":\"step\",\"comparison\":\"%s\",\"kind\":\"%s\",\"a\":\"%s\",\"b\":\"%s\","
+           "\"step\":%d,\"time\":%.6g,\"dv_mean\":%s,\"dv_max\":%s,\"dq_mean\":%s,\"dq_max\":%s,"
+           "\"dcon_mean\":%s,\"dcon_max\":%d,\"newton_a\":%s,\"newton_b\":%s,\"ls_a\":%s,"
+           "\"ls_b\":%s,\"contacts_a\":%s,\"contacts_b\":%s,\"step_s_a\":%.6g,\"step_s_b\":%.6g}",
+           k->name, k->kind, A->label, B->label, step, t, jnum(b[0], k->dv_mean),
+           jnum(b[1], k->dv_max), jnum(b[2], k->dq_mean), jnum(b[3], k->dq_max),
+           jnum(b[4], k->dcon_mean), k->dcon_max, jnum(b[5], A->newton), jnum(b[6], B->newton),
+           jnum(b[7], A->ls), jnum(b[8], B->ls), jnum(b[9], A->ncon), jnum(b[10], B->ncon),
+           A->step_s, B->step_s) < 0)
+    line[0] = 0;
+  emit(json, line);
+}
+
+/* ---- stepping ------------------------------------------------------------------- */
+
+/* one step of every configuration, then the per-world statistics */
+static int step_all(const sapModel* m, ablConfig* c, int nconf, int nworld) {
+  for (int i = 0; i < nconf; i++) {
+    ablConfig* x = &c[i];
+    if (sap_step(x->s, 1) != SAP_OK || sap_get(x->s, SAP_FIELD_QPOS, NULL, nworld, x->qpos) ||
+        sap_get(x->s, SAP_FIELD_QVEL, NULL, nworld, x->qvel) ||
+        sap_worldInfo(x->s, NULL, nworld, x->info)) {
+      fprintf(stderr, "sapsim ablate: %s: %s\n", x->label, sap_lastError());
+      return 1;
+    }
+    sapTimers tm;
+    sap_timers(x->s, &tm);
+    long newton = 0, ls = 0, ncon = 0;
+    for (int w = 0; w < nworld; w++) {
+      newton += x->info[w].newton_iter;
+      ls += x->info[w].ls_iter;
+      ncon += x->info[w].ncon;
+      if (x->info[w].newton_iter > x->max_newton) x->max_newton = x->info[w].newton_iter;
+      if (x->info[w].ls_iter > x->max_ls) x->max_ls = x->info[w].ls_iter;
+      if (x->info[w].flags &
+          (SAP_WORLD_MAXITER | SAP_WORLD_LSFAIL | SAP_WORLD_FACTORFAIL | SAP_WORLD_NONFINITE))
+        x->ever_flagged[w] = 1;
+    }
+    x->newton = (double)newton / nworld;
+    x->ls = (double)ls / nworld;
+    x->ncon = (double)ncon / nworld;
+    x->step_s = tm.total;
+    x->sum_newton += x->newton;
+    x->sum_ls += x->ls;
+    x->sum_ncon += x->ncon;
+    x->sum_s += x->step_s;
+  }
+  (void)m;
+  return 0;
+}
+
+/* per-world 2-norms of the differences, mean and max over worlds */
+static void compare(const sapModel* m, const ablConfig* c, ablComparison* k, int nworld) {
+  const ablConfig *A = &c[k->a], *B = &c[k->b];
+  double sv = 0, sq = 0, sc = 0, svref = 0, mv = 0, mq = 0;
+  int mc = 0;
+  for (int w = 0; w < nworld; w++) {
+    const double *va = A->qvel + (size_t)w * m->nv, *vb = B->qvel + (size_t)w * m->nv;
+    double dv2 = 0, vref2 = 0;
+    for (int i = 0; i < m->nv; i++) {
+      dv2 += (va[i] - vb[i]) * (va[i] - vb[i]);
+      vref2 += vb[i] * vb[i];
+    }
+    double dv = sqrt(dv2), vref = sqrt(vref2);
+    double dq = sqrt(qpos_dist2(m, A->qpos + (size_t)w * m->nq, B->qpos + (size_t)w * m->nq));
+    int dc = abs(A->info[w].ncon - B->info[w].ncon);
+    sv += dv;
+    sq += dq;
+    sc += dc;
+    svref += vref;
+    /* NaN propagates into the max: a diverged world must not hide */
+    if (!(dv <= mv)) mv = dv;
+    if (!(dq <= mq)) mq = dq;
+    if (dc > mc) mc = dc;
+  }
+  k->dv_mean = sv / nworld;
+  k->dv_max = mv;
+  k->dq_mean = sq / nworld;
+  k->dq_max = mq;
+  k->dcon_mean = sc / nworld;
+  k->dcon_max = mc;
+  k->sum_dv += k->dv_mean;
+  k->sum_dq += k->dq_mean;
+  k->sum_dcon += k->dcon_mean;
+  k->sum_vref += svref / nworld;
+  if (!(k->dv_max <= k->max_dv)) k->max_dv = k->dv_max;
+  if (!(k->dq_max <= k->max_dq)) k->max_dq = k->dq_max;
+  if (k->dcon_max > k->max_dcon) k->max_dcon = k->dcon_max;
+}
+
+/* ---- tables (stderr) -------------------------------------------------------------- */
+
+static void table_header(const ablComparison* k, int ncmp) {
+  fprintf(stderr, "comparisons (a vs b):\n");
+  for (int i = 0; i < ncmp; i++) fprintf(stderr, "  [%d] %s (%s)\n", i + 1, k[i].name, k[i].kind);
+  fprintf(stderr, "\nper step, mean over worlds of per-world ||v_a - v_b|| (dv) and ||q_a - q_b|| (dq):\n");
+  fprintf(stderr, "%6s %8s", "step", "time");
+  for (int i = 0; i < ncmp; i++) {
+    char head[32];
+    snprintf(head, sizeof(head), "[%d] %.16s", i + 1, k[i].kind);
+    fprintf(stderr, "  | %-21s", head);
+  }
+  fprintf(stderr, "\n%6s %8s", "", "");
+  for (int i = 0; i < ncmp; i++) fprintf(stderr, "  | %10s %10s", "dv", "dq");
+  fputc('\n', stderr);
+}
+
+static void table_row(const ablComparison* k, int ncmp, int step, double t) {
+  fprintf(stderr, "%6d %8.4f", step, t);
+  for (int i = 0; i < ncmp; i++) fprintf(stderr, "  | %10.3e %10.3e", k[i].dv_mean, k[i].dq_mean);
+  fputc('\n', stderr);
+}
+
+static void table_summary(const ablConfig* c, int nconf, const ablComparison* k, int ncmp,
+                          int nstep, int nworld) {
+  int w = 24;
+  for (int i = 0; i < ncmp; i++) if ((int)strlen(k[i].name) > w) w = (int)strlen(k[i].name);
+  if (ncmp) {
+    fprintf(stderr, "\ncomparisons over the trajectory (per-world 2-norms; mean over worlds and steps, "
+                    "max over both):\n");
+    fprintf(stderr, "%-*s %-9s %10s %10s %10s %10s %10s %9s %6s\n", w, "comparison", "kind",
+            "dv mean", "dv max", "dv final", "dq max", "dq final", "dcon mean", "max");
+  }
+  for (int i = 0; i < ncmp; i++)
+    fprintf(stderr, "%-*s %-9s %10.3e %10.3e %10.3e %10.3e %10.3e %9.3f %6d\n", w, k[i].name,
+            k[i].kind, k[i].sum_dv / nstep, k[i].max_dv, k[i].dv_mean, k[i].max_dq, k[i].dq_mean,
+            k[i].sum_dcon / nstep, k[i].max_dcon);
+  w = 14;
+  for (int i = 0; i < nconf; i++) if ((int)strlen(c[i].label) > w) w = (int)strlen(c[i].label);
+  fprintf(stderr, "\nconfigurations (per step, mean over worlds and steps):\n");
+  fprintf(stderr, "%-*s %8s %6s %8s %6s %9s %10s %13s %8s\n", w, "configuration", "newton", "max",
+          "ls", "max", "contacts", "ms/step", "world-steps/s", "flagged");
+  for (int i = 0; i < nconf; i++) {
+    int flagged = 0;
+    for (int j = 0; j < nworld; j++) flagged += c[i].ever_flagged[j];
+    fprintf(stderr, "%-*s %8.2f %6d %8.2f %6d %9.2f %10.4f %13.4g %8d\n", w, c[i].label,
+            c[i].sum_newton / nstep, c[i].max_newton, c[i].sum_ls / nstep, c[i].max_ls,
+            c[i].sum_ncon / nstep, 1e3 * c[i].sum_s / nstep,
+            c[i].sum_s > 0 ? (double)nworld * nstep / c[i].sum_s : 0.0, flagged);
+  }
+}
+
+/* ---- summaries (JSON) ------------------------------------------------------------- */
+
+static void summary_lines(FILE* json, const char* scene_path, const ablConfig* c, int nconf,
+                          const ablComparison* k, int ncmp, int nstep, int nworld) {
+  static char line[8192], opts[6144];
+  char b[8][32], scene[1024];
+  jstr(scene, sizeof(scene), scene_path);
+  for (int i = 0; i < nconf; i++) {
+    const ablConfig* x = &c[i];
+    const sapOptions* o = sap_options(x->s);
+    options_json(o, opts, sizeof(opts));
+    int flagged = 0;
+    for (int j = 0; j < nworld; j++) flagged += x->ever_flagged[j];
+    char override[128] = "null", base[128] = "null";
+    if (x->override[0]) snprintf(override, sizeof(override), "\"%s\"", x->override);
+    if (x->base >= 0) snprintf(base, sizeof(base), "\"%s\"", c[x->base].label);
+    if (snprintf(line, sizeof(line),
+             "{\"type\":\"config\",\"scene\":\"%s\",\"config\":\"%s\",\"preset\":\"%s\","
+             "\"override\":%s,\"base\":%s,"
+             "\"device\":\"%s\",\"nworld\":%d,\"nstep\":%d,\"newton_mean\":%s,\"newton_max\":%d,"
+             "\"ls_mean\":%s,\"ls_max\":%d,\"contacts_mean\":%s,\"step_s_mean\":%.6g,"
+             "\"steps_per_s\":%s,\"flagged_worlds\":%d,\"options\":%s}",
+             scene, x->label, x->preset, override, base, sap_deviceName(x->s), nworld, nstep,
+             jnum(b[0], x->sum_newton / nstep), x->max_newton, jnum(b[1], x->sum_ls / nstep),
+             x->max_ls, jnum(b[2], x->sum_ncon / nstep), x->sum_s / nstep,
+             jnum(b[3], x->sum_s > 0 ? (double)nworld * nstep / x->sum_s : NAN), flagged,
+             opts) < 0)
+      line[0] = 0;
+    emit(json, line);
+  }
+  for (int i = 0; i < ncmp; i++) {
+    const ablComparison* x = &k[i];
+    if (snprintf(line, sizeof(line),
+             "{\"type\":\"comparison\",\"comparison\":\"%s\",\"kind\":\"%s\",\"a\":\"%s\",\"b\":\"%s\","
+             "\"nworld\":%d,\"nstep\":%d,\"dv_mean\":%s,\"dv_max\":%s,\"dv_final_mean\":%s,"
+             "\"dq_mean\":%s,\"dq_max\":%s,\"dq_final_mean\":%s,\"dcon_mean\":%s,\"dcon_max\":%d,"
+             "\"v_ref_mean\":%s}",
+             x->name, x->kind, c[x->a].label, c[x->b].label, nworld, nstep,
+             jnum(b[0], x->sum_dv / nstep), jnum(b[1], x->max_dv), jnum(b[2], x->dv_mean),
+             jnum(b[3], x->sum_dq / nstep), jnum(b[4], x->max_dq), jnum(b[5], x->dq_mean),
+             jnum(b[6], x->sum_dcon / nstep), x->max_dcon, jnum(b[7], x->sum_vref / nstep)) < 0)
+      line[0] = 0;
+    emit(json, line);
+  }
+}
+
+/* ---- main ------------------------------------------------------------------------- */
+
+int sap_ablateMain(int argc, char** argv) {
+  static ablArgs a;
+  ablConfig c[ABL_MAXCONF];
+  ablComparison k[ABL_MAXCONF];
+  int nconf = 0, ncmp = 0, rc = 1;
+  if (parse_args(argc, argv, &a) || build_configs(&a, c, &nconf, k, &ncmp)) return 2;
+  const sapCli* cli = &a.cli;
+  int nworld = cli->worlds[0], nstep = cli->steps;
+  sapModel* m = NULL;
+  double* ctrl = NULL;
+  FILE* json = NULL;
+  char tmpjson[64] = "";
+  if (sap_loadModel(cli->scene, &m) != SAP_OK) {
+    fprintf(stderr, "sapsim: %s\n", sap_lastError());
+    return 1;
+  }
+  int key = sapcli_keyframe(m, cli);
+  if (key < -1) goto done;
+
+  /* identical initial states and controls in every configuration */
+  ctrl = calloc((size_t)nworld * m->nu + 1, sizeof(double));
+  sapcli_randomCtrl(m, nworld, cli->ctrl_noise, cli->seed, ctrl);
+  for (int i = 0; i < nconf; i++) {
+    sapOptions o;
+    config_options(&a, &c[i], &o);
+    c[i].qpos = malloc(sizeof(double) * ((size_t)nworld * m->nq + 1));
+    c[i].qvel = malloc(sizeof(double) * ((size_t)nworld * m->nv + 1));
+    c[i].info = malloc(sizeof(sapWorldInfo) * nworld);
+    c[i].ever_flagged = calloc(nworld, sizeof(int));
+    if (sap_create(m, &o, nworld, &c[i].s) != SAP_OK || sap_reset(c[i].s, key, NULL) != SAP_OK ||
+        (m->nu && sap_set(c[i].s, SAP_FIELD_CTRL, NULL, nworld, ctrl) != SAP_OK)) {
+      fprintf(stderr, "sapsim ablate: %s: %s\n", c[i].label, sap_lastError());
+      nconf = i + 1;
+      goto done;
+    }
+  }
+  if (cli->json || cli->plot) {
+    if (!cli->json) snprintf(tmpjson, sizeof(tmpjson), "/tmp/sapsim_ablate_%d.jsonl", (int)getpid());
+    json = fopen(cli->json ? cli->json : tmpjson, "w");
+    if (!json) {
+      fprintf(stderr, "sapsim: cannot write '%s'\n", cli->json ? cli->json : tmpjson);
+      goto done;
+    }
+  }
+  double dt = sap_options(c[0].s)->timestep;
+  if (isnan(dt)) dt = m->timestep;
+  if (!cli->quiet) {
+    fprintf(stderr, "ablate %s: %d worlds x %d steps, dt %g, device %s, start %s, ctrl noise %g, seed %llu\n",
+            cli->scene, nworld, nstep, dt, sap_deviceName(c[0].s),
+            key >= 0 ? sap_name(m, m->name_keyadr, key) : "qpos0", cli->ctrl_noise, cli->seed);
+    fprintf(stderr, "configurations:\n");
+    for (int i = 0; i < nconf; i++) fprintf(stderr, "  %s\n", c[i].label);
+    if (ncmp) table_header(k, ncmp);
+  }
+  int every = nstep <= 20 ? 1 : nstep / 20;
+  for (int step = 1; step <= nstep; step++) {
+    if (step_all(m, c, nconf, nworld)) goto done;
+    for (int i = 0; i < ncmp; i++) {
+      compare(m, c, &k[i], nworld);
+      step_line(json, c, &k[i], step, step * dt);
+    }
+    if (!cli->quiet && ncmp && (step % every == 0 || step == nstep)) table_row(k, ncmp, step, step * dt);
+  }
+  fflush(stdout);
+  summary_lines(json, cli->scene, c, nconf, k, ncmp, nstep, nworld);
+  if (!cli->quiet) table_summary(c, nconf, k, ncmp, nstep, nworld);
+  rc = 0;
+  if (json && fclose(json)) {
+    fprintf(stderr, "sapsim: writing '%s' failed\n", cli->json ? cli->json : tmpjson);
+    rc = 1;
+  }
+  json = NULL;
+  if (!rc && cli->plot) {
+    if (!ncmp) {
+      fprintf(stderr, "sapsim ablate: nothing to plot (one configuration, no comparison)\n");
+    } else if (sapcli_plot("plot_ablate.py", cli->json ? cli->json : tmpjson, cli->plot)) {
+      rc = 1;
+    } else if (!cli->quiet) {
+      fprintf(stderr, "plot: %s\n", cli->plot);
+    }
+  }
+done:
+  if (json) fclose(json);
+  if (tmpjson[0]) remove(tmpjson);
+  for (int i = 0; i < nconf; i++) {
+    sap_free(c[i].s);
+    free(c[i].qpos);
+    free(c[i].qvel);
+    free(c[i].info);
+    free(c[i].ever_flagged);
+  }
+  free(ctrl);
+  sap_freeModel(m);
+  return rc;
+}
