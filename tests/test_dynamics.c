@@ -10,7 +10,7 @@
 
 static const char* scenes[] = {"scenes/pendulum.xml", "scenes/cartpole.xml", "scenes/box.xml",
                                "scenes/box_stack.xml", "scenes/ant.xml", "scenes/humanoid.xml",
-                               "scenes/arm7.xml", "scenes/cube_mesh.xml"};
+                               "scenes/arm7.xml", "scenes/cube_mesh.xml", "scenes/two_link.urdf"};
 #define NSCENE ((int)(sizeof(scenes) / sizeof(scenes[0])))
 #define NWORLD 6
 
