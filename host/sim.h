@@ -22,7 +22,6 @@ struct sapSim {
   void* cuda;             /* CUDA backend state (host/backend_cuda.c) */
   int host_stale;         /* host copy older than the device */
   double h;               /* time step */
-  int nworld_initial;     /* unused */
   double* init_qpos;      /* (nq) initial state of every world */
   double* init_qvel;      /* (nv) */
   double* init_ctrl;      /* (nu) */

@@ -26,51 +26,23 @@
 #define SAP_HD_BIG static inline
 #endif
 
-/* ---- fp32 instance ---- */
-#define SAP_REAL float
-#define SAP_SUFFIX _f32
-#define CL_SQRT sqrtf
-#define CL_FABS fabsf
-#define CL_ATAN2 atan2f
-#define CL_COS cosf
-#define CL_SIN sinf
-#define CL_TINY 1e-12f
-#define CL_EPS 1.1920929e-07f   /* libccd CCD_EPS in this precision */
-#define CL_GOLDEN_ITERS 32
-#include "collision_t.h"
-#undef SAP_REAL
-#undef SAP_SUFFIX
-#undef CL_SQRT
-#undef CL_FABS
-#undef CL_ATAN2
-#undef CL_COS
-#undef CL_SIN
-#undef CL_TINY
-#undef CL_EPS
-#undef CL_GOLDEN_ITERS
+/* precision-dependent helpers of collision_t.h, in terms of the instance macros */
+#define CL_SQRT SAP_SQRT
+#define CL_FABS SAP_FABS
+#define CL_ATAN2 SAP_ATAN2
+#define CL_COS SAP_COS
+#define CL_SIN SAP_SIN
+#define CL_TINY SAP_TINY
+#define CL_EPS SAP_EPS          /* libccd CCD_EPS in this precision */
+#define CL_GOLDEN_ITERS (sizeof(SAP_REAL) == 4 ? 32 : 64)
 
-/* ---- fp64 instance ---- */
-#define SAP_REAL double
-#define SAP_SUFFIX _f64
-#define CL_SQRT sqrt
-#define CL_FABS fabs
-#define CL_ATAN2 atan2
-#define CL_COS cos
-#define CL_SIN sin
-#define CL_TINY 1e-30
-#define CL_EPS 2.220446049250313e-16
-#define CL_GOLDEN_ITERS 64
+#include "sap_f32.h"
 #include "collision_t.h"
-#undef SAP_REAL
-#undef SAP_SUFFIX
-#undef CL_SQRT
-#undef CL_FABS
-#undef CL_ATAN2
-#undef CL_COS
-#undef CL_SIN
-#undef CL_TINY
-#undef CL_EPS
-#undef CL_GOLDEN_ITERS
+#include "sap_end.h"
+
+#include "sap_f64.h"
+#include "collision_t.h"
+#include "sap_end.h"
 
 /* ---- pair level (double interface) ------------------------------------------------ */
 

@@ -1,9 +1,10 @@
 /* Shared definitions for per-world code compiled both as C11 (gcc) and CUDA (nvcc).
  * fp32/fp64 variants come from one template body included twice (DESIGN.md §5):
- *   #define SAP_REAL float   / double
- *   #define SAP_SUFFIX _f32  / _f64
- *   #include "xxx_t.h"
- * Inside a template body, SAPT(name) expands to name_f32 or name_f64. */
+ *   #include "sap_f32.h"     (SAP_REAL float, SAP_SUFFIX _f32, SAP_SQRT sqrtf, ...)
+ *   #include "math_t.h"      (any template bodies)
+ *   #include "sap_end.h"
+ * and the same with sap_f64.h. Inside a template body, SAPT(name) expands to
+ * name_f32 or name_f64. */
 #ifndef SAPSIM_SAP_REAL_H
 #define SAPSIM_SAP_REAL_H
 

@@ -94,55 +94,31 @@ SAP_HD double sapw_tendonRow(const sapModel* m, const double* qpos, int t, doubl
 }
 
 /* fp32 */
-#define SAP_REAL float
-#define SAP_SUFFIX _f32
-#define SAP_SQRT sqrtf
-#define SAP_FABS fabsf
+#include "sap_f32.h"
 #include "sap_cone_t.h"
 #include "sap_box_t.h"
 #include "sap_linesearch_t.h"
 #include "sap_weight_t.h"
-#undef SAP_REAL
-#undef SAP_SUFFIX
-#undef SAP_SQRT
-#undef SAP_FABS
+#include "sap_end.h"
 
 /* fp64 */
-#define SAP_REAL double
-#define SAP_SUFFIX _f64
-#define SAP_SQRT sqrt
-#define SAP_FABS fabs
+#include "sap_f64.h"
 #include "sap_cone_t.h"
 #include "sap_box_t.h"
 #include "sap_linesearch_t.h"
 #include "sap_weight_t.h"
-#undef SAP_REAL
-#undef SAP_SUFFIX
-#undef SAP_SQRT
-#undef SAP_FABS
+#include "sap_end.h"
 
 /* Newton and world assembly call both Cholesky and both weight precisions */
-#define SAP_REAL float
-#define SAP_SUFFIX _f32
-#define SAP_SQRT sqrtf
-#define SAP_FABS fabsf
+#include "sap_f32.h"
 #include "sap_newton_t.h"
 #include "sap_world_t.h"
-#undef SAP_REAL
-#undef SAP_SUFFIX
-#undef SAP_SQRT
-#undef SAP_FABS
+#include "sap_end.h"
 
-#define SAP_REAL double
-#define SAP_SUFFIX _f64
-#define SAP_SQRT sqrt
-#define SAP_FABS fabs
+#include "sap_f64.h"
 #include "sap_newton_t.h"
 #include "sap_world_t.h"
-#undef SAP_REAL
-#undef SAP_SUFFIX
-#undef SAP_SQRT
-#undef SAP_FABS
+#include "sap_end.h"
 
 /* solver parameters from expanded options and the time step */
 static inline void sap_solveParams(const sapOptions* o, const sapModel* m, double h, sapSolveParams* p) {
