@@ -45,9 +45,15 @@ static double mujoco_seconds(const char* scene, int nworld, int nstep, int key, 
     memcpy(d[w]->ctrl, ctrl + (size_t)w * mj->nu, sizeof(double) * mj->nu);
   }
   if (threads <= 0) threads = 1;
-#ifdef _OPENMP
-  if (threads <= 0) threads = omp_get_max_threads();
-#endif
+  /* warm up like sapsim's run (first-touch, lazy set-up), then restart from the same state */
+  int warm = nstep / 10 < 1 ? 1 : nstep / 10;
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int w = 0; w < nworld; w++) {
+    for (int k = 0; k < warm; k++) mj_step(mj, d[w]);
+    if (key >= 0) mj_resetDataKeyframe(mj, d[w], key);
+    else mj_resetData(mj, d[w]);
+    memcpy(d[w]->ctrl, ctrl + (size_t)w * mj->nu, sizeof(double) * mj->nu);
+  }
   double t0 = now_s();
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (int w = 0; w < nworld; w++)
@@ -145,6 +151,8 @@ static int bench_one(const sapCli* cli, const sapModel* m, const sapOptions* opt
       mean_con, p95(ncon, nworld), dropped, mean_it, p95(nit, nworld), conv, flagged,
       sap_bytesPerWorld(s), cli->mujoco ? mj_sps : 0.0, cli->mujoco ? sps / mj_sps : 0.0);
   (void)n;
+  /* the progress bar shares the terminal with stdout: clear its line first */
+  if (cli->progress && !cli->quiet && isatty(1) && isatty(2)) fprintf(stderr, "\r%*s\r", 110, "");
   printf("%s\n", line);
   fflush(stdout);
   if (json) fprintf(json, "%s\n", line);
