@@ -271,6 +271,16 @@ static void copy_keys_names(sapModel* m, const mjModel* mj) {
   memcpy(m->names, mj->names, mj->nnames);
 }
 
+/* scalar SAP constraint rows a world can need: one per position/velocity actuator
+ * (PD drive), two per limited hinge/slide joint and per limited tendon */
+static void count_solve_rows(sapModel* m) {
+  int n = 0;
+  for (int u = 0; u < m->nu; u++) n += m->actuator_kind[u] != SAP_ACT_MOTOR;
+  for (int j = 0; j < m->njnt; j++) n += 2 * (m->jnt_limited[j] != 0);
+  for (int t = 0; t < m->ntendon; t++) n += 2 * (m->tendon_limited[t] != 0);
+  m->nsolve_rows = n;
+}
+
 /* convert a compiled mjModel; path is used in messages */
 sapStatus sap_convertModel(const mjModel* mj, const char* path, sapModel** out);
 sapStatus sap_convertModel(const mjModel* mj, const char* path, sapModel** out) {
@@ -292,6 +302,7 @@ sapStatus sap_convertModel(const mjModel* mj, const char* path, sapModel** out) 
     return st;
   }
   copy_keys_names(&tmp, mj);
+  count_solve_rows(&tmp);
 
   /* candidate collision pairs: count, then copy into a model sized for them */
   sapModel* m = (sapModel*)malloc(sizeof(sapModel));

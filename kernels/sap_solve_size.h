@@ -3,8 +3,9 @@
 #ifndef SAPSIM_SAP_SOLVE_SIZE_H
 #define SAPSIM_SAP_SOLVE_SIZE_H
 
-/* scalar constraints per world: PD drives + both sides of joint and tendon limits */
-#define SAP_SOLVE_NS(m) ((m)->nu + 2 * (m)->njnt + 2 * (m)->ntendon)
+/* scalar constraints per world at most: PD drives + both sides of joint and tendon
+ * limits (counted at load, host/model_load.c) */
+#define SAP_SOLVE_NS(m) ((m)->nsolve_rows)
 
 /* fp64 words per world: J (3c x nv), S (ns x nv), H (nv x nv), L (nv x (nv + 1)),
  * 8 vectors (nv), cone parameters (c x 6), box parameters (ns x 4),

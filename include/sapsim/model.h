@@ -44,6 +44,7 @@ typedef struct sapModel {
   int nexclude;    /* explicit contact exclude pairs */
   int nkey;        /* keyframes */
   int npair_max;   /* candidate geom pairs after static filtering (collision) */
+  int nsolve_rows; /* scalar SAP rows at most: PD drives + 2 x (limited joints + limited tendons) */
 
   /* options */
   double timestep;      /* h (s) */
