@@ -8,6 +8,7 @@ OPT     ?= -O2
 CFLAGS  += -std=c11 $(OPT) -g -fopenmp -Wall -Wextra -Werror -Wmissing-prototypes \
            -Wno-unknown-pragmas -Iinclude -Ikernels -Ihost -isystem /usr/include/mujoco
 LDLIBS  += -lmujoco -lm -fopenmp
+BASE_CFLAGS := $(CFLAGS)
 TEST_LDLIBS = -llapacke -llapack -lblas
 
 CLI_SRC    := host/main.c $(wildcard host/cli_*.c) $(wildcard bench/*.c)
@@ -28,11 +29,21 @@ ifneq ($(NVCC),)
   LDLIBS    += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lstdc++
 endif
 
+# The CUDA backend emulated on the CPU (tests/shim/cuda_runtime.h): the same host and
+# kernel sources built as host code, so the GPU parity tests run in CI without a GPU.
+CXX       ?= g++
+EMU       := $(BUILD)/emu
+EMU_FLAGS := -DSAP_HAVE_CUDA -DSAP_CUDA_SHIM -Itests/shim
+EMU_CU    := $(wildcard kernels/*.cu)
+EMU_OBJ   := $(HOST_SRC:%.c=$(EMU)/%.o) $(EMU_CU:%.cu=$(EMU)/%.o)
+EMU_LIB   := $(EMU)/libsapsim.a
+EMU_TEST  := $(BUILD)/tests/test_gpu_emulated
+
 LIB := $(BUILD)/libsapsim.a
 CLI := $(BUILD)/sapsim
 
 .PHONY: all test test-gpu bench deps clean asan
-all: $(CLI) $(TEST_BIN)
+all: $(CLI) $(TEST_BIN) $(EMU_TEST)
 
 $(BUILD)/%.o: %.c $(KERNEL_HDR)
 	@mkdir -p $(dir $@)
@@ -52,6 +63,21 @@ $(CLI): $(CLI_SRC) $(LIB) $(KERNEL_HDR)
 $(BUILD)/tests/%: tests/%.c tests/check.h $(LIB) $(KERNEL_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests $< $(LIB) $(LDLIBS) $(TEST_LDLIBS) -o $@
+
+$(EMU)/%.o: %.c $(KERNEL_HDR) tests/shim/cuda_runtime.h
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(EMU_FLAGS) -c $< -o $@
+
+$(EMU)/kernels/%.o: kernels/%.cu $(KERNEL_HDR) tests/shim/cuda_runtime.h
+	@mkdir -p $(dir $@)
+	$(CXX) -x c++ -std=c++17 $(OPT) -g -Wall -Wextra -Werror -Iinclude -Ikernels -Ihost $(EMU_FLAGS) -c $< -o $@
+
+$(EMU_LIB): $(EMU_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(EMU_TEST): tests/test_gpu.c tests/check.h $(EMU_LIB) $(KERNEL_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(EMU_FLAGS) -Itests $< $(EMU_LIB) $(LDLIBS) -lstdc++ -o $@
 
 # install what is missing (Debian packages); a no-op when everything is there
 DEB_PKGS := libmujoco-dev liblapacke-dev libblas-dev liblapack-dev python3-matplotlib

@@ -69,7 +69,7 @@ int sap_cudaUsable(char* name, int nname) {
 }
 
 sapStatus sap_backendInit(sapSim* s) {
-  char name[128];
+  char name[256];
   int usable = s->opt.device != SAP_DEVICE_CPU && sap_cudaUsable(name, sizeof(name));
   if (s->opt.device == SAP_DEVICE_CUDA && !usable)
     return sap_fail(SAP_ERR_NO_DEVICE, "device=cuda: no usable CUDA GPU (%s)", name);

@@ -26,7 +26,7 @@ struct sapSim {
   double* init_qvel;      /* (nv) */
   double* init_ctrl;      /* (nu) */
   sapTimers timers;
-  char device_name[128];
+  char device_name[256];
 };
 
 /* error reporting shared by host files: sets the thread's message, returns s */

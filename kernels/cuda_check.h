@@ -1,5 +1,6 @@
 /* Checked CUDA calls and launches (STYLE.md: errors, channel 4). Set the
- * environment variable SAPSIM_CUDA_SYNC=1 to synchronise after every launch. */
+ * environment variable SAPSIM_CUDA_SYNC=1 to synchronise after every launch. Built with
+ * -DSAP_CUDA_SHIM -Itests/shim, <cuda_runtime.h> is the CPU emulation used by the tests. */
 #ifndef SAPSIM_CUDA_CHECK_H
 #define SAPSIM_CUDA_CHECK_H
 
@@ -34,5 +35,11 @@ static inline int sapg_syncEachLaunch(void) {
   } while (0)
 
 static inline int sapg_blocks(int n, int threads) { return (n + threads - 1) / threads; }
+
+/* kernel<<<grid, block>>>(args) written SAPG_LAUNCH(kernel, grid, block)(args), so that
+ * tests/shim can run the same launch on the CPU (CUDA emulation for CI) */
+#ifdef __CUDACC__
+#define SAPG_LAUNCH(kernel, grid, block) kernel<<<(grid), (block)>>>
+#endif
 
 #endif

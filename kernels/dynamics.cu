@@ -27,7 +27,7 @@ static __global__ void kinematics_kernel(sapModel m, sapData d, int fp32) {
 
 sapStatus sapg_kinematics(sapSim* s) {
   int fp32 = s->opt.boundary_pose_precision == SAP_FP32;
-  kinematics_kernel<<<sapg_blocks(s->dd.nworld, THREADS), THREADS>>>(s->dm, s->dd, fp32);
+  SAPG_LAUNCH(kinematics_kernel, sapg_blocks(s->dd.nworld, THREADS), THREADS)(s->dm, s->dd, fp32);
   SAPG_CHECK_LAUNCH("kinematics");
   return SAP_OK;
 }
@@ -55,7 +55,7 @@ static __global__ void free_motion_kernel(sapModel m, sapData d, double h, int e
 
 sapStatus sapg_freeMotion(sapSim* s) {
   int fp32 = s->opt.free_motion_precision == SAP_FP32;
-  free_motion_kernel<<<sapg_blocks(s->dd.nworld, THREADS), THREADS>>>(s->dm, s->dd, s->h,
+  SAPG_LAUNCH(free_motion_kernel, sapg_blocks(s->dd.nworld, THREADS), THREADS)(s->dm, s->dd, s->h,
                                                                         !s->opt.contacts, fp32);
   SAPG_CHECK_LAUNCH("free_motion");
   return SAP_OK;
@@ -87,7 +87,7 @@ static __global__ void integrate_kernel(sapModel m, sapData d, double h, int mid
 }
 
 sapStatus sapg_integrate(sapSim* s) {
-  integrate_kernel<<<sapg_blocks(s->dd.nworld, THREADS), THREADS>>>(
+  SAPG_LAUNCH(integrate_kernel, sapg_blocks(s->dd.nworld, THREADS), THREADS)(
       s->dm, s->dd, s->h, s->opt.integration == SAP_INTEGRATE_MIDPOINT);
   SAPG_CHECK_LAUNCH("integrate");
   return SAP_OK;
@@ -103,7 +103,7 @@ static __global__ void clear_flags_kernel(sapData d) {
 
 
 sapStatus sapg_clearFlags(sapSim* s) {
-  clear_flags_kernel<<<sapg_blocks(s->dd.nworld, THREADS), THREADS>>>(s->dd);
+  SAPG_LAUNCH(clear_flags_kernel, sapg_blocks(s->dd.nworld, THREADS), THREADS)(s->dd);
   SAPG_CHECK_LAUNCH("clear_flags");
   return SAP_OK;
 }

@@ -21,7 +21,7 @@ sapStatus sapg_solve(sapSim* s) {
   sapSolveParams prm;
   sap_solveParams(&s->opt, s->m, s->h, &prm);
   if (s->dd.nworld <= 0) return SAP_OK;
-  solve_kernel<<<sapg_blocks(s->dd.nworld, THREADS), THREADS>>>(s->dm, s->dd, prm);
+  SAPG_LAUNCH(solve_kernel, sapg_blocks(s->dd.nworld, THREADS), THREADS)(s->dm, s->dd, prm);
   SAPG_CHECK_LAUNCH("solve_kernel");
   return SAP_OK;
 }
