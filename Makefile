@@ -35,7 +35,7 @@ CXX       ?= g++
 EMU       := $(BUILD)/emu
 EMU_FLAGS := -DSAP_HAVE_CUDA -DSAP_CUDA_SHIM -Itests/shim
 EMU_CU    := $(wildcard kernels/*.cu)
-EMU_OBJ   := $(HOST_SRC:%.c=$(EMU)/%.o) $(EMU_CU:%.cu=$(EMU)/%.o)
+EMU_OBJ   := $(HOST_SRC:%.c=$(EMU)/%.o) $(EMU_CU:%.cu=$(EMU)/%.o) $(EMU)/tests/shim/cuda_shim.o
 EMU_LIB   := $(EMU)/libsapsim.a
 EMU_TEST  := $(BUILD)/tests/test_gpu_emulated
 
@@ -64,13 +64,17 @@ $(BUILD)/tests/%: tests/%.c tests/check.h $(LIB) $(KERNEL_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests $< $(LIB) $(LDLIBS) $(TEST_LDLIBS) -o $@
 
-$(EMU)/%.o: %.c $(KERNEL_HDR) tests/shim/cuda_runtime.h
+$(EMU)/host/%.o: host/%.c $(KERNEL_HDR) tests/shim/cuda_runtime.h
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(EMU_FLAGS) -c $< -o $@
 
 $(EMU)/kernels/%.o: kernels/%.cu $(KERNEL_HDR) tests/shim/cuda_runtime.h
 	@mkdir -p $(dir $@)
 	$(CXX) -x c++ -std=c++17 $(OPT) -g -Wall -Wextra -Werror -Iinclude -Ikernels -Ihost $(EMU_FLAGS) -c $< -o $@
+
+$(EMU)/tests/shim/cuda_shim.o: tests/shim/cuda_shim.cpp tests/shim/cuda_runtime.h
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 $(OPT) -g -Wall -Wextra -Werror -Itests/shim -c $< -o $@
 
 $(EMU_LIB): $(EMU_OBJ)
 	rm -f $@ && ar rcs $@ $^

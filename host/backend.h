@@ -24,6 +24,7 @@ void sapc_kinematicsMasked(sapSim* s, const unsigned char* mask);
 
 #ifdef SAP_HAVE_CUDA
 sapStatus sap_stepGPU(sapSim* s);        /* enqueue one step on the GPU */
+sapStatus sap_stepsGPU(sapSim* s, int nstep);  /* nstep steps: direct launches or graph replays */
 sapStatus sap_backendFinish(sapSim* s);  /* wait for the GPU, check errors */
 sapStatus sapg_clearFlags(sapSim* s);    /* keep only SAP_WORLD_NONFINITE */
 #endif

@@ -42,9 +42,21 @@ sapStatus sap_sync(sapSim* s) {
 
 #else
 
+#include <stdlib.h>
+
 #include <cuda_runtime.h>
 
+#include "cuda_check.h"
 
+/* one stream for every sapsim launch and copy in the process (created on first use;
+ * a blocking stream, so synchronous copies on the default stream stay ordered) */
+cudaStream_t sapg_stream = NULL;
+
+/* per-sim CUDA state: the instantiated graph of one step, when graph=1 */
+typedef struct {
+  cudaGraphExec_t step_graph;
+  int have_graph;
+} sapCudaState;
 
 #define CUDA_TRY(call)                                                                \
   do {                                                                                \
@@ -80,6 +92,9 @@ sapStatus sap_backendInit(sapSim* s) {
   }
   s->on_gpu = 1;
   snprintf(s->device_name, sizeof(s->device_name), "%s", name);
+  if (!sapg_stream) CUDA_TRY(cudaStreamCreate(&sapg_stream));
+  s->cuda = calloc(1, sizeof(sapCudaState));
+  if (!s->cuda) return sap_fail(SAP_ERR_MEMORY, "sap_create: out of memory");
 
   /* model twin: same layout, device base pointer */
   void* mbuf = NULL;
@@ -102,6 +117,10 @@ sapStatus sap_backendInit(sapSim* s) {
 
 void sap_backendFree(sapSim* s) {
   if (!s->on_gpu) return;
+  sapCudaState* cs = (sapCudaState*)s->cuda;
+  if (cs && cs->have_graph) cudaGraphExecDestroy(cs->step_graph);
+  free(cs);
+  s->cuda = NULL;
   if (s->dm.buffer) cudaFree(s->dm.buffer);
   if (s->dd.buffer) cudaFree(s->dd.buffer);
   s->dm.buffer = s->dd.buffer = NULL;
@@ -109,6 +128,7 @@ void sap_backendFree(sapSim* s) {
 
 sapStatus sap_backendUpload(sapSim* s) {
   if (!s->on_gpu) return SAP_OK;
+  CUDA_TRY(cudaStreamSynchronize(sapg_stream));
   CUDA_TRY(cudaMemcpy(s->dd.buffer, s->d.buffer, s->d.nbuffer, cudaMemcpyHostToDevice));
   s->host_stale = 0;
   return SAP_OK;
@@ -117,6 +137,7 @@ sapStatus sap_backendUpload(sapSim* s) {
 sapStatus sap_sync(sapSim* s) {
   if (!s) return sap_fail(SAP_ERR_ARG, "sap_sync: null sim");
   if (!s->on_gpu || !s->host_stale) return SAP_OK;
+  CUDA_TRY(cudaStreamSynchronize(sapg_stream));
   CUDA_TRY(cudaMemcpy(s->d.buffer, s->dd.buffer, s->d.nbuffer, cudaMemcpyDeviceToHost));
   s->host_stale = 0;
   return SAP_OK;
@@ -133,14 +154,54 @@ sapStatus sap_stepGPU(sapSim* s) {
     if ((st = sapg_solve(s)) != SAP_OK) return st;
   } else {
     size_t n = sizeof(double) * (size_t)s->dd.nworld * s->m->nv;
-    CUDA_TRY(cudaMemcpyAsync(s->dd.vnext, s->dd.vstar, n, cudaMemcpyDeviceToDevice, 0));
+    CUDA_TRY(cudaMemcpyAsync(s->dd.vnext, s->dd.vstar, n, cudaMemcpyDeviceToDevice, sapg_stream));
   }
   return sapg_integrate(s);
 }
 
+/* Capture one whole step (collision and the Newton loop, which runs inside the
+ * solve kernel) into a graph. Kernel arguments are the sim's device twins, its
+ * time step and options, fixed for the sim's life, so one capture serves every
+ * later step. Capture records work without running it. */
+static sapStatus capture_step(sapSim* s, sapCudaState* cs) {
+  cudaGraph_t g;
+  CUDA_TRY(cudaStreamBeginCapture(sapg_stream, cudaStreamCaptureModeThreadLocal));
+  sapStatus st = sap_stepGPU(s);
+  cudaError_t e = cudaStreamEndCapture(sapg_stream, &g);
+  if (st != SAP_OK) return st;
+  if (e != cudaSuccess)
+    return sap_fail(SAP_ERR_CUDA, "capturing the step graph: %s", cudaGetErrorString(e));
+  e = cudaGraphInstantiate(&cs->step_graph, g, 0);
+  cudaGraphDestroy(g);
+  if (e != cudaSuccess)
+    return sap_fail(SAP_ERR_CUDA, "instantiating the step graph: %s", cudaGetErrorString(e));
+  cs->have_graph = 1;
+  return SAP_OK;
+}
+
+sapStatus sap_stepsGPU(sapSim* s, int nstep) {
+  sapCudaState* cs = (sapCudaState*)s->cuda;
+  /* graphs off, or SAPSIM_CUDA_SYNC=1 (a synchronisation inside a capture is illegal) */
+  if (!s->opt.graph || sapg_syncEachLaunch()) {
+    for (int k = 0; k < nstep; k++) {
+      sapStatus st = sap_stepGPU(s);
+      if (st != SAP_OK) return st;
+    }
+    return SAP_OK;
+  }
+  if (nstep > 0 && !cs->have_graph) {
+    sapStatus st = capture_step(s, cs);
+    if (st != SAP_OK) return st;
+  }
+  for (int k = 0; k < nstep; k++) CUDA_TRY(cudaGraphLaunch(cs->step_graph, sapg_stream));
+  s->host_stale = s->host_stale || nstep > 0;
+  return SAP_OK;
+}
+
 sapStatus sap_backendFinish(sapSim* s) {
   (void)s;
-  CUDA_TRY(cudaDeviceSynchronize());
+  CUDA_TRY(cudaStreamSynchronize(sapg_stream));
+  CUDA_TRY(cudaGetLastError());
   return SAP_OK;
 }
 

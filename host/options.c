@@ -187,6 +187,7 @@ static const sapKey keys[] = {
     {"device", NULL, K_ENUM, OFF(device), device_names, 0, 0, 0},
     {"threads", NULL, K_INT, OFF(threads), NULL, 0, 4096, 0},
     {"contacts", NULL, K_ENUM, OFF(contacts), bool_names, 0, 0, 0},
+    {"graph", "cuda_graph", K_ENUM, OFF(graph), bool_names, 0, 0, 0},
 };
 #define NKEYS ((int)(sizeof(keys) / sizeof(keys[0])))
 

@@ -160,22 +160,16 @@ sapStatus sap_step(sapSim* s, int nstep) {
   if (nstep < 0) return sap_fail(SAP_ERR_ARG, "sap_step: nstep %d is negative", nstep);
   memset(&s->timers, 0, sizeof(s->timers));
   double t0 = now_s();
-  for (int k = 0; k < nstep; k++) {
-#ifdef SAP_HAVE_CUDA
-    if (s->on_gpu) {
-      sapStatus st = sap_stepGPU(s);
-      if (st != SAP_OK) return st;
-      continue;
-    }
-#endif
-    step_cpu(s);
-  }
 #ifdef SAP_HAVE_CUDA
   if (s->on_gpu) {
-    sapStatus st = sap_backendFinish(s);
+    sapStatus st = sap_stepsGPU(s, nstep);
+    if (st == SAP_OK) st = sap_backendFinish(s);
     if (st != SAP_OK) return st;
+    s->timers.total = now_s() - t0;
+    return SAP_OK;
   }
 #endif
+  for (int k = 0; k < nstep; k++) step_cpu(s);
   s->timers.total = now_s() - t0;
   return SAP_OK;
 }

@@ -9,6 +9,13 @@
 
 #include "sim.h"
 
+/* the stream every sapsim launch and copy goes to (host/backend_cuda.c) */
+#ifdef __cplusplus
+extern "C" cudaStream_t sapg_stream;
+#else
+extern cudaStream_t sapg_stream;
+#endif
+
 #define SAPG_CHECK(call)                                                              \
   do {                                                                                \
     cudaError_t e_ = (call);                                                          \
@@ -39,7 +46,7 @@ static inline int sapg_blocks(int n, int threads) { return (n + threads - 1) / t
 /* kernel<<<grid, block>>>(args) written SAPG_LAUNCH(kernel, grid, block)(args), so that
  * tests/shim can run the same launch on the CPU (CUDA emulation for CI) */
 #ifdef __CUDACC__
-#define SAPG_LAUNCH(kernel, grid, block) kernel<<<(grid), (block)>>>
+#define SAPG_LAUNCH(kernel, grid, block) kernel<<<(grid), (block), 0, sapg_stream>>>
 #endif
 
 #endif
