@@ -34,6 +34,7 @@ sapStatus sap_backendInit(sapSim* s) {
   return SAP_OK;
 }
 void sap_backendFree(sapSim* s) { (void)s; }
+void* sap_cudaStream(void) { return NULL; }
 sapStatus sap_backendUpload(sapSim* s) { (void)s; return SAP_OK; }
 sapStatus sap_sync(sapSim* s) {
   if (!s) return sap_fail(SAP_ERR_ARG, "sap_sync: null sim");
@@ -51,6 +52,11 @@ sapStatus sap_sync(sapSim* s) {
 /* one stream for every sapsim launch and copy in the process (created on first use;
  * a blocking stream, so synchronous copies on the default stream stay ordered) */
 cudaStream_t sapg_stream = NULL;
+
+void* sap_cudaStream(void) {
+  if (!sapg_stream && cudaStreamCreate(&sapg_stream) != cudaSuccess) return NULL;
+  return (void*)sapg_stream;
+}
 
 /* per-sim CUDA state: the instantiated graph of one step, when graph=1 */
 typedef struct {

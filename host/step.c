@@ -155,6 +155,21 @@ static void step_cpu(sapSim* s) {
   t = now_s(); s->timers.integrate += t - t0;
 }
 
+sapStatus sap_stepAsync(sapSim* s, int nstep) {
+  if (!s) return sap_fail(SAP_ERR_ARG, "sap_stepAsync: null sim");
+  if (nstep < 0) return sap_fail(SAP_ERR_ARG, "sap_stepAsync: nstep %d is negative", nstep);
+#ifdef SAP_HAVE_CUDA
+  if (s->on_gpu) {
+    for (int k = 0; k < nstep; k++) {
+      sapStatus st = sap_stepGPU(s);
+      if (st != SAP_OK) return st;
+    }
+    return SAP_OK;
+  }
+#endif
+  return sap_step(s, nstep);
+}
+
 sapStatus sap_step(sapSim* s, int nstep) {
   if (!s) return sap_fail(SAP_ERR_ARG, "sap_step: null sim");
   if (nstep < 0) return sap_fail(SAP_ERR_ARG, "sap_step: nstep %d is negative", nstep);

@@ -5,6 +5,10 @@
  * SAPSIM_REQUIRE_GPU=1 (make test-gpu), which turns that into a failure. */
 #include <stdint.h>
 
+#ifdef SAP_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
 #include "backend.h"
 #include "check.h"
 #include "sim.h"
@@ -163,11 +167,45 @@ static void test_graph_replay(void) {
   graph_vs_direct("scenes/arm7.xml", 0);
 }
 
+/* a caller captures 3 steps in a graph of its own on sapsim's stream and replays it
+ * twice: the same states as 6 direct steps */
+static void test_caller_graph(void) {
+  if (!gpu_available()) SKIP("no usable GPU");
+#ifdef SAP_HAVE_CUDA
+  sapSim* a = make("scenes/humanoid.xml", 8, "approx32", SAP_DEVICE_CUDA, 1);
+  sapSim* b = make("scenes/humanoid.xml", 8, "approx32", SAP_DEVICE_CUDA, 1);
+  if (!a || !b) return;
+  set_ctrl(a);
+  set_ctrl(b);
+  CHECK(sap_step(a, 6) == SAP_OK, "%s", sap_lastError());
+  cudaStream_t st = (cudaStream_t)sap_cudaStream();
+  cudaGraph_t g;
+  cudaGraphExec_t e;
+  CHECK(st != NULL, "sapsim's stream");
+  CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal) == cudaSuccess, "begin capture");
+  CHECK(sap_stepAsync(b, 3) == SAP_OK, "%s", sap_lastError());
+  CHECK(cudaStreamEndCapture(st, &g) == cudaSuccess, "end capture");
+  CHECK(cudaGraphInstantiate(&e, g, 0) == cudaSuccess, "instantiate");
+  for (int r = 0; r < 2; r++) CHECK(cudaGraphLaunch(e, st) == cudaSuccess, "launch");
+  cudaStreamSynchronize(st);
+  cudaGraphExecDestroy(e);
+  cudaGraphDestroy(g);
+  sap_sync(a);
+  sap_sync(b);
+  const sapData *da = sap_data(a), *db = sap_data(b);
+  CHECK(!memcmp(da->qpos, db->qpos, sizeof(double) * 8 * a->m->nq), "qpos after a caller's graph");
+  CHECK(!memcmp(da->qvel, db->qvel, sizeof(double) * 8 * a->m->nv), "qvel after a caller's graph");
+  sap_free(a);
+  sap_free(b);
+#endif
+}
+
 int main(void) {
   RUN(test_parity_free_motion);
   RUN(test_parity_contact);
   RUN(test_gpu_invariants);
   RUN(test_graph_replay);
+  RUN(test_caller_graph);
 #ifdef SAP_CUDA_SHIM
   return check_summary("test_gpu (CUDA emulated on the CPU)");
 #else

@@ -113,6 +113,16 @@ void sap_free(sapSim* s);
 /* advance every world by nstep steps */
 sapStatus sap_step(sapSim* s, int nstep);
 
+/* GPU: enqueue nstep steps on sapsim's CUDA stream and return without waiting
+ * (direct launches, no host synchronisation), so that a caller can capture many
+ * steps in a graph of its own: cudaStreamBeginCapture(sap_cudaStream()), ...,
+ * sap_stepAsync(s, k), ..., cudaStreamEndCapture. Launch errors are reported;
+ * sap_sync (or sap_get) waits. On the CPU this is sap_step. */
+sapStatus sap_stepAsync(sapSim* s, int nstep);
+
+/* the cudaStream_t every sapsim launch and copy goes to (NULL without CUDA) */
+void* sap_cudaStream(void);
+
 /* reset worlds to the initial state (key = -1) or keyframe key;
  * mask (nworld bytes) selects worlds, NULL = all */
 sapStatus sap_reset(sapSim* s, int key, const unsigned char* mask);
