@@ -80,6 +80,32 @@ typedef struct {
   int nworld;
 } sapBenchRow;
 
+/* GPU stage breakdown: the timed run has no synchronisation inside, so the stages
+ * come from a short second run with stage_timing=1 (events between stages, one wait
+ * per step), scaled to nstep; the total stays the timed run's */
+static int stage_pass(const sapModel* m, const sapOptions* opt, int nworld, int key,
+                      const double* ctrl, int nstep, sapTimers* tm) {
+  sapOptions o = *opt;
+  o.stage_timing = 1;
+  sapSim* s = NULL;
+  int n = nstep < 50 ? nstep : 50, rc = 1;
+  if (sap_create(m, &o, nworld, &s) == SAP_OK && sap_reset(s, key, NULL) == SAP_OK &&
+      (!m->nu || sap_set(s, SAP_FIELD_CTRL, NULL, nworld, ctrl) == SAP_OK) &&
+      sap_step(s, n) == SAP_OK) {
+    sapTimers st;
+    sap_timers(s, &st);
+    double k = (double)nstep / n;
+    tm->kinematics = k * st.kinematics;
+    tm->collision = k * st.collision;
+    tm->free_motion = k * st.free_motion;
+    tm->solve = k * st.solve;
+    tm->integrate = k * st.integrate;
+    rc = 0;
+  }
+  sap_free(s);
+  return rc;
+}
+
 /* one configuration: create, warm up, time, collect diagnostics, print JSON */
 static int bench_one(const sapCli* cli, const sapModel* m, const sapOptions* opt, int nworld,
                      FILE* json, double* mj_cache, sapBenchRow* row) {
@@ -98,6 +124,7 @@ static int bench_one(const sapCli* cli, const sapModel* m, const sapOptions* opt
   if (sap_step(s, cli->steps)) goto fail;
   sapTimers tm;
   sap_timers(s, &tm);
+  if (sap_onGPU(s) && stage_pass(m, opt, nworld, key, ctrl, cli->steps, &tm)) goto fail;
 
   /* diagnostics over worlds at the last step */
   sapWorldInfo* info = malloc(sizeof(sapWorldInfo) * nworld);

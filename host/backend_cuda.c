@@ -62,6 +62,8 @@ void* sap_cudaStream(void) {
 typedef struct {
   cudaGraphExec_t step_graph;
   int have_graph;
+  cudaEvent_t ev[6];  /* stage boundaries of one step, when stage_timing=1 */
+  int have_events;
 } sapCudaState;
 
 #define CUDA_TRY(call)                                                                \
@@ -101,6 +103,11 @@ sapStatus sap_backendInit(sapSim* s) {
   if (!sapg_stream) CUDA_TRY(cudaStreamCreate(&sapg_stream));
   s->cuda = calloc(1, sizeof(sapCudaState));
   if (!s->cuda) return sap_fail(SAP_ERR_MEMORY, "sap_create: out of memory");
+  if (s->opt.stage_timing) {
+    sapCudaState* cs = (sapCudaState*)s->cuda;
+    for (int i = 0; i < 6; i++) CUDA_TRY(cudaEventCreate(&cs->ev[i]));
+    cs->have_events = 1;
+  }
 
   /* model twin: same layout, device base pointer */
   void* mbuf = NULL;
@@ -125,6 +132,8 @@ void sap_backendFree(sapSim* s) {
   if (!s->on_gpu) return;
   sapCudaState* cs = (sapCudaState*)s->cuda;
   if (cs && cs->have_graph) cudaGraphExecDestroy(cs->step_graph);
+  if (cs && cs->have_events)
+    for (int i = 0; i < 6; i++) cudaEventDestroy(cs->ev[i]);
   free(cs);
   s->cuda = NULL;
   if (s->dm.buffer) cudaFree(s->dm.buffer);
@@ -149,20 +158,45 @@ sapStatus sap_sync(sapSim* s) {
   return SAP_OK;
 }
 
+/* event i at a stage boundary, when timing stages */
+#define MARK(i) \
+  if (cs->have_events) CUDA_TRY(cudaEventRecord(cs->ev[i], sapg_stream))
+
 sapStatus sap_stepGPU(sapSim* s) {
+  sapCudaState* cs = (sapCudaState*)s->cuda;
   sapStatus st;
   s->host_stale = 1;
+  MARK(0);
   if ((st = sapg_clearFlags(s)) != SAP_OK) return st;
   if ((st = sapg_kinematics(s)) != SAP_OK) return st;
+  MARK(1);
   if (s->opt.contacts && (st = sapg_collision(s)) != SAP_OK) return st;
+  MARK(2);
   if ((st = sapg_freeMotion(s)) != SAP_OK) return st;
+  MARK(3);
   if (s->opt.contacts) {
     if ((st = sapg_solve(s)) != SAP_OK) return st;
   } else {
     size_t n = sizeof(double) * (size_t)s->dd.nworld * s->m->nv;
     CUDA_TRY(cudaMemcpyAsync(s->dd.vnext, s->dd.vstar, n, cudaMemcpyDeviceToDevice, sapg_stream));
   }
-  return sapg_integrate(s);
+  MARK(4);
+  if ((st = sapg_integrate(s)) != SAP_OK) return st;
+  MARK(5);
+  return SAP_OK;
+}
+
+/* add the last step's stage times (waits for it) */
+static sapStatus add_stage_times(sapSim* s, sapCudaState* cs) {
+  double* t[5] = {&s->timers.kinematics, &s->timers.collision, &s->timers.free_motion,
+                  &s->timers.solve, &s->timers.integrate};
+  CUDA_TRY(cudaEventSynchronize(cs->ev[5]));
+  for (int i = 0; i < 5; i++) {
+    float ms = 0;
+    CUDA_TRY(cudaEventElapsedTime(&ms, cs->ev[i], cs->ev[i + 1]));
+    *t[i] += 1e-3 * ms;
+  }
+  return SAP_OK;
 }
 
 /* Capture one whole step (collision and the Newton loop, which runs inside the
@@ -187,10 +221,12 @@ static sapStatus capture_step(sapSim* s, sapCudaState* cs) {
 
 sapStatus sap_stepsGPU(sapSim* s, int nstep) {
   sapCudaState* cs = (sapCudaState*)s->cuda;
-  /* graphs off, or SAPSIM_CUDA_SYNC=1 (a synchronisation inside a capture is illegal) */
-  if (!s->opt.graph || sapg_syncEachLaunch()) {
+  /* graphs off, stage timing, or SAPSIM_CUDA_SYNC=1 (a synchronisation inside a
+   * capture is illegal): direct launches */
+  if (!s->opt.graph || cs->have_events || sapg_syncEachLaunch()) {
     for (int k = 0; k < nstep; k++) {
       sapStatus st = sap_stepGPU(s);
+      if (st == SAP_OK && cs->have_events) st = add_stage_times(s, cs);
       if (st != SAP_OK) return st;
     }
     return SAP_OK;

@@ -188,6 +188,7 @@ static const sapKey keys[] = {
     {"threads", NULL, K_INT, OFF(threads), NULL, 0, 4096, 0},
     {"contacts", NULL, K_ENUM, OFF(contacts), bool_names, 0, 0, 0},
     {"graph", "cuda_graph", K_ENUM, OFF(graph), bool_names, 0, 0, 0},
+    {"stage_timing", NULL, K_ENUM, OFF(stage_timing), bool_names, 0, 0, 0},
 };
 #define NKEYS ((int)(sizeof(keys) / sizeof(keys[0])))
 

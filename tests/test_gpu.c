@@ -200,12 +200,45 @@ static void test_caller_graph(void) {
 #endif
 }
 
+/* stage timing: every stage gets a positive time, their sum fits in the total, and
+ * the events change nothing in the results */
+static void test_stage_timing(void) {
+  if (!gpu_available()) SKIP("no usable GPU");
+  sapSim* s[2] = {NULL, NULL};
+  for (int timing = 0; timing < 2; timing++) {
+    sapModel* m = NULL;
+    if (sap_loadModel("scenes/humanoid.xml", &m) != SAP_OK) return;
+    sapOptions o;
+    sap_optionsDefault(&o);
+    o.device = SAP_DEVICE_CUDA;
+    o.stage_timing = timing;
+    CHECK(sap_create(m, &o, 8, &s[timing]) == SAP_OK, "%s", sap_lastError());
+    sap_freeModel(m);
+    if (!s[timing]) return;
+    sap_reset(s[timing], 0, NULL);
+    CHECK(sap_step(s[timing], 10) == SAP_OK, "%s", sap_lastError());
+  }
+  sapTimers t;
+  sap_timers(s[1], &t);
+  double sum = t.kinematics + t.collision + t.free_motion + t.solve + t.integrate;
+  CHECK(t.kinematics > 0 && t.collision > 0 && t.free_motion > 0 && t.solve > 0 && t.integrate > 0,
+        "stage times %g %g %g %g %g", t.kinematics, t.collision, t.free_motion, t.solve, t.integrate);
+  CHECK(sum <= t.total * 1.0001, "stages %g within the total %g", sum, t.total);
+  sap_sync(s[0]);
+  sap_sync(s[1]);
+  CHECK(!memcmp(sap_data(s[0])->qpos, sap_data(s[1])->qpos, sizeof(double) * 8 * s[0]->m->nq),
+        "timing changed the results");
+  sap_free(s[0]);
+  sap_free(s[1]);
+}
+
 int main(void) {
   RUN(test_parity_free_motion);
   RUN(test_parity_contact);
   RUN(test_gpu_invariants);
   RUN(test_graph_replay);
   RUN(test_caller_graph);
+  RUN(test_stage_timing);
 #ifdef SAP_CUDA_SHIM
   return check_summary("test_gpu (CUDA emulated on the CPU)");
 #else

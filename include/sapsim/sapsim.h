@@ -77,6 +77,7 @@ typedef struct sapOptions {
   int threads;                     /* CPU threads; 0: OpenMP default */
   int contacts;                    /* 1: collision + SAP contacts; 0: free motion only */
   int graph;                       /* GPU: capture one step in a CUDA graph, replay it (0) */
+  int stage_timing;                /* GPU: time each stage with events (1 sync per step) (0) */
 } sapOptions;
 
 /* defaults: approx32, armijo_decay, every knob from the preset */

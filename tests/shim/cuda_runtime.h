@@ -29,6 +29,7 @@ typedef enum { cudaStreamCaptureModeGlobal = 0, cudaStreamCaptureModeThreadLocal
 typedef struct sapShimStream* cudaStream_t;
 typedef struct sapShimGraph* cudaGraph_t;
 typedef struct sapShimGraph* cudaGraphExec_t;
+typedef struct sapShimEvent* cudaEvent_t;
 struct cudaDeviceProp { char name[256]; };
 
 const char* cudaGetErrorString(cudaError_t e);
@@ -50,6 +51,11 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* e, cudaGraph_t g, unsigned lon
 cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t st);
 cudaError_t cudaGraphDestroy(cudaGraph_t g);
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t e);
+cudaError_t cudaEventCreate(cudaEvent_t* ev);
+cudaError_t cudaEventDestroy(cudaEvent_t ev);
+cudaError_t cudaEventRecord(cudaEvent_t ev, cudaStream_t st);
+cudaError_t cudaEventSynchronize(cudaEvent_t ev);
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t a, cudaEvent_t b);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 // CPU emulation of the CUDA runtime subset sapsim uses (see cuda_runtime.h beside
 // this file): host memory stands for device memory, work runs in issue order, and
 // stream capture records work into a graph that cudaGraphLaunch replays.
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -13,6 +14,12 @@ dim3 blockIdx, threadIdx, blockDim, gridDim;
 
 struct sapShimStream { int capturing; };
 struct sapShimGraph { std::vector<std::function<void()>> work; };
+struct sapShimEvent { double t; int recorded; };  // host time when the work before it ran
+
+static double now_ms() {
+  using namespace std::chrono;
+  return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+}
 
 static sapShimGraph* capture_graph = nullptr;  // the graph being recorded, if any
 
@@ -88,5 +95,20 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t) {
 }
 cudaError_t cudaGraphDestroy(cudaGraph_t g) { delete g; return cudaSuccess; }
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t e) { delete e; return cudaSuccess; }
+
+cudaError_t cudaEventCreate(cudaEvent_t* ev) { *ev = new sapShimEvent{0, 0}; return cudaSuccess; }
+cudaError_t cudaEventDestroy(cudaEvent_t ev) { delete ev; return cudaSuccess; }
+cudaError_t cudaEventRecord(cudaEvent_t ev, cudaStream_t) {
+  sapShimSubmit([=]() { ev->t = now_ms(); ev->recorded = 1; });
+  return cudaSuccess;
+}
+cudaError_t cudaEventSynchronize(cudaEvent_t ev) {
+  return capture_graph ? cudaErrorStreamCaptureUnsupported : (ev->recorded ? cudaSuccess : cudaErrorInvalidValue);
+}
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t a, cudaEvent_t b) {
+  if (!a->recorded || !b->recorded) return cudaErrorInvalidValue;
+  *ms = (float)(b->t - a->t);
+  return cudaSuccess;
+}
 
 }  // extern "C"
