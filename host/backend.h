@@ -3,6 +3,8 @@
 #ifndef SAPSIM_HOST_BACKEND_H
 #define SAPSIM_HOST_BACKEND_H
 
+#include <stddef.h>
+
 #include "sim.h"
 
 #ifdef __cplusplus
@@ -12,6 +14,12 @@ extern "C" {
 sapStatus sap_backendInit(sapSim* s);    /* choose the device, allocate twins */
 void sap_backendFree(sapSim* s);
 sapStatus sap_backendUpload(sapSim* s);  /* host data -> device (after host edits) */
+/* one range of the host data (host_ptr, bytes) from / to its device twin (same
+ * layout, same offset); no-ops on the CPU. Fetch copies only while the host is stale. */
+sapStatus sap_backendFetch(sapSim* s, const void* host_ptr, size_t bytes);
+sapStatus sap_backendPush(sapSim* s, const void* host_ptr, size_t bytes);
+/* recompute kinematics after a state edit: on the device, or masked on the CPU */
+sapStatus sap_backendKinematics(sapSim* s, const unsigned char* mask);
 int sap_cudaUsable(char* name, int nname); /* 1 if a CUDA device can be used */
 
 unsigned long long sap_dataBytes(const sapModel* m, int nworld, int ncon_max, int nscratch);

@@ -35,6 +35,12 @@ sapStatus sap_backendInit(sapSim* s) {
 }
 void sap_backendFree(sapSim* s) { (void)s; }
 void* sap_cudaStream(void) { return NULL; }
+sapStatus sap_backendFetch(sapSim* s, const void* p, size_t n) { (void)s; (void)p; (void)n; return SAP_OK; }
+sapStatus sap_backendPush(sapSim* s, const void* p, size_t n) { (void)s; (void)p; (void)n; return SAP_OK; }
+sapStatus sap_backendKinematics(sapSim* s, const unsigned char* mask) {
+  sapc_kinematicsMasked(s, mask);
+  return SAP_OK;
+}
 sapStatus sap_backendUpload(sapSim* s) { (void)s; return SAP_OK; }
 sapStatus sap_sync(sapSim* s) {
   if (!s) return sap_fail(SAP_ERR_ARG, "sap_sync: null sim");
@@ -161,6 +167,36 @@ sapStatus sap_sync(sapSim* s) {
 /* event i at a stage boundary, when timing stages */
 #define MARK(i) \
   if (cs->have_events) CUDA_TRY(cudaEventRecord(cs->ev[i], sapg_stream))
+
+/* device address of a host data address: the twins share one layout */
+static void* device_twin(const sapSim* s, const void* host_ptr) {
+  return (char*)s->dd.buffer + ((const char*)host_ptr - (const char*)s->d.buffer);
+}
+
+sapStatus sap_backendFetch(sapSim* s, const void* host_ptr, size_t bytes) {
+  if (!s->on_gpu || !s->host_stale || !bytes) return SAP_OK;
+  CUDA_TRY(cudaStreamSynchronize(sapg_stream));
+  CUDA_TRY(cudaMemcpy((void*)host_ptr, device_twin(s, host_ptr), bytes, cudaMemcpyDeviceToHost));
+  return SAP_OK;
+}
+
+sapStatus sap_backendPush(sapSim* s, const void* host_ptr, size_t bytes) {
+  if (!s->on_gpu || !bytes) return SAP_OK;
+  CUDA_TRY(cudaStreamSynchronize(sapg_stream));
+  CUDA_TRY(cudaMemcpy(device_twin(s, host_ptr), host_ptr, bytes, cudaMemcpyHostToDevice));
+  return SAP_OK;
+}
+
+sapStatus sap_backendKinematics(sapSim* s, const unsigned char* mask) {
+  if (!s->on_gpu) {
+    sapc_kinematicsMasked(s, mask);
+    return SAP_OK;
+  }
+  /* on the device every non-frozen world: kinematics depend only on qpos */
+  sapStatus st = sapg_kinematics(s);
+  if (st == SAP_OK) s->host_stale = 1;
+  return st;
+}
 
 sapStatus sap_stepGPU(sapSim* s) {
   sapCudaState* cs = (sapCudaState*)s->cuda;

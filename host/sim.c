@@ -151,17 +151,40 @@ static void reset_world(sapSim* s, int w, int key) {
   s->d.ncon[w] = s->d.ncon_dropped[w] = 0;
 }
 
+/* the per-world arrays a reset writes, as (host array, bytes of all worlds) */
+typedef struct { void* ptr; size_t bytes; } sapRange;
+
+static int reset_ranges(sapSim* s, sapRange* r) {
+  const sapModel* m = s->m;
+  sapData* d = &s->d;
+  size_t n = (size_t)d->nworld, dbl = sizeof(double), in = sizeof(int);
+  sapRange all[] = {
+      {d->qpos, n * m->nq * dbl}, {d->qvel, n * m->nv * dbl}, {d->vnext, n * m->nv * dbl},
+      {d->ctrl, n * m->nu * dbl}, {d->qfrc_applied, n * m->nv * dbl}, {d->time, n * dbl},
+      {d->world_flags, n * in}, {d->newton_iter, n * in}, {d->ls_iter, n * in},
+      {d->nfactor, n * in}, {d->ncon, n * in}, {d->ncon_dropped, n * in}};
+  int count = (int)(sizeof(all) / sizeof(all[0]));
+  memcpy(r, all, sizeof(all));
+  return count;
+}
+
+/* On the GPU only the arrays a reset writes travel (fetched, edited, pushed), and
+ * kinematics run on the device: masked resets are an RL environment's per-step path */
 sapStatus sap_reset(sapSim* s, int key, const unsigned char* mask) {
   if (!s) return sap_fail(SAP_ERR_ARG, "sap_reset: null sim");
   if (key < -1 || key >= s->m->nkey)
     return sap_fail(SAP_ERR_ARG, "sap_reset: keyframe %d does not exist (the scene has %d)", key,
                     s->m->nkey);
-  sapStatus st = sap_sync(s);
+  sapRange r[16];
+  int nr = reset_ranges(s, r);
+  sapStatus st = SAP_OK;
+  for (int i = 0; i < nr && st == SAP_OK; i++) st = sap_backendFetch(s, r[i].ptr, r[i].bytes);
   if (st != SAP_OK) return st;
   for (int w = 0; w < s->d.nworld; w++)
     if (!mask || mask[w]) reset_world(s, w, key);
-  sapc_kinematicsMasked(s, mask);
-  return sap_backendUpload(s);
+  for (int i = 0; i < nr && st == SAP_OK; i++) st = sap_backendPush(s, r[i].ptr, r[i].bytes);
+  if (st != SAP_OK) return st;
+  return sap_backendKinematics(s, mask);
 }
 
 /* ---- fields ----------------------------------------------------------------------- */
@@ -218,9 +241,13 @@ sapStatus sap_get(sapSim* s, sapField f, const int* worlds, int n, double* buf) 
   if (!s || !buf) return sap_fail(SAP_ERR_ARG, "sap_get: null argument");
   if ((unsigned)f >= SAP_NFIELD) return sap_fail(SAP_ERR_ARG, "sap_get: unknown field %d", (int)f);
   sapStatus st = check_worlds(s, "sap_get", worlds, n);
-  if (st != SAP_OK || (st = sap_sync(s)) != SAP_OK) return st;
+  if (st != SAP_OK) return st;
   int size = sap_fieldSize(s, f);
   const double* src = sap_fieldPtr(&s->d, f);
+  /* on the GPU only this field travels (and qvel for qacc_free) */
+  size_t bytes = sizeof(double) * (size_t)s->d.nworld * size;
+  if ((st = sap_backendFetch(s, src, bytes)) != SAP_OK) return st;
+  if (f == SAP_FIELD_QACC_FREE && (st = sap_backendFetch(s, s->d.qvel, bytes)) != SAP_OK) return st;
   for (int i = 0; i < n; i++) {
     int w = worlds ? worlds[i] : i;
     double* dst = buf + (size_t)i * size;
@@ -247,22 +274,36 @@ sapStatus sap_set(sapSim* s, sapField f, const int* worlds, int n, const double*
       return sap_fail(SAP_ERR_NONFINITE, "sap_set: %s of world %d, index %ld is not finite (%g); "
                       "nothing was changed", sap_fieldName(f), worlds ? worlds[i / size] : (int)(i / size),
                       i % size, buf[i]);
-  if ((st = sap_sync(s)) != SAP_OK) return st;
+  /* on the GPU only the arrays written travel: the field, and for a state edit the
+   * flags (a set state unfreezes a non-finite world) and vnext */
   double* dst = sap_fieldPtr(&s->d, f);
+  int state = f == SAP_FIELD_QPOS || f == SAP_FIELD_QVEL;
+  size_t bytes = sizeof(double) * (size_t)s->d.nworld * size;
+  size_t fbytes = sizeof(int) * (size_t)s->d.nworld;
+  if ((st = sap_backendFetch(s, dst, bytes)) != SAP_OK) return st;
+  if (state && (st = sap_backendFetch(s, s->d.world_flags, fbytes)) != SAP_OK) return st;
+  if (f == SAP_FIELD_QVEL && (st = sap_backendFetch(s, s->d.vnext, bytes)) != SAP_OK) return st;
   for (int i = 0; i < n; i++) {
     int w = worlds ? worlds[i] : i;
     memcpy(dst + (size_t)w * size, buf + (size_t)i * size, sizeof(double) * size);
-    if (f == SAP_FIELD_QPOS || f == SAP_FIELD_QVEL) s->d.world_flags[w] &= ~SAP_WORLD_NONFINITE;
+    if (state) s->d.world_flags[w] &= ~SAP_WORLD_NONFINITE;
     if (f == SAP_FIELD_QVEL) memcpy(s->d.vnext + (size_t)w * size, buf + (size_t)i * size, sizeof(double) * size);
   }
-  if (f == SAP_FIELD_QPOS) sapc_kinematicsMasked(s, NULL);
-  return sap_backendUpload(s);
+  if ((st = sap_backendPush(s, dst, bytes)) != SAP_OK) return st;
+  if (state && (st = sap_backendPush(s, s->d.world_flags, fbytes)) != SAP_OK) return st;
+  if (f == SAP_FIELD_QVEL && (st = sap_backendPush(s, s->d.vnext, bytes)) != SAP_OK) return st;
+  return f == SAP_FIELD_QPOS ? sap_backendKinematics(s, NULL) : SAP_OK;
 }
 
 sapStatus sap_worldInfo(sapSim* s, const int* worlds, int n, sapWorldInfo* out) {
   if (!s || !out) return sap_fail(SAP_ERR_ARG, "sap_worldInfo: null argument");
   sapStatus st = check_worlds(s, "sap_worldInfo", worlds, n);
-  if (st != SAP_OK || (st = sap_sync(s)) != SAP_OK) return st;
+  if (st != SAP_OK) return st;
+  size_t bytes = sizeof(int) * (size_t)s->d.nworld;
+  int* arrays[6] = {s->d.world_flags, s->d.ncon, s->d.ncon_dropped, s->d.newton_iter,
+                    s->d.ls_iter, s->d.nfactor};
+  for (int i = 0; i < 6 && st == SAP_OK; i++) st = sap_backendFetch(s, arrays[i], bytes);
+  if (st != SAP_OK) return st;
   for (int i = 0; i < n; i++) {
     int w = worlds ? worlds[i] : i;
     out[i].flags = s->d.world_flags[w];
