@@ -156,13 +156,16 @@ static int bench_one(const sapCli* cli, const sapModel* m, const sapOptions* opt
   double mj_sps = cli->mujoco ? (double)nworld * cli->steps / mj_cache[slot] : NAN;
 
   const sapOptions* o = sap_options(s);
-  char line[2048];
+  double ns_per = 1e9 / ((double)nworld * cli->steps);  /* seconds -> ns per world-step */
+  char line[4096];
   int n = snprintf(line, sizeof(line),
       "{\"scene\":\"%s\",\"backend\":\"%s\",\"device\":\"%s\",\"build\":\"%s\",\"preset\":\"%s\","
       "\"line_search\":\"%s\",\"contacts\":%d,\"dt\":%g,\"nworld\":%d,\"nstep\":%d,"
       "\"steps_per_s\":%.6g,\"ns_per_world_step\":%.6g,"
       "\"stage_s\":{\"kinematics\":%.6g,\"collision\":%.6g,\"free_motion\":%.6g,\"solve\":%.6g,"
       "\"integrate\":%.6g,\"total\":%.6g},"
+      "\"stage_ns_per_world_step\":{\"kinematics\":%.5g,\"collision\":%.5g,\"free_motion\":%.5g,"
+      "\"solve\":%.5g,\"integrate\":%.5g},"
       "\"contacts_mean\":%.4g,\"contacts_p95\":%g,\"contacts_dropped\":%d,\"newton_mean\":%.4g,"
       "\"newton_p95\":%g,\"converged_worlds\":%d,\"flagged_worlds\":%d,\"bytes_per_world\":%llu,"
       "\"mujoco_steps_per_s\":%.6g,\"ratio_vs_mujoco\":%.4g}",
@@ -175,6 +178,8 @@ static int bench_one(const sapCli* cli, const sapModel* m, const sapOptions* opt
       sap_optionValueName("preset", o->preset), sap_optionValueName("line_search", o->line_search),
       o->contacts, isnan(o->timestep) ? m->timestep : o->timestep, nworld, cli->steps, sps,
       1e9 / sps, tm.kinematics, tm.collision, tm.free_motion, tm.solve, tm.integrate, tm.total,
+      tm.kinematics * ns_per, tm.collision * ns_per, tm.free_motion * ns_per, tm.solve * ns_per,
+      tm.integrate * ns_per,
       mean_con, p95(ncon, nworld), dropped, mean_it, p95(nit, nworld), conv, flagged,
       sap_bytesPerWorld(s), cli->mujoco ? mj_sps : 0.0, cli->mujoco ? sps / mj_sps : 0.0);
   (void)n;
