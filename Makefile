@@ -38,12 +38,14 @@ EMU_CU    := $(wildcard kernels/*.cu)
 EMU_OBJ   := $(HOST_SRC:%.c=$(EMU)/%.o) $(EMU_CU:%.cu=$(EMU)/%.o) $(EMU)/tests/shim/cuda_shim.o
 EMU_LIB   := $(EMU)/libsapsim.a
 EMU_TEST  := $(BUILD)/tests/test_gpu_emulated
+# tests/test_shim.cu (block-cooperative kernels): emulated always, on a device via nvcc
+SHIM_TEST := $(BUILD)/tests/test_shim_emulated $(if $(NVCC),$(BUILD)/tests/test_shim_gpu)
 
 LIB := $(BUILD)/libsapsim.a
 CLI := $(BUILD)/sapsim
 
 .PHONY: all test test-gpu bench deps clean asan
-all: $(CLI) $(TEST_BIN) $(EMU_TEST)
+all: $(CLI) $(TEST_BIN) $(EMU_TEST) $(SHIM_TEST)
 
 $(BUILD)/%.o: %.c $(KERNEL_HDR)
 	@mkdir -p $(dir $@)
@@ -82,6 +84,14 @@ $(EMU_LIB): $(EMU_OBJ)
 $(EMU_TEST): tests/test_gpu.c tests/check.h $(EMU_LIB) $(KERNEL_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(EMU_FLAGS) -Itests $< $(EMU_LIB) $(LDLIBS) -lstdc++ -o $@
+
+$(BUILD)/tests/test_shim_emulated: tests/test_shim.cu tests/check.h $(KERNEL_HDR) tests/shim/cuda_runtime.h $(EMU)/tests/shim/cuda_shim.o
+	@mkdir -p $(dir $@)
+	$(CXX) -x c++ -std=c++17 $(OPT) -g -Wall -Wextra -Werror -Iinclude -Ikernels -Ihost -Itests $(EMU_FLAGS) $< -x none $(EMU)/tests/shim/cuda_shim.o -o $@
+
+$(BUILD)/tests/test_shim_gpu: tests/test_shim.cu tests/check.h $(KERNEL_HDR)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) -Itests $< -o $@
 
 # install what is missing (Debian packages); a no-op when everything is there
 DEB_PKGS := libmujoco-dev liblapacke-dev libblas-dev liblapack-dev python3-matplotlib

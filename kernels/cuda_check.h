@@ -44,9 +44,18 @@ static inline int sapg_syncEachLaunch(void) {
 static inline int sapg_blocks(int n, int threads) { return (n + threads - 1) / threads; }
 
 /* kernel<<<grid, block>>>(args) written SAPG_LAUNCH(kernel, grid, block)(args), so that
- * tests/shim can run the same launch on the CPU (CUDA emulation for CI) */
+ * tests/shim can run the same launch on the CPU (CUDA emulation for CI).
+ * Dynamic shared memory: launch with SAPG_LAUNCH_SHARED(kernel, grid, block, bytes)(args)
+ * and declare it in the kernel with SAPG_DYNAMIC_SHARED(type, name); (name is then a
+ * type* to the block's bytes, 16-byte aligned; several kernels in one file may each
+ * declare it, with any types). Over 48 KiB needs cudaFuncSetAttribute (the shim refuses). */
 #ifdef __CUDACC__
 #define SAPG_LAUNCH(kernel, grid, block) kernel<<<(grid), (block), 0, sapg_stream>>>
+#define SAPG_LAUNCH_SHARED(kernel, grid, block, bytes) \
+  kernel<<<(grid), (block), (bytes), sapg_stream>>>
+#define SAPG_DYNAMIC_SHARED(type, name)                                   \
+  extern __shared__ __align__(16) unsigned char sapg_dynamic_shared_[]; \
+  type* name = (type*)sapg_dynamic_shared_
 #endif
 
 #endif
