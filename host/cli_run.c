@@ -29,8 +29,10 @@ static int write_rows(FILE* f, sapSim* s, int step, double* qpos, double* qvel, 
 }
 
 /* world-steps with each flag, summed over every step of the run (the last step alone hides
- * rare events): not converged, max-iterations, line-search, factorization, non-finite */
-typedef struct { long steps, unconverged, maxit, lsfail, factorfail, nonfinite; } runTally;
+ * rare events): not converged, max-iterations, line-search, factorization, non-finite; and the
+ * most contacts any world found in a step (kept + dropped), with the world-steps that dropped
+ * some: the measure for sizing ncon_max */
+typedef struct { long steps, unconverged, maxit, lsfail, factorfail, nonfinite, overflow; int ncon_peak; } runTally;
 
 static int tally_step(sapSim* s, sapWorldInfo* info, runTally* t) {
   int n = sap_nworld(s);
@@ -42,6 +44,8 @@ static int tally_step(sapSim* s, sapWorldInfo* info, runTally* t) {
     t->lsfail += (f & SAP_WORLD_LSFAIL) != 0;
     t->factorfail += (f & SAP_WORLD_FACTORFAIL) != 0;
     t->nonfinite += (f & SAP_WORLD_NONFINITE) != 0;
+    t->overflow += info[w].ncon_dropped > 0;
+    if (info[w].ncon + info[w].ncon_dropped > t->ncon_peak) t->ncon_peak = info[w].ncon + info[w].ncon_dropped;
   }
   t->steps += n;
   return 0;
@@ -73,6 +77,8 @@ static void print_summary(sapSim* s, int nstep, double seconds, const runTally* 
   printf("all %ld world-steps: not converged %ld, max-iterations %ld, line-search-failure %ld, "
          "factorization-failure %ld, non-finite %ld\n", t->steps, t->unconverged, t->maxit, t->lsfail,
          t->factorfail, t->nonfinite);
+  printf("contacts found in a world-step at most %d (capacity %d), world-steps over capacity %ld\n",
+         t->ncon_peak, sap_data(s)->ncon_max, t->overflow);
   int show = n < 8 ? n : 8;
   for (int w = 0; w < show; w++)
     printf("  world %d: flags 0x%x contacts %d dropped %d newton %d ls %d factorizations %d\n", w,
@@ -88,7 +94,7 @@ int sap_runMain(sapCli* cli) {
   int rc = 1, n = cli->worlds[0];
   double *qpos = NULL, *qvel = NULL, *t = NULL, *ctrl = NULL;
   sapWorldInfo* info = NULL;
-  runTally tally = {0, 0, 0, 0, 0, 0};
+  runTally tally = {0, 0, 0, 0, 0, 0, 0, 0};
   if (sap_loadModel(cli->scene, &m) != SAP_OK || sap_create(m, &cli->opt, n, &s) != SAP_OK) {
     fprintf(stderr, "sapsim: %s\n", sap_lastError());
     goto done;

@@ -2,7 +2,6 @@
  * host/data.c carves them from one allocation (8-byte aligned, world-major);
  * the CUDA backend mirrors the same table. m = sapModel*, c = ncon_max.
  * Add a row here and a field in include/sapsim/data.h together. */
-#include "sap_solve_size.h"
 
 #define SAP_DATA_FIELDS(X, m, c)                                  \
   X(double, time, 1)                                              \
@@ -39,5 +38,4 @@
   X(int, world_flags, 1)                                          \
   X(int, newton_iter, 1)                                          \
   X(int, ls_iter, 1)                                              \
-  X(int, nfactor, 1)                                              \
-  X(double, sap_work, SAP_SOLVE_NWORK(m, c))
+  X(int, nfactor, 1)

@@ -279,6 +279,9 @@ static void count_solve_rows(sapModel* m) {
   for (int j = 0; j < m->njnt; j++) n += 2 * (m->jnt_limited[j] != 0);
   for (int t = 0; t < m->ntendon; t++) n += 2 * (m->tendon_limited[t] != 0);
   m->nsolve_rows = n;
+  m->nsolve_nnz = 1;
+  for (int t = 0; t < m->ntendon; t++)
+    if (m->tendon_num[t] > m->nsolve_nnz) m->nsolve_nnz = m->tendon_num[t];
 }
 
 /* convert a compiled mjModel; path is used in messages */

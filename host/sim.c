@@ -11,6 +11,7 @@
 #include "kernels.h"
 #include "model.h"
 #include "sim.h"
+#include "sap_solve.h"
 
 #define SAP_ALIGN(n) (((n) + 63ULL) & ~63ULL)
 #define SAP_MAX_WORLDS (1 << 24)
@@ -24,12 +25,18 @@ static unsigned long long world_bytes(const sapModel* m, int ncon_max) {
   return n;
 }
 
-/* per-world scratch bytes: the largest stage-local need (free motion in fp64,
- * collision's broad phase); stages run one after another and share it */
-static int scratch_bytes(const sapModel* m) {
-  int fm = (int)(sizeof(double) * (unsigned long long)sapw_scratchFreeMotion_f64(m));
-  int col = sapc_collisionScratchBytes(m);
-  return fm > col ? fm : col;
+/* per-world scratch bytes: the largest stage-local need (free motion in fp64, collision's
+ * broad phase, the SAP solve's problem in its precisions); stages run one after another
+ * and share it */
+static long scratch_bytes(const sapModel* m, const sapOptions* o, int ncon_max) {
+  long fm = (long)sizeof(double) * sapw_scratchFreeMotion_f64(m);
+  long col = sapc_collisionScratchBytes(m);
+  int lin = o->linear_solve_precision == SAP_FP32 ? 4 : 8;
+  long sol = o->contact_solve_precision == SAP_FP32
+                 ? sapw_problemBytes_f32(m->nv, m->nbody, ncon_max, SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin)
+                 : sapw_problemBytes_f64(m->nv, m->nbody, ncon_max, SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin);
+  long n = fm > col ? fm : col;
+  return n > sol ? n : sol;
 }
 
 unsigned long long sap_dataBytes(const sapModel* m, int nworld, int ncon_max, int nscratch) {
@@ -99,7 +106,7 @@ sapStatus sap_create(const sapModel* m, const sapOptions* opt_in, int nworld, sa
   /* sizes and the single allocation */
   s->d.nworld = nworld;
   s->d.ncon_max = !opt.contacts ? 0 : opt.ncon_max >= 0 ? opt.ncon_max : sapc_estimateNconMax(s->m);
-  s->d.nscratch = (int)SAP_ALIGN(scratch_bytes(s->m));
+  s->d.nscratch = (int)SAP_ALIGN(scratch_bytes(s->m, &opt, s->d.ncon_max));
   unsigned long long nbytes = sap_dataBytes(s->m, nworld, s->d.ncon_max, s->d.nscratch);
   void* buf = calloc(1, nbytes);
   if (!buf) {

@@ -1,28 +1,8 @@
-/* SAP Newton iteration on an assembled per-world problem (template body in the contact
- * objective precision; include via sap_solve.h):
- *   l(v) = 1/2 (v - v*)' A (v - v*) + sum_c l_c(J_c v) + sum_s l_s(S_s v)
+/* SAP Newton iteration on an assembled per-world problem (sap_problem_t.h; template body
+ * in the contact objective precision; include via sap_solve.h):
  *   grad = A (v - v*) - J' gamma,  H = A + J' G J  (contacts and scalar box constraints)
  * with H dv = -grad by the blocked Cholesky in the linear-solve precision and one of the three
  * line searches. Stopping rules: drake_sap_spec.md §4.2, sapwarp_spec.md §6.3 (reference). */
-
-typedef struct SAPT(sapProblem) {
-  int nv, nc, ns;           /* dofs, contacts, scalar constraints */
-  const double* A;          /* (nv x nv) dynamics matrix, fp64 storage */
-  const double* vstar;      /* (nv) free-motion velocity */
-  const double* J;          /* (3nc x nv) contact rows t1, t2, n (fp64 storage) */
-  const double* S;          /* (ns x nv) scalar constraint rows */
-  SAP_REAL* cpar;           /* (nc x SAP_CPAR) cone parameters */
-  SAP_REAL* spar;           /* (ns x SAP_SPAR) box parameters */
-  SAP_REAL* dscale;         /* (nv) diag(A)^-1/2 on participating dofs, 0 elsewhere */
-  SAP_REAL *v, *r, *grad, *jc, *dv, *Adv, *pstar; /* (nv) iterate, A(v-v*), gradient, J'gamma, step, A dv, A v* */
-  SAP_REAL *vc, *dvc, *gam; /* (3nc + ns) constraint velocities, J dv, impulses */
-  SAP_REAL* G;              /* (9nc + ns) constraint Hessians at vc */
-  SAP_REAL* H;              /* (nv x nv) Newton matrix (lower triangle) */
-  void* L;                  /* (nv x (nv + 1)) factor and right-hand side, linear-solve precision */
-  int lin_fp32;             /* the linear solve runs in fp32 */
-  SAP_REAL mom;             /* momentum cost 1/2 (v - v*)' A (v - v*) at v */
-  SAP_REAL m1, m2;          /* line coefficients dv' A (v - v*), dv' A dv */
-} SAPT(sapProblem);
 
 /* x . row of a fp64 matrix */
 SAP_HD SAP_REAL SAPT(sapw_rowDot)(const double* row, const SAP_REAL* x, int n) {
@@ -37,47 +17,51 @@ SAP_HD SAP_REAL SAPT(sapw_dot)(const SAP_REAL* a, const SAP_REAL* b, int n) {
   return s;
 }
 
-/* constraint costs at vc0 + alpha dvc: sum l, -sum gamma . dvc (d/dalpha), sum dvc' G dvc.
- * alpha = 0 with dvc = NULL evaluates at vc0 and stores gamma (and G when withG) */
-SAP_HD void SAPT(sapw_constraints)(SAPT(sapProblem)* P, SAP_REAL alpha, int store, int withG,
-                                   SAP_REAL* cost, SAP_REAL* d1, SAP_REAL* d2) {
-  SAP_REAL c = 0, e1 = 0, e2 = 0;
-  for (int i = 0; i < P->nc; i++) {
-    SAP_REAL vc[3], dvc[3], g[3], Gl[9], li;
-    for (int k = 0; k < 3; k++) {
-      dvc[k] = store ? 0 : P->dvc[3 * i + k];
-      vc[k] = P->vc[3 * i + k] + alpha * dvc[k];
-    }
-    SAP_REAL* Gi = store ? P->G + 9 * i : Gl;
-    SAPT(sapw_coneProject)(P->cpar + SAP_CPAR * i, vc, store ? P->gam + 3 * i : g, &li,
-                           (withG || !store) ? Gi : (SAP_REAL*)0);
-    c += li;
-    if (!store) {
-      e1 -= g[0] * dvc[0] + g[1] * dvc[1] + g[2] * dvc[2];
-      for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++) e2 += dvc[a] * Gl[3 * a + b] * dvc[b];
-    }
+/* contact i's cost at vc + alpha dvc, added to acc[0], with -gamma . dvc (d/dalpha) and
+ * dvc' G dvc added to acc[1], acc[2]; store: alpha = 0 without dvc, cost only, gamma stored */
+SAP_HD void SAPT(sapw_contactCost)(SAPT(sapProblem)* P, int i, SAP_REAL alpha, int store, SAP_REAL* acc) {
+  SAP_REAL vc[3], dvc[3], g[3], G[9], li;
+  for (int k = 0; k < 3; k++) {
+    dvc[k] = store ? 0 : P->dvc[3 * i + k];
+    vc[k] = P->vc[3 * i + k] + alpha * dvc[k];
   }
-  int o = 3 * P->nc, og = 9 * P->nc;
-  for (int s = 0; s < P->ns; s++) {
-    SAP_REAL dv = store ? 0 : P->dvc[o + s], g, Gs, ls;
-    SAPT(sapw_boxEval)(P->spar + SAP_SPAR * s, P->vc[o + s] + alpha * dv, store ? P->gam + o + s : &g,
-                       &ls, store ? (withG ? P->G + og + s : (SAP_REAL*)0) : &Gs);
-    c += ls;
-    if (!store) { e1 -= g * dv; e2 += dv * Gs * dv; }
+  SAPT(sapw_coneProject)(P->cpar + SAP_CPAR * i, vc, store ? P->gam + 3 * i : g, &li, store ? (SAP_REAL*)0 : G);
+  acc[0] += li;
+  if (!store) {
+    acc[1] -= g[0] * dvc[0] + g[1] * dvc[1] + g[2] * dvc[2];
+    for (int a = 0; a < 3; a++)
+      for (int b = 0; b < 3; b++) acc[2] += dvc[a] * G[3 * a + b] * dvc[b];
   }
-  *cost = c;
-  if (d1) *d1 = e1;
-  if (d2) *d2 = e2;
 }
 
-/* l(v) at P->v: vc = [J; S] v, gamma (and G), r = A (v - v*), jc = J'gamma, grad = r - jc */
-SAP_HD SAP_REAL SAPT(sapw_evaluate)(SAPT(sapProblem)* P, int withG) {
-  int nv = P->nv, nc3 = 3 * P->nc;
-  for (int i = 0; i < nc3; i++) P->vc[i] = SAPT(sapw_rowDot)(P->J + (long)i * nv, P->v, nv);
-  for (int s = 0; s < P->ns; s++) P->vc[nc3 + s] = SAPT(sapw_rowDot)(P->S + (long)s * nv, P->v, nv);
+/* the same for scalar row s */
+SAP_HD void SAPT(sapw_rowCost)(SAPT(sapProblem)* P, int s, SAP_REAL alpha, int store, SAP_REAL* acc) {
+  int o = 3 * P->nc;
+  SAP_REAL dv = store ? 0 : P->dvc[o + s], g, Gs, ls;
+  SAPT(sapw_boxEval)(P->spar + SAP_SPAR * s, P->vc[o + s] + alpha * dv, store ? P->gam + o + s : &g, &ls,
+                     store ? (SAP_REAL*)0 : &Gs);
+  acc[0] += ls;
+  if (!store) { acc[1] -= g * dv; acc[2] += dv * Gs * dv; }
+}
+
+/* constraint costs at vc + alpha dvc: sum l, -sum gamma . dvc (d/dalpha), sum dvc' G dvc;
+ * store: alpha = 0 without dvc, cost only, gamma stored */
+SAP_HD void SAPT(sapw_constraints)(SAPT(sapProblem)* P, SAP_REAL alpha, int store, SAP_REAL* cost, SAP_REAL* d1,
+                                   SAP_REAL* d2) {
+  SAP_REAL acc[3] = {0, 0, 0};
+  for (int i = 0; i < P->nc; i++) SAPT(sapw_contactCost)(P, i, alpha, store, acc);
+  for (int s = 0; s < P->ns; s++) SAPT(sapw_rowCost)(P, s, alpha, store, acc);
+  *cost = acc[0];
+  if (d1) *d1 = acc[1];
+  if (d2) *d2 = acc[2];
+}
+
+/* l(v) at P->v: vc = [J; S] v, gamma, r = A (v - v*), jc = J'gamma, grad = r - jc */
+SAP_HD SAP_REAL SAPT(sapw_evaluate)(SAPT(sapProblem)* P) {
+  int nv = P->nv;
+  SAPT(sapw_constraintVelocities)(P, P->v, P->vc);
   SAP_REAL lc;
-  SAPT(sapw_constraints)(P, 0, 1, withG, &lc, (SAP_REAL*)0, (SAP_REAL*)0);
+  SAPT(sapw_constraints)(P, 0, 1, &lc, (SAP_REAL*)0, (SAP_REAL*)0);
   // momentum: r = A (v - v*), 1/2 (v - v*) . r
   SAP_REAL mom = 0;
   for (int i = 0; i < nv; i++) P->dv[i] = P->v[i] - (SAP_REAL)P->vstar[i];
@@ -87,42 +71,55 @@ SAP_HD SAP_REAL SAPT(sapw_evaluate)(SAPT(sapProblem)* P, int withG) {
   }
   P->mom = mom / 2;
   // generalized impulse jc = J' gamma + S' gamma_s
-  for (int j = 0; j < nv; j++) {
-    SAP_REAL s = 0;
-    for (int i = 0; i < nc3; i++) s += (SAP_REAL)P->J[(long)i * nv + j] * P->gam[i];
-    for (int k = 0; k < P->ns; k++) s += (SAP_REAL)P->S[(long)k * nv + j] * P->gam[nc3 + k];
-    P->jc[j] = s;
-    P->grad[j] = P->r[j] - s;
-  }
+  SAPT(sapw_generalizedImpulse)(P, P->gam, P->jc);
+  for (int j = 0; j < nv; j++) P->grad[j] = P->r[j] - P->jc[j];
   return P->mom + lc;
 }
 
-/* H = A + sum_c J_c' G_c J_c + sum_s G_s S_s' S_s (lower triangle) */
+/* G_c of contact c at P->vc (recomputed rather than stored: 72 bytes less per contact) */
+SAP_HD void SAPT(sapw_contactHessian)(const SAPT(sapProblem)* P, int c, SAP_REAL* G) {
+  SAP_REAL g[3], l;
+  SAPT(sapw_coneProject)(P->cpar + SAP_CPAR * c, P->vc + 3 * c, g, &l, G);
+}
+
+/* H[i][j] += J_:i' G J_:j for the entry (p, q) of the chain list of the rows in P->rows
+ * (lower triangle: entries with j > i are skipped) */
+SAP_HD void SAPT(sapw_hessianEntry)(SAPT(sapProblem)* P, const SAP_REAL* G, int p, int q) {
+  int nv = P->nv, i = P->chain[p], j = P->chain[q];
+  if (j > i) return;
+  const SAP_REAL* J = P->rows;
+  SAP_REAL gi[3];  // (J_:i)' G
+  for (int b = 0; b < 3; b++) gi[b] = J[i] * G[b] + J[nv + i] * G[3 + b] + J[2 * nv + i] * G[6 + b];
+  P->H[i * nv + j] += gi[0] * J[j] + gi[1] * J[nv + j] + gi[2] * J[2 * nv + j];
+}
+
+/* H += G_s S_s' S_s (lower triangle) for scalar row s at P->vc */
+SAP_HD void SAPT(sapw_hessianRow)(SAPT(sapProblem)* P, int s) {
+  SAP_REAL gam, l, g;
+  SAPT(sapw_boxEval)(P->spar + SAP_SPAR * s, P->vc[3 * P->nc + s], &gam, &l, &g);
+  if (g == 0) return;
+  const int* idx = P->sidx + s * P->snz;
+  const double* val = P->sval + s * P->snz;
+  for (int p = 0; p < P->snz && idx[p] >= 0; p++)
+    for (int q = 0; q < P->snz && idx[q] >= 0; q++)
+      if (idx[q] <= idx[p]) P->H[idx[p] * P->nv + idx[q]] += g * (SAP_REAL)val[p] * (SAP_REAL)val[q];
+}
+
+/* H = A + sum_c J_c' G_c J_c + sum_s G_s S_s' S_s (lower triangle) with the constraint
+ * Hessians G at P->vc; each contact's rows cover only the dofs of its two chains */
 SAP_HD void SAPT(sapw_hessian)(SAPT(sapProblem)* P) {
   int nv = P->nv;
   for (int i = 0; i < nv; i++)
     for (int j = 0; j <= i; j++) P->H[i * nv + j] = (SAP_REAL)P->A[i * nv + j];
   for (int c = 0; c < P->nc; c++) {
-    const double* Jc = P->J + (long)3 * c * nv;
-    const SAP_REAL* G = P->G + 9 * c;
-    for (int i = 0; i < nv; i++) {
-      SAP_REAL ji[3] = {(SAP_REAL)Jc[i], (SAP_REAL)Jc[nv + i], (SAP_REAL)Jc[2 * nv + i]};
-      if (ji[0] == 0 && ji[1] == 0 && ji[2] == 0) continue;
-      SAP_REAL gi[3];  // (J_:i)' G
-      for (int b = 0; b < 3; b++) gi[b] = ji[0] * G[b] + ji[1] * G[3 + b] + ji[2] * G[6 + b];
-      for (int j = 0; j <= i; j++)
-        P->H[i * nv + j] += gi[0] * (SAP_REAL)Jc[j] + gi[1] * (SAP_REAL)Jc[nv + j] + gi[2] * (SAP_REAL)Jc[2 * nv + j];
-    }
+    SAP_REAL G[9];
+    SAPT(sapw_contactHessian)(P, c, G);
+    int n = SAPT(sapw_contactRows)(P, c);
+    for (int p = 0; p < n; p++)
+      for (int q = 0; q < n; q++) SAPT(sapw_hessianEntry)(P, G, p, q);
+    SAPT(sapw_clearRows)(P, n);
   }
-  for (int s = 0; s < P->ns; s++) {
-    const double* Ss = P->S + (long)s * nv;
-    SAP_REAL g = P->G[9 * P->nc + s];
-    if (g == 0) continue;
-    for (int i = 0; i < nv; i++) {
-      if (Ss[i] == 0) continue;
-      for (int j = 0; j <= i; j++) P->H[i * nv + j] += g * (SAP_REAL)Ss[i] * (SAP_REAL)Ss[j];
-    }
-  }
+  for (int s = 0; s < P->ns; s++) SAPT(sapw_hessianRow)(P, s);
 }
 
 /* dv = -H^-1 grad in the linear-solve precision; returns 0 or the failed pivot + 1 */
@@ -152,35 +149,28 @@ SAP_HD int SAPT(sapw_direction)(SAPT(sapProblem)* P) {
   return info;
 }
 
-/* line data for dv: Adv = A dv, m1 = dv . A(v - v*), m2 = dv . A dv, dvc = [J; S] dv;
- * returns phi''(0) = m2 + dvc' G dvc (G at the current iterate) */
-SAP_HD SAP_REAL SAPT(sapw_lineSetup)(SAPT(sapProblem)* P) {
-  int nv = P->nv, nc3 = 3 * P->nc;
-  for (int i = 0; i < nv; i++) P->Adv[i] = SAPT(sapw_rowDot)(P->A + (long)i * nv, P->dv, nv);
-  P->m1 = SAPT(sapw_dot)(P->dv, P->r, nv);
-  P->m2 = SAPT(sapw_dot)(P->dv, P->Adv, nv);
-  for (int i = 0; i < nc3; i++) P->dvc[i] = SAPT(sapw_rowDot)(P->J + (long)i * nv, P->dv, nv);
-  for (int s = 0; s < P->ns; s++) P->dvc[nc3 + s] = SAPT(sapw_rowDot)(P->S + (long)s * nv, P->dv, nv);
-  SAP_REAL d2 = P->m2;
-  for (int c = 0; c < P->nc; c++) {
-    const SAP_REAL* G = P->G + 9 * c;
-    const SAP_REAL* x = P->dvc + 3 * c;
-    for (int a = 0; a < 3; a++)
-      for (int b = 0; b < 3; b++) d2 += x[a] * G[3 * a + b] * x[b];
-  }
-  for (int s = 0; s < P->ns; s++) d2 += P->dvc[nc3 + s] * P->G[9 * P->nc + s] * P->dvc[nc3 + s];
-  return d2;
-}
-
 /* phi(alpha) = mom + alpha m1 + alpha^2/2 m2 + constraint costs at vc + alpha dvc,
  * phi' = m1 + alpha m2 - gamma(alpha) . dvc, phi'' = m2 + dvc' G(alpha) dvc */
 SAP_HD void SAPT(sapw_lineEval)(SAPT(sapProblem)* P, SAP_REAL alpha, SAP_REAL* phi, SAP_REAL* d1,
                                 SAP_REAL* d2) {
   SAP_REAL c, e1, e2;
-  SAPT(sapw_constraints)(P, alpha, 0, 0, &c, &e1, &e2);
+  SAPT(sapw_constraints)(P, alpha, 0, &c, &e1, &e2);
   *phi = P->mom + alpha * P->m1 + alpha * alpha / 2 * P->m2 + c;
   *d1 = P->m1 + alpha * P->m2 + e1;
   *d2 = P->m2 + e2;
+}
+
+/* line data for dv: Adv = A dv, m1 = dv . A(v - v*), m2 = dv . A dv, dvc = [J; S] dv;
+ * returns phi''(0) = m2 + dvc' G dvc (G at the current iterate) */
+SAP_HD SAP_REAL SAPT(sapw_lineSetup)(SAPT(sapProblem)* P) {
+  int nv = P->nv;
+  for (int i = 0; i < nv; i++) P->Adv[i] = SAPT(sapw_rowDot)(P->A + (long)i * nv, P->dv, nv);
+  P->m1 = SAPT(sapw_dot)(P->dv, P->r, nv);
+  P->m2 = SAPT(sapw_dot)(P->dv, P->Adv, nv);
+  SAPT(sapw_constraintVelocities)(P, P->dv, P->dvc);
+  SAP_REAL phi, d1, d2;
+  SAPT(sapw_lineEval)(P, 0, &phi, &d1, &d2);
+  return d2;
 }
 
 /* weighted norm ||dscale o x|| over participating dofs */
@@ -214,7 +204,7 @@ SAP_HD void SAPT(sapw_newton)(SAPT(sapProblem)* P, const sapSolveParams* prm, sa
     P->pstar[i] = s;
   }
   st->iters = st->ls_iters = st->nfactor = st->flags = 0;
-  SAP_REAL cost = SAPT(sapw_evaluate)(P, 1), prev = cost, alpha = 1;
+  SAP_REAL cost = SAPT(sapw_evaluate)(P), prev = cost, alpha = 1;
   int cost_ok = 0, k = 0;
   for (;;) {
     if (!isfinite(cost)) { st->flags |= SAP_WORLD_LSFAIL; break; }
@@ -240,7 +230,7 @@ SAP_HD void SAPT(sapw_newton)(SAPT(sapProblem)* P, const sapSolveParams* prm, sa
     alpha = ls.alpha;
     for (int i = 0; i < nv; i++) P->v[i] += alpha * P->dv[i];
     prev = cost;
-    cost = SAPT(sapw_evaluate)(P, 1);
+    cost = SAPT(sapw_evaluate)(P);
     k++;
     SAP_REAL m = (SAP_FABS(cost) + SAP_FABS(prev)) / 2;
     cost_ok = SAP_FABS(prev - cost) < (SAP_REAL)prm->cost_abs + (SAP_REAL)prm->cost_rel * m &&

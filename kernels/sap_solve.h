@@ -76,21 +76,47 @@ SAP_HD double sapw_midpointAlpha0(double k0, double k1, double kdef) {
   return k0 + k1 > 0 ? k0 / (k0 + k1) : 0.5;
 }
 
-/* row and value of a 1-dof joint (hinge/slide) scaled by c: row[dof] += c, returns c q;
- * -1 in *ok for other joint types (their limits and drives are not supported here) */
-SAP_HD double sapw_jointRow(const sapModel* m, const double* qpos, int j, double c, double* row, int* ok) {
+/* sparse scalar row (idx, val) of at most snz entries, -1 after the last */
+typedef struct sapRow { int* idx; double* val; int n, cap; } sapRow;
+
+/* row += c e_dof for a 1-dof joint j (hinge/slide), returns c q; *ok = 0 for other joint
+ * types (their limits and drives are not supported here) or a full row */
+SAP_HD double sapw_jointRow(const sapModel* m, const double* qpos, int j, double c, sapRow* row, int* ok) {
   int t = m->jnt_type[j];
-  if (t != SAP_JNT_HINGE && t != SAP_JNT_SLIDE) { *ok = 0; return 0; }
-  row[m->jnt_dofadr[j]] += c;
+  if ((t != SAP_JNT_HINGE && t != SAP_JNT_SLIDE) || row->n >= row->cap) { *ok = 0; return 0; }
+  row->idx[row->n] = m->jnt_dofadr[j];
+  row->val[row->n++] = c;
+  if (row->n < row->cap) row->idx[row->n] = -1;
   return c * qpos[m->jnt_qposadr[j]];
 }
 
 /* fixed tendon t: row = sum coef e_dof, returns its length sum coef q (times c) */
-SAP_HD double sapw_tendonRow(const sapModel* m, const double* qpos, int t, double c, double* row, int* ok) {
+SAP_HD double sapw_tendonRow(const sapModel* m, const double* qpos, int t, double c, sapRow* row, int* ok) {
   double len = 0;
   for (int k = m->tendon_adr[t]; k < m->tendon_adr[t] + m->tendon_num[t]; k++)
     len += sapw_jointRow(m, qpos, m->wrap_jnt[k], c * m->wrap_coef[k], row, ok);
   return len;
+}
+
+/* an empty row over the storage of row s of (idx, val) with snz entries per row */
+SAP_HD sapRow sapw_row(int* idx, double* val, int s, int snz) {
+  sapRow r = {idx + (long)s * snz, val + (long)s * snz, 0, snz};
+  r.idx[0] = -1;
+  return r;
+}
+
+/* row s of (idx, val) as written */
+SAP_HD sapRow sapw_rowAt(int* idx, double* val, int s, int snz) {
+  sapRow r = {idx + (long)s * snz, val + (long)s * snz, 0, snz};
+  while (r.n < snz && r.idx[r.n] >= 0) r.n++;
+  return r;
+}
+
+/* row . x */
+SAP_HD double sapw_rowDotSparse(const sapRow* row, const double* x) {
+  double t = 0;
+  for (int k = 0; k < row->n; k++) t += row->val[k] * x[row->idx[k]];
+  return t;
 }
 
 /* fp32 */
@@ -111,11 +137,13 @@ SAP_HD double sapw_tendonRow(const sapModel* m, const double* qpos, int t, doubl
 
 /* Newton and world assembly call both Cholesky and both weight precisions */
 #include "sap_f32.h"
+#include "sap_problem_t.h"
 #include "sap_newton_t.h"
 #include "sap_world_t.h"
 #include "sap_end.h"
 
 #include "sap_f64.h"
+#include "sap_problem_t.h"
 #include "sap_newton_t.h"
 #include "sap_world_t.h"
 #include "sap_end.h"

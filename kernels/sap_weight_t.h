@@ -45,17 +45,23 @@ SAP_HD double SAPT(sapw_weightBody)(const sapModel* m, const sapData* d, int w, 
   return s > (SAP_REAL)1e-12 ? (double)s : 1e-12;
 }
 
-/* diag_delassus: W = J diag(A)^-1 J' (3x3, A_jj >= 1e-12), w = max(||W||_F / 3, 1e-12) */
-SAP_HD double SAPT(sapw_weightDelassus)(const double* J3, const double* A, int nv) {
+/* diag_delassus: W = J diag(A)^-1 J' (3x3, A_jj >= 1e-12) over the columns cols[0..n) of the
+ * rows J3 (3 x nv, fp32 or fp64 storage; cols NULL: columns 0..n-1),
+ * w = max(||W||_F / 3, 1e-12) */
+SAP_HD double SAPT(sapw_weightDelassus)(const void* J3, int J3_fp32, const int* cols, int n, const double* A,
+                                        int nv) {
   SAP_REAL W[9];
   for (int k = 0; k < 9; k++) W[k] = 0;
-  for (int j = 0; j < nv; j++) {
+  for (int k = 0; k < n; k++) {
+    int j = cols ? cols[k] : k;
     SAP_REAL ajj = (SAP_REAL)A[j * nv + j];
     SAP_REAL inv = 1 / (ajj > (SAP_REAL)1e-12 ? ajj : (SAP_REAL)1e-12);
-    SAP_REAL c0 = (SAP_REAL)J3[j], c1 = (SAP_REAL)J3[nv + j], c2 = (SAP_REAL)J3[2 * nv + j];
-    if (c0 == 0 && c1 == 0 && c2 == 0) continue;
-    W[0] += c0 * c0 * inv; W[1] += c0 * c1 * inv; W[2] += c0 * c2 * inv;
-    W[4] += c1 * c1 * inv; W[5] += c1 * c2 * inv; W[8] += c2 * c2 * inv;
+    SAP_REAL c[3];
+    for (int r = 0; r < 3; r++)
+      c[r] = J3_fp32 ? (SAP_REAL)((const float*)J3)[r * nv + j] : (SAP_REAL)((const double*)J3)[r * nv + j];
+    if (c[0] == 0 && c[1] == 0 && c[2] == 0) continue;
+    W[0] += c[0] * c[0] * inv; W[1] += c[0] * c[1] * inv; W[2] += c[0] * c[2] * inv;
+    W[4] += c[1] * c[1] * inv; W[5] += c[1] * c[2] * inv; W[8] += c[2] * c[2] * inv;
   }
   SAP_REAL f2 = W[0] * W[0] + W[4] * W[4] + W[8] * W[8] + 2 * (W[1] * W[1] + W[2] * W[2] + W[5] * W[5]);
   SAP_REAL wv = SAP_SQRT(f2) / 3;

@@ -360,14 +360,25 @@ typedef struct {
   double work[4096];
 } Prob;
 
-/* carve a problem with nv dofs, nc contacts, ns scalar rows from a static buffer */
+/* carve a problem with nv dofs, nc contacts (of a model with nbody bodies), ns scalar rows of
+ * up to nv entries (prob_entry) from a static buffer */
 static void prob_init(Prob* q, int nv, int nc, int ns, const double* A, const double* vstar) {
   memset(q, 0, sizeof(*q));
-  sapw_carve_f64(&q->P, q->work, nv, nc, ns);
-  CHECK(SAP_SOLVE_NWORK_(nv, nc, ns) <= 4096, "work size");
+  int nbody = 2;
+  CHECK(sapw_problemBytes_f64(nv, nbody, nc, ns, nv, 8) <= (long)sizeof(q->work), "work size");
+  sapw_carve_f64(&q->P, q->work, nv, nbody, nc, ns, nv, 8);
   q->P.nv = nv; q->P.nc = nc; q->P.ns = ns;
   q->P.A = A; q->P.vstar = vstar;
   for (int j = 0; j < nv; j++) q->P.dscale[j] = 1 / sqrt(A[j * nv + j]);
+  for (int k = 0; k < ns * nv; k++) q->P.sidx[k] = -1;
+}
+
+/* scalar row s gets the entry val at dof j */
+static void prob_entry(Prob* q, int s, int j, double val) {
+  int k = s * q->P.snz;
+  while (q->P.sidx[k] >= 0) k++;
+  q->P.sidx[k] = j;
+  q->P.sval[k] = val;
 }
 
 static sapSolveParams newton_params(int kind) {
@@ -391,11 +402,9 @@ static void test_newton_box(void) {
     for (int guess = 0; guess < 2; guess++) {
       Prob q;
       prob_init(&q, 9, 0, 6, A, vstar);
-      double* S = (double*)q.P.S;
-      for (int i = 0; i < 54; i++) S[i] = 0;
       for (int k = 0; k < 3; k++) {
-        S[k * 9 + 2 + k] = 1;          // v >= vl: y = (vl - v)/R
-        S[(3 + k) * 9 + 2 + k] = -1;   // v <= vu: y = (-vu + v)/R
+        prob_entry(&q, k, 2 + k, 1);       // v >= vl: y = (vl - v)/R
+        prob_entry(&q, 3 + k, 2 + k, -1);  // v <= vu: y = (-vu + v)/R
         double* p0 = q.P.spar + SAP_SPAR * k;
         double* p1 = q.P.spar + SAP_SPAR * (3 + k);
         p0[0] = p1[0] = 1000; p0[1] = vl[k]; p1[1] = -vu[k];
@@ -442,7 +451,7 @@ static void test_newton_pd_limit(void) {
     for (int e = 0; e < 2; e++) {
       Prob q;
       prob_init(&q, 1, 0, 1, A, vstar);
-      ((double*)q.P.S)[0] = 1;
+      prob_entry(&q, 0, 0, 1);
       sapw_pdSetup_f64(0.01, 100, 20, 0, 1, 0, 0, -eff[e], eff[e], q.P.spar);
       q.P.v[0] = 0;
       sapSolveParams p = newton_params(kind);
@@ -454,7 +463,7 @@ static void test_newton_pd_limit(void) {
     // upper limit 0, q0 = 1 mm: gamma = 0.05/(1 + R), v = -gamma, one iteration
     Prob q;
     prob_init(&q, 1, 0, 1, A, vstar);
-    ((double*)q.P.S)[0] = -1;
+    prob_entry(&q, 0, 0, -1);
     sapw_limitSetup_f64(0.01, 0 - 0.001, 1.0, 1e12, 0.01, 0.1, q.P.spar);
     CHECK_CLOSE(q.P.spar[0], 2.533029591e-4, 0, 1e-9, "limit R");
     q.P.v[0] = 0;
@@ -466,7 +475,24 @@ static void test_newton_pd_limit(void) {
   }
 }
 
-/* drake §6.11 pizza saver: q = (x, y, z, theta), three point contacts, A = diag(m, m, m, m r^2) */
+/* drake §6.11 pizza saver: q = (x, y, z, theta), three point contacts, A = diag(m, m, m, m r^2).
+ * The disk is body 1 of a two-body model with slides x, y, z and a hinge about z (cdof), its
+ * tree's reference point at the disk centre; the ground is geom 0 on the world body. */
+static const int pz_geom_body[2] = {0, 1}, pz_parent[2] = {0, 0}, pz_root[2] = {0, 1};
+static const int pz_dofadr[2] = {-1, 0}, pz_dofnum[2] = {0, 4}, pz_dofparent[4] = {-1, 0, 1, 2};
+static const int pz_dofbody[4] = {1, 1, 1, 1};
+static const double pz_cdof[24] = {0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0};
+static const double pz_cref[6] = {0, 0, 0, 0, 0, 0};
+
+static void pizza_model(sapModel* m, Prob* pb, int* con_geom, double* con_pos, double* con_frame) {
+  memset(m, 0, sizeof(*m));
+  m->nbody = 2; m->nv = 4; m->ngeom = 2;
+  m->geom_bodyid = (int*)pz_geom_body; m->body_parentid = (int*)pz_parent; m->body_rootid = (int*)pz_root;
+  m->body_dofadr = (int*)pz_dofadr; m->body_dofnum = (int*)pz_dofnum; m->dof_parentid = (int*)pz_dofparent;
+  m->dof_bodyid = (int*)pz_dofbody;
+  pb->P.m = m; pb->P.cdof = pz_cdof; pb->P.cref = pz_cref;
+  pb->P.con_geom = con_geom; pb->P.con_pos = con_pos; pb->P.con_frame = con_frame;
+}
 typedef struct { double wz, vmax, gn[3], gt[3], z, jc[4]; int conv_all; } PizzaOut;
 
 static PizzaOut pizza_run(int kind, double mu, double k, double taud, double beta, double fx, double Mz, int nstep) {
@@ -477,17 +503,22 @@ static PizzaOut pizza_run(int kind, double mu, double k, double taud, double bet
   memset(&o, 0, sizeof(o));
   o.conv_all = 1;
   static Prob pb;
+  sapModel pm;
+  int con_geom[6] = {0, 1, 0, 1, 0, 1};
+  double con_pos[18], con_frame[27];
   for (int n = 0; n < nstep; n++) {
     for (int i = 0; i < 4; i++) vstar[i] = v[i] + dt * tau[i] / A[5 * i];
     prob_init(&pb, 4, 3, 0, A, vstar);
+    pizza_model(&pm, &pb, con_geom, con_pos, con_frame);
     double c = cos(q[3]), s = sin(q[3]);
     double pts[3][2] = {{-sqrt(3) / 2, -0.5}, {sqrt(3) / 2, -0.5}, {0, 1}};
-    double* J = (double*)pb.P.J;
     for (int i = 0; i < 3; i++) {
       double px = rad * (c * pts[i][0] + s * pts[i][1]), py = rad * (-s * pts[i][0] + c * pts[i][1]);
-      double rows[12] = {1, 0, 0, -py, 0, 1, 0, px, 0, 0, 1, 0};
-      for (int r = 0; r < 12; r++) J[12 * i + r] = rows[r];
-      double w = sapw_weightDelassus_f64(J + 12 * i, A, 4);
+      double rows[12] = {1, 0, 0, -py, 0, 1, 0, px, 0, 0, 1, 0};  // J_i (drake §6.11)
+      double frame[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, x[6] = {px, py, 0, px, py, 0};
+      memcpy(con_pos + 6 * i, x, sizeof(x));
+      memcpy(con_frame + 9 * i, frame, sizeof(frame));
+      double w = sapw_weightDelassus_f64(rows, 0, NULL, 4, A, 4);
       sapw_coneSetup_f64(w, k, taud, mu, q[2], dt, beta, 1e-3, pb.P.cpar + SAP_CPAR * i);
     }
     double guess[4] = {1, 2, 3, 4};

@@ -45,6 +45,7 @@ typedef struct sapModel {
   int nkey;        /* keyframes */
   int npair_max;   /* candidate geom pairs after static filtering (collision) */
   int nsolve_rows; /* scalar SAP rows at most: PD drives + 2 x (limited joints + limited tendons) */
+  int nsolve_nnz;  /* entries of a scalar SAP row at most: 1, or the longest fixed tendon */
 
   /* options */
   double timestep;      /* h (s) */

@@ -1,0 +1,246 @@
+/* One world's SAP problem and its constraint operators (template body in the contact
+ * objective precision; include via sap_solve.h):
+ *   l(v) = 1/2 (v - v*)' A (v - v*) + sum_c l_c(J_c v) + sum_s l_s(S_s v)
+ * The contact Jacobian is never stored. J v runs as one pass down the body tree (body
+ * velocities about each tree's reference point, then the point velocities in the contact
+ * frames), J' gamma as one pass up it (contact forces as body wrenches, summed into the
+ * parents, projected on the dof motions), and the Newton matrix term J_c' G J_c walks the two
+ * dof chains of each contact (sapw_contactRows). Scalar rows S_s are stored sparse: at most
+ * snz (dof, coefficient) entries each. This keeps the solver's memory per world independent
+ * of nv x contact capacity. */
+
+typedef struct SAPT(sapProblem) {
+  int nv, nc, ns;           /* dofs, contacts, scalar constraints */
+  const double* A;          /* (nv x nv) dynamics matrix, fp64 storage */
+  const double* vstar;      /* (nv) free-motion velocity */
+  /* contact kinematics (world arrays of sapData at this world) */
+  const sapModel* m;        /* body tree, dof chains, geom bodies and stiffness */
+  const double* cdof;       /* (nv x 6) dof motions [angular; linear] about cref */
+  const double* cref;       /* (nbody x 3) reference point of each body's tree */
+  const int* con_geom;      /* (nc x 2) geoms of each contact */
+  const double* con_pos;    /* (nc x 6) witness points on geom 0 and geom 1 */
+  const double* con_frame;  /* (nc x 9) rows t1, t2, n; vc = frame (V1 - V0) */
+  int midpoint;             /* velocity point: stiffness-weighted midpoint, else the witnesses */
+  double kdef;              /* geom stiffness where a geom has none (midpoint weights) */
+  /* scalar rows */
+  int snz;                  /* entries per row */
+  int* sidx;                /* (ns x snz) dofs, -1 after a row's last entry */
+  double* sval;             /* (ns x snz) coefficients */
+  SAP_REAL* cpar;           /* (nc x SAP_CPAR) cone parameters */
+  SAP_REAL* spar;           /* (ns x SAP_SPAR) box parameters */
+  SAP_REAL* dscale;         /* (nv) diag(A)^-1/2 on participating dofs, 0 elsewhere */
+  SAP_REAL *v, *r, *grad, *jc, *dv, *Adv, *pstar; /* (nv) iterate, A(v-v*), gradient, J'gamma, step, A dv, A v* */
+  SAP_REAL *vc, *dvc, *gam; /* (3nc + ns) constraint velocities, J dv, impulses */
+  SAP_REAL* H;              /* (nv x nv) Newton matrix (lower triangle); the first nv x nv of L
+                               when the linear solve runs in the objective's precision */
+  void* L;                  /* (nv x (nv + 1)) factor and right-hand side, linear-solve precision */
+  SAP_REAL* body6;          /* (nbody x 6) body velocities or wrenches of the tree passes */
+  SAP_REAL* rows;           /* (3 x nv) one contact's Jacobian rows, zero outside its chains */
+  int* chain;               /* (nv) the dofs of one contact's chains */
+  int lin_fp32;             /* the linear solve runs in fp32 */
+  SAP_REAL mom;             /* momentum cost 1/2 (v - v*)' A (v - v*) at v */
+  SAP_REAL m1, m2;          /* line coefficients dv' A (v - v*), dv' A dv */
+} SAPT(sapProblem);
+
+/* bytes of one problem's scratch (sapw_carve); every block a multiple of 8 bytes */
+SAP_HD long SAPT(sapw_problemBytes)(int nv, int nbody, int c, int ns, int snz, int lin_bytes) {
+  long R = sizeof(SAP_REAL), n = 0;
+#define SAPW_BLOCK(bytes) n += ((long)(bytes) + 7) / 8 * 8
+  SAPW_BLOCK(8 * (long)ns * snz);                    // sval
+  if (lin_bytes != R) SAPW_BLOCK(R * nv * nv);       // H (else assembled in L)
+  SAPW_BLOCK((long)lin_bytes * nv * (nv + 1));       // L
+  SAPW_BLOCK(R * 11 * nv);                           // 8 vectors, rows
+  SAPW_BLOCK(R * 6 * nbody);                         // body6
+  SAPW_BLOCK(R * (SAP_CPAR * (long)c + SAP_SPAR * ns));
+  SAPW_BLOCK(R * 3 * (3 * (long)c + ns));           // vc, dvc, gam
+  SAPW_BLOCK(4 * ((long)ns * snz + nv));             // sidx, chain
+#undef SAPW_BLOCK
+  return n;
+}
+
+/* carve a problem's scratch (sapw_problemBytes, 8-byte aligned) into its arrays */
+SAP_HD void SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody, int c, int ns, int snz,
+                             int lin_bytes) {
+  unsigned char* p = (unsigned char*)work;
+  long R = sizeof(SAP_REAL);
+#define SAPW_TAKE(ptr, type, bytes) ptr = (type)p, p += ((long)(bytes) + 7) / 8 * 8
+  SAPW_TAKE(P->sval, double*, 8 * (long)ns * snz);
+  if (lin_bytes != R) SAPW_TAKE(P->H, SAP_REAL*, R * nv * nv);
+  SAPW_TAKE(P->L, void*, (long)lin_bytes * nv * (nv + 1));
+  if (lin_bytes == R) P->H = (SAP_REAL*)P->L;  // same precision: factor H in place
+  SAPW_TAKE(P->v, SAP_REAL*, R * 11 * nv);
+  SAPW_TAKE(P->body6, SAP_REAL*, R * 6 * nbody);
+  SAPW_TAKE(P->cpar, SAP_REAL*, R * (SAP_CPAR * (long)c + SAP_SPAR * ns));
+  SAPW_TAKE(P->vc, SAP_REAL*, R * 3 * (3 * (long)c + ns));
+  SAPW_TAKE(P->sidx, int*, 4 * ((long)ns * snz + nv));
+#undef SAPW_TAKE
+  SAP_REAL** vec[8] = {&P->r, &P->grad, &P->jc, &P->dv, &P->Adv, &P->pstar, &P->dscale, &P->rows};
+  for (int k = 0; k < 8; k++) *vec[k] = P->v + (long)(k + 1) * nv;  // rows takes 3 nv
+  P->spar = P->cpar + SAP_CPAR * (long)c;
+  P->dvc = P->vc + 3 * (long)c + ns;
+  P->gam = P->dvc + 3 * (long)c + ns;
+  P->chain = P->sidx + (long)ns * snz;
+  P->nv = nv;
+  P->snz = snz;
+}
+
+/* ---- contact geometry ------------------------------------------------------------- */
+
+/* body of side s (0, 1) of contact i and its velocity point relative to the body's tree
+ * reference point: the witness x_s, or pC = a0 x0 + a1 x1 (contact_midpoint) */
+SAP_HD int SAPT(sapw_contactPoint)(const SAPT(sapProblem)* P, int i, int s, SAP_REAL x[3]) {
+  const sapModel* m = P->m;
+  int g0 = P->con_geom[2 * i], g1 = P->con_geom[2 * i + 1];
+  int b = m->geom_bodyid[s ? g1 : g0];
+  const double* x0 = P->con_pos + 6 * i;
+  const double* cref = P->cref + 3 * b;
+  double a0 = s ? 0 : 1;
+  if (P->midpoint) a0 = sapw_midpointAlpha0(m->geom_k[g0], m->geom_k[g1], P->kdef);
+  for (int k = 0; k < 3; k++) x[k] = (SAP_REAL)(a0 * x0[k] + (1 - a0) * x0[3 + k] - cref[k]);
+  return b;
+}
+
+/* ---- J v: body velocities down the tree, then point velocities in contact frames ------ */
+/* Each pass is written as per-item functions (a body component, a contact, a row, a dof) and
+ * loops over them, so that the warp-cooperative solver (kernels/sap_warp_t.h) runs the same
+ * items on its lanes. */
+
+/* component k of body b's velocity [omega; v at cref] for the generalized velocity x, its
+ * parent's already computed (parents come before children) */
+SAP_HD void SAPT(sapw_bodyVelocity)(const SAPT(sapProblem)* P, const SAP_REAL* x, int b, int k) {
+  const sapModel* m = P->m;
+  SAP_REAL t = b > 0 ? P->body6[6 * m->body_parentid[b] + k] : 0;
+  if (b > 0)
+    for (int j = m->body_dofadr[b]; j < m->body_dofadr[b] + m->body_dofnum[b]; j++)
+      t += (SAP_REAL)P->cdof[6 * j + k] * x[j];
+  P->body6[6 * b + k] = t;
+}
+
+/* out[3i..3i+2] = J_i x for contact i (after the body velocities of x) */
+SAP_HD void SAPT(sapw_contactVelocity)(const SAPT(sapProblem)* P, int i, SAP_REAL* out) {
+  SAP_REAL u[3] = {0, 0, 0};
+  for (int s = 0; s < 2; s++) {
+    SAP_REAL x[3];
+    const SAP_REAL* V = P->body6 + 6 * SAPT(sapw_contactPoint)(P, i, s, x);
+    SAP_REAL sign = s ? 1 : -1;  // vc = frame (V1 - V0)
+    u[0] += sign * (V[3] + V[1] * x[2] - V[2] * x[1]);
+    u[1] += sign * (V[4] + V[2] * x[0] - V[0] * x[2]);
+    u[2] += sign * (V[5] + V[0] * x[1] - V[1] * x[0]);
+  }
+  const double* f = P->con_frame + 9 * i;
+  for (int r = 0; r < 3; r++)
+    out[3 * i + r] = (SAP_REAL)f[3 * r] * u[0] + (SAP_REAL)f[3 * r + 1] * u[1] + (SAP_REAL)f[3 * r + 2] * u[2];
+}
+
+/* S_s x */
+SAP_HD SAP_REAL SAPT(sapw_rowVelocity)(const SAPT(sapProblem)* P, int s, const SAP_REAL* x) {
+  SAP_REAL t = 0;
+  for (int k = s * P->snz; k < (s + 1) * P->snz && P->sidx[k] >= 0; k++) t += (SAP_REAL)P->sval[k] * x[P->sidx[k]];
+  return t;
+}
+
+/* out = [J; S] x (3nc + ns) */
+SAP_HD void SAPT(sapw_constraintVelocities)(const SAPT(sapProblem)* P, const SAP_REAL* x, SAP_REAL* out) {
+  if (P->nc > 0) {
+    for (int b = 0; b < P->m->nbody; b++)
+      for (int k = 0; k < 6; k++) SAPT(sapw_bodyVelocity)(P, x, b, k);
+    for (int i = 0; i < P->nc; i++) SAPT(sapw_contactVelocity)(P, i, out);
+  }
+  for (int s = 0; s < P->ns; s++) out[3 * P->nc + s] = SAPT(sapw_rowVelocity)(P, s, x);
+}
+
+/* ---- J' gamma: contact wrenches up the tree, projected on the dof motions ------------- */
+
+/* the wrench [torque; force] about cref of side s of contact i under the impulse gam_i;
+ * returns the body it acts on */
+SAP_HD int SAPT(sapw_contactWrench)(const SAPT(sapProblem)* P, int i, int s, const SAP_REAL* gam, SAP_REAL* F) {
+  const double* fr = P->con_frame + 9 * i;
+  const SAP_REAL* g = gam + 3 * i;
+  SAP_REAL f[3], x[3], sign = s ? 1 : -1;  // world impulse on body 1: frame' gamma
+  for (int k = 0; k < 3; k++)
+    f[k] = sign * ((SAP_REAL)fr[k] * g[0] + (SAP_REAL)fr[3 + k] * g[1] + (SAP_REAL)fr[6 + k] * g[2]);
+  int b = SAPT(sapw_contactPoint)(P, i, s, x);
+  F[0] = x[1] * f[2] - x[2] * f[1];
+  F[1] = x[2] * f[0] - x[0] * f[2];
+  F[2] = x[0] * f[1] - x[1] * f[0];
+  for (int k = 0; k < 3; k++) F[3 + k] = f[k];
+  return b;
+}
+
+/* component k of the subtree wrenches: children summed into parents (children come after
+ * parents) */
+SAP_HD void SAPT(sapw_subtreeWrenches)(const SAPT(sapProblem)* P, int k) {
+  const sapModel* m = P->m;
+  for (int b = m->nbody - 1; b > 0; b--) {
+    int p = m->body_parentid[b];
+    if (p > 0) P->body6[6 * p + k] += P->body6[6 * b + k];
+  }
+}
+
+/* dof j's share of the subtree wrench of its body: cdof_j . F */
+SAP_HD SAP_REAL SAPT(sapw_dofImpulse)(const SAPT(sapProblem)* P, int j) {
+  const SAP_REAL* F = P->body6 + 6 * P->m->dof_bodyid[j];
+  SAP_REAL t = 0;
+  for (int k = 0; k < 6; k++) t += (SAP_REAL)P->cdof[6 * j + k] * F[k];
+  return t;
+}
+
+/* out += S' gamma_s */
+SAP_HD void SAPT(sapw_rowImpulses)(const SAPT(sapProblem)* P, const SAP_REAL* gam, SAP_REAL* out) {
+  const SAP_REAL* gs = gam + 3 * P->nc;
+  for (int s = 0; s < P->ns; s++)
+    for (int k = s * P->snz; k < (s + 1) * P->snz && P->sidx[k] >= 0; k++)
+      out[P->sidx[k]] += (SAP_REAL)P->sval[k] * gs[s];
+}
+
+/* out = J' gamma + S' gamma_s (nv) */
+SAP_HD void SAPT(sapw_generalizedImpulse)(const SAPT(sapProblem)* P, const SAP_REAL* gam, SAP_REAL* out) {
+  const sapModel* m = P->m;
+  for (int j = 0; j < P->nv; j++) out[j] = 0;
+  if (P->nc > 0) {
+    for (int k = 0; k < 6 * m->nbody; k++) P->body6[k] = 0;
+    for (int i = 0; i < P->nc; i++)
+      for (int s = 0; s < 2; s++) {
+        SAP_REAL F[6];
+        SAP_REAL* Fb = P->body6 + 6 * SAPT(sapw_contactWrench)(P, i, s, gam, F);
+        for (int k = 0; k < 6; k++) Fb[k] += F[k];
+      }
+    for (int k = 0; k < 6; k++) SAPT(sapw_subtreeWrenches)(P, k);
+    for (int j = 0; j < P->nv; j++) out[j] = SAPT(sapw_dofImpulse)(P, j);
+  }
+  SAPT(sapw_rowImpulses)(P, gam, out);
+}
+
+/* ---- explicit rows of one contact (Newton matrix, weights, participation) ------------ */
+
+/* rows (3 x nv) = J_i on the dofs of the chains of both bodies, listed in P->chain; returns
+ * their number. The caller clears the listed columns of rows after use (sapw_clearRows).
+ * Two chains of one tree coincide from their first common dof up to the root. */
+SAP_HD int SAPT(sapw_contactRows)(const SAPT(sapProblem)* P, int i) {
+  const sapModel* m = P->m;
+  int nv = P->nv, n = 0, n1 = 0;
+  const double* f = P->con_frame + 9 * i;
+  for (int s = 1; s >= 0; s--) {
+    SAP_REAL x[3], sign = s ? 1 : -1;
+    int b = SAPT(sapw_contactPoint)(P, i, s, x);
+    for (int j = sapw_bodyLastDof(m, b); j >= 0; j = m->dof_parentid[j]) {
+      const double* cd = P->cdof + 6 * j;
+      SAP_REAL u[3] = {(SAP_REAL)cd[3] + (SAP_REAL)cd[1] * x[2] - (SAP_REAL)cd[2] * x[1],
+                       (SAP_REAL)cd[4] + (SAP_REAL)cd[2] * x[0] - (SAP_REAL)cd[0] * x[2],
+                       (SAP_REAL)cd[5] + (SAP_REAL)cd[0] * x[1] - (SAP_REAL)cd[1] * x[0]};
+      for (int r = 0; r < 3; r++)
+        P->rows[r * nv + j] += sign * ((SAP_REAL)f[3 * r] * u[0] + (SAP_REAL)f[3 * r + 1] * u[1] +
+                                       (SAP_REAL)f[3 * r + 2] * u[2]);
+      int shared = 0;  // side 0 meets side 1's chain: the rest is listed already
+      for (int k = 0; k < n1 && !shared; k++) shared = P->chain[k] == j;
+      if (!shared) P->chain[n++] = j;
+    }
+    n1 = n;
+  }
+  return n;
+}
+
+SAP_HD void SAPT(sapw_clearRows)(const SAPT(sapProblem)* P, int n) {
+  for (int k = 0; k < n; k++)
+    for (int r = 0; r < 3; r++) P->rows[r * P->nv + P->chain[k]] = 0;
+}
