@@ -69,6 +69,8 @@ static const sapName ls_names[] = {
 static const sapName device_names[] = {
     {"auto", SAP_DEVICE_AUTO}, {"cpu", SAP_DEVICE_CPU}, {"cuda", SAP_DEVICE_CUDA},
     {"gpu", SAP_DEVICE_CUDA}, {NULL, 0}};
+static const sapName solve_kernel_names[] = {
+    {"warp", SAP_SOLVE_WARP}, {"thread", SAP_SOLVE_THREAD}, {NULL, 0}};
 static const sapName broad_names[] = {
     {"auto", SAP_BROAD_AUTO}, {"pairs", SAP_BROAD_PAIRS}, {"sweep", SAP_BROAD_SWEEP}, {NULL, 0}};
 static const sapName bool_names[] = {
@@ -189,6 +191,7 @@ static const sapKey keys[] = {
     {"contacts", NULL, K_ENUM, OFF(contacts), bool_names, 0, 0, 0},
     {"graph", "cuda_graph", K_ENUM, OFF(graph), bool_names, 0, 0, 0},
     {"stage_timing", NULL, K_ENUM, OFF(stage_timing), bool_names, 0, 0, 0},
+    {"solve_kernel", NULL, K_ENUM, OFF(solve_kernel), solve_kernel_names, 0, 0, 0},
 };
 #define NKEYS ((int)(sizeof(keys) / sizeof(keys[0])))
 

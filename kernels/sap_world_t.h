@@ -162,7 +162,7 @@ SAP_HD void SAPT(sapw_participation)(const sapModel* m, const sapData* d, int w,
 }
 
 /* world w's problem over its scratch (sapData.scratch, the solve's share of the stage-local
- * scratch, sap_solveScratchBytes) */
+ * scratch, sapw_problemBytes); the caller zeroes P->rows (3 nv) */
 SAP_HD void SAPT(sapw_worldProblem)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
                                     SAPT(sapProblem)* P) {
   int nv = m->nv, cmax = d->ncon_max;
@@ -179,7 +179,6 @@ SAP_HD void SAPT(sapw_worldProblem)(const sapModel* m, const sapData* d, int w, 
   P->con_frame = d->con_frame + (long)w * cmax * 9;
   P->midpoint = prm->contact_point == SAP_POINT_MIDPOINT;
   P->kdef = prm->geom_k_default;
-  for (int k = 0; k < 3 * nv; k++) P->rows[k] = 0;
   int nc = d->ncon[w] < cmax ? d->ncon[w] : cmax;
   P->nc = nc > 0 ? nc : 0;
 }
@@ -191,6 +190,7 @@ SAP_HD void SAPT(sapw_solveWorld)(const sapModel* m, const sapData* d, int w, co
   const double* vstar = d->vstar + (long)w * nv;
   SAPT(sapProblem) P;
   SAPT(sapw_worldProblem)(m, d, w, prm, &P);
+  for (int k = 0; k < 3 * nv; k++) P.rows[k] = 0;
   // constraints: contacts, then drives, then limits
   for (int i = 0; i < P.nc; i++) SAPT(sapw_buildContact)(m, d, w, i, prm, &P);
   int ns = SAPT(sapw_buildDrives)(m, d, w, prm, &P);

@@ -24,12 +24,15 @@ static int gpu_available(void) {
   return ok;
 }
 
+static const char* solve_kernel = "warp";  /* option solve_kernel of the next make() */
+
 static sapSim* make(const char* path, int nworld, const char* preset, int device, int contacts) {
   sapModel* m = NULL;
   if (sap_loadModel(path, &m) != SAP_OK) return NULL;
   sapOptions o;
   sap_optionsDefault(&o);
   sap_optionsSet(&o, "preset", preset);
+  sap_optionsSet(&o, "solve_kernel", solve_kernel);
   o.device = device;
   o.contacts = contacts;
   sapSim* s = NULL;
@@ -97,6 +100,10 @@ static void test_parity_contact(void) {
   parity("scenes/box_stack.xml", "approx64", 1, 40, 1e-6);
   parity("scenes/humanoid.xml", "drake", 1, 20, 1e-6);
   parity("scenes/ant.xml", "approx32", 1, 20, 1e-3);
+  solve_kernel = "thread";  // the one-thread-per-world solve kernel too
+  parity("scenes/humanoid.xml", "drake", 1, 20, 1e-6);
+  parity("scenes/box_stack.xml", "approx64", 1, 40, 1e-6);
+  solve_kernel = "warp";
 }
 
 static uint64_t hash(const double* x, size_t n) {

@@ -103,6 +103,7 @@ static void check_scene(const char* scene, int nworld, int nstep, int* ncontacts
     for (int w = 0; w < nworld; w++) {
       sapProblem_f64 P;
       sapw_worldProblem_f64(m, &s->d, w, &prm, &P);
+      for (int k = 0; k < 3 * nv; k++) P.rows[k] = 0;
       int nc = P.nc, nr = 3 * nc;
       if (nc == 0) continue;
       *ncontacts += nc;

@@ -40,6 +40,9 @@ typedef enum { SAP_LS_MONOTONE = 0, SAP_LS_ARMIJO = 1, SAP_LS_EXACT = 2 } sapLin
 typedef enum { SAP_PRESET_APPROX32 = 0, SAP_PRESET_APPROX64 = 1, SAP_PRESET_DRAKE = 2 } sapPreset;
 typedef enum { SAP_DEVICE_AUTO = 0, SAP_DEVICE_CPU = 1, SAP_DEVICE_CUDA = 2 } sapDevice;
 typedef enum { SAP_BROAD_AUTO = 0, SAP_BROAD_PAIRS = 1, SAP_BROAD_SWEEP = 2 } sapBroadphase;
+/* GPU solve kernel: one warp per world (lanes share contacts, Newton-matrix entries,
+ * Cholesky rows and line-search terms) or one thread per world (the CPU's code as is) */
+typedef enum { SAP_SOLVE_WARP = 0, SAP_SOLVE_THREAD = 1 } sapSolveKernel;
 
 /* Knobs set to -1 (or NaN for reals) take the preset's value when the options are
  * expanded (sap_optionsExpand); an explicit value overrides the preset (seed 002). */
@@ -78,6 +81,7 @@ typedef struct sapOptions {
   int contacts;                    /* 1: collision + SAP contacts; 0: free motion only */
   int graph;                       /* GPU: capture one step in a CUDA graph, replay it (0) */
   int stage_timing;                /* GPU: time each stage with events (1 sync per step) (0) */
+  int solve_kernel;                /* GPU: sapSolveKernel (warp) */
 } sapOptions;
 
 /* defaults: approx32, armijo_decay, every knob from the preset */

@@ -2,6 +2,12 @@
 // this file): host memory stands for device memory, work runs in issue order, and
 // stream capture records work into a graph that cudaGraphLaunch replays. Kernel
 // threads run as coroutines (ucontext) so that barriers and warp operations work.
+// A worker is entered through its ucontext once; after that every switch is a
+// _setjmp/_longjmp pair, which saves no signal mask (swapcontext makes two sigprocmask
+// system calls per switch: the warp solver's emulated parity tests took 78 s with it).
+// Under AddressSanitizer every switch stays a swapcontext, which ASan knows about.
+#undef _FORTIFY_SOURCE  // longjmp between stacks is the point here
+#include <setjmp.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -46,8 +52,16 @@ namespace {
 
 enum { T_READY, T_BARRIER, T_WARP, T_DONE };
 
+#if defined(__SANITIZE_ADDRESS__)
+#define SHIM_JMP 0
+#else
+#define SHIM_JMP 1
+#endif
+
 struct Worker {
-  ucontext_t ctx;
+  ucontext_t ctx;  // its entry (and every switch under ASan)
+  jmp_buf jb;      // where it resumes
+  bool started;
   char* stack;
   bool idle;     // waiting for threads to start; else a thread of the block owns it
   Worker* next;  // in idle_workers
@@ -74,6 +88,7 @@ struct ShimBlock {
   bool rounds = false;       // it runs in rounds (workers must not go on to the next block)
   int cur = -1;              // the thread running now; -1 while the scheduler runs
   ucontext_t sched;
+  jmp_buf sched_jb;
   std::vector<ShimThread> th;
 };
 
@@ -103,6 +118,15 @@ void begin_block(unsigned bx) {
   if (blk.shared_bytes) std::memset(dyn_buf, 0xFF, blk.shared_bytes);  // poison, as fresh memory
 }
 
+// suspend the worker's thread and go back to the scheduler
+void to_scheduler(Worker* self) {
+  if (!SHIM_JMP) {
+    if (swapcontext(&self->ctx, &blk.sched) != 0) die("swapcontext failed");
+  } else if (!_setjmp(self->jb)) {
+    _longjmp(blk.sched_jb, 1);
+  }
+}
+
 void worker_main() {
   Worker* self = new_worker_self;
   for (;;) {
@@ -123,7 +147,7 @@ void worker_main() {
     }
     blk.cur = -1;
     self->idle = true;
-    if (swapcontext(&self->ctx, &blk.sched) != 0) die("swapcontext failed");
+    to_scheduler(self);
   }
 }
 
@@ -141,6 +165,7 @@ __attribute__((noinline)) Worker* new_worker() {
   if (p == MAP_FAILED) die("cannot map a %zu-byte thread stack", stack_bytes);
   if (mprotect(p, page, PROT_NONE) != 0) die("cannot protect a stack guard page");
   Worker* w = new Worker;
+  w->started = false;
   w->stack = (char*)p + page;
   if (getcontext(&w->ctx) != 0) die("getcontext failed");
   w->ctx.uc_stack.ss_sp = w->stack;
@@ -161,7 +186,16 @@ Worker* get_worker() {
 // runs w until its thread waits or it has no thread to start
 void run_worker(Worker* w) {
   w->idle = false;
-  if (swapcontext(&blk.sched, &w->ctx) != 0) die("swapcontext failed");
+  if (!SHIM_JMP) {
+    if (swapcontext(&blk.sched, &w->ctx) != 0) die("swapcontext failed");
+  } else if (!_setjmp(blk.sched_jb)) {
+    if (!w->started) {
+      w->started = true;
+      setcontext(&w->ctx);
+      die("setcontext failed");
+    }
+    _longjmp(w->jb, 1);
+  }
   blk.cur = -1;
   if (w->idle) {
     w->next = idle_workers;
@@ -176,7 +210,7 @@ ShimThread& current(const char* what) {
 }
 void wait_as(ShimThread& x, int state) {
   x.state = state;
-  if (swapcontext(&x.w->ctx, &blk.sched) != 0) die("swapcontext failed");
+  to_scheduler(x.w);
 }
 
 // __syncthreads: all threads of the block there

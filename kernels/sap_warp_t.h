@@ -1,0 +1,259 @@
+/* The SAP solve of one world on one warp (template body in the contact objective precision;
+ * include via sap_warp.h). The same per-item functions as the one-thread reference
+ * (sap_problem_t.h, sap_newton_t.h, sap_world_t.h) run on the 32 lanes: contacts, scalar rows,
+ * dofs and Newton-matrix entries are strided over lanes, sums are warp reductions that give
+ * every lane the same value, so the Newton and line-search control flow stays uniform. Writes
+ * of one phase are separated from the reads of the next by __syncwarp. Ordering of the sums
+ * differs from the reference, so results agree to rounding, not bitwise; reruns are bitwise
+ * equal (no atomics: every output has one writer). */
+
+/* sum over the lanes; every lane gets the same value (butterfly: each step adds the same two
+ * partial sums in both lanes of a pair, and addition commutes) */
+SAP_DEV SAP_REAL SAPT(sapv_sum)(SAP_REAL x) {
+  for (int o = SAPV_LANES / 2; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
+  return x;
+}
+
+/* out = [J; S] x */
+SAP_DEV void SAPT(sapv_constraintVelocities)(const SAPT(sapProblem)* P, const SAP_REAL* x, SAP_REAL* out,
+                                              int lane) {
+  if (P->nc > 0) {
+    if (lane < 6)
+      for (int b = 0; b < P->m->nbody; b++) SAPT(sapw_bodyVelocity)(P, x, b, lane);
+    __syncwarp();
+    for (int i = lane; i < P->nc; i += SAPV_LANES) SAPT(sapw_contactVelocity)(P, i, out);
+  }
+  for (int s = lane; s < P->ns; s += SAPV_LANES) out[3 * P->nc + s] = SAPT(sapw_rowVelocity)(P, s, x);
+  __syncwarp();
+}
+
+/* out = J' gamma + S' gamma_s: each lane gathers the contact wrenches of its bodies, lanes
+ * 0-5 sum the subtrees (one wrench component each), lanes project on their dofs */
+SAP_DEV void SAPT(sapv_generalizedImpulse)(const SAPT(sapProblem)* P, const SAP_REAL* gam, SAP_REAL* out,
+                                            int lane) {
+  const sapModel* m = P->m;
+  if (P->nc > 0) {
+    for (int b = lane; b < m->nbody; b += SAPV_LANES) {
+      SAP_REAL acc[6] = {0, 0, 0, 0, 0, 0};
+      for (int i = 0; i < P->nc; i++)
+        for (int s = 0; s < 2; s++)
+          if (m->geom_bodyid[P->con_geom[2 * i + s]] == b) {
+            SAP_REAL F[6];
+            SAPT(sapw_contactWrench)(P, i, s, gam, F);
+            for (int k = 0; k < 6; k++) acc[k] += F[k];
+          }
+      for (int k = 0; k < 6; k++) P->body6[6 * b + k] = acc[k];
+    }
+    __syncwarp();
+    if (lane < 6) SAPT(sapw_subtreeWrenches)(P, lane);
+    __syncwarp();
+  }
+  for (int j = lane; j < P->nv; j += SAPV_LANES) out[j] = P->nc > 0 ? SAPT(sapw_dofImpulse)(P, j) : 0;
+  __syncwarp();
+  if (lane == 0) SAPT(sapw_rowImpulses)(P, gam, out);
+  __syncwarp();
+}
+
+/* l(v) at P->v: vc, gamma, r = A (v - v*), jc = J'gamma, grad = r - jc (sapw_evaluate) */
+SAP_DEV SAP_REAL SAPT(sapv_evaluate)(SAPT(sapProblem)* P, int lane) {
+  int nv = P->nv;
+  SAPT(sapv_constraintVelocities)(P, P->v, P->vc, lane);
+  SAP_REAL acc[3] = {0, 0, 0};
+  for (int i = lane; i < P->nc; i += SAPV_LANES) SAPT(sapw_contactCost)(P, i, 0, 1, acc);
+  for (int s = lane; s < P->ns; s += SAPV_LANES) SAPT(sapw_rowCost)(P, s, 0, 1, acc);
+  for (int i = lane; i < nv; i += SAPV_LANES) P->dv[i] = P->v[i] - (SAP_REAL)P->vstar[i];
+  __syncwarp();
+  SAP_REAL mom = 0;
+  for (int i = lane; i < nv; i += SAPV_LANES) {
+    P->r[i] = SAPT(sapw_rowDot)(P->A + (long)i * nv, P->dv, nv);
+    mom += P->dv[i] * P->r[i];
+  }
+  __syncwarp();
+  SAPT(sapv_generalizedImpulse)(P, P->gam, P->jc, lane);
+  for (int j = lane; j < nv; j += SAPV_LANES) P->grad[j] = P->r[j] - P->jc[j];
+  __syncwarp();
+  P->mom = SAPT(sapv_sum)(mom) / 2;
+  return P->mom + SAPT(sapv_sum)(acc[0]);
+}
+
+/* H = A + sum J'GJ + sum G_s S'S: per contact, lane 0 walks the chains, the lanes add the
+ * (p, q) entries of its outer product (distinct entries: one writer each) */
+SAP_DEV void SAPT(sapv_hessian)(SAPT(sapProblem)* P, int lane) {
+  int nv = P->nv;
+  for (int t = lane; t < nv * nv; t += SAPV_LANES)
+    if (t % nv <= t / nv) P->H[t] = (SAP_REAL)P->A[t];
+  __syncwarp();
+  for (int c = 0; c < P->nc; c++) {
+    SAP_REAL G[9];
+    SAPT(sapw_contactHessian)(P, c, G);  // every lane: the same 3x3
+    int n = lane == 0 ? SAPT(sapw_contactRows)(P, c) : 0;
+    n = __shfl_sync(0xffffffffu, n, 0);
+    __syncwarp();
+    for (int t = lane; t < n * n; t += SAPV_LANES) SAPT(sapw_hessianEntry)(P, G, t / n, t % n);
+    __syncwarp();
+    if (lane == 0) SAPT(sapw_clearRows)(P, n);
+    __syncwarp();
+  }
+  if (lane == 0)
+    for (int s = 0; s < P->ns; s++) SAPT(sapw_hessianRow)(P, s);
+  __syncwarp();
+}
+
+/* dv = -H^-1 grad in the linear-solve precision; returns 0 or the failed pivot + 1 */
+SAP_DEV int SAPT(sapv_direction)(SAPT(sapProblem)* P, int lane) {
+  int nv = P->nv, info;
+  if (P->lin_fp32) {
+    float* L = (float*)P->L;
+    float* x = L + nv * nv;
+    for (int t = lane; t < nv * nv; t += SAPV_LANES)
+      if (t % nv <= t / nv) L[t] = (float)P->H[t];
+    for (int i = lane; i < nv; i += SAPV_LANES) x[i] = (float)-P->grad[i];
+    __syncwarp();
+    info = sapv_cholFactor_f32(L, nv, nv, lane);
+    if (!info) sapv_cholSolve_f32(L, nv, nv, x, lane);
+    for (int i = lane; i < nv; i += SAPV_LANES) P->dv[i] = (SAP_REAL)x[i];
+  } else {
+    double* L = (double*)P->L;
+    double* x = L + nv * nv;
+    for (int t = lane; t < nv * nv; t += SAPV_LANES)
+      if (t % nv <= t / nv) L[t] = (double)P->H[t];
+    for (int i = lane; i < nv; i += SAPV_LANES) x[i] = (double)-P->grad[i];
+    __syncwarp();
+    info = sapv_cholFactor_f64(L, nv, nv, lane);
+    if (!info) sapv_cholSolve_f64(L, nv, nv, x, lane);
+    for (int i = lane; i < nv; i += SAPV_LANES) P->dv[i] = (SAP_REAL)x[i];
+  }
+  __syncwarp();
+  return info;
+}
+
+/* phi, phi', phi'' at alpha (sapw_lineEval) */
+SAP_DEV void SAPT(sapv_lineEval)(SAPT(sapProblem)* P, SAP_REAL alpha, SAP_REAL* phi, SAP_REAL* d1, SAP_REAL* d2,
+                                 int lane) {
+  SAP_REAL acc[3] = {0, 0, 0};
+  for (int i = lane; i < P->nc; i += SAPV_LANES) SAPT(sapw_contactCost)(P, i, alpha, 0, acc);
+  for (int s = lane; s < P->ns; s += SAPV_LANES) SAPT(sapw_rowCost)(P, s, alpha, 0, acc);
+  SAP_REAL c = SAPT(sapv_sum)(acc[0]), e1 = SAPT(sapv_sum)(acc[1]), e2 = SAPT(sapv_sum)(acc[2]);
+  *phi = P->mom + alpha * P->m1 + alpha * alpha / 2 * P->m2 + c;
+  *d1 = P->m1 + alpha * P->m2 + e1;
+  *d2 = P->m2 + e2;
+}
+
+/* line data for dv (sapw_lineSetup); returns phi''(0) */
+SAP_DEV SAP_REAL SAPT(sapv_lineSetup)(SAPT(sapProblem)* P, int lane) {
+  int nv = P->nv;
+  SAP_REAL m1 = 0, m2 = 0;
+  for (int i = lane; i < nv; i += SAPV_LANES) {
+    P->Adv[i] = SAPT(sapw_rowDot)(P->A + (long)i * nv, P->dv, nv);
+    m1 += P->dv[i] * P->r[i];
+    m2 += P->dv[i] * P->Adv[i];
+  }
+  P->m1 = SAPT(sapv_sum)(m1);
+  P->m2 = SAPT(sapv_sum)(m2);
+  SAPT(sapv_constraintVelocities)(P, P->dv, P->dvc, lane);
+  SAP_REAL phi, d1, d2;
+  SAPT(sapv_lineEval)(P, 0, &phi, &d1, &d2, lane);
+  return d2;
+}
+
+/* optimality (sapw_optimal) */
+SAP_DEV int SAPT(sapv_optimal)(SAPT(sapProblem)* P, const sapSolveParams* prm, int lane) {
+  SAP_REAL res = 0, pn = 0, jn = 0;
+  for (int i = lane; i < P->nv; i += SAPV_LANES) {
+    SAP_REAL a = P->dscale[i] * P->grad[i], b = P->dscale[i] * (P->r[i] + P->pstar[i]), c = P->dscale[i] * P->jc[i];
+    res += a * a;
+    pn += b * b;
+    jn += c * c;
+  }
+  res = SAP_SQRT(SAPT(sapv_sum)(res));
+  pn = SAP_SQRT(SAPT(sapv_sum)(pn));
+  jn = SAP_SQRT(SAPT(sapv_sum)(jn));
+  SAP_REAL scale = pn > jn ? pn : jn;
+  return res <= (SAP_REAL)prm->opt_abs + (SAP_REAL)prm->opt_rel * scale;
+}
+
+/* the Newton loop of sapw_newton on one warp */
+SAP_DEV void SAPT(sapv_newton)(SAPT(sapProblem)* P, const sapSolveParams* prm, sapSolveStats* st, int lane) {
+  int nv = P->nv;
+  for (int i = lane; i < nv; i += SAPV_LANES) {
+    SAP_REAL s = 0;
+    for (int j = 0; j < nv; j++) s += (SAP_REAL)P->A[(long)i * nv + j] * (SAP_REAL)P->vstar[j];
+    P->pstar[i] = s;
+  }
+  __syncwarp();
+  st->iters = st->ls_iters = st->nfactor = st->flags = 0;
+  SAP_REAL cost = SAPT(sapv_evaluate)(P, lane), prev = cost, alpha = 1;
+  int cost_ok = 0, k = 0;
+  for (;;) {
+    if (!isfinite(cost)) { st->flags |= SAP_WORLD_LSFAIL; break; }
+    if (SAPT(sapv_optimal)(P, prm, lane) || cost_ok) { st->flags |= SAP_WORLD_CONVERGED; break; }
+    if (k >= prm->max_iterations) { st->flags |= SAP_WORLD_MAXITER; break; }
+    SAPT(sapv_hessian)(P, lane);
+    st->nfactor++;
+    if (SAPT(sapv_direction)(P, lane)) { st->flags |= SAP_WORLD_FACTORFAIL; break; }
+    SAP_REAL d2phi0 = SAPT(sapv_lineSetup)(P, lane);
+    SAP_REAL g = 0;
+    for (int i = lane; i < nv; i += SAPV_LANES) g += P->grad[i] * P->dv[i];
+    SAPT(sapLineSearch) ls;
+    SAPT(sapw_lsBegin)(&ls, prm, cost, SAPT(sapv_sum)(g), d2phi0);
+    while (ls.status == SAP_LS_RUNNING) {
+      SAP_REAL phi, d1, d2;
+      SAPT(sapv_lineEval)(P, ls.alpha, &phi, &d1, &d2, lane);
+      SAPT(sapw_lsFeed)(&ls, phi, d1, d2);
+    }
+    st->ls_iters += ls.iter;
+    if (ls.status != SAP_LS_DONE) { st->flags |= SAP_WORLD_LSFAIL; break; }
+    alpha = ls.alpha;
+    for (int i = lane; i < nv; i += SAPV_LANES) P->v[i] += alpha * P->dv[i];
+    __syncwarp();
+    prev = cost;
+    cost = SAPT(sapv_evaluate)(P, lane);
+    k++;
+    SAP_REAL m = (SAP_FABS(cost) + SAP_FABS(prev)) / 2;
+    cost_ok = SAP_FABS(prev - cost) < (SAP_REAL)prm->cost_abs + (SAP_REAL)prm->cost_rel * m &&
+              alpha > (SAP_REAL)prm->cost_min_alpha;
+  }
+  st->iters = k;
+}
+
+/* solve world w on one warp (sapw_solveWorld): lanes build the contacts, lane 0 the scalar
+ * rows and the participation, then the Newton loop */
+SAP_DEV void SAPT(sapv_solveWorld)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
+                                   int lane) {
+  int nv = m->nv;
+  double* vnext = d->vnext + (long)w * nv;
+  const double* vstar = d->vstar + (long)w * nv;
+  SAPT(sapProblem) P;
+  SAPT(sapw_worldProblem)(m, d, w, prm, &P);
+  for (int k = lane; k < 3 * nv; k += SAPV_LANES) P.rows[k] = 0;
+  __syncwarp();
+  if (prm->weight_mode == SAP_WEIGHT_DIAG_DELASSUS) {  // shares the rows buffer: one lane
+    if (lane == 0)
+      for (int i = 0; i < P.nc; i++) SAPT(sapw_buildContact)(m, d, w, i, prm, &P);
+  } else {
+    for (int i = lane; i < P.nc; i += SAPV_LANES) SAPT(sapw_buildContact)(m, d, w, i, prm, &P);
+  }
+  int ns = 0;
+  if (lane == 0) {
+    ns = SAPT(sapw_buildDrives)(m, d, w, prm, &P);
+    ns += SAPT(sapw_buildLimits)(m, d, w, prm, &P, ns);
+    P.ns = ns;
+    if (P.nc + P.ns > 0) SAPT(sapw_participation)(m, d, w, &P);
+  }
+  P.ns = __shfl_sync(0xffffffffu, ns, 0);
+  __syncwarp();
+  sapSolveStats st = {0, 0, 0, SAP_WORLD_CONVERGED};
+  if (P.nc + P.ns == 0) {
+    for (int j = lane; j < nv; j += SAPV_LANES) vnext[j] = vstar[j];
+  } else {
+    SAPT(sapv_newton)(&P, prm, &st, lane);
+    for (int j = lane; j < nv; j += SAPV_LANES) vnext[j] = (double)P.v[j];
+  }
+  if (lane == 0) {
+    d->newton_iter[w] = st.iters;
+    d->ls_iter[w] = st.ls_iters;
+    d->nfactor[w] = st.nfactor;
+    d->world_flags[w] = (d->world_flags[w] & ~(SAP_WORLD_CONVERGED | SAP_WORLD_MAXITER | SAP_WORLD_LSFAIL |
+                                              SAP_WORLD_FACTORFAIL)) | st.flags;
+  }
+}
