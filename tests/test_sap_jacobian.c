@@ -94,7 +94,7 @@ static void check_scene(const char* scene, int nworld, int nstep, int* ncontacts
   int nv = m->nv, cmax = s->d.ncon_max;
   double* J = (double*)malloc(sizeof(double) * 3 * (cmax + 1) * nv);
   double* y = (double*)malloc(sizeof(double) * 3 * (cmax + 1));
-  double* want = (double*)malloc(sizeof(double) * 9 * (cmax + 1));
+  double* Gs = (double*)malloc(sizeof(double) * 9 * (cmax + 1));  // the G_i of the oracle sum
   double* x = (double*)malloc(sizeof(double) * nv);
   for (int midpoint = 0; midpoint < 2; midpoint++) {
     sapSolveParams prm;
@@ -143,7 +143,7 @@ static void check_scene(const char* scene, int nworld, int nstep, int* ncontacts
       CHECK(bad_rows == 0, "%s w %d mid %d: %d row entries differ", scene, w, midpoint, bad_rows);
       // Newton matrix at random contact velocities: G_i from the cone projection (cpar of the
       // contact built as in a step)
-      double* G = want;
+      double* G = Gs;
       for (int i = 0; i < nc; i++) {
         sapw_buildContact_f64(m, &s->d, w, i, &prm, &P);
         for (int k = 0; k < 3; k++) P.vc[3 * i + k] = check_uniform(-0.1, 0.1);
@@ -165,7 +165,7 @@ static void check_scene(const char* scene, int nworld, int nstep, int* ncontacts
       CHECK(err_h <= 1e-11 * hs * nc, "%s w %d mid %d: |H - (A + J'GJ)| %g of %g", scene, w, midpoint, err_h, hs);
     }
   }
-  free(J); free(y); free(want); free(x);
+  free(J); free(y); free(Gs); free(x);
   mj_deleteData(md);
   mj_deleteModel(mj);
   sap_free(s);
