@@ -26,7 +26,7 @@ ifneq ($(NVCC),)
   NVFLAGS   += -O3 -std=c++17 $(CUDA_ARCH) -Iinclude -Ikernels -Ihost \
                -Xcompiler -Wall,-Wextra,-Werror,-fPIC -Werror all-warnings -DSAP_HAVE_CUDA
   CFLAGS    += -DSAP_HAVE_CUDA -isystem $(CUDA_HOME)/include
-  LDLIBS    += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lstdc++
+  LDLIBS    += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusolver -lcudart -lstdc++
 endif
 
 # The CUDA backend emulated on the CPU (tests/shim/cuda_runtime.h): the same host and
@@ -35,7 +35,9 @@ CXX       ?= g++
 EMU       := $(BUILD)/emu
 EMU_FLAGS := -DSAP_HAVE_CUDA -DSAP_CUDA_SHIM -Itests/shim
 EMU_CU    := $(wildcard kernels/*.cu)
-EMU_OBJ   := $(HOST_SRC:%.c=$(EMU)/%.o) $(EMU_CU:%.cu=$(EMU)/%.o) $(EMU)/tests/shim/cuda_shim.o
+EMU_OBJ   := $(HOST_SRC:%.c=$(EMU)/%.o) $(EMU_CU:%.cu=$(EMU)/%.o) $(EMU)/tests/shim/cuda_shim.o \
+             $(EMU)/tests/shim/cusolver_shim.o
+EMU_HDR   := tests/shim/cuda_runtime.h tests/shim/cusolverDn.h
 EMU_LIB   := $(EMU)/libsapsim.a
 EMU_TEST  := $(BUILD)/tests/test_gpu_emulated
 # tests/test_shim.cu (block-cooperative kernels): emulated always, on a device via nvcc
@@ -66,15 +68,15 @@ $(BUILD)/tests/%: tests/%.c tests/check.h $(LIB) $(KERNEL_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests $< $(LIB) $(LDLIBS) $(TEST_LDLIBS) -o $@
 
-$(EMU)/host/%.o: host/%.c $(KERNEL_HDR) tests/shim/cuda_runtime.h
+$(EMU)/host/%.o: host/%.c $(KERNEL_HDR) $(EMU_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(EMU_FLAGS) -c $< -o $@
 
-$(EMU)/kernels/%.o: kernels/%.cu $(KERNEL_HDR) tests/shim/cuda_runtime.h
+$(EMU)/kernels/%.o: kernels/%.cu $(KERNEL_HDR) $(EMU_HDR)
 	@mkdir -p $(dir $@)
 	$(CXX) -x c++ -std=c++17 $(OPT) -g -Wall -Wextra -Werror -Iinclude -Ikernels -Ihost $(EMU_FLAGS) -c $< -o $@
 
-$(EMU)/tests/shim/cuda_shim.o: tests/shim/cuda_shim.cpp tests/shim/cuda_runtime.h
+$(EMU)/tests/shim/%.o: tests/shim/%.cpp $(EMU_HDR)
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++17 $(OPT) -g -Wall -Wextra -Werror -Itests/shim -c $< -o $@
 
@@ -83,7 +85,8 @@ $(EMU_LIB): $(EMU_OBJ)
 
 $(EMU_TEST): tests/test_gpu.c tests/check.h $(EMU_LIB) $(KERNEL_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(EMU_FLAGS) -Itests $< $(EMU_LIB) $(LDLIBS) -lstdc++ -o $@
+	$(CC) $(BASE_CFLAGS) $(EMU_FLAGS) -Itests $< $(EMU_LIB) $(filter-out -lcusolver -lcudart,$(LDLIBS)) \
+	  $(TEST_LDLIBS) -lstdc++ -o $@
 
 $(BUILD)/tests/test_shim_emulated: tests/test_shim.cu tests/check.h $(KERNEL_HDR) tests/shim/cuda_runtime.h $(EMU)/tests/shim/cuda_shim.o
 	@mkdir -p $(dir $@)

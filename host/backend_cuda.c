@@ -131,11 +131,12 @@ sapStatus sap_backendInit(sapSim* s) {
   s->dd = s->d;
   sap_dataCarve(s->m, &s->dd, dbuf);
   CUDA_TRY(cudaMemset(dbuf, 0, s->d.nbuffer));
-  return SAP_OK;
+  return sapg_solveInit(s);
 }
 
 void sap_backendFree(sapSim* s) {
   if (!s->on_gpu) return;
+  sapg_solveFree(s);
   sapCudaState* cs = (sapCudaState*)s->cuda;
   if (cs && cs->have_graph) cudaGraphExecDestroy(cs->step_graph);
   if (cs && cs->have_events)

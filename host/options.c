@@ -71,6 +71,10 @@ static const sapName device_names[] = {
     {"gpu", SAP_DEVICE_CUDA}, {NULL, 0}};
 static const sapName solve_kernel_names[] = {
     {"warp", SAP_SOLVE_WARP}, {"thread", SAP_SOLVE_THREAD}, {NULL, 0}};
+static const sapName newton_loop_names[] = {
+    {"kernel", SAP_NEWTON_KERNEL}, {"while", SAP_NEWTON_WHILE}, {"fixed", SAP_NEWTON_FIXED}, {NULL, 0}};
+static const sapName linear_solver_names[] = {
+    {"custom", SAP_LINSOLVE_CUSTOM}, {"cusolver", SAP_LINSOLVE_CUSOLVER}, {NULL, 0}};
 static const sapName broad_names[] = {
     {"auto", SAP_BROAD_AUTO}, {"pairs", SAP_BROAD_PAIRS}, {"sweep", SAP_BROAD_SWEEP}, {NULL, 0}};
 static const sapName bool_names[] = {
@@ -192,6 +196,8 @@ static const sapKey keys[] = {
     {"graph", "cuda_graph", K_ENUM, OFF(graph), bool_names, 0, 0, 0},
     {"stage_timing", NULL, K_ENUM, OFF(stage_timing), bool_names, 0, 0, 0},
     {"solve_kernel", NULL, K_ENUM, OFF(solve_kernel), solve_kernel_names, 0, 0, 0},
+    {"newton_loop", NULL, K_ENUM, OFF(newton_loop), newton_loop_names, 0, 0, 0},
+    {"linear_solver", NULL, K_ENUM, OFF(linear_solver), linear_solver_names, 0, 0, 0},
 };
 #define NKEYS ((int)(sizeof(keys) / sizeof(keys[0])))
 
@@ -248,6 +254,15 @@ sapStatus sap_optionsExpand(const sapOptions* in, sapOptions* out) {
   if ((unsigned)in->preset > SAP_PRESET_DRAKE)
     return sap_fail(SAP_ERR_OPTION, "option preset: invalid value %d (valid: approx32, approx64, drake)",
                     (int)in->preset);
+  if (in->linear_solver == SAP_LINSOLVE_CUSOLVER && in->newton_loop == SAP_NEWTON_KERNEL)
+    return sap_fail(SAP_ERR_OPTION,
+                    "option linear_solver=cusolver needs newton_loop=while or fixed: cuSOLVER's batched "
+                    "factorization is launched from the host between Newton iterations, and "
+                    "newton_loop=kernel runs the whole loop inside one kernel");
+  if (in->newton_loop != SAP_NEWTON_KERNEL && in->solve_kernel == SAP_SOLVE_THREAD)
+    return sap_fail(SAP_ERR_OPTION,
+                    "option newton_loop=%s runs on the warp solve: it needs solve_kernel=warp, not thread",
+                    in->newton_loop == SAP_NEWTON_WHILE ? "while" : "fixed");
   sapOptions o = *in;
   const sapPresetKnobs* p = &preset_table[o.preset];
   if (o.free_motion_precision < 0) o.free_motion_precision = p->free_motion;

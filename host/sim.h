@@ -20,6 +20,7 @@ struct sapSim {
   sapModel dm;            /* device twin of the model (device pointers) */
   sapData dd;             /* device twin of the data */
   void* cuda;             /* CUDA backend state (host/backend_cuda.c) */
+  void* cuda_solve;       /* per-iteration Newton launches' state (kernels/solve.cu) */
   int host_stale;         /* host copy older than the device */
   double h;               /* time step */
   double* init_qpos;      /* (nq) initial state of every world */
@@ -60,6 +61,10 @@ sapStatus sapg_collision(sapSim* s);
 sapStatus sapg_freeMotion(sapSim* s);
 sapStatus sapg_solve(sapSim* s);
 sapStatus sapg_integrate(sapSim* s);
+/* device buffers, cuSOLVER handle and capture stream of newton_loop=while/fixed, made at
+ * sap_create so that no step allocates (kernels/solve.cu) */
+sapStatus sapg_solveInit(sapSim* s);
+void sapg_solveFree(sapSim* s);
 #endif
 
 #ifdef __cplusplus

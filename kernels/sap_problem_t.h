@@ -9,6 +9,19 @@
  * snz (dof, coefficient) entries each. This keeps the solver's memory per world independent
  * of nv x contact capacity. */
 
+/* the Newton loop's state between iterations: in registers when the whole loop runs in one
+ * kernel, in the world's scratch when each iteration is its own launch (newton_loop=while or
+ * fixed, kernels/solve.cu) */
+typedef struct SAPT(sapLoop) {
+  SAP_REAL cost, mom;  /* l(v) and its momentum part 1/2 (v - v*)' A (v - v*) at the iterate */
+  int k;               /* iterations done */
+  int cost_ok;         /* the last step passed the cost test */
+  int active;          /* still iterating (no stop rule met yet) */
+  int solve;           /* the world has constraints: v is the answer (else vnext is written) */
+  int ns;              /* scalar rows */
+  sapSolveStats st;    /* line-search iterations, factorizations, stop flags */
+} SAPT(sapLoop);
+
 typedef struct SAPT(sapProblem) {
   int nv, nc, ns;           /* dofs, contacts, scalar constraints */
   const double* A;          /* (nv x nv) dynamics matrix, fp64 storage */
@@ -40,6 +53,7 @@ typedef struct SAPT(sapProblem) {
   int lin_fp32;             /* the linear solve runs in fp32 */
   SAP_REAL mom;             /* momentum cost 1/2 (v - v*)' A (v - v*) at v */
   SAP_REAL m1, m2;          /* line coefficients dv' A (v - v*), dv' A dv */
+  SAPT(sapLoop)* loop;      /* the loop state of the per-iteration launches */
 } SAPT(sapProblem);
 
 /* bytes of one problem's scratch (sapw_carve); every block a multiple of 8 bytes */
@@ -54,6 +68,7 @@ SAP_HD long SAPT(sapw_problemBytes)(int nv, int nbody, int c, int ns, int snz, i
   SAPW_BLOCK(R * (SAP_CPAR * (long)c + SAP_SPAR * ns));
   SAPW_BLOCK(R * 3 * (3 * (long)c + ns));           // vc, dvc, gam
   SAPW_BLOCK(4 * ((long)ns * snz + nv));             // sidx, chain
+  SAPW_BLOCK(sizeof(SAPT(sapLoop)));                 // loop
 #undef SAPW_BLOCK
   return n;
 }
@@ -73,6 +88,7 @@ SAP_HD void SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   SAPW_TAKE(P->cpar, SAP_REAL*, R * (SAP_CPAR * (long)c + SAP_SPAR * ns));
   SAPW_TAKE(P->vc, SAP_REAL*, R * 3 * (3 * (long)c + ns));
   SAPW_TAKE(P->sidx, int*, 4 * ((long)ns * snz + nv));
+  SAPW_TAKE(P->loop, SAPT(sapLoop)*, sizeof(SAPT(sapLoop)));
 #undef SAPW_TAKE
   SAP_REAL** vec[8] = {&P->r, &P->grad, &P->jc, &P->dv, &P->Adv, &P->pstar, &P->dscale, &P->rows};
   for (int k = 0; k < 8; k++) *vec[k] = P->v + (long)(k + 1) * nv;  // rows takes 3 nv

@@ -99,31 +99,62 @@ SAP_DEV void SAPT(sapv_hessian)(SAPT(sapProblem)* P, int lane) {
   __syncwarp();
 }
 
-/* dv = -H^-1 grad in the linear-solve precision; returns 0 or the failed pivot + 1 */
-SAP_DEV int SAPT(sapv_direction)(SAPT(sapProblem)* P, int lane) {
-  int nv = P->nv, info;
+/* L = H (lower triangle, row-major: cuSOLVER's column-major upper triangle) and x = -grad
+ * right after it, in the linear-solve precision */
+SAP_DEV void SAPT(sapv_directionSetup)(SAPT(sapProblem)* P, int lane) {
+  int nv = P->nv;
   if (P->lin_fp32) {
-    float* L = (float*)P->L;
-    float* x = L + nv * nv;
+    float *L = (float*)P->L, *x = L + nv * nv;
     for (int t = lane; t < nv * nv; t += SAPV_LANES)
       if (t % nv <= t / nv) L[t] = (float)P->H[t];
     for (int i = lane; i < nv; i += SAPV_LANES) x[i] = (float)-P->grad[i];
-    __syncwarp();
-    info = sapv_cholFactor_f32(L, nv, nv, lane);
-    if (!info) sapv_cholSolve_f32(L, nv, nv, x, lane);
-    for (int i = lane; i < nv; i += SAPV_LANES) P->dv[i] = (SAP_REAL)x[i];
   } else {
-    double* L = (double*)P->L;
-    double* x = L + nv * nv;
+    double *L = (double*)P->L, *x = L + nv * nv;
     for (int t = lane; t < nv * nv; t += SAPV_LANES)
       if (t % nv <= t / nv) L[t] = (double)P->H[t];
     for (int i = lane; i < nv; i += SAPV_LANES) x[i] = (double)-P->grad[i];
-    __syncwarp();
-    info = sapv_cholFactor_f64(L, nv, nv, lane);
-    if (!info) sapv_cholSolve_f64(L, nv, nv, x, lane);
+  }
+  __syncwarp();
+}
+
+/* dv = x (the solution right after L) */
+SAP_DEV void SAPT(sapv_directionRead)(SAPT(sapProblem)* P, int lane) {
+  int nv = P->nv;
+  if (P->lin_fp32) {
+    const float* x = (const float*)P->L + nv * nv;
+    for (int i = lane; i < nv; i += SAPV_LANES) P->dv[i] = (SAP_REAL)x[i];
+  } else {
+    const double* x = (const double*)P->L + nv * nv;
     for (int i = lane; i < nv; i += SAPV_LANES) P->dv[i] = (SAP_REAL)x[i];
   }
   __syncwarp();
+}
+
+/* L = I, x = 0: what a batched factorization over every world finds for a world that stopped */
+SAP_DEV void SAPT(sapv_directionIdentity)(SAPT(sapProblem)* P, int lane) {
+  int nv = P->nv;
+  for (int t = lane; t < nv * (nv + 1); t += SAPV_LANES) {
+    int one = t < nv * nv && t % nv == t / nv;
+    if (P->lin_fp32) ((float*)P->L)[t] = (float)one;
+    else ((double*)P->L)[t] = (double)one;
+  }
+  __syncwarp();
+}
+
+/* dv = -H^-1 grad by the warp Cholesky; returns 0 or the failed pivot + 1 */
+SAP_DEV int SAPT(sapv_direction)(SAPT(sapProblem)* P, int lane) {
+  int nv = P->nv, info;
+  SAPT(sapv_directionSetup)(P, lane);
+  if (P->lin_fp32) {
+    float* L = (float*)P->L;
+    info = sapv_cholFactor_f32(L, nv, nv, lane);
+    if (!info) sapv_cholSolve_f32(L, nv, nv, L + nv * nv, lane);
+  } else {
+    double* L = (double*)P->L;
+    info = sapv_cholFactor_f64(L, nv, nv, lane);
+    if (!info) sapv_cholSolve_f64(L, nv, nv, L + nv * nv, lane);
+  }
+  SAPT(sapv_directionRead)(P, lane);
   return info;
 }
 
@@ -172,8 +203,10 @@ SAP_DEV int SAPT(sapv_optimal)(SAPT(sapProblem)* P, const sapSolveParams* prm, i
   return res <= (SAP_REAL)prm->opt_abs + (SAP_REAL)prm->opt_rel * scale;
 }
 
-/* the Newton loop of sapw_newton on one warp */
-SAP_DEV void SAPT(sapv_newton)(SAPT(sapProblem)* P, const sapSolveParams* prm, sapSolveStats* st, int lane) {
+/* ---- the Newton loop of sapw_newton on one warp, in pieces -------------------------------- */
+
+/* loop start: p* = A v* (optimality scale), l(v) at the warm start */
+SAP_DEV void SAPT(sapv_newtonBegin)(SAPT(sapProblem)* P, SAPT(sapLoop)* lp, int lane) {
   int nv = P->nv;
   for (int i = lane; i < nv; i += SAPV_LANES) {
     SAP_REAL s = 0;
@@ -181,79 +214,242 @@ SAP_DEV void SAPT(sapv_newton)(SAPT(sapProblem)* P, const sapSolveParams* prm, s
     P->pstar[i] = s;
   }
   __syncwarp();
-  st->iters = st->ls_iters = st->nfactor = st->flags = 0;
-  SAP_REAL cost = SAPT(sapv_evaluate)(P, lane), prev = cost, alpha = 1;
-  int cost_ok = 0, k = 0;
-  for (;;) {
-    if (!isfinite(cost)) { st->flags |= SAP_WORLD_LSFAIL; break; }
-    if (SAPT(sapv_optimal)(P, prm, lane) || cost_ok) { st->flags |= SAP_WORLD_CONVERGED; break; }
-    if (k >= prm->max_iterations) { st->flags |= SAP_WORLD_MAXITER; break; }
-    SAPT(sapv_hessian)(P, lane);
-    st->nfactor++;
-    if (SAPT(sapv_direction)(P, lane)) { st->flags |= SAP_WORLD_FACTORFAIL; break; }
-    SAP_REAL d2phi0 = SAPT(sapv_lineSetup)(P, lane);
-    SAP_REAL g = 0;
-    for (int i = lane; i < nv; i += SAPV_LANES) g += P->grad[i] * P->dv[i];
-    SAPT(sapLineSearch) ls;
-    SAPT(sapw_lsBegin)(&ls, prm, cost, SAPT(sapv_sum)(g), d2phi0);
-    while (ls.status == SAP_LS_RUNNING) {
-      SAP_REAL phi, d1, d2;
-      SAPT(sapv_lineEval)(P, ls.alpha, &phi, &d1, &d2, lane);
-      SAPT(sapw_lsFeed)(&ls, phi, d1, d2);
-    }
-    st->ls_iters += ls.iter;
-    if (ls.status != SAP_LS_DONE) { st->flags |= SAP_WORLD_LSFAIL; break; }
-    alpha = ls.alpha;
-    for (int i = lane; i < nv; i += SAPV_LANES) P->v[i] += alpha * P->dv[i];
-    __syncwarp();
-    prev = cost;
-    cost = SAPT(sapv_evaluate)(P, lane);
-    k++;
-    SAP_REAL m = (SAP_FABS(cost) + SAP_FABS(prev)) / 2;
-    cost_ok = SAP_FABS(prev - cost) < (SAP_REAL)prm->cost_abs + (SAP_REAL)prm->cost_rel * m &&
-              alpha > (SAP_REAL)prm->cost_min_alpha;
-  }
-  st->iters = k;
+  lp->st.iters = lp->st.ls_iters = lp->st.nfactor = lp->st.flags = 0;
+  lp->cost = SAPT(sapv_evaluate)(P, lane);
+  lp->mom = P->mom;
+  lp->k = lp->cost_ok = 0;
+  lp->active = 1;
 }
 
-/* solve world w on one warp (sapw_solveWorld): lanes build the contacts, lane 0 the scalar
- * rows and the participation, then the Newton loop */
-SAP_DEV void SAPT(sapv_solveWorld)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
-                                   int lane) {
+/* the stop rules checked before each iteration (sapw_newton): a non-finite cost, optimality
+ * or the last step's cost test, the iteration cap. Returns 1 (flag set, loop inactive) when
+ * the loop stops here */
+SAP_DEV int SAPT(sapv_newtonStop)(SAPT(sapProblem)* P, const sapSolveParams* prm, SAPT(sapLoop)* lp, int lane) {
+  if (!isfinite(lp->cost)) lp->st.flags |= SAP_WORLD_LSFAIL;
+  else if (SAPT(sapv_optimal)(P, prm, lane) || lp->cost_ok) lp->st.flags |= SAP_WORLD_CONVERGED;
+  else if (lp->k >= prm->max_iterations) lp->st.flags |= SAP_WORLD_MAXITER;
+  else return 0;
+  lp->active = 0;
+  return 1;
+}
+
+/* with the direction dv: line search, commit v += alpha dv, re-evaluate, cost test. Returns 1
+ * (flag set, loop inactive) when the line search failed */
+SAP_DEV int SAPT(sapv_newtonStep)(SAPT(sapProblem)* P, const sapSolveParams* prm, SAPT(sapLoop)* lp, int lane) {
+  int nv = P->nv;
+  SAP_REAL d2phi0 = SAPT(sapv_lineSetup)(P, lane);
+  SAP_REAL g = 0;
+  for (int i = lane; i < nv; i += SAPV_LANES) g += P->grad[i] * P->dv[i];
+  SAPT(sapLineSearch) ls;
+  SAPT(sapw_lsBegin)(&ls, prm, lp->cost, SAPT(sapv_sum)(g), d2phi0);
+  while (ls.status == SAP_LS_RUNNING) {
+    SAP_REAL phi, d1, d2;
+    SAPT(sapv_lineEval)(P, ls.alpha, &phi, &d1, &d2, lane);
+    SAPT(sapw_lsFeed)(&ls, phi, d1, d2);
+  }
+  lp->st.ls_iters += ls.iter;
+  if (ls.status != SAP_LS_DONE) {
+    lp->st.flags |= SAP_WORLD_LSFAIL;
+    lp->active = 0;
+    return 1;
+  }
+  SAP_REAL alpha = ls.alpha;
+  for (int i = lane; i < nv; i += SAPV_LANES) P->v[i] += alpha * P->dv[i];
+  __syncwarp();
+  SAP_REAL prev = lp->cost;
+  lp->cost = SAPT(sapv_evaluate)(P, lane);
+  lp->mom = P->mom;
+  lp->k++;
+  SAP_REAL m = (SAP_FABS(lp->cost) + SAP_FABS(prev)) / 2;
+  lp->cost_ok = SAP_FABS(prev - lp->cost) < (SAP_REAL)prm->cost_abs + (SAP_REAL)prm->cost_rel * m &&
+                alpha > (SAP_REAL)prm->cost_min_alpha;
+  return 0;
+}
+
+/* one Newton iteration with the warp Cholesky; returns 1 when the loop stopped */
+SAP_DEV int SAPT(sapv_newtonIterate)(SAPT(sapProblem)* P, const sapSolveParams* prm, SAPT(sapLoop)* lp, int lane) {
+  if (SAPT(sapv_newtonStop)(P, prm, lp, lane)) return 1;
+  SAPT(sapv_hessian)(P, lane);
+  lp->st.nfactor++;
+  if (SAPT(sapv_direction)(P, lane)) {
+    lp->st.flags |= SAP_WORLD_FACTORFAIL;
+    lp->active = 0;
+    return 1;
+  }
+  return SAPT(sapv_newtonStep)(P, prm, lp, lane);
+}
+
+/* the whole loop in registers (newton_loop=kernel) */
+SAP_DEV void SAPT(sapv_newton)(SAPT(sapProblem)* P, const sapSolveParams* prm, sapSolveStats* st, int lane) {
+  SAPT(sapLoop) lp;
+  SAPT(sapv_newtonBegin)(P, &lp, lane);
+  while (!SAPT(sapv_newtonIterate)(P, prm, &lp, lane)) {
+  }
+  *st = lp.st;
+  st->iters = lp.k;
+}
+
+/* build world w's problem on one warp: lanes build the contacts, lane 0 the scalar rows and
+ * the participation; returns nc + ns */
+SAP_DEV int SAPT(sapv_buildWorld)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
+                                  SAPT(sapProblem)* P, int lane) {
   int nv = m->nv;
-  double* vnext = d->vnext + (long)w * nv;
-  const double* vstar = d->vstar + (long)w * nv;
-  SAPT(sapProblem) P;
-  SAPT(sapw_worldProblem)(m, d, w, prm, &P);
-  for (int k = lane; k < 3 * nv; k += SAPV_LANES) P.rows[k] = 0;
+  SAPT(sapw_worldProblem)(m, d, w, prm, P);
+  for (int k = lane; k < 3 * nv; k += SAPV_LANES) P->rows[k] = 0;
   __syncwarp();
   if (prm->weight_mode == SAP_WEIGHT_DIAG_DELASSUS) {  // shares the rows buffer: one lane
     if (lane == 0)
-      for (int i = 0; i < P.nc; i++) SAPT(sapw_buildContact)(m, d, w, i, prm, &P);
+      for (int i = 0; i < P->nc; i++) SAPT(sapw_buildContact)(m, d, w, i, prm, P);
   } else {
-    for (int i = lane; i < P.nc; i += SAPV_LANES) SAPT(sapw_buildContact)(m, d, w, i, prm, &P);
+    for (int i = lane; i < P->nc; i += SAPV_LANES) SAPT(sapw_buildContact)(m, d, w, i, prm, P);
   }
   int ns = 0;
   if (lane == 0) {
-    ns = SAPT(sapw_buildDrives)(m, d, w, prm, &P);
-    ns += SAPT(sapw_buildLimits)(m, d, w, prm, &P, ns);
-    P.ns = ns;
-    if (P.nc + P.ns > 0) SAPT(sapw_participation)(m, d, w, &P);
+    ns = SAPT(sapw_buildDrives)(m, d, w, prm, P);
+    ns += SAPT(sapw_buildLimits)(m, d, w, prm, P, ns);
+    P->ns = ns;
+    if (P->nc + P->ns > 0) SAPT(sapw_participation)(m, d, w, P);
   }
-  P.ns = __shfl_sync(0xffffffffu, ns, 0);
+  P->ns = __shfl_sync(0xffffffffu, ns, 0);
   __syncwarp();
-  sapSolveStats st = {0, 0, 0, SAP_WORLD_CONVERGED};
-  if (P.nc + P.ns == 0) {
-    for (int j = lane; j < nv; j += SAPV_LANES) vnext[j] = vstar[j];
-  } else {
-    SAPT(sapv_newton)(&P, prm, &st, lane);
-    for (int j = lane; j < nv; j += SAPV_LANES) vnext[j] = (double)P.v[j];
-  }
+  return P->nc + P->ns;
+}
+
+/* the solve's outputs: vnext (when the world has constraints) and the diagnostics */
+SAP_DEV void SAPT(sapv_writeResult)(const sapData* d, int w, const SAPT(sapProblem)* P, const sapSolveStats* st,
+                                    int solved, int lane) {
+  double* vnext = d->vnext + (long)w * P->nv;
+  for (int j = lane; j < P->nv; j += SAPV_LANES) vnext[j] = solved ? (double)P->v[j] : P->vstar[j];
   if (lane == 0) {
-    d->newton_iter[w] = st.iters;
-    d->ls_iter[w] = st.ls_iters;
-    d->nfactor[w] = st.nfactor;
+    d->newton_iter[w] = st->iters;
+    d->ls_iter[w] = st->ls_iters;
+    d->nfactor[w] = st->nfactor;
     d->world_flags[w] = (d->world_flags[w] & ~(SAP_WORLD_CONVERGED | SAP_WORLD_MAXITER | SAP_WORLD_LSFAIL |
-                                              SAP_WORLD_FACTORFAIL)) | st.flags;
+                                              SAP_WORLD_FACTORFAIL)) | st->flags;
   }
+}
+
+/* solve world w on one warp (sapw_solveWorld), the whole Newton loop in this call; a world
+ * without constraints takes v = v* */
+SAP_DEV void SAPT(sapv_solveWorld)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
+                                   int lane) {
+  SAPT(sapProblem) P;
+  sapSolveStats st = {0, 0, 0, SAP_WORLD_CONVERGED};
+  int solved = SAPT(sapv_buildWorld)(m, d, w, prm, &P, lane) > 0;
+  if (solved) SAPT(sapv_newton)(&P, prm, &st, lane);
+  SAPT(sapv_writeResult)(d, w, &P, &st, solved, lane);
+}
+
+/* ---- per-iteration launches (newton_loop=while or fixed; kernels/solve.cu) -----------------
+ * begin: build, start the loop; then per iteration either iterate (warp Cholesky) or
+ * assemble, cuSOLVER's batched potrf/potrs, advance; then finish. The loop state is kept in
+ * the world's scratch (P->loop); a world whose loop stopped returns at once from later
+ * iterations. active, when not null, counts the worlds still iterating after the launch. */
+
+/* world w's problem over its scratch with the loop state saved there; returns lp->active */
+SAP_DEV int SAPT(sapv_loopLoad)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
+                                SAPT(sapProblem)* P, SAPT(sapLoop)* lp) {
+  SAPT(sapw_worldProblem)(m, d, w, prm, P);
+  *lp = *P->loop;
+  P->ns = lp->ns;
+  P->mom = lp->mom;
+  return lp->active;
+}
+
+/* save the loop state (every lane holds the same copy; lane 0 writes) and count the world */
+SAP_DEV void SAPT(sapv_loopStore)(SAPT(sapProblem)* P, const SAPT(sapLoop)* lp, int* active, int lane) {
+  __syncwarp();
+  if (lane == 0) {
+    *P->loop = *lp;
+    if (active && lp->active) atomicAdd(active, 1);
+  }
+  __syncwarp();
+}
+
+/* build world w and start its loop; the address of its factor and right-hand side goes to
+ * Lptr[w], Xptr[w] (cuSOLVER's batched arrays; skipped when null) */
+SAP_DEV void SAPT(sapv_loopBegin)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm, void** Lptr,
+                                  void** Xptr, int* active, int lane) {
+  SAPT(sapProblem) P;
+  SAPT(sapLoop) lp;
+  lp.cost = lp.mom = 0;
+  lp.k = lp.cost_ok = lp.active = 0;
+  lp.st.iters = lp.st.ls_iters = lp.st.nfactor = 0;
+  lp.st.flags = SAP_WORLD_CONVERGED;
+  if (d->world_flags[w] & SAP_WORLD_NONFINITE) {  // frozen: v = qvel, diagnostics kept
+    SAPT(sapw_worldProblem)(m, d, w, prm, &P);
+    lp.solve = lp.ns = 0;
+    for (int j = lane; j < m->nv; j += SAPV_LANES) d->vnext[(long)w * m->nv + j] = d->qvel[(long)w * m->nv + j];
+  } else {
+    lp.solve = SAPT(sapv_buildWorld)(m, d, w, prm, &P, lane) > 0;
+    lp.ns = P.ns;
+    if (lp.solve) SAPT(sapv_newtonBegin)(&P, &lp, lane);
+  }
+  if (Lptr) {
+    if (!lp.active) SAPT(sapv_directionIdentity)(&P, lane);
+    if (lane == 0) {
+      int bytes = P.lin_fp32 ? 4 : 8;
+      Lptr[w] = P.L;
+      Xptr[w] = (char*)P.L + (long)bytes * P.nv * P.nv;
+    }
+  }
+  SAPT(sapv_loopStore)(&P, &lp, active, lane);
+}
+
+/* one Newton iteration of world w with the warp Cholesky */
+SAP_DEV void SAPT(sapv_loopIterate)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
+                                    int* active, int lane) {
+  SAPT(sapProblem) P;
+  SAPT(sapLoop) lp;
+  if (!SAPT(sapv_loopLoad)(m, d, w, prm, &P, &lp)) return;
+  SAPT(sapv_newtonIterate)(&P, prm, &lp, lane);
+  SAPT(sapv_loopStore)(&P, &lp, active, lane);
+}
+
+/* first half of an iteration for cuSOLVER: the stop rules, then H and x = -grad in L (or
+ * L = I once the loop stopped) */
+SAP_DEV void SAPT(sapv_loopAssemble)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
+                                     int lane) {
+  SAPT(sapProblem) P;
+  SAPT(sapLoop) lp;
+  if (!SAPT(sapv_loopLoad)(m, d, w, prm, &P, &lp)) return;
+  if (SAPT(sapv_newtonStop)(&P, prm, &lp, lane)) {
+    SAPT(sapv_directionIdentity)(&P, lane);
+  } else {
+    SAPT(sapv_hessian)(&P, lane);
+    lp.st.nfactor++;
+    SAPT(sapv_directionSetup)(&P, lane);
+  }
+  SAPT(sapv_loopStore)(&P, &lp, (int*)0, lane);
+}
+
+/* second half: the factorization's info (0: dv = x), then the line search and commit */
+SAP_DEV void SAPT(sapv_loopAdvance)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
+                                    const int* info, int* active, int lane) {
+  SAPT(sapProblem) P;
+  SAPT(sapLoop) lp;
+  if (!SAPT(sapv_loopLoad)(m, d, w, prm, &P, &lp)) return;
+  if (info[w] != 0) {
+    lp.st.flags |= SAP_WORLD_FACTORFAIL;
+    lp.active = 0;
+  } else {
+    SAPT(sapv_directionRead)(&P, lane);
+    SAPT(sapv_newtonStep)(&P, prm, &lp, lane);
+  }
+  if (!lp.active) SAPT(sapv_directionIdentity)(&P, lane);
+  SAPT(sapv_loopStore)(&P, &lp, active, lane);
+}
+
+/* after the last launch: the stop rules for a world still iterating (the cap; MAXITER too when
+ * no rule holds, as the launches ran out), then vnext and the diagnostics as sapv_solveWorld
+ * writes them */
+SAP_DEV void SAPT(sapv_loopFinish)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm, int lane) {
+  if (d->world_flags[w] & SAP_WORLD_NONFINITE) return;
+  SAPT(sapProblem) P;
+  SAPT(sapLoop) lp;
+  if (SAPT(sapv_loopLoad)(m, d, w, prm, &P, &lp) && !SAPT(sapv_newtonStop)(&P, prm, &lp, lane))
+    lp.st.flags |= SAP_WORLD_MAXITER;  // still iterating when the launches ran out
+  sapSolveStats st = lp.st;
+  st.iters = lp.k;
+  SAPT(sapv_writeResult)(d, w, &P, &st, lp.solve, lane);
 }

@@ -1,13 +1,29 @@
-/* CUDA launchers of the SAP velocity solve (option solve_kernel):
+/* CUDA launchers of the SAP velocity solve.
+ * Option solve_kernel:
  *   warp (default): one warp per world (kernels/sap_warp_t.h): contacts, Newton-matrix entries,
  *     Cholesky rows and line-search terms over the lanes, warp reductions;
  *   thread: one thread per world runs the CPU backend's code (kernels/sap_solve.h) as is.
- * Neither has been timed on a device yet (docs/performance.md). */
+ * Option newton_loop (warp solve):
+ *   kernel (default): the whole Newton loop inside one launch;
+ *   while: begin, then one launch group per Newton iteration, then finish. Inside a stream
+ *     capture (graph=1, or a caller capturing sap_stepAsync) the iterations are the body of a
+ *     conditional while node that repeats while some world iterates (at most max_iterations
+ *     times); without a capture there is no way to stop early without a host synchronisation,
+ *     so the group is launched max_iterations times, as in fixed;
+ *   fixed: the group is launched max_iterations times, in graphs too (no conditional nodes).
+ *   A world whose loop stopped returns at once from later iterations.
+ * Option linear_solver (per-iteration loops): custom (the warp Cholesky inside the iteration
+ * launch) or cusolver (assemble, cusolverDn{S,D}potrfBatched + potrsBatched over every world,
+ * advance). cuSOLVER's batched calls factor every world's matrix, stopped worlds included (they
+ * hold the identity).
+ * None of these has been timed on a device yet (docs/performance.md). */
+#include <cusolverDn.h>
+
 #include "cuda_check.h"
 #include "sap_warp.h"
 
 #define THREADS 64       /* thread kernel: worlds per block */
-#define WARP_THREADS 64  /* warp kernel: 2 worlds per block */
+#define WARP_THREADS 64  /* warp kernels: 2 worlds per block */
 
 static __global__ void solve_kernel(sapModel m, sapData d, sapSolveParams prm) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
@@ -20,20 +36,204 @@ static __global__ void solve_kernel(sapModel m, sapData d, sapSolveParams prm) {
   else sapw_solveWorld_f64(&m, &d, w, &prm);
 }
 
+/* world and lane of a warp kernel's thread; the whole warp returns past the last world */
+#define SAPV_WORLD_LANE                                                                   \
+  int w = (blockIdx.x * blockDim.x + threadIdx.x) / SAPV_LANES, lane = threadIdx.x % SAPV_LANES; \
+  if (w >= d.nworld) return
+
 /* one kernel per objective precision: a kernel holding both paths pays the larger register
  * count of the two (255 registers with spills when both were in one kernel, sm_90) */
-#define SAPV_KERNEL(name, solve_world)                                                               \
-  static __global__ void name(sapModel m, sapData d, sapSolveParams prm) {                           \
-    int w = (blockIdx.x * blockDim.x + threadIdx.x) / SAPV_LANES, lane = threadIdx.x % SAPV_LANES;   \
-    if (w >= d.nworld) return; /* the whole warp */                                                  \
+#define SAPV_KERNELS(p)                                                                              \
+  static __global__ void solve_warp_kernel_##p(sapModel m, sapData d, sapSolveParams prm) {          \
+    SAPV_WORLD_LANE;                                                                                 \
     if (d.world_flags[w] & SAP_WORLD_NONFINITE) {                                                    \
       for (int j = lane; j < m.nv; j += SAPV_LANES) d.vnext[(long)w * m.nv + j] = d.qvel[(long)w * m.nv + j]; \
       return;                                                                                        \
     }                                                                                                \
-    solve_world(&m, &d, w, &prm, lane);                                                              \
+    sapv_solveWorld_##p(&m, &d, w, &prm, lane);                                                      \
+  }                                                                                                  \
+  static __global__ void loop_begin_kernel_##p(sapModel m, sapData d, sapSolveParams prm, void** Lptr, \
+                                               void** Xptr, int* active) {                          \
+    SAPV_WORLD_LANE;                                                                                 \
+    sapv_loopBegin_##p(&m, &d, w, &prm, Lptr, Xptr, active, lane);                                   \
+  }                                                                                                  \
+  static __global__ void loop_iterate_kernel_##p(sapModel m, sapData d, sapSolveParams prm, int* active) { \
+    SAPV_WORLD_LANE;                                                                                 \
+    sapv_loopIterate_##p(&m, &d, w, &prm, active, lane);                                             \
+  }                                                                                                  \
+  static __global__ void loop_assemble_kernel_##p(sapModel m, sapData d, sapSolveParams prm) {      \
+    SAPV_WORLD_LANE;                                                                                 \
+    sapv_loopAssemble_##p(&m, &d, w, &prm, lane);                                                    \
+  }                                                                                                  \
+  static __global__ void loop_advance_kernel_##p(sapModel m, sapData d, sapSolveParams prm, const int* info, \
+                                                 int* active) {                                      \
+    SAPV_WORLD_LANE;                                                                                 \
+    sapv_loopAdvance_##p(&m, &d, w, &prm, info, active, lane);                                       \
+  }                                                                                                  \
+  static __global__ void loop_finish_kernel_##p(sapModel m, sapData d, sapSolveParams prm) {        \
+    SAPV_WORLD_LANE;                                                                                 \
+    sapv_loopFinish_##p(&m, &d, w, &prm, lane);                                                      \
   }
-SAPV_KERNEL(solve_warp_kernel_f32, sapv_solveWorld_f32)
-SAPV_KERNEL(solve_warp_kernel_f64, sapv_solveWorld_f64)
+SAPV_KERNELS(f32)
+SAPV_KERNELS(f64)
+
+/* the while node's condition: counters[0] worlds still iterate after the last launch,
+ * counters[1] iterations launched so far (the cap); counters[0] restarts for the next count */
+static __global__ void loop_continue_kernel(int* counters, cudaGraphConditionalHandle cond, int max_iterations,
+                                            int after_iteration) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  counters[1] += after_iteration;
+  cudaGraphSetConditional(cond, counters[0] > 0 && counters[1] < max_iterations);
+  counters[0] = 0;
+}
+
+/* launch kernel_f32 or kernel_f64 (objective precision) with one warp per world */
+#define SAPV_LAUNCH(kernel, fp32, ...)                                                               \
+  do {                                                                                               \
+    long blocks_ = ((long)s->dd.nworld * SAPV_LANES + WARP_THREADS - 1) / WARP_THREADS;              \
+    if (fp32) SAPG_LAUNCH(kernel##_f32, blocks_, WARP_THREADS)(s->dm, s->dd, __VA_ARGS__);           \
+    else SAPG_LAUNCH(kernel##_f64, blocks_, WARP_THREADS)(s->dm, s->dd, __VA_ARGS__);                \
+    SAPG_CHECK_LAUNCH(#kernel);                                                                      \
+  } while (0)
+
+/* state of the per-iteration loops (sapg_solveInit) */
+typedef struct {
+  int* counters;             /* device [2]: loop_continue_kernel */
+  int* info;                 /* device [nworld + 1]: potrfBatched per world, potrsBatched */
+  void** ptrs;               /* device [2 nworld]: each world's factor, then its right-hand side */
+  cusolverDnHandle_t solver; /* linear_solver=cusolver */
+  int have_solver;
+  cudaStream_t body_stream;  /* captures the while node's body */
+  int have_stream;
+} sapgSolve;
+
+#define CUSOLVER_TRY(call)                                                                          \
+  do {                                                                                              \
+    cusolverStatus_t e_ = (call);                                                                   \
+    if (e_ != CUSOLVER_STATUS_SUCCESS) return sap_fail(SAP_ERR_CUDA, "%s: cuSOLVER status %d", #call, (int)e_); \
+  } while (0)
+
+sapStatus sapg_solveInit(sapSim* s) {
+  if (s->opt.newton_loop == SAP_NEWTON_KERNEL || !s->opt.contacts) return SAP_OK;
+  sapgSolve* gs = (sapgSolve*)calloc(1, sizeof(sapgSolve));
+  if (!gs) return sap_fail(SAP_ERR_MEMORY, "sap_create: out of memory");
+  s->cuda_solve = gs;
+  int n = s->dd.nworld > 0 ? s->dd.nworld : 1;
+  SAPG_CHECK(cudaMalloc((void**)&gs->counters, 2 * sizeof(int)));
+  SAPG_CHECK(cudaMalloc((void**)&gs->info, (n + 1) * sizeof(int)));
+  SAPG_CHECK(cudaMalloc((void**)&gs->ptrs, 2 * (size_t)n * sizeof(void*)));
+  SAPG_CHECK(cudaStreamCreate(&gs->body_stream));
+  gs->have_stream = 1;
+  if (s->opt.linear_solver == SAP_LINSOLVE_CUSOLVER) {
+    CUSOLVER_TRY(cusolverDnCreate(&gs->solver));
+    gs->have_solver = 1;
+  }
+  return SAP_OK;
+}
+
+void sapg_solveFree(sapSim* s) {
+  sapgSolve* gs = (sapgSolve*)s->cuda_solve;
+  if (!gs) return;
+  if (gs->have_solver) cusolverDnDestroy(gs->solver);
+  if (gs->have_stream) cudaStreamDestroy(gs->body_stream);
+  cudaFree(gs->counters);
+  cudaFree(gs->info);
+  cudaFree(gs->ptrs);
+  free(gs);
+  s->cuda_solve = NULL;
+}
+
+/* dv for every world by cuSOLVER: L holds H row-major lower = column-major upper */
+static sapStatus cusolver_direction(sapSim* s, sapgSolve* gs, const sapSolveParams* prm) {
+  int n = s->m->nv, nw = s->dd.nworld;
+  CUSOLVER_TRY(cusolverDnSetStream(gs->solver, sapg_stream));
+  if (prm->linear_fp32) {
+    float** L = (float**)gs->ptrs;
+    CUSOLVER_TRY(cusolverDnSpotrfBatched(gs->solver, CUBLAS_FILL_MODE_UPPER, n, L, n, gs->info, nw));
+    CUSOLVER_TRY(cusolverDnSpotrsBatched(gs->solver, CUBLAS_FILL_MODE_UPPER, n, 1, L, n, L + nw, n, gs->info + nw, nw));
+  } else {
+    double** L = (double**)gs->ptrs;
+    CUSOLVER_TRY(cusolverDnDpotrfBatched(gs->solver, CUBLAS_FILL_MODE_UPPER, n, L, n, gs->info, nw));
+    CUSOLVER_TRY(cusolverDnDpotrsBatched(gs->solver, CUBLAS_FILL_MODE_UPPER, n, 1, L, n, L + nw, n, gs->info + nw, nw));
+  }
+  return SAP_OK;
+}
+
+/* one Newton iteration of every world still iterating; active (or null) counts them after it */
+static sapStatus loop_iteration(sapSim* s, sapgSolve* gs, const sapSolveParams* prm, int* active) {
+  if (s->opt.linear_solver == SAP_LINSOLVE_CUSTOM) {
+    SAPV_LAUNCH(loop_iterate_kernel, prm->contact_fp32, *prm, active);
+    return SAP_OK;
+  }
+  SAPV_LAUNCH(loop_assemble_kernel, prm->contact_fp32, *prm);
+  sapStatus st = cusolver_direction(s, gs, prm);
+  if (st != SAP_OK) return st;
+  SAPV_LAUNCH(loop_advance_kernel, prm->contact_fp32, *prm, gs->info, active);
+  return SAP_OK;
+}
+
+/* Inside a capture: a conditional while node whose body is one iteration and the condition
+ * update (the CUDA programming guide's pattern for conditional nodes in stream capture: the
+ * node is added to the graph being captured and becomes the capture's dependency; its body is
+ * captured on a second stream). The condition is first set after begin, upstream of the node. */
+static sapStatus loop_while(sapSim* s, sapgSolve* gs, const sapSolveParams* prm) {
+  cudaStreamCaptureStatus cst;
+  cudaGraph_t graph;
+  const cudaGraphNode_t* deps = NULL;
+  size_t ndeps = 0;
+  cudaGraphConditionalHandle cond;
+  SAPG_CHECK(cudaStreamGetCaptureInfo(sapg_stream, &cst, NULL, &graph, NULL, NULL, NULL));
+  SAPG_CHECK(cudaGraphConditionalHandleCreate(&cond, graph, 0, cudaGraphCondAssignDefault));
+  SAPG_LAUNCH(loop_continue_kernel, 1, 1)(gs->counters, cond, prm->max_iterations, 0);
+  SAPG_CHECK_LAUNCH("loop_continue_kernel");
+
+  SAPG_CHECK(cudaStreamGetCaptureInfo(sapg_stream, &cst, NULL, &graph, &deps, NULL, &ndeps));
+  cudaGraphNodeParams node_params = {cudaGraphNodeTypeConditional, {0, 0, 0}, {}, 0};  // reserved: zero
+  node_params.conditional.handle = cond;
+  node_params.conditional.type = cudaGraphCondTypeWhile;
+  node_params.conditional.size = 1;
+  cudaGraphNode_t node;
+  SAPG_CHECK(cudaGraphAddNode(&node, graph, deps, NULL, ndeps, &node_params));
+  SAPG_CHECK(cudaStreamUpdateCaptureDependencies(sapg_stream, &node, NULL, 1, cudaStreamSetCaptureDependencies));
+
+  cudaGraph_t body = node_params.conditional.phGraph_out[0];
+  SAPG_CHECK(cudaStreamBeginCaptureToGraph(gs->body_stream, body, NULL, NULL, 0, cudaStreamCaptureModeThreadLocal));
+  cudaStream_t outer = sapg_stream;
+  sapg_stream = gs->body_stream;  // every launch below goes to the body
+  sapStatus st = loop_iteration(s, gs, prm, gs->counters);
+  if (st == SAP_OK) {
+    SAPG_LAUNCH(loop_continue_kernel, 1, 1)(gs->counters, cond, prm->max_iterations, 1);
+    if (cudaGetLastError() != cudaSuccess) st = sap_fail(SAP_ERR_CUDA, "kernel loop_continue_kernel: launch failed");
+  }
+  sapg_stream = outer;
+  cudaGraph_t captured;
+  cudaError_t e = cudaStreamEndCapture(gs->body_stream, &captured);
+  if (st != SAP_OK) return st;
+  if (e != cudaSuccess)
+    return sap_fail(SAP_ERR_CUDA, "capturing the Newton while node's body: %s", cudaGetErrorString(e));
+  return SAP_OK;
+}
+
+/* newton_loop=while or fixed */
+static sapStatus solve_loop(sapSim* s, const sapSolveParams* prm) {
+  sapgSolve* gs = (sapgSolve*)s->cuda_solve;
+  if (!gs) return sap_fail(SAP_ERR_CUDA, "newton_loop=%d: the loop's device state was not made", s->opt.newton_loop);
+  int cusolver = s->opt.linear_solver == SAP_LINSOLVE_CUSOLVER;
+  SAPG_CHECK(cudaMemsetAsync(gs->counters, 0, 2 * sizeof(int), sapg_stream));
+  SAPV_LAUNCH(loop_begin_kernel, prm->contact_fp32, *prm, cusolver ? gs->ptrs : NULL,
+              cusolver ? gs->ptrs + s->dd.nworld : NULL, gs->counters);
+  cudaStreamCaptureStatus cst = cudaStreamCaptureStatusNone;
+  SAPG_CHECK(cudaStreamIsCapturing(sapg_stream, &cst));
+  sapStatus st = SAP_OK;
+  if (s->opt.newton_loop == SAP_NEWTON_WHILE && cst == cudaStreamCaptureStatusActive) {
+    st = loop_while(s, gs, prm);
+  } else {
+    for (int k = 0; k < prm->max_iterations && st == SAP_OK; k++) st = loop_iteration(s, gs, prm, NULL);
+  }
+  if (st != SAP_OK) return st;
+  SAPV_LAUNCH(loop_finish_kernel, prm->contact_fp32, *prm);
+  return SAP_OK;
+}
 
 sapStatus sapg_solve(sapSim* s) {
   sapSolveParams prm;
@@ -42,12 +242,9 @@ sapStatus sapg_solve(sapSim* s) {
   if (s->opt.solve_kernel == SAP_SOLVE_THREAD) {
     SAPG_LAUNCH(solve_kernel, sapg_blocks(s->dd.nworld, THREADS), THREADS)(s->dm, s->dd, prm);
     SAPG_CHECK_LAUNCH("solve_kernel");
-  } else {
-    long threads = (long)s->dd.nworld * SAPV_LANES;
-    long blocks = (threads + WARP_THREADS - 1) / WARP_THREADS;
-    if (prm.contact_fp32) SAPG_LAUNCH(solve_warp_kernel_f32, blocks, WARP_THREADS)(s->dm, s->dd, prm);
-    else SAPG_LAUNCH(solve_warp_kernel_f64, blocks, WARP_THREADS)(s->dm, s->dd, prm);
-    SAPG_CHECK_LAUNCH("solve_warp_kernel");
+    return SAP_OK;
   }
+  if (s->opt.newton_loop != SAP_NEWTON_KERNEL) return solve_loop(s, &prm);
+  SAPV_LAUNCH(solve_warp_kernel, prm.contact_fp32, prm);
   return SAP_OK;
 }

@@ -108,6 +108,29 @@ static void test_bad_options(void) {
         "key=value with dashes");
 }
 
+/* option combinations the GPU solve cannot run are refused when the options are expanded
+ * (sap_create), with the reason */
+static void expect_combination(const char* a, const char* b, sapStatus st, const char* frag) {
+  sapOptions o, e;
+  sap_optionsDefault(&o);
+  CHECK(sap_optionsSetPair(&o, a) == SAP_OK && sap_optionsSetPair(&o, b) == SAP_OK, "%s, %s: %s", a, b,
+        sap_lastError());
+  sapStatus got = sap_optionsExpand(&o, &e);
+  CHECK(got == st, "%s with %s: %s (%s)", a, b, sap_statusName(got), sap_lastError());
+  CHECK(!frag || strstr(sap_lastError(), frag), "%s with %s: message '%s' lacks '%s'", a, b, sap_lastError(), frag);
+}
+
+static void test_option_combinations(void) {
+  expect_option("newton_loop", "loop", SAP_ERR_OPTION, "kernel, while, fixed");
+  expect_option("linear_solver", "magma", SAP_ERR_OPTION, "custom, cusolver");
+  expect_combination("linear_solver=cusolver", "newton_loop=kernel", SAP_ERR_OPTION,
+                     "linear_solver=cusolver needs newton_loop=while or fixed");
+  expect_combination("newton_loop=while", "solve_kernel=thread", SAP_ERR_OPTION, "needs solve_kernel=warp");
+  expect_combination("newton_loop=fixed", "solve_kernel=thread", SAP_ERR_OPTION, "needs solve_kernel=warp");
+  expect_combination("linear_solver=cusolver", "newton_loop=while", SAP_OK, NULL);
+  expect_combination("linear_solver=cusolver", "newton_loop=fixed", SAP_OK, NULL);
+}
+
 /* the preset table of seed 002 (DESIGN.md §5) */
 static void test_preset_table(void) {
   struct { int preset, fm, cs, ls, wp, bp, wm, cp, integ; } want[3] = {
@@ -189,6 +212,7 @@ static void test_bad_sizes_and_devices(void) {
 int main(void) {
   RUN(test_bad_scenes);
   RUN(test_bad_options);
+  RUN(test_option_combinations);
   RUN(test_preset_table);
   RUN(test_one_factor_override);
   RUN(test_bad_sizes_and_devices);

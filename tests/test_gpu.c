@@ -207,6 +207,168 @@ static void test_caller_graph(void) {
 #endif
 }
 
+/* a sim with the options in kv ("key=value", NULL-terminated) on top of the defaults */
+static sapSim* make_with(const char* path, int nworld, int device, const char* const* kv) {
+  sapModel* m = NULL;
+  if (sap_loadModel(path, &m) != SAP_OK) { CHECK(0, "%s", sap_lastError()); return NULL; }
+  sapOptions o;
+  sap_optionsDefault(&o);
+  o.device = device;
+  for (int i = 0; kv && kv[i]; i++) CHECK(sap_optionsSetPair(&o, kv[i]) == SAP_OK, "%s", sap_lastError());
+  sapSim* s = NULL;
+  if (sap_create(m, &o, nworld, &s) != SAP_OK) CHECK(0, "%s: %s", path, sap_lastError());
+  sap_freeModel(m);
+  if (s) {
+    sap_reset(s, s->m->nkey > 0 ? 0 : -1, NULL);
+    set_ctrl(s);
+  }
+  return s;
+}
+
+/* two sims stepped nstep (in three calls) have bitwise equal states and diagnostics */
+static void expect_same(const char* what, sapSim* a, sapSim* b, int nstep) {
+  if (!a || !b) return;
+  int n = sap_nworld(a), split[3] = {1, nstep / 2, nstep - 1 - nstep / 2};
+  for (int i = 0; i < 3; i++) {
+    CHECK(sap_step(a, split[i]) == SAP_OK, "%s: %s", what, sap_lastError());
+    CHECK(sap_step(b, split[i]) == SAP_OK, "%s: %s", what, sap_lastError());
+  }
+  sap_sync(a);
+  sap_sync(b);
+  const sapData *x = sap_data(a), *y = sap_data(b);
+  CHECK(!memcmp(x->qpos, y->qpos, sizeof(double) * n * a->m->nq), "%s: qpos differs", what);
+  CHECK(!memcmp(x->qvel, y->qvel, sizeof(double) * n * a->m->nv), "%s: qvel differs", what);
+  for (int w = 0; w < n; w++)
+    CHECK(x->world_flags[w] == y->world_flags[w] && x->newton_iter[w] == y->newton_iter[w] &&
+              x->ls_iter[w] == y->ls_iter[w] && x->nfactor[w] == y->nfactor[w],
+          "%s: world %d flags %x/%x, Newton %d/%d, line search %d/%d, factorizations %d/%d", what, w,
+          x->world_flags[w], y->world_flags[w], x->newton_iter[w], y->newton_iter[w], x->ls_iter[w],
+          y->ls_iter[w], x->nfactor[w], y->nfactor[w]);
+}
+
+/* newton_loop=while and fixed with the warp Cholesky run the same arithmetic as the loop
+ * inside one kernel, one launch group per iteration: bitwise the same states, flags and
+ * counts, with direct launches and inside a graph (a conditional while node there) */
+static void test_newton_loop_launches(void) {
+  if (!gpu_available()) SKIP("no usable GPU");
+  const char* scenes[3][2] = {{"scenes/humanoid.xml", "preset=drake"},
+                              {"scenes/box_stack.xml", "preset=approx64"},
+                              {"scenes/humanoid.xml", "preset=approx32"}};
+  const char* loops[2] = {"newton_loop=while", "newton_loop=fixed"};
+  const char* graphs[2] = {"graph=0", "graph=1"};
+  for (int sc = 0; sc < 3; sc++)
+    for (int l = 0; l < 2; l++)
+      for (int g = 0; g < 2; g++) {
+        const char* ref[] = {scenes[sc][1], NULL};
+        const char* alt[] = {scenes[sc][1], loops[l], graphs[g], NULL};
+        char what[160];
+        snprintf(what, sizeof(what), "%s %s %s %s", scenes[sc][0], scenes[sc][1], loops[l], graphs[g]);
+        sapSim* a = make_with(scenes[sc][0], 8, SAP_DEVICE_CUDA, ref);
+        sapSim* b = make_with(scenes[sc][0], 8, SAP_DEVICE_CUDA, alt);
+        expect_same(what, a, b, 12);
+        sap_free(a);
+        sap_free(b);
+      }
+}
+
+/* the iteration cap through the while node's condition: with max_iterations=2 some worlds
+ * stop at the cap (MAXITER), and the graph's loop, the fixed launches and the one-kernel loop
+ * agree bitwise */
+static void test_newton_loop_cap(void) {
+  if (!gpu_available()) SKIP("no usable GPU");
+  const char* ref[] = {"preset=approx64", "max_iterations=2", NULL};
+  const char* alt[2][5] = {{"preset=approx64", "max_iterations=2", "newton_loop=while", "graph=1", NULL},
+                           {"preset=approx64", "max_iterations=2", "newton_loop=fixed", "graph=1", NULL}};
+  for (int k = 0; k < 2; k++) {
+    sapSim* a = make_with("scenes/humanoid.xml", 8, SAP_DEVICE_CUDA, ref);
+    sapSim* b = make_with("scenes/humanoid.xml", 8, SAP_DEVICE_CUDA, alt[k]);
+    expect_same(alt[k][2], a, b, 10);
+    int capped = 0;
+    if (a)
+      for (int w = 0; w < 8; w++) capped += (sap_data(a)->world_flags[w] & SAP_WORLD_MAXITER) != 0;
+    CHECK(capped > 0, "max_iterations=2 capped no world: the test would not see the cap");
+    sap_free(a);
+    sap_free(b);
+  }
+}
+
+/* linear_solver=cusolver (batched potrf/potrs between the assemble and advance launches;
+ * emulated by LAPACK) against the CPU backend, as the parity tests; fp32 (approx32) and fp64
+ * linear solves, direct launches and graphs */
+static void test_cusolver_parity(void) {
+  if (!gpu_available()) SKIP("no usable GPU");
+  struct { const char *scene, *preset; int nstep; double tol; } cases[3] = {
+      {"scenes/box_stack.xml", "preset=approx64", 40, 1e-6},
+      {"scenes/humanoid.xml", "preset=drake", 20, 1e-6},
+      {"scenes/humanoid.xml", "preset=approx32", 20, 1e-3}};
+  const char* loops[2][2] = {{"newton_loop=while", "graph=1"}, {"newton_loop=fixed", "graph=0"}};
+  for (int c = 0; c < 3; c++)
+    for (int l = 0; l < 2; l++) {
+      int n = 8;
+      const char* cpu[] = {cases[c].preset, NULL};
+      const char* gpu[] = {cases[c].preset, "linear_solver=cusolver", loops[l][0], loops[l][1], NULL};
+      sapSim* a = make_with(cases[c].scene, n, SAP_DEVICE_CPU, cpu);
+      sapSim* b = make_with(cases[c].scene, n, SAP_DEVICE_CUDA, gpu);
+      if (!a || !b) { sap_free(a); sap_free(b); continue; }
+      CHECK(sap_step(a, cases[c].nstep) == SAP_OK, "%s", sap_lastError());
+      CHECK(sap_step(b, cases[c].nstep) == SAP_OK, "%s", sap_lastError());
+      sap_sync(b);
+      const sapData *x = sap_data(a), *y = sap_data(b);
+      char what[160];
+      snprintf(what, sizeof(what), "%s %s cusolver %s qpos", cases[c].scene, cases[c].preset, loops[l][0]);
+      check_arrays(what, y->qpos, x->qpos, n * a->m->nq, cases[c].tol, cases[c].tol);
+      int converged = 0;
+      for (int w = 0; w < n; w++) {
+        CHECK(x->world_flags[w] == y->world_flags[w], "%s world %d flags cpu %x gpu %x", what, w, x->world_flags[w],
+              y->world_flags[w]);
+        converged += (y->world_flags[w] & SAP_WORLD_CONVERGED) != 0 && y->nfactor[w] > 0;
+      }
+      CHECK(converged > 0, "%s: no world factored and converged", what);
+      sap_free(a);
+      sap_free(b);
+    }
+}
+
+/* a caller captures 3 steps with newton_loop=while (conditional nodes inside the caller's
+ * graph) or fixed (none) and replays the graph twice: the same as 6 one-kernel steps */
+static void test_caller_graph_loops(void) {
+  if (!gpu_available()) SKIP("no usable GPU");
+#ifdef SAP_HAVE_CUDA
+  const char* loops[3][3] = {{"newton_loop=while", NULL, NULL},
+                             {"newton_loop=fixed", NULL, NULL},
+                             {"newton_loop=while", "linear_solver=cusolver", NULL}};
+  for (int l = 0; l < 3; l++) {
+    const char* ref[] = {"preset=approx64", NULL};
+    sapSim* a = make_with("scenes/humanoid.xml", 8, SAP_DEVICE_CUDA, ref);
+    sapSim* b = make_with("scenes/humanoid.xml", 8, SAP_DEVICE_CUDA, (const char* const[]){"preset=approx64", loops[l][0], loops[l][1], NULL});
+    if (!a || !b) { sap_free(a); sap_free(b); continue; }
+    CHECK(sap_step(a, 6) == SAP_OK, "%s", sap_lastError());
+    cudaStream_t st = (cudaStream_t)sap_cudaStream();
+    cudaGraph_t g;
+    cudaGraphExec_t e;
+    CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal) == cudaSuccess, "begin capture");
+    CHECK(sap_stepAsync(b, 3) == SAP_OK, "%s", sap_lastError());
+    CHECK(cudaStreamEndCapture(st, &g) == cudaSuccess, "end capture");
+    CHECK(cudaGraphInstantiate(&e, g, 0) == cudaSuccess, "instantiate");
+    for (int r = 0; r < 2; r++) CHECK(cudaGraphLaunch(e, st) == cudaSuccess, "launch");
+    cudaStreamSynchronize(st);
+    cudaGraphExecDestroy(e);
+    cudaGraphDestroy(g);
+    sap_sync(a);
+    sap_sync(b);
+    const sapData *da = sap_data(a), *db = sap_data(b);
+    if (loops[l][1]) {  // cuSOLVER's rounding differs from the warp Cholesky's
+      check_arrays("qpos after a caller's graph (cusolver)", db->qpos, da->qpos, 8 * a->m->nq, 1e-8, 1e-8);
+    } else {
+      CHECK(!memcmp(da->qpos, db->qpos, sizeof(double) * 8 * a->m->nq), "%s: qpos after a caller's graph", loops[l][0]);
+      CHECK(!memcmp(da->qvel, db->qvel, sizeof(double) * 8 * a->m->nv), "%s: qvel after a caller's graph", loops[l][0]);
+    }
+    sap_free(a);
+    sap_free(b);
+  }
+#endif
+}
+
 /* stage timing: every stage gets a positive time, their sum fits in the total, and
  * the events change nothing in the results */
 static void test_stage_timing(void) {
@@ -280,6 +442,10 @@ int main(void) {
   RUN(test_gpu_invariants);
   RUN(test_graph_replay);
   RUN(test_caller_graph);
+  RUN(test_newton_loop_launches);
+  RUN(test_newton_loop_cap);
+  RUN(test_cusolver_parity);
+  RUN(test_caller_graph_loops);
   RUN(test_stage_timing);
   RUN(test_state_edits);
 #ifdef SAP_CUDA_SHIM

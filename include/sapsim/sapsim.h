@@ -43,6 +43,16 @@ typedef enum { SAP_BROAD_AUTO = 0, SAP_BROAD_PAIRS = 1, SAP_BROAD_SWEEP = 2 } sa
 /* GPU solve kernel: one warp per world (lanes share contacts, Newton-matrix entries,
  * Cholesky rows and line-search terms) or one thread per world (the CPU's code as is) */
 typedef enum { SAP_SOLVE_WARP = 0, SAP_SOLVE_THREAD = 1 } sapSolveKernel;
+/* GPU Newton loop (warp solve): the whole loop inside one kernel; one launch group per
+ * iteration, repeated by a conditional while node when the step is captured in a graph
+ * (sapsim's graph=1 or a caller's capture of sap_stepAsync) and max_iterations times
+ * otherwise; or always max_iterations launch groups (fixed, for callers that capture many
+ * steps and want a graph without conditional nodes). Worlds that stopped skip later
+ * iterations at once. */
+typedef enum { SAP_NEWTON_KERNEL = 0, SAP_NEWTON_WHILE = 1, SAP_NEWTON_FIXED = 2 } sapNewtonLoop;
+/* GPU Newton linear solve: sapsim's warp Cholesky, or cuSOLVER's batched potrf/potrs over
+ * every world (needs a per-iteration newton_loop) */
+typedef enum { SAP_LINSOLVE_CUSTOM = 0, SAP_LINSOLVE_CUSOLVER = 1 } sapLinearSolver;
 
 /* Knobs set to -1 (or NaN for reals) take the preset's value when the options are
  * expanded (sap_optionsExpand); an explicit value overrides the preset (seed 002). */
@@ -82,6 +92,8 @@ typedef struct sapOptions {
   int graph;                       /* GPU: capture one step in a CUDA graph, replay it (0) */
   int stage_timing;                /* GPU: time each stage with events (1 sync per step) (0) */
   int solve_kernel;                /* GPU: sapSolveKernel (warp) */
+  int newton_loop;                 /* GPU: sapNewtonLoop (kernel) */
+  int linear_solver;               /* GPU: sapLinearSolver (custom) */
 } sapOptions;
 
 /* defaults: approx32, armijo_decay, every knob from the preset */

@@ -4,7 +4,10 @@
  * header (-DSAP_CUDA_SHIM -Itests/shim) runs the CUDA backend's launchers and kernels
  * in CI without a GPU. Stream capture is emulated too: launches and copies issued
  * while a stream captures are recorded, not run, and a graph launch replays them in
- * order.
+ * order. A conditional while node added to the graph being captured (cudaGraphAddNode,
+ * its body captured with cudaStreamBeginCaptureToGraph on another stream) replays its
+ * body while the handle's value, set by kernels with cudaGraphSetConditional, is
+ * nonzero; cudaGraphCondAssignDefault resets it at each graph launch.
  *
  * Execution model. Launches are 1-D (grid and block are counts). Blocks run one after
  * another; the threads of a block run in thread order, each until it returns or waits
@@ -68,6 +71,33 @@ typedef struct sapShimGraph* cudaGraphExec_t;
 typedef struct sapShimEvent* cudaEvent_t;
 struct cudaDeviceProp { char name[256]; };
 
+/* graph nodes: only what a conditional while node added during a capture needs */
+typedef struct sapShimNode* cudaGraphNode_t;
+typedef struct cudaGraphEdgeData { unsigned char from_port, to_port, type, reserved[5]; } cudaGraphEdgeData;
+typedef unsigned long long cudaGraphConditionalHandle;
+typedef enum {
+  cudaStreamCaptureStatusNone = 0, cudaStreamCaptureStatusActive = 1, cudaStreamCaptureStatusInvalidated = 2
+} cudaStreamCaptureStatus;
+enum cudaStreamUpdateCaptureDependenciesFlags { cudaStreamAddCaptureDependencies = 0, cudaStreamSetCaptureDependencies = 1 };
+enum { cudaGraphCondAssignDefault = 1 };
+enum cudaGraphConditionalNodeType { cudaGraphCondTypeIf = 0, cudaGraphCondTypeWhile = 1, cudaGraphCondTypeSwitch = 2 };
+enum cudaGraphNodeType { cudaGraphNodeTypeKernel = 0, cudaGraphNodeTypeConditional = 0x0d };
+struct cudaConditionalNodeParams {
+  cudaGraphConditionalHandle handle;
+  enum cudaGraphConditionalNodeType type;
+  unsigned int size;
+  cudaGraph_t* phGraph_out;  /* filled by cudaGraphAddNode: the body graph(s) */
+};
+struct cudaGraphNodeParams {
+  enum cudaGraphNodeType type;
+  int reserved0[3];
+  union {
+    long long reserved1[29];
+    struct cudaConditionalNodeParams conditional;
+  };
+  long long reserved2;
+};
+
 const char* cudaGetErrorString(cudaError_t e);
 cudaError_t cudaGetLastError(void);
 cudaError_t cudaPeekAtLastError(void);
@@ -84,6 +114,23 @@ cudaError_t cudaStreamDestroy(cudaStream_t st);
 cudaError_t cudaStreamSynchronize(cudaStream_t st);
 cudaError_t cudaStreamBeginCapture(cudaStream_t st, cudaStreamCaptureMode mode);
 cudaError_t cudaStreamEndCapture(cudaStream_t st, cudaGraph_t* g);
+cudaError_t cudaStreamIsCapturing(cudaStream_t st, cudaStreamCaptureStatus* status);
+/* the capture's graph (its dependencies: none are tracked, the emulation runs work in order) */
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t st, cudaStreamCaptureStatus* status, unsigned long long* id,
+                                     cudaGraph_t* graph, const cudaGraphNode_t** deps,
+                                     const cudaGraphEdgeData** edge_data, size_t* ndeps);
+cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t st, cudaGraphNode_t* deps, const cudaGraphEdgeData* data,
+                                                size_t n, unsigned int flags);
+/* capture into an existing graph (a conditional node's body): work recorded there until
+ * cudaStreamEndCapture, which returns that graph */
+cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t st, cudaGraph_t g, const cudaGraphNode_t* deps,
+                                          const cudaGraphEdgeData* data, size_t n, cudaStreamCaptureMode mode);
+cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle* h, cudaGraph_t g, unsigned int default_value,
+                                             unsigned int flags);
+/* conditional while nodes only: the body runs while the handle's value is nonzero */
+cudaError_t cudaGraphAddNode(cudaGraphNode_t* node, cudaGraph_t g, const cudaGraphNode_t* deps,
+                             const cudaGraphEdgeData* data, size_t n, struct cudaGraphNodeParams* params);
+cudaError_t cudaMemsetAsync(void* d, int v, size_t n, cudaStream_t st);
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t* e, cudaGraph_t g, unsigned long long flags);
 cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t st);
 cudaError_t cudaGraphDestroy(cudaGraph_t g);
@@ -159,6 +206,9 @@ static inline sapShimLaunch<P...> sapShimMakeLaunch(void (*k)(P...), const char*
 #define SAPG_LAUNCH_SHARED(kernel, grid, block, bytes) \
   sapShimMakeLaunch(kernel, #kernel, (unsigned)(grid), (unsigned)(block), (size_t)(bytes))
 #define SAPG_DYNAMIC_SHARED(type, name) type* name = (type*)sapShimDynamicShared
+
+/* ---- conditional nodes: set from a kernel ---- */
+void cudaGraphSetConditional(cudaGraphConditionalHandle h, unsigned int value);
 
 /* ---- block barriers ---- */
 void __syncthreads(void);

@@ -14,10 +14,12 @@
 
 #include <chrono>
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "cuda_runtime.h"
@@ -387,8 +389,20 @@ unsigned long long sapShimWarpOp(int op, unsigned mask, unsigned long long bits,
   return x.bits;
 }
 
-struct sapShimStream { int capturing; };
-struct sapShimGraph { std::vector<std::function<void()>> work; };
+// a conditional handle: its value, and the value a graph launch gives it (AssignDefault)
+struct sapShimCond { unsigned value, default_value; int assign_default; };
+struct sapShimGraph {
+  std::vector<std::function<void()>> work;           // in capture order
+  std::vector<std::shared_ptr<sapShimCond>> conds;    // handles created on this graph
+  std::vector<std::shared_ptr<sapShimNode>> nodes;    // conditional nodes (their bodies)
+};
+struct sapShimNode { std::shared_ptr<sapShimGraph> body; cudaGraph_t out[1]; };
+struct sapShimStream {
+  int capturing;
+  sapShimGraph* graph;  // the graph this stream's capture records into
+  sapShimGraph* outer;  // the capture it interrupted (a body captured inside a capture)
+  int to_existing;      // cudaStreamBeginCaptureToGraph: EndCapture does not hand over a new graph
+};
 struct sapShimEvent { double t; int recorded; };  // host time when the work before it ran
 
 static double now_ms() {
@@ -448,22 +462,81 @@ cudaError_t cudaMemset(void* d, int v, size_t n) {
   std::memset(d, v, n);
   return cudaSuccess;
 }
-cudaError_t cudaStreamCreate(cudaStream_t* st) { *st = new sapShimStream{0}; return cudaSuccess; }
+cudaError_t cudaStreamCreate(cudaStream_t* st) { *st = new sapShimStream{0, nullptr, nullptr, 0}; return cudaSuccess; }
 cudaError_t cudaStreamDestroy(cudaStream_t st) { delete st; return cudaSuccess; }
 cudaError_t cudaStreamSynchronize(cudaStream_t st) {
   return st && st->capturing ? cudaErrorStreamCaptureUnsupported : cudaSuccess;
 }
 cudaError_t cudaStreamBeginCapture(cudaStream_t st, cudaStreamCaptureMode) {
   if (!st || capture_graph) return cudaErrorInvalidValue;
-  st->capturing = 1;
-  capture_graph = new sapShimGraph;
+  *st = sapShimStream{1, new sapShimGraph, nullptr, 0};
+  capture_graph = st->graph;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t st, cudaGraph_t g, const cudaGraphNode_t*,
+                                          const cudaGraphEdgeData*, size_t, cudaStreamCaptureMode) {
+  if (!st || !g || st->capturing) return cudaErrorInvalidValue;
+  *st = sapShimStream{1, g, capture_graph, 1};
+  capture_graph = g;
   return cudaSuccess;
 }
 cudaError_t cudaStreamEndCapture(cudaStream_t st, cudaGraph_t* g) {
-  if (!st || !st->capturing) return cudaErrorInvalidValue;
-  st->capturing = 0;
-  *g = capture_graph;
-  capture_graph = nullptr;
+  if (!st || !st->capturing || capture_graph != st->graph) return cudaErrorInvalidValue;
+  *g = st->graph;
+  capture_graph = st->outer;
+  *st = sapShimStream{0, nullptr, nullptr, 0};
+  return cudaSuccess;
+}
+cudaError_t cudaStreamIsCapturing(cudaStream_t st, cudaStreamCaptureStatus* status) {
+  if (!st || !status) return cudaErrorInvalidValue;
+  *status = st->capturing ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t st, cudaStreamCaptureStatus* status, unsigned long long* id,
+                                     cudaGraph_t* graph, const cudaGraphNode_t** deps,
+                                     const cudaGraphEdgeData** edge_data, size_t* ndeps) {
+  if (!st || !status) return cudaErrorInvalidValue;
+  *status = st->capturing ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
+  if (id) *id = (unsigned long long)(uintptr_t)st->graph;
+  if (graph) *graph = st->graph;
+  if (deps) *deps = nullptr;
+  if (edge_data) *edge_data = nullptr;
+  if (ndeps) *ndeps = 0;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t st, cudaGraphNode_t*, const cudaGraphEdgeData*, size_t,
+                                                unsigned int) {
+  return st && st->capturing ? cudaSuccess : cudaErrorInvalidValue;
+}
+cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle* h, cudaGraph_t g, unsigned int default_value,
+                                             unsigned int flags) {
+  if (!h || !g || flags > cudaGraphCondAssignDefault) return cudaErrorInvalidValue;
+  auto c = std::make_shared<sapShimCond>(sapShimCond{default_value, default_value, (int)(flags & 1)});
+  g->conds.push_back(c);
+  *h = (cudaGraphConditionalHandle)(uintptr_t)c.get();
+  return cudaSuccess;
+}
+cudaError_t cudaGraphAddNode(cudaGraphNode_t* node, cudaGraph_t g, const cudaGraphNode_t*, const cudaGraphEdgeData*,
+                             size_t, struct cudaGraphNodeParams* p) {
+  if (!node || !g || !p || p->type != cudaGraphNodeTypeConditional || p->conditional.type != cudaGraphCondTypeWhile ||
+      p->conditional.size != 1 || !p->conditional.handle)
+    return cudaErrorInvalidValue;  // only conditional while nodes are emulated
+  auto n = std::make_shared<sapShimNode>();
+  n->body = std::make_shared<sapShimGraph>();
+  n->out[0] = n->body.get();
+  p->conditional.phGraph_out = n->out;
+  g->nodes.push_back(n);
+  sapShimCond* c = (sapShimCond*)(uintptr_t)p->conditional.handle;
+  std::shared_ptr<sapShimGraph> body = n->body;
+  g->work.push_back([body, c]() {
+    while (c->value)
+      for (auto& w : body->work) w();
+  });
+  *node = n.get();
+  return cudaSuccess;
+}
+cudaError_t cudaMemsetAsync(void* d, int v, size_t n, cudaStream_t) {
+  sapShimSubmit([=]() { std::memset(d, v, n); });
   return cudaSuccess;
 }
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t* e, cudaGraph_t g, unsigned long long) {
@@ -471,6 +544,10 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* e, cudaGraph_t g, unsigned lon
   return cudaSuccess;
 }
 cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t) {
+  sapShimSubmit([e]() {
+    for (auto& c : e->conds)
+      if (c->assign_default) c->value = c->default_value;
+  });
   for (auto& w : e->work) sapShimSubmit(w);
   return cudaSuccess;
 }
@@ -493,3 +570,7 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t a, cudaEvent_t b) {
 }
 
 }  // extern "C"
+
+void cudaGraphSetConditional(cudaGraphConditionalHandle h, unsigned int value) {
+  ((sapShimCond*)(uintptr_t)h)->value = value;
+}
