@@ -1,4 +1,4 @@
-/* `sapsim bench`: throughput sweep over nworld (x presets x line searches).
+/* `sapsim bench`: throughput sweep over nworld (x presets x line searches x --vary variants).
  * stdout: one JSON line per configuration (DESIGN.md §10); stderr: progress and
  * a readable table. MuJoCo's mj_step runs on the same MJCF, the same worlds,
  * states, controls and threads, and the ratio is reported (ratios, not absolute
@@ -76,7 +76,7 @@ static void progress(const sapCli* cli, int done, int total, const char* what) {
 
 typedef struct {
   double steps_per_s, mj_steps_per_s;
-  char preset[16], ls[16];
+  char preset[16], ls[16], variant[96];
   int nworld;
 } sapBenchRow;
 
@@ -107,8 +107,8 @@ static int stage_pass(const sapModel* m, const sapOptions* opt, int nworld, int 
 }
 
 /* one configuration: create, warm up, time, collect diagnostics, print JSON */
-static int bench_one(const sapCli* cli, const sapModel* m, const sapOptions* opt, int nworld,
-                     FILE* json, double* mj_cache, sapBenchRow* row) {
+static int bench_one(const sapCli* cli, const sapModel* m, const sapOptions* opt, const char* variant,
+                     int nworld, FILE* json, double* mj_cache, sapBenchRow* row) {
   sapSim* s = NULL;
   if (sap_create(m, opt, nworld, &s) != SAP_OK) {
     fprintf(stderr, "\nsapsim bench: %s\n", sap_lastError());
@@ -160,7 +160,8 @@ static int bench_one(const sapCli* cli, const sapModel* m, const sapOptions* opt
   char line[4096];
   int n = snprintf(line, sizeof(line),
       "{\"scene\":\"%s\",\"backend\":\"%s\",\"device\":\"%s\",\"build\":\"%s\",\"preset\":\"%s\","
-      "\"line_search\":\"%s\",\"contacts\":%d,\"dt\":%g,\"nworld\":%d,\"nstep\":%d,"
+      "\"line_search\":\"%s\",\"variant\":\"%s\",\"solve_kernel\":\"%s\",\"newton_loop\":\"%s\","
+      "\"linear_solver\":\"%s\",\"graph\":%d,\"contacts\":%d,\"dt\":%g,\"nworld\":%d,\"nstep\":%d,"
       "\"steps_per_s\":%.6g,\"ns_per_world_step\":%.6g,"
       "\"stage_s\":{\"kinematics\":%.6g,\"collision\":%.6g,\"free_motion\":%.6g,\"solve\":%.6g,"
       "\"integrate\":%.6g,\"total\":%.6g},"
@@ -175,8 +176,9 @@ static int bench_one(const sapCli* cli, const sapModel* m, const sapOptions* opt
 #else
       "gcc " __VERSION__,
 #endif
-      sap_optionValueName("preset", o->preset), sap_optionValueName("line_search", o->line_search),
-      o->contacts, isnan(o->timestep) ? m->timestep : o->timestep, nworld, cli->steps, sps,
+      sap_optionValueName("preset", o->preset), sap_optionValueName("line_search", o->line_search), variant,
+      sap_optionValueName("solve_kernel", o->solve_kernel), sap_optionValueName("newton_loop", o->newton_loop),
+      sap_optionValueName("linear_solver", o->linear_solver), o->graph, o->contacts, isnan(o->timestep) ? m->timestep : o->timestep, nworld, cli->steps, sps,
       1e9 / sps, tm.kinematics, tm.collision, tm.free_motion, tm.solve, tm.integrate, tm.total,
       tm.kinematics * ns_per, tm.collision * ns_per, tm.free_motion * ns_per, tm.solve * ns_per,
       tm.integrate * ns_per,
@@ -193,6 +195,7 @@ static int bench_one(const sapCli* cli, const sapModel* m, const sapOptions* opt
   row->nworld = nworld;
   snprintf(row->preset, sizeof(row->preset), "%s", sap_optionValueName("preset", o->preset));
   snprintf(row->ls, sizeof(row->ls), "%s", sap_optionValueName("line_search", o->line_search));
+  snprintf(row->variant, sizeof(row->variant), "%.95s", variant);
   free(info);
   free(ncon);
   free(nit);
@@ -213,6 +216,39 @@ static int split(char* text, char** out, int max) {
   return n;
 }
 
+/* --vary: comma-separated variants, each key=value pairs joined by '+'; a value without a key
+ * takes the last key named ("linear_solver=custom,cusolver"). Writes up to max variants of
+ * at most 95 characters; returns the count, 0 when there is no --vary, -1 on bad text */
+static int parse_variants(const char* spec, char (*out)[96], int max) {
+  if (!spec) return 0;
+  char buf[1024], key[64] = "";
+  snprintf(buf, sizeof(buf), "%s", spec);
+  char* tok[16];
+  int n = split(buf, tok, max < 16 ? max : 16);
+  for (int i = 0; i < n; i++) {
+    if (strchr(tok[i], '=')) {
+      snprintf(out[i], 96, "%s", tok[i]);
+      const char* last = strrchr(tok[i], '+') ? strrchr(tok[i], '+') + 1 : tok[i];
+      int k = (int)(strchr(last, '=') - last);
+      snprintf(key, sizeof(key), "%.*s", k < 63 ? k : 63, last);
+    } else if (key[0]) {
+      snprintf(out[i], 96, "%s=%s", key, tok[i]);
+    } else {
+      return -1;
+    }
+  }
+  return n;
+}
+
+/* apply one variant's pairs to o */
+static int apply_variant(sapOptions* o, const char* variant) {
+  char buf[96];
+  snprintf(buf, sizeof(buf), "%s", variant);
+  for (char *save = NULL, *t = strtok_r(buf, "+", &save); t; t = strtok_r(NULL, "+", &save))
+    if (sap_optionsSetPair(o, t) != SAP_OK) return 1;
+  return 0;
+}
+
 int sap_benchMain(sapCli* cli) {
   sapModel* m = NULL;
   if (sap_loadModel(cli->scene, &m) != SAP_OK) {
@@ -228,7 +264,18 @@ int sap_benchMain(sapCli* cli) {
   char *plist[8], *llist[8];
   int np = split(presets, plist, 8), nl = split(lss, llist, 8);
 
-  /* validate every sweep value before running anything */
+  char vlist[16][96];
+  int nv = parse_variants(cli->vary, vlist, 16);
+  if (nv < 0) {
+    fprintf(stderr, "sapsim: --vary '%s': the first variant needs key=value\n", cli->vary);
+    return 1;
+  }
+  if (nv == 0) {
+    vlist[0][0] = 0;
+    nv = 1;
+  }
+
+  /* validate every sweep value and combination before running anything */
   for (int i = 0; i < np + nl; i++) {
     sapOptions o = cli->opt;
     if (sap_optionsSet(&o, i < np ? "preset" : "line_search", i < np ? plist[i] : llist[i - np])) {
@@ -236,6 +283,15 @@ int sap_benchMain(sapCli* cli) {
       return 1;
     }
   }
+  for (int p = 0; p < np; p++)
+    for (int v = 0; v < nv; v++) {
+      sapOptions o = cli->opt, e;
+      sap_optionsSet(&o, "preset", plist[p]);
+      if (apply_variant(&o, vlist[v]) || sap_optionsExpand(&o, &e) != SAP_OK) {
+        fprintf(stderr, "sapsim: --vary %s: %s\n", vlist[v], sap_lastError());
+        return 1;
+      }
+    }
   FILE* json = NULL;
   char tmpjson[64] = "";
   if (cli->json || cli->plot) {
@@ -246,29 +302,32 @@ int sap_benchMain(sapCli* cli) {
       return 1;
     }
   }
-  int total = np * nl * cli->nworlds, done = 0, rc = 0;
+  int total = np * nl * nv * cli->nworlds, done = 0, rc = 0;
   sapBenchRow* rows = calloc(total, sizeof(sapBenchRow));
   double mj_cache[64];
   for (int i = 0; i < 64; i++) mj_cache[i] = NAN;
   for (int p = 0; p < np && !rc; p++)
     for (int l = 0; l < nl && !rc; l++)
-      for (int w = 0; w < cli->nworlds && !rc; w++) {
-        sapOptions o = cli->opt;
-        sap_optionsSet(&o, "preset", plist[p]);
-        sap_optionsSet(&o, "line_search", llist[l]);
-        char what[96];
-        snprintf(what, sizeof(what), "%s %s nworld %d", plist[p], llist[l], cli->worlds[w]);
-        progress(cli, done, total, what);
-        rc = bench_one(cli, m, &o, cli->worlds[w], json, mj_cache, &rows[done]);
-        done++;
-      }
+      for (int v = 0; v < nv && !rc; v++)
+        for (int w = 0; w < cli->nworlds && !rc; w++) {
+          sapOptions o = cli->opt;
+          sap_optionsSet(&o, "preset", plist[p]);
+          sap_optionsSet(&o, "line_search", llist[l]);
+          apply_variant(&o, vlist[v]);
+          char what[192];
+          snprintf(what, sizeof(what), "%.16s %.16s %.95s nworld %d", plist[p], llist[l], vlist[v], cli->worlds[w]);
+          progress(cli, done, total, what);
+          rc = bench_one(cli, m, &o, vlist[v], cli->worlds[w], json, mj_cache, &rows[done]);
+          done++;
+        }
   progress(cli, done, total, "done");
   if (!cli->quiet && !rc) {
-    fprintf(stderr, "%-10s %-15s %8s %14s %14s %8s\n", "preset", "line_search", "nworld",
-            "steps/s", "mujoco/s", "ratio");
+    int vw = cli->vary ? 40 : 0;  // the variant column only with --vary
+    fprintf(stderr, "%-10s %-15s %-*s %8s %14s %14s %8s\n", "preset", "line_search", vw, vw ? "variant" : "",
+            "nworld", "steps/s", "mujoco/s", "ratio");
     for (int i = 0; i < done; i++)
-      fprintf(stderr, "%-10s %-15s %8d %14.4g %14.4g %8.3g\n", rows[i].preset, rows[i].ls,
-              rows[i].nworld, rows[i].steps_per_s, rows[i].mj_steps_per_s,
+      fprintf(stderr, "%-10s %-15s %-*s %8d %14.4g %14.4g %8.3g\n", rows[i].preset, rows[i].ls, vw,
+              rows[i].variant, rows[i].nworld, rows[i].steps_per_s, rows[i].mj_steps_per_s,
               rows[i].steps_per_s / rows[i].mj_steps_per_s);
   }
   if (json) fclose(json);

@@ -14,7 +14,8 @@ def main():
     rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
     series = {}
     for r in rows:
-        key = f"sapsim {r['preset']} {r['line_search']} ({r['backend']})"
+        variant = f" {r['variant']}" if r.get("variant") else ""
+        key = f"sapsim {r['preset']} {r['line_search']}{variant} ({r['backend']})"
         series.setdefault(key, []).append((r["nworld"], r["steps_per_s"]))
         if r.get("mujoco_steps_per_s"):
             series.setdefault("MuJoCo mj_step (CPU)", []).append((r["nworld"], r["mujoco_steps_per_s"]))

@@ -20,6 +20,7 @@ typedef struct {
   const char* plot;     /* bench: PNG plot file */
   const char* presets;  /* bench: comma list */
   const char* line_searches;
+  const char* vary;     /* bench: variants "k=v[+k=v...],..." (a bare value reuses the last key) */
   int mujoco;           /* bench: run MuJoCo's mj_step beside */
   int quiet;
   int progress;

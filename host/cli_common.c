@@ -89,6 +89,12 @@ int sapcli_parse(int argc, char** argv, sapCli* cli, const char* cmd) {
     } else if (!strcmp(a, "--line-search")) {
       if (set_option(cli, "line_search", strchr(v, ',') ? "armijo_decay" : v)) return 1;
       cli->line_searches = v;
+    } else if (!strcmp(a, "--vary")) {
+      if (!v || !strchr(v, '=')) {
+        fprintf(stderr, "sapsim: --vary needs key=value[,value...] (e.g. linear_solver=custom,cusolver)\n");
+        return 1;
+      }
+      cli->vary = v;
     } else if (!strcmp(a, "--set")) {
       if (sap_optionsSetPair(&cli->opt, v) != SAP_OK) {
         fprintf(stderr, "sapsim: %s\n", sap_lastError());

@@ -315,6 +315,17 @@ static void test_json_lines(void) {
   CHECK(n == 2 * 2 * 2, "bench printed %d lines, want 8", n);
   CHECK(strstr(r.err, "ratio") != NULL, "bench table missing on stderr");
   free_run(&r);
+
+  /* --vary: one more axis; a bare value reuses the key, '+' joins several options */
+  r = run_cli("bench " SCENE " --worlds 1,2 --steps 4 --no-progress "
+              "--vary newton_loop=kernel,fixed,newton_loop=while+linear_solver=cusolver");
+  CHECK(r.rc == 0, "bench --vary failed (rc %d): %s", r.rc, r.err);
+  n = check_json_lines("bench --vary stdout", r.out);
+  CHECK(n == 3 * 2, "bench --vary printed %d lines, want 6", n);
+  CHECK(strstr(r.out, "\"variant\":\"newton_loop=fixed\"") &&
+            strstr(r.out, "\"newton_loop\":\"while\",\"linear_solver\":\"cusolver\""),
+        "bench --vary lines do not name the variants: %.300s", r.out);
+  free_run(&r);
 }
 
 /* a PNG: 8-byte signature, then an IHDR chunk of length 13 with a nonzero size */
@@ -372,6 +383,10 @@ static void test_bad_names(void) {
   cliRun r = run_cli("ablate " SCENE " --steps 2 --set no_such_knob=1");
   CHECK(r.rc != 0 && strstr(r.err, "no_such_knob") && strstr(r.err, "weight_mode"),
         "unknown override knob: rc %d, message %s", r.rc, r.err);
+  free_run(&r);
+  r = run_cli("bench " SCENE " --worlds 1 --steps 2 --vary linear_solver=custom,cusolver");
+  CHECK(r.rc != 0 && strstr(r.err, "needs newton_loop=while or fixed") && r.out[0] == 0,
+        "a --vary combination that cannot run: rc %d, message %s", r.rc, r.err);
   free_run(&r);
   r = run_cli("ablate " SCENE " --steps 2 --set weight_mode=heavy");
   CHECK(r.rc != 0 && strstr(r.err, "diag_delassus"), "bad override value: rc %d, message %s",
