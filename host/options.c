@@ -43,6 +43,7 @@ void sap_optionsDefault(sapOptions* o) {
   o->broadphase = SAP_BROAD_AUTO;
   o->device = SAP_DEVICE_AUTO;
   o->threads = 0;
+  o->solve_block_worlds = 2;
   o->contacts = 1;
 }
 
@@ -75,6 +76,8 @@ static const sapName newton_loop_names[] = {
     {"kernel", SAP_NEWTON_KERNEL}, {"while", SAP_NEWTON_WHILE}, {"fixed", SAP_NEWTON_FIXED}, {NULL, 0}};
 static const sapName linear_solver_names[] = {
     {"custom", SAP_LINSOLVE_CUSTOM}, {"cusolver", SAP_LINSOLVE_CUSOLVER}, {NULL, 0}};
+static const sapName chol_memory_names[] = {
+    {"shared", SAP_CHOL_SHARED}, {"global", SAP_CHOL_GLOBAL}, {NULL, 0}};
 static const sapName broad_names[] = {
     {"auto", SAP_BROAD_AUTO}, {"pairs", SAP_BROAD_PAIRS}, {"sweep", SAP_BROAD_SWEEP}, {NULL, 0}};
 static const sapName bool_names[] = {
@@ -198,6 +201,8 @@ static const sapKey keys[] = {
     {"solve_kernel", NULL, K_ENUM, OFF(solve_kernel), solve_kernel_names, 0, 0, 0},
     {"newton_loop", NULL, K_ENUM, OFF(newton_loop), newton_loop_names, 0, 0, 0},
     {"linear_solver", NULL, K_ENUM, OFF(linear_solver), linear_solver_names, 0, 0, 0},
+    {"chol_memory", NULL, K_ENUM, OFF(chol_memory), chol_memory_names, 0, 0, 0},
+    {"solve_block_worlds", NULL, K_INT, OFF(solve_block_worlds), NULL, 1, 32, 0},
 };
 #define NKEYS ((int)(sizeof(keys) / sizeof(keys[0])))
 

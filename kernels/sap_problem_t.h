@@ -47,6 +47,7 @@ typedef struct SAPT(sapProblem) {
   SAP_REAL* H;              /* (nv x nv) Newton matrix (lower triangle); the first nv x nv of L
                                when the linear solve runs in the objective's precision */
   void* L;                  /* (nv x (nv + 1)) factor and right-hand side, linear-solve precision */
+  void* Lfast;              /* GPU warp solve: L's place in shared memory, or null (use L) */
   SAP_REAL* body6;          /* (nbody x 6) body velocities or wrenches of the tree passes */
   SAP_REAL* rows;           /* (3 x nv) one contact's Jacobian rows, zero outside its chains */
   int* chain;               /* (nv) the dofs of one contact's chains */
@@ -98,6 +99,7 @@ SAP_HD void SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   P->chain = P->sidx + (long)ns * snz;
   P->nv = nv;
   P->snz = snz;
+  P->Lfast = (void*)0;
 }
 
 /* ---- contact geometry ------------------------------------------------------------- */

@@ -99,17 +99,17 @@ SAP_DEV void SAPT(sapv_hessian)(SAPT(sapProblem)* P, int lane) {
   __syncwarp();
 }
 
-/* L = H (lower triangle, row-major: cuSOLVER's column-major upper triangle) and x = -grad
- * right after it, in the linear-solve precision */
-SAP_DEV void SAPT(sapv_directionSetup)(SAPT(sapProblem)* P, int lane) {
+/* Lbuf = H (lower triangle, row-major: cuSOLVER's column-major upper triangle) and x = -grad
+ * right after it, in the linear-solve precision; Lbuf is P->L or its shared-memory place */
+SAP_DEV void SAPT(sapv_directionSetup)(SAPT(sapProblem)* P, void* Lbuf, int lane) {
   int nv = P->nv;
   if (P->lin_fp32) {
-    float *L = (float*)P->L, *x = L + nv * nv;
+    float *L = (float*)Lbuf, *x = L + nv * nv;
     for (int t = lane; t < nv * nv; t += SAPV_LANES)
       if (t % nv <= t / nv) L[t] = (float)P->H[t];
     for (int i = lane; i < nv; i += SAPV_LANES) x[i] = (float)-P->grad[i];
   } else {
-    double *L = (double*)P->L, *x = L + nv * nv;
+    double *L = (double*)Lbuf, *x = L + nv * nv;
     for (int t = lane; t < nv * nv; t += SAPV_LANES)
       if (t % nv <= t / nv) L[t] = (double)P->H[t];
     for (int i = lane; i < nv; i += SAPV_LANES) x[i] = (double)-P->grad[i];
@@ -117,14 +117,14 @@ SAP_DEV void SAPT(sapv_directionSetup)(SAPT(sapProblem)* P, int lane) {
   __syncwarp();
 }
 
-/* dv = x (the solution right after L) */
-SAP_DEV void SAPT(sapv_directionRead)(SAPT(sapProblem)* P, int lane) {
+/* dv = x (the solution right after the factor in Lbuf) */
+SAP_DEV void SAPT(sapv_directionRead)(SAPT(sapProblem)* P, const void* Lbuf, int lane) {
   int nv = P->nv;
   if (P->lin_fp32) {
-    const float* x = (const float*)P->L + nv * nv;
+    const float* x = (const float*)Lbuf + nv * nv;
     for (int i = lane; i < nv; i += SAPV_LANES) P->dv[i] = (SAP_REAL)x[i];
   } else {
-    const double* x = (const double*)P->L + nv * nv;
+    const double* x = (const double*)Lbuf + nv * nv;
     for (int i = lane; i < nv; i += SAPV_LANES) P->dv[i] = (SAP_REAL)x[i];
   }
   __syncwarp();
@@ -141,20 +141,22 @@ SAP_DEV void SAPT(sapv_directionIdentity)(SAPT(sapProblem)* P, int lane) {
   __syncwarp();
 }
 
-/* dv = -H^-1 grad by the warp Cholesky; returns 0 or the failed pivot + 1 */
+/* dv = -H^-1 grad by the warp Cholesky, in shared memory when the kernel gave it a place
+ * (P->Lfast), else in the scratch; returns 0 or the failed pivot + 1 */
 SAP_DEV int SAPT(sapv_direction)(SAPT(sapProblem)* P, int lane) {
   int nv = P->nv, info;
-  SAPT(sapv_directionSetup)(P, lane);
+  void* Lbuf = P->Lfast ? P->Lfast : P->L;
+  SAPT(sapv_directionSetup)(P, Lbuf, lane);
   if (P->lin_fp32) {
-    float* L = (float*)P->L;
+    float* L = (float*)Lbuf;
     info = sapv_cholFactor_f32(L, nv, nv, lane);
     if (!info) sapv_cholSolve_f32(L, nv, nv, L + nv * nv, lane);
   } else {
-    double* L = (double*)P->L;
+    double* L = (double*)Lbuf;
     info = sapv_cholFactor_f64(L, nv, nv, lane);
     if (!info) sapv_cholSolve_f64(L, nv, nv, L + nv * nv, lane);
   }
-  SAPT(sapv_directionRead)(P, lane);
+  SAPT(sapv_directionRead)(P, Lbuf, lane);
   return info;
 }
 
@@ -330,12 +332,14 @@ SAP_DEV void SAPT(sapv_writeResult)(const sapData* d, int w, const SAPT(sapProbl
 }
 
 /* solve world w on one warp (sapw_solveWorld), the whole Newton loop in this call; a world
- * without constraints takes v = v* */
+ * without constraints takes v = v*. Lfast: the warp's shared-memory place for the Cholesky
+ * (nv (nv + 1) values of the linear-solve precision), or null */
 SAP_DEV void SAPT(sapv_solveWorld)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
-                                   int lane) {
+                                   void* Lfast, int lane) {
   SAPT(sapProblem) P;
   sapSolveStats st = {0, 0, 0, SAP_WORLD_CONVERGED};
   int solved = SAPT(sapv_buildWorld)(m, d, w, prm, &P, lane) > 0;
+  P.Lfast = Lfast;
   if (solved) SAPT(sapv_newton)(&P, prm, &st, lane);
   SAPT(sapv_writeResult)(d, w, &P, &st, solved, lane);
 }
@@ -396,12 +400,13 @@ SAP_DEV void SAPT(sapv_loopBegin)(const sapModel* m, const sapData* d, int w, co
   SAPT(sapv_loopStore)(&P, &lp, active, lane);
 }
 
-/* one Newton iteration of world w with the warp Cholesky */
+/* one Newton iteration of world w with the warp Cholesky (Lfast as in sapv_solveWorld) */
 SAP_DEV void SAPT(sapv_loopIterate)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
-                                    int* active, int lane) {
+                                    void* Lfast, int* active, int lane) {
   SAPT(sapProblem) P;
   SAPT(sapLoop) lp;
   if (!SAPT(sapv_loopLoad)(m, d, w, prm, &P, &lp)) return;
+  P.Lfast = Lfast;
   SAPT(sapv_newtonIterate)(&P, prm, &lp, lane);
   SAPT(sapv_loopStore)(&P, &lp, active, lane);
 }
@@ -418,7 +423,7 @@ SAP_DEV void SAPT(sapv_loopAssemble)(const sapModel* m, const sapData* d, int w,
   } else {
     SAPT(sapv_hessian)(&P, lane);
     lp.st.nfactor++;
-    SAPT(sapv_directionSetup)(&P, lane);
+    SAPT(sapv_directionSetup)(&P, P.L, lane);
   }
   SAPT(sapv_loopStore)(&P, &lp, (int*)0, lane);
 }
@@ -433,7 +438,7 @@ SAP_DEV void SAPT(sapv_loopAdvance)(const sapModel* m, const sapData* d, int w, 
     lp.st.flags |= SAP_WORLD_FACTORFAIL;
     lp.active = 0;
   } else {
-    SAPT(sapv_directionRead)(&P, lane);
+    SAPT(sapv_directionRead)(&P, P.L, lane);
     SAPT(sapv_newtonStep)(&P, prm, &lp, lane);
   }
   if (!lp.active) SAPT(sapv_directionIdentity)(&P, lane);

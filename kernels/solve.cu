@@ -16,14 +16,18 @@
  * launch) or cusolver (assemble, cusolverDn{S,D}potrfBatched + potrsBatched over every world,
  * advance). cuSOLVER's batched calls factor every world's matrix, stopped worlds included (they
  * hold the identity).
+ * Option chol_memory: the warp Cholesky factors a copy of H in the block's shared memory
+ * (default; global when a block's share would pass 48 KiB) or in the world's scratch.
+ * Option solve_block_worlds: warps (worlds) per block of the warp kernels (2).
  * None of these has been timed on a device yet (docs/performance.md). */
 #include <cusolverDn.h>
 
 #include "cuda_check.h"
 #include "sap_warp.h"
 
-#define THREADS 64       /* thread kernel: worlds per block */
-#define WARP_THREADS 64  /* warp kernels: 2 worlds per block */
+#define THREADS 64  /* thread kernel: worlds per block */
+/* warp kernels: option solve_block_worlds warps (worlds) per block */
+#define SHARED_MAX (48 * 1024)  /* dynamic shared memory without cudaFuncSetAttribute */
 
 static __global__ void solve_kernel(sapModel m, sapData d, sapSolveParams prm) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
@@ -41,25 +45,34 @@ static __global__ void solve_kernel(sapModel m, sapData d, sapSolveParams prm) {
   int w = (blockIdx.x * blockDim.x + threadIdx.x) / SAPV_LANES, lane = threadIdx.x % SAPV_LANES; \
   if (w >= d.nworld) return
 
+/* this warp's share of the block's dynamic shared memory for the Cholesky (chol_bytes per
+ * warp), or null when the kernel got none */
+#define SAPV_CHOL_PLACE                                                                           \
+  SAPG_DYNAMIC_SHARED(unsigned char, chol_shared);                                                \
+  void* Lfast = chol_bytes > 0 ? (void*)(chol_shared + (long)(threadIdx.x / SAPV_LANES) * chol_bytes) : (void*)0
+
 /* one kernel per objective precision: a kernel holding both paths pays the larger register
  * count of the two (255 registers with spills when both were in one kernel, sm_90) */
 #define SAPV_KERNELS(p)                                                                              \
-  static __global__ void solve_warp_kernel_##p(sapModel m, sapData d, sapSolveParams prm) {          \
+  static __global__ void solve_warp_kernel_##p(sapModel m, sapData d, sapSolveParams prm, int chol_bytes) { \
     SAPV_WORLD_LANE;                                                                                 \
     if (d.world_flags[w] & SAP_WORLD_NONFINITE) {                                                    \
       for (int j = lane; j < m.nv; j += SAPV_LANES) d.vnext[(long)w * m.nv + j] = d.qvel[(long)w * m.nv + j]; \
       return;                                                                                        \
     }                                                                                                \
-    sapv_solveWorld_##p(&m, &d, w, &prm, lane);                                                      \
+    SAPV_CHOL_PLACE;                                                                                 \
+    sapv_solveWorld_##p(&m, &d, w, &prm, Lfast, lane);                                               \
   }                                                                                                  \
   static __global__ void loop_begin_kernel_##p(sapModel m, sapData d, sapSolveParams prm, void** Lptr, \
                                                void** Xptr, int* active) {                          \
     SAPV_WORLD_LANE;                                                                                 \
     sapv_loopBegin_##p(&m, &d, w, &prm, Lptr, Xptr, active, lane);                                   \
   }                                                                                                  \
-  static __global__ void loop_iterate_kernel_##p(sapModel m, sapData d, sapSolveParams prm, int* active) { \
+  static __global__ void loop_iterate_kernel_##p(sapModel m, sapData d, sapSolveParams prm, int chol_bytes, \
+                                                 int* active) {                                      \
     SAPV_WORLD_LANE;                                                                                 \
-    sapv_loopIterate_##p(&m, &d, w, &prm, active, lane);                                             \
+    SAPV_CHOL_PLACE;                                                                                 \
+    sapv_loopIterate_##p(&m, &d, w, &prm, Lfast, active, lane);                                      \
   }                                                                                                  \
   static __global__ void loop_assemble_kernel_##p(sapModel m, sapData d, sapSolveParams prm) {      \
     SAPV_WORLD_LANE;                                                                                 \
@@ -87,14 +100,26 @@ static __global__ void loop_continue_kernel(int* counters, cudaGraphConditionalH
   counters[0] = 0;
 }
 
-/* launch kernel_f32 or kernel_f64 (objective precision) with one warp per world */
-#define SAPV_LAUNCH(kernel, fp32, ...)                                                               \
+/* launch kernel_f32 or kernel_f64 (objective precision) with one warp per world,
+ * solve_block_worlds warps per block, bytes of dynamic shared memory per warp */
+#define SAPV_LAUNCH(kernel, fp32, bytes, ...)                                                        \
   do {                                                                                               \
-    long blocks_ = ((long)s->dd.nworld * SAPV_LANES + WARP_THREADS - 1) / WARP_THREADS;              \
-    if (fp32) SAPG_LAUNCH(kernel##_f32, blocks_, WARP_THREADS)(s->dm, s->dd, __VA_ARGS__);           \
-    else SAPG_LAUNCH(kernel##_f64, blocks_, WARP_THREADS)(s->dm, s->dd, __VA_ARGS__);                \
+    int wpb_ = s->opt.solve_block_worlds;                                                            \
+    long blocks_ = ((long)s->dd.nworld + wpb_ - 1) / wpb_;                                           \
+    size_t shared_ = (size_t)(bytes) * wpb_;                                                         \
+    if (fp32) SAPG_LAUNCH_SHARED(kernel##_f32, blocks_, wpb_ * SAPV_LANES, shared_)(s->dm, s->dd, __VA_ARGS__); \
+    else SAPG_LAUNCH_SHARED(kernel##_f64, blocks_, wpb_ * SAPV_LANES, shared_)(s->dm, s->dd, __VA_ARGS__); \
     SAPG_CHECK_LAUNCH(#kernel);                                                                      \
   } while (0)
+
+/* bytes per warp of the Cholesky's shared-memory copy (nv x (nv + 1) values, 16-byte
+ * multiple), 0 when chol_memory=global or a block's share would pass SHARED_MAX */
+static int chol_shared_bytes(const sapSim* s, const sapSolveParams* prm) {
+  long bytes = (long)(prm->linear_fp32 ? 4 : 8) * s->m->nv * (s->m->nv + 1);
+  bytes = (bytes + 15) / 16 * 16;
+  if (s->opt.chol_memory == SAP_CHOL_GLOBAL || bytes * s->opt.solve_block_worlds > SHARED_MAX) return 0;
+  return (int)bytes;
+}
 
 /* state of the per-iteration loops (sapg_solveInit) */
 typedef struct {
@@ -162,13 +187,14 @@ static sapStatus cusolver_direction(sapSim* s, sapgSolve* gs, const sapSolvePara
 /* one Newton iteration of every world still iterating; active (or null) counts them after it */
 static sapStatus loop_iteration(sapSim* s, sapgSolve* gs, const sapSolveParams* prm, int* active) {
   if (s->opt.linear_solver == SAP_LINSOLVE_CUSTOM) {
-    SAPV_LAUNCH(loop_iterate_kernel, prm->contact_fp32, *prm, active);
+    int bytes = chol_shared_bytes(s, prm);
+    SAPV_LAUNCH(loop_iterate_kernel, prm->contact_fp32, bytes, *prm, bytes, active);
     return SAP_OK;
   }
-  SAPV_LAUNCH(loop_assemble_kernel, prm->contact_fp32, *prm);
+  SAPV_LAUNCH(loop_assemble_kernel, prm->contact_fp32, 0, *prm);
   sapStatus st = cusolver_direction(s, gs, prm);
   if (st != SAP_OK) return st;
-  SAPV_LAUNCH(loop_advance_kernel, prm->contact_fp32, *prm, gs->info, active);
+  SAPV_LAUNCH(loop_advance_kernel, prm->contact_fp32, 0, *prm, gs->info, active);
   return SAP_OK;
 }
 
@@ -220,7 +246,7 @@ static sapStatus solve_loop(sapSim* s, const sapSolveParams* prm) {
   if (!gs) return sap_fail(SAP_ERR_CUDA, "newton_loop=%d: the loop's device state was not made", s->opt.newton_loop);
   int cusolver = s->opt.linear_solver == SAP_LINSOLVE_CUSOLVER;
   SAPG_CHECK(cudaMemsetAsync(gs->counters, 0, 2 * sizeof(int), sapg_stream));
-  SAPV_LAUNCH(loop_begin_kernel, prm->contact_fp32, *prm, cusolver ? gs->ptrs : NULL,
+  SAPV_LAUNCH(loop_begin_kernel, prm->contact_fp32, 0, *prm, cusolver ? gs->ptrs : NULL,
               cusolver ? gs->ptrs + s->dd.nworld : NULL, gs->counters);
   cudaStreamCaptureStatus cst = cudaStreamCaptureStatusNone;
   SAPG_CHECK(cudaStreamIsCapturing(sapg_stream, &cst));
@@ -231,7 +257,7 @@ static sapStatus solve_loop(sapSim* s, const sapSolveParams* prm) {
     for (int k = 0; k < prm->max_iterations && st == SAP_OK; k++) st = loop_iteration(s, gs, prm, NULL);
   }
   if (st != SAP_OK) return st;
-  SAPV_LAUNCH(loop_finish_kernel, prm->contact_fp32, *prm);
+  SAPV_LAUNCH(loop_finish_kernel, prm->contact_fp32, 0, *prm);
   return SAP_OK;
 }
 
@@ -245,6 +271,7 @@ sapStatus sapg_solve(sapSim* s) {
     return SAP_OK;
   }
   if (s->opt.newton_loop != SAP_NEWTON_KERNEL) return solve_loop(s, &prm);
-  SAPV_LAUNCH(solve_warp_kernel, prm.contact_fp32, prm);
+  int bytes = chol_shared_bytes(s, &prm);
+  SAPV_LAUNCH(solve_warp_kernel, prm.contact_fp32, bytes, prm, bytes);
   return SAP_OK;
 }

@@ -271,6 +271,27 @@ static void test_newton_loop_launches(void) {
       }
 }
 
+/* where the warp Cholesky works (shared memory or the scratch) and how many worlds share a
+ * block change no bit of the results */
+static void test_solve_layouts(void) {
+  if (!gpu_available()) SKIP("no usable GPU");
+  const char* alt[4][4] = {{"chol_memory=global", NULL, NULL, NULL},
+                           {"solve_block_worlds=1", NULL, NULL, NULL},
+                           {"solve_block_worlds=3", "preset=approx32", NULL, NULL},
+                           {"newton_loop=while", "chol_memory=global", "solve_block_worlds=5", NULL}};
+  for (int k = 0; k < 4; k++) {
+    const char* ref[] = {k == 2 ? "preset=approx32" : "preset=drake", NULL};
+    const char* kv[5] = {ref[0], alt[k][0], alt[k][1], alt[k][2], NULL};
+    char what[160];
+    snprintf(what, sizeof(what), "%s %s %s", alt[k][0], alt[k][1] ? alt[k][1] : "", alt[k][2] ? alt[k][2] : "");
+    sapSim* a = make_with("scenes/humanoid.xml", 8, SAP_DEVICE_CUDA, ref);
+    sapSim* b = make_with("scenes/humanoid.xml", 8, SAP_DEVICE_CUDA, kv);
+    expect_same(what, a, b, 12);
+    sap_free(a);
+    sap_free(b);
+  }
+}
+
 /* the iteration cap through the while node's condition: with max_iterations=2 some worlds
  * stop at the cap (MAXITER), and the graph's loop, the fixed launches and the one-kernel loop
  * agree bitwise */
@@ -444,6 +465,7 @@ int main(void) {
   RUN(test_caller_graph);
   RUN(test_newton_loop_launches);
   RUN(test_newton_loop_cap);
+  RUN(test_solve_layouts);
   RUN(test_cusolver_parity);
   RUN(test_caller_graph_loops);
   RUN(test_stage_timing);

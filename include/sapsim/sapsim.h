@@ -53,6 +53,9 @@ typedef enum { SAP_NEWTON_KERNEL = 0, SAP_NEWTON_WHILE = 1, SAP_NEWTON_FIXED = 2
 /* GPU Newton linear solve: sapsim's warp Cholesky, or cuSOLVER's batched potrf/potrs over
  * every world (needs a per-iteration newton_loop) */
 typedef enum { SAP_LINSOLVE_CUSTOM = 0, SAP_LINSOLVE_CUSOLVER = 1 } sapLinearSolver;
+/* GPU warp Cholesky's working copy of H: in shared memory (when a block's share fits in
+ * 48 KiB, else global) or in the world's scratch in global memory */
+typedef enum { SAP_CHOL_SHARED = 0, SAP_CHOL_GLOBAL = 1 } sapCholMemory;
 
 /* Knobs set to -1 (or NaN for reals) take the preset's value when the options are
  * expanded (sap_optionsExpand); an explicit value overrides the preset (seed 002). */
@@ -94,6 +97,8 @@ typedef struct sapOptions {
   int solve_kernel;                /* GPU: sapSolveKernel (warp) */
   int newton_loop;                 /* GPU: sapNewtonLoop (kernel) */
   int linear_solver;               /* GPU: sapLinearSolver (custom) */
+  int chol_memory;                 /* GPU: sapCholMemory (shared) */
+  int solve_block_worlds;          /* GPU: worlds (one warp each) per block of the warp solve (2) */
 } sapOptions;
 
 /* defaults: approx32, armijo_decay, every knob from the preset */
