@@ -231,24 +231,15 @@ SAP_HD void SAPT(sapw_generalizedImpulse)(const SAPT(sapProblem)* P, const SAP_R
 
 /* ---- explicit rows of one contact (Newton matrix, weights, participation) ------------ */
 
-/* rows (3 x nv) = J_i on the dofs of the chains of both bodies, listed in P->chain; returns
- * their number. The caller clears the listed columns of rows after use (sapw_clearRows).
- * Two chains of one tree coincide from their first common dof up to the root. */
-SAP_HD int SAPT(sapw_contactRows)(const SAPT(sapProblem)* P, int i) {
+/* the dofs of the chains of contact i's two bodies in P->chain (side 1's chain from its body
+ * to the root, then side 0's dofs not on it); returns their number. Two chains of one tree
+ * coincide from their first common dof up to the root. */
+SAP_HD int SAPT(sapw_contactChain)(const SAPT(sapProblem)* P, int i) {
   const sapModel* m = P->m;
-  int nv = P->nv, n = 0, n1 = 0;
-  const double* f = P->con_frame + 9 * i;
+  int n = 0, n1 = 0;
   for (int s = 1; s >= 0; s--) {
-    SAP_REAL x[3], sign = s ? 1 : -1;
-    int b = SAPT(sapw_contactPoint)(P, i, s, x);
+    int b = m->geom_bodyid[P->con_geom[2 * i + s]];
     for (int j = sapw_bodyLastDof(m, b); j >= 0; j = m->dof_parentid[j]) {
-      const double* cd = P->cdof + 6 * j;
-      SAP_REAL u[3] = {(SAP_REAL)cd[3] + (SAP_REAL)cd[1] * x[2] - (SAP_REAL)cd[2] * x[1],
-                       (SAP_REAL)cd[4] + (SAP_REAL)cd[2] * x[0] - (SAP_REAL)cd[0] * x[2],
-                       (SAP_REAL)cd[5] + (SAP_REAL)cd[0] * x[1] - (SAP_REAL)cd[1] * x[0]};
-      for (int r = 0; r < 3; r++)
-        P->rows[r * nv + j] += sign * ((SAP_REAL)f[3 * r] * u[0] + (SAP_REAL)f[3 * r + 1] * u[1] +
-                                       (SAP_REAL)f[3 * r + 2] * u[2]);
       int shared = 0;  // side 0 meets side 1's chain: the rest is listed already
       for (int k = 0; k < n1 && !shared; k++) shared = P->chain[k] == j;
       if (!shared) P->chain[n++] = j;
@@ -256,6 +247,49 @@ SAP_HD int SAPT(sapw_contactRows)(const SAPT(sapProblem)* P, int i) {
     n1 = n;
   }
   return n;
+}
+
+/* out[r * stride] += sign * (frame row r) . (cdof_j x-motion at x): what unit velocity of dof j
+ * adds to the contact-frame velocity of the point x (relative to the tree's reference point) */
+SAP_HD void SAPT(sapw_dofPointRows)(const SAPT(sapProblem)* P, int i, int j, const SAP_REAL* x, SAP_REAL sign,
+                                    SAP_REAL* out, int stride) {
+  const double* f = P->con_frame + 9 * i;
+  const double* cd = P->cdof + 6 * j;
+  SAP_REAL u[3] = {(SAP_REAL)cd[3] + (SAP_REAL)cd[1] * x[2] - (SAP_REAL)cd[2] * x[1],
+                   (SAP_REAL)cd[4] + (SAP_REAL)cd[2] * x[0] - (SAP_REAL)cd[0] * x[2],
+                   (SAP_REAL)cd[5] + (SAP_REAL)cd[0] * x[1] - (SAP_REAL)cd[1] * x[0]};
+  for (int r = 0; r < 3; r++)
+    out[r * stride] += sign * ((SAP_REAL)f[3 * r] * u[0] + (SAP_REAL)f[3 * r + 1] * u[1] + (SAP_REAL)f[3 * r + 2] * u[2]);
+}
+
+/* column j of rows (3 x nv) = J_i e_j: side 1's term minus side 0's, for the sides whose
+ * chain holds j (one writer per column, so lanes can share one contact's columns; the same
+ * sums in the same order as sapw_contactRows) */
+SAP_HD void SAPT(sapw_contactRowColumn)(const SAPT(sapProblem)* P, int i, int j) {
+  const sapModel* m = P->m;
+  SAP_REAL col[3] = {0, 0, 0};
+  for (int s = 1; s >= 0; s--) {
+    SAP_REAL x[3];
+    int b = SAPT(sapw_contactPoint)(P, i, s, x), on = 0;
+    for (int k = sapw_bodyLastDof(m, b); k >= 0 && !on; k = m->dof_parentid[k]) on = k == j;
+    if (on) SAPT(sapw_dofPointRows)(P, i, j, x, s ? 1 : -1, col, 1);
+  }
+  for (int r = 0; r < 3; r++) P->rows[r * P->nv + j] = col[r];
+}
+
+/* rows (3 x nv) = J_i on the dofs of its chains, listed in P->chain as sapw_contactChain lists
+ * them (zero elsewhere); returns their number. One walk per side (the warp solver computes
+ * the columns on its lanes instead). The caller clears the listed columns after use
+ * (sapw_clearRows). */
+SAP_HD int SAPT(sapw_contactRows)(const SAPT(sapProblem)* P, int i) {
+  const sapModel* m = P->m;
+  for (int s = 1; s >= 0; s--) {
+    SAP_REAL x[3];
+    int b = SAPT(sapw_contactPoint)(P, i, s, x);
+    for (int j = sapw_bodyLastDof(m, b); j >= 0; j = m->dof_parentid[j])
+      SAPT(sapw_dofPointRows)(P, i, j, x, s ? 1 : -1, P->rows + j, P->nv);
+  }
+  return SAPT(sapw_contactChain)(P, i);
 }
 
 SAP_HD void SAPT(sapw_clearRows)(const SAPT(sapProblem)* P, int n) {

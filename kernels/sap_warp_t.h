@@ -76,8 +76,9 @@ SAP_DEV SAP_REAL SAPT(sapv_evaluate)(SAPT(sapProblem)* P, int lane) {
   return P->mom + SAPT(sapv_sum)(acc[0]);
 }
 
-/* H = A + sum J'GJ + sum G_s S'S: per contact, lane 0 walks the chains, the lanes add the
- * (p, q) entries of its outer product (distinct entries: one writer each) */
+/* H = A + sum J'GJ + sum G_s S'S: per contact, lane 0 lists the chains' dofs, the lanes
+ * compute their Jacobian columns, then add the (p, q) entries of the outer product (distinct
+ * entries: one writer each) */
 SAP_DEV void SAPT(sapv_hessian)(SAPT(sapProblem)* P, int lane) {
   int nv = P->nv;
   for (int t = lane; t < nv * nv; t += SAPV_LANES)
@@ -86,12 +87,15 @@ SAP_DEV void SAPT(sapv_hessian)(SAPT(sapProblem)* P, int lane) {
   for (int c = 0; c < P->nc; c++) {
     SAP_REAL G[9];
     SAPT(sapw_contactHessian)(P, c, G);  // every lane: the same 3x3
-    int n = lane == 0 ? SAPT(sapw_contactRows)(P, c) : 0;
+    int n = lane == 0 ? SAPT(sapw_contactChain)(P, c) : 0;
     n = __shfl_sync(0xffffffffu, n, 0);
+    __syncwarp();
+    for (int k = lane; k < n; k += SAPV_LANES) SAPT(sapw_contactRowColumn)(P, c, P->chain[k]);
     __syncwarp();
     for (int t = lane; t < n * n; t += SAPV_LANES) SAPT(sapw_hessianEntry)(P, G, t / n, t % n);
     __syncwarp();
-    if (lane == 0) SAPT(sapw_clearRows)(P, n);
+    for (int k = lane; k < n; k += SAPV_LANES)
+      for (int r = 0; r < 3; r++) P->rows[r * nv + P->chain[k]] = 0;  // sapw_clearRows
     __syncwarp();
   }
   if (lane == 0)
