@@ -174,6 +174,25 @@ static void test_graph_replay(void) {
   graph_vs_direct("scenes/arm7.xml", 0);
 }
 
+#ifdef SAP_HAVE_CUDA
+/* as a caller would: capture nstep steps of s (sap_stepAsync) in a graph of one's own on
+ * sapsim's stream, launch it replays times, wait */
+static void caller_graph_steps(sapSim* s, int nstep, int replays) {
+  cudaStream_t st = (cudaStream_t)sap_cudaStream();
+  cudaGraph_t g;
+  cudaGraphExec_t e;
+  CHECK(st != NULL, "sapsim's stream");
+  CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal) == cudaSuccess, "begin capture");
+  CHECK(sap_stepAsync(s, nstep) == SAP_OK, "%s", sap_lastError());
+  CHECK(cudaStreamEndCapture(st, &g) == cudaSuccess, "end capture");
+  CHECK(cudaGraphInstantiate(&e, g, 0) == cudaSuccess, "instantiate");
+  for (int r = 0; r < replays; r++) CHECK(cudaGraphLaunch(e, st) == cudaSuccess, "launch");
+  cudaStreamSynchronize(st);
+  cudaGraphExecDestroy(e);
+  cudaGraphDestroy(g);
+}
+#endif
+
 /* a caller captures 3 steps in a graph of its own on sapsim's stream and replays it
  * twice: the same states as 6 direct steps */
 static void test_caller_graph(void) {
@@ -185,18 +204,7 @@ static void test_caller_graph(void) {
   set_ctrl(a);
   set_ctrl(b);
   CHECK(sap_step(a, 6) == SAP_OK, "%s", sap_lastError());
-  cudaStream_t st = (cudaStream_t)sap_cudaStream();
-  cudaGraph_t g;
-  cudaGraphExec_t e;
-  CHECK(st != NULL, "sapsim's stream");
-  CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal) == cudaSuccess, "begin capture");
-  CHECK(sap_stepAsync(b, 3) == SAP_OK, "%s", sap_lastError());
-  CHECK(cudaStreamEndCapture(st, &g) == cudaSuccess, "end capture");
-  CHECK(cudaGraphInstantiate(&e, g, 0) == cudaSuccess, "instantiate");
-  for (int r = 0; r < 2; r++) CHECK(cudaGraphLaunch(e, st) == cudaSuccess, "launch");
-  cudaStreamSynchronize(st);
-  cudaGraphExecDestroy(e);
-  cudaGraphDestroy(g);
+  caller_graph_steps(b, 3, 2);
   sap_sync(a);
   sap_sync(b);
   const sapData *da = sap_data(a), *db = sap_data(b);
@@ -361,20 +369,11 @@ static void test_caller_graph_loops(void) {
   for (int l = 0; l < 3; l++) {
     const char* ref[] = {"preset=approx64", NULL};
     sapSim* a = make_with("scenes/humanoid.xml", 8, SAP_DEVICE_CUDA, ref);
-    sapSim* b = make_with("scenes/humanoid.xml", 8, SAP_DEVICE_CUDA, (const char* const[]){"preset=approx64", loops[l][0], loops[l][1], NULL});
+    const char* alt[] = {"preset=approx64", loops[l][0], loops[l][1], NULL};
+    sapSim* b = make_with("scenes/humanoid.xml", 8, SAP_DEVICE_CUDA, alt);
     if (!a || !b) { sap_free(a); sap_free(b); continue; }
     CHECK(sap_step(a, 6) == SAP_OK, "%s", sap_lastError());
-    cudaStream_t st = (cudaStream_t)sap_cudaStream();
-    cudaGraph_t g;
-    cudaGraphExec_t e;
-    CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal) == cudaSuccess, "begin capture");
-    CHECK(sap_stepAsync(b, 3) == SAP_OK, "%s", sap_lastError());
-    CHECK(cudaStreamEndCapture(st, &g) == cudaSuccess, "end capture");
-    CHECK(cudaGraphInstantiate(&e, g, 0) == cudaSuccess, "instantiate");
-    for (int r = 0; r < 2; r++) CHECK(cudaGraphLaunch(e, st) == cudaSuccess, "launch");
-    cudaStreamSynchronize(st);
-    cudaGraphExecDestroy(e);
-    cudaGraphDestroy(g);
+    caller_graph_steps(b, 3, 2);
     sap_sync(a);
     sap_sync(b);
     const sapData *da = sap_data(a), *db = sap_data(b);
