@@ -14,12 +14,11 @@
  * fixed, kernels/solve.cu) */
 typedef struct SAPT(sapLoop) {
   SAP_REAL cost, mom;  /* l(v) and its momentum part 1/2 (v - v*)' A (v - v*) at the iterate */
-  int k;               /* iterations done */
   int cost_ok;         /* the last step passed the cost test */
   int active;          /* still iterating (no stop rule met yet) */
   int solve;           /* the world has constraints: v is the answer (else vnext is written) */
   int ns;              /* scalar rows */
-  sapSolveStats st;    /* line-search iterations, factorizations, stop flags */
+  sapSolveStats st;    /* iterations done, line-search iterations, factorizations, stop flags */
 } SAPT(sapLoop);
 
 typedef struct SAPT(sapProblem) {
@@ -292,7 +291,11 @@ SAP_HD int SAPT(sapw_contactRows)(const SAPT(sapProblem)* P, int i) {
   return SAPT(sapw_contactChain)(P, i);
 }
 
+/* zero column j of rows (after use) */
+SAP_HD void SAPT(sapw_clearColumn)(const SAPT(sapProblem)* P, int j) {
+  for (int r = 0; r < 3; r++) P->rows[r * P->nv + j] = 0;
+}
+
 SAP_HD void SAPT(sapw_clearRows)(const SAPT(sapProblem)* P, int n) {
-  for (int k = 0; k < n; k++)
-    for (int r = 0; r < 3; r++) P->rows[r * P->nv + P->chain[k]] = 0;
+  for (int k = 0; k < n; k++) SAPT(sapw_clearColumn)(P, P->chain[k]);
 }

@@ -94,8 +94,7 @@ SAP_DEV void SAPT(sapv_hessian)(SAPT(sapProblem)* P, int lane) {
     __syncwarp();
     for (int t = lane; t < n * n; t += SAPV_LANES) SAPT(sapw_hessianEntry)(P, G, t / n, t % n);
     __syncwarp();
-    for (int k = lane; k < n; k += SAPV_LANES)
-      for (int r = 0; r < 3; r++) P->rows[r * nv + P->chain[k]] = 0;  // sapw_clearRows
+    for (int k = lane; k < n; k += SAPV_LANES) SAPT(sapw_clearColumn)(P, P->chain[k]);
     __syncwarp();
   }
   if (lane == 0)
@@ -223,7 +222,7 @@ SAP_DEV void SAPT(sapv_newtonBegin)(SAPT(sapProblem)* P, SAPT(sapLoop)* lp, int 
   lp->st.iters = lp->st.ls_iters = lp->st.nfactor = lp->st.flags = 0;
   lp->cost = SAPT(sapv_evaluate)(P, lane);
   lp->mom = P->mom;
-  lp->k = lp->cost_ok = 0;
+  lp->cost_ok = 0;
   lp->active = 1;
 }
 
@@ -233,7 +232,7 @@ SAP_DEV void SAPT(sapv_newtonBegin)(SAPT(sapProblem)* P, SAPT(sapLoop)* lp, int 
 SAP_DEV int SAPT(sapv_newtonStop)(SAPT(sapProblem)* P, const sapSolveParams* prm, SAPT(sapLoop)* lp, int lane) {
   if (!isfinite(lp->cost)) lp->st.flags |= SAP_WORLD_LSFAIL;
   else if (SAPT(sapv_optimal)(P, prm, lane) || lp->cost_ok) lp->st.flags |= SAP_WORLD_CONVERGED;
-  else if (lp->k >= prm->max_iterations) lp->st.flags |= SAP_WORLD_MAXITER;
+  else if (lp->st.iters >= prm->max_iterations) lp->st.flags |= SAP_WORLD_MAXITER;
   else return 0;
   lp->active = 0;
   return 1;
@@ -265,7 +264,7 @@ SAP_DEV int SAPT(sapv_newtonStep)(SAPT(sapProblem)* P, const sapSolveParams* prm
   SAP_REAL prev = lp->cost;
   lp->cost = SAPT(sapv_evaluate)(P, lane);
   lp->mom = P->mom;
-  lp->k++;
+  lp->st.iters++;
   SAP_REAL m = (SAP_FABS(lp->cost) + SAP_FABS(prev)) / 2;
   lp->cost_ok = SAP_FABS(prev - lp->cost) < (SAP_REAL)prm->cost_abs + (SAP_REAL)prm->cost_rel * m &&
                 alpha > (SAP_REAL)prm->cost_min_alpha;
@@ -292,7 +291,6 @@ SAP_DEV void SAPT(sapv_newton)(SAPT(sapProblem)* P, const sapSolveParams* prm, s
   while (!SAPT(sapv_newtonIterate)(P, prm, &lp, lane)) {
   }
   *st = lp.st;
-  st->iters = lp.k;
 }
 
 /* build world w's problem on one warp: lanes build the contacts, lane 0 the scalar rows and
@@ -381,7 +379,7 @@ SAP_DEV void SAPT(sapv_loopBegin)(const sapModel* m, const sapData* d, int w, co
   SAPT(sapProblem) P;
   SAPT(sapLoop) lp;
   lp.cost = lp.mom = 0;
-  lp.k = lp.cost_ok = lp.active = 0;
+  lp.cost_ok = lp.active = 0;
   lp.st.iters = lp.st.ls_iters = lp.st.nfactor = 0;
   lp.st.flags = SAP_WORLD_CONVERGED;
   if (d->world_flags[w] & SAP_WORLD_NONFINITE) {  // frozen: v = qvel, diagnostics kept
@@ -458,7 +456,5 @@ SAP_DEV void SAPT(sapv_loopFinish)(const sapModel* m, const sapData* d, int w, c
   SAPT(sapLoop) lp;
   if (SAPT(sapv_loopLoad)(m, d, w, prm, &P, &lp) && !SAPT(sapv_newtonStop)(&P, prm, &lp, lane))
     lp.st.flags |= SAP_WORLD_MAXITER;  // still iterating when the launches ran out
-  sapSolveStats st = lp.st;
-  st.iters = lp.k;
-  SAPT(sapv_writeResult)(d, w, &P, &st, lp.solve, lane);
+  SAPT(sapv_writeResult)(d, w, &P, &lp.st, lp.solve, lane);
 }
