@@ -5,9 +5,15 @@ CC      ?= gcc
 NVCC    ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 BUILD   ?= build
 OPT     ?= -O2
+# MuJoCo 4.0's C library (compiler and test oracle), unpacked from the pinned
+# mujoco-core wheel by `make deps` into MJ_DIR; linked by file name with an rpath
+MJ_VERSION := 4.0.0
+MJ_DIR  ?= $(CURDIR)/build/mujoco-$(MJ_VERSION)
+MJ_LIB  := $(MJ_DIR)/lib/libmujoco.so.$(MJ_VERSION)
+MJ_LINK := -L$(MJ_DIR)/lib -l:libmujoco.so.$(MJ_VERSION) -Wl,-rpath,$(MJ_DIR)/lib
 CFLAGS  += -std=c11 $(OPT) -g -fopenmp -Wall -Wextra -Werror -Wmissing-prototypes \
-           -Wno-unknown-pragmas -Iinclude -Ikernels -Ihost -isystem /usr/include/mujoco
-LDLIBS  += -lmujoco -lm -fopenmp
+           -Wno-unknown-pragmas -Iinclude -Ikernels -Ihost -isystem $(MJ_DIR)/include
+LDLIBS  += $(MJ_LINK) -lm -fopenmp
 BASE_CFLAGS := $(CFLAGS)
 TEST_LDLIBS = -llapacke -llapack -lblas
 
@@ -49,7 +55,7 @@ CLI := $(BUILD)/sapsim
 .PHONY: all test test-gpu bench deps clean asan
 all: $(CLI) $(TEST_BIN) $(EMU_TEST) $(SHIM_TEST)
 
-$(BUILD)/%.o: %.c $(KERNEL_HDR)
+$(BUILD)/%.o: %.c $(KERNEL_HDR) | $(MJ_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
@@ -61,14 +67,14 @@ $(LIB): $(HOST_OBJ) $(CU_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(CLI): $(CLI_SRC) $(LIB) $(KERNEL_HDR)
+$(CLI): $(CLI_SRC) $(LIB) $(KERNEL_HDR) | $(MJ_LIB)
 	$(CC) $(CFLAGS) $(CLI_SRC) $(LIB) $(LDLIBS) -o $@
 
 $(BUILD)/tests/%: tests/%.c tests/check.h $(LIB) $(KERNEL_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests $< $(LIB) $(LDLIBS) $(TEST_LDLIBS) -o $@
 
-$(EMU)/host/%.o: host/%.c $(KERNEL_HDR) $(EMU_HDR)
+$(EMU)/host/%.o: host/%.c $(KERNEL_HDR) $(EMU_HDR) | $(MJ_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(EMU_FLAGS) -c $< -o $@
 
@@ -97,7 +103,7 @@ $(BUILD)/tests/test_shim_gpu: tests/test_shim.cu tests/check.h $(KERNEL_HDR)
 	$(NVCC) $(NVFLAGS) -Itests $< -o $@
 
 # install what is missing (Debian packages); a no-op when everything is there
-DEB_PKGS := libmujoco-dev liblapacke-dev libblas-dev liblapack-dev python3-matplotlib
+DEB_PKGS := python3-pip unzip liblapacke-dev libblas-dev liblapack-dev python3-matplotlib
 deps:
 	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -105,6 +111,22 @@ deps:
 	  $$S apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$S apt-get install -y -qq \
 	    --no-install-recommends $$missing >/dev/null || { echo "deps: apt-get failed"; exit 1; }; \
 	fi
+	@$(MAKE) --no-print-directory $(MJ_LIB)
+
+# MuJoCo's C library and headers from the pinned wheel (no Python at run time);
+# a no-op once unpacked
+$(MJ_LIB):
+	@echo "deps: fetching MuJoCo $(MJ_VERSION) (the mujoco-core wheel)"
+	@rm -rf $(MJ_DIR) && mkdir -p $(MJ_DIR)/wheel $(MJ_DIR)/lib $(MJ_DIR)/include
+	@python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
+	  --platform manylinux_2_28_x86_64 -d $(MJ_DIR)/wheel mujoco-core==$(MJ_VERSION) \
+	  || { echo "deps: could not download mujoco-core==$(MJ_VERSION) with pip (network or index unreachable?)"; \
+	       rm -rf $(MJ_DIR); exit 1; }
+	@cd $(MJ_DIR)/wheel && unzip -q -o mujoco_core-*.whl 'mujoco/libmujoco.so.*' 'mujoco/include/*' \
+	  || { echo "deps: the mujoco-core wheel has no libmujoco.so or headers"; rm -rf $(MJ_DIR); exit 1; }
+	@mv $(MJ_DIR)/wheel/mujoco/include/mujoco $(MJ_DIR)/include/mujoco
+	@mv $(MJ_DIR)/wheel/mujoco/libmujoco.so.$(MJ_VERSION) $(MJ_LIB).tmp
+	@rm -rf $(MJ_DIR)/wheel && mv $(MJ_LIB).tmp $(MJ_LIB)
 
 test: deps
 	$(MAKE) all
@@ -123,7 +145,7 @@ bench: deps
 # CPU tests under AddressSanitizer and UBSan (no CUDA)
 asan: deps
 	$(MAKE) BUILD=build-asan NVCC= OPT="-O1 -fsanitize=address,undefined -fno-omit-frame-pointer" \
-	  LDLIBS="-lmujoco -lm -fopenmp -fsanitize=address,undefined" all
+	  LDLIBS="$(MJ_LINK) -lm -fopenmp -fsanitize=address,undefined" all
 	@bash tests/run.sh build-asan/tests
 
 clean:

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <mujoco.h>
+#include <mujoco/mujoco.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif

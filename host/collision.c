@@ -29,7 +29,7 @@ static int pairFiltered(const sapModel* m, int g0, int g1) {
   int w0 = m->body_weldid[b0], w1 = m->body_weldid[b1];
   if (w0 == w1) return 1;
   int wp0 = m->body_weldid[m->body_parentid[w0]], wp1 = m->body_weldid[m->body_parentid[w1]];
-  if (w0 && w1 && (w0 == wp1 || w1 == wp0)) return 1;
+  if (m->filter_parent && w0 && w1 && (w0 == wp1 || w1 == wp0)) return 1;
   for (int e = 0; e < m->nexclude; e++) {
     int e0 = m->exclude_body[2 * e], e1 = m->exclude_body[2 * e + 1];
     if ((e0 == b0 && e1 == b1) || (e0 == b1 && e1 == b0)) return 1;

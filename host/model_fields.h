@@ -17,6 +17,7 @@
   X(double, body_iquat, (m)->nbody * 4)                          \
   X(double, body_mass, (m)->nbody)                               \
   X(double, body_inertia, (m)->nbody * 3)                        \
+  X(double, body_gravcomp, (m)->nbody)                           \
   X(int, jnt_type, (m)->njnt)                                    \
   X(int, jnt_qposadr, (m)->njnt)                                 \
   X(int, jnt_dofadr, (m)->njnt)                                  \

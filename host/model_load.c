@@ -4,11 +4,12 @@
  * Ignored on purpose (no effect on sapsim's dynamics): sites, cameras, lights,
  * sensors, visual settings, MuJoCo's solref/solimp/solver options. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <mujoco.h>
+#include <mujoco/mujoco.h>
 
 #include "model.h"
 #include "model_fields.h"
@@ -72,62 +73,229 @@ static sapStatus classify_actuator(const mjModel* mj, int i, int* kind, double* 
                   "a motor, position or velocity actuator", path, name, g[0], b[0], b[1], b[2]);
 }
 
-/* reject what sapsim cannot simulate, naming the first offender */
-static sapStatus check_supported(const mjModel* mj, const char* path) {
-  if (mj->neq > 0)
-    return sap_fail(SAP_ERR_UNSUPPORTED, "%s: equality constraints are not supported (%d found)",
-                    path, mj->neq);
-  if (mj->npair > 0)
+/* MuJoCo's disable flags: sapsim honours CONSTRAINT, EQUALITY, FRICTIONLOSS, LIMIT,
+ * CONTACT, SPRING, DAMPER, GRAVITY, CLAMPCTRL and FILTERPARENT; SENSOR has nothing to
+ * act on; ACTUATION is rejected; the rest are MuJoCo's numerics (warm start, midphase,
+ * CCD flavours, islands ...) that do not change the model */
+static int disabled(const mjModel* mj, int flag) {
+  int f = mj->opt.disableflags;
+  /* CONSTRAINT turns off every constraint: contacts, limits, equalities, dry friction */
+  if ((f & mjDSBL_CONSTRAINT) &&
+      (flag & (mjDSBL_CONTACT | mjDSBL_LIMIT | mjDSBL_EQUALITY | mjDSBL_FRICTIONLOSS)))
+    return 1;
+  return (f & flag) != 0;
+}
+
+/* any of n values nonzero */
+static int any_nonzero(const mjtNum* x, mjtSize n) {
+  for (mjtSize i = 0; i < n; i++)
+    if (x[i] != 0) return 1;
+  return 0;
+}
+
+/* sizes sapsim stores as int (every count of a model MuJoCo can compile in memory) */
+static sapStatus check_sizes(const mjModel* mj, const char* path) {
+  const struct { const char* name; mjtSize n; } sizes[] = {
+      {"nq", mj->nq}, {"nv", mj->nv}, {"nbody", mj->nbody}, {"njnt", mj->njnt},
+      {"ngeom", mj->ngeom}, {"nmesh", mj->nmesh}, {"nmeshvert", mj->nmeshvert},
+      {"nu", mj->nu}, {"ntendon", mj->ntendon}, {"nwrap", mj->nwrap},
+      {"nexclude", mj->nexclude}, {"nkey", mj->nkey}, {"nnames", mj->nnames}};
+  for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+    if (sizes[i].n < 0 || sizes[i].n > (1 << 28))
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: model size %s = %lld is beyond sapsim's limit of %d",
+                      path, sizes[i].name, (long long)sizes[i].n, 1 << 28);
+  return SAP_OK;
+}
+
+/* global options and model-wide features */
+static sapStatus check_options(const mjModel* mj, const char* path) {
+  const mjOption* o = &mj->opt;
+  if (o->disableflags & mjDSBL_ACTUATION)
+    return sap_fail(SAP_ERR_UNSUPPORTED, "%s: <flag actuation=\"disable\"/> is not supported", path);
+  if (o->enableflags & mjENBL_OVERRIDE)
     return sap_fail(SAP_ERR_UNSUPPORTED,
-                    "%s: explicit <contact><pair> elements are not supported (%d found)", path,
-                    mj->npair);
+                    "%s: <flag override=\"enable\"/> (contact parameter override) is not supported", path);
+  if (o->enableflags & mjENBL_SLEEP)
+    return sap_fail(SAP_ERR_UNSUPPORTED, "%s: <flag sleep=\"enable\"/> is not supported", path);
+  if (o->enableflags & mjENBL_SPECULATIVE)
+    return sap_fail(SAP_ERR_UNSUPPORTED,
+                    "%s: <flag speculative=\"enable\"/> (MuJoCo's speculative contacts) is not supported; "
+                    "sapsim's contact margin plays that role", path);
+  if (o->enableflags & mjENBL_IPC)
+    return sap_fail(SAP_ERR_UNSUPPORTED, "%s: <flag ipc=\"enable\"/> is not supported", path);
+  if (o->density != 0 || o->viscosity != 0)
+    return sap_fail(SAP_ERR_UNSUPPORTED,
+                    "%s: fluid forces (option density %g, viscosity %g) are not supported", path,
+                    o->density, o->viscosity);
+  if (o->disableactuator != 0)
+    for (int i = 0; i < mj->nactuator; i++) {
+      int g = mj->actuator_group[i];
+      if (g >= 0 && g < 31 && (o->disableactuator & (1 << g)))
+        return sap_fail(SAP_ERR_UNSUPPORTED,
+                        "%s: actuator '%s' is in disabled actuator group %d (option actuatorgroupdisable), "
+                        "which is not supported", path, mjname(mj, mj->name_actuatoradr, i), g);
+    }
+  if (mj->neq > 0 && !disabled(mj, mjDSBL_EQUALITY))
+    return sap_fail(SAP_ERR_UNSUPPORTED, "%s: equality constraints are not supported (%lld found)",
+                    path, (long long)mj->neq);
+  if (mj->npair > 0 && !disabled(mj, mjDSBL_CONTACT))
+    return sap_fail(SAP_ERR_UNSUPPORTED,
+                    "%s: explicit <contact><pair> elements are not supported (%lld found)", path,
+                    (long long)mj->npair);
   if (mj->nmocap > 0)
     return sap_fail(SAP_ERR_UNSUPPORTED, "%s: mocap bodies are not supported", path);
+  if (mj->nflex > 0)
+    return sap_fail(SAP_ERR_UNSUPPORTED, "%s: flexes (deformable bodies) are not supported", path);
+  if (mj->nplugin > 0)
+    return sap_fail(SAP_ERR_UNSUPPORTED, "%s: engine plugins are not supported (%lld found)", path,
+                    (long long)mj->nplugin);
+  return SAP_OK;
+}
+
+static sapStatus check_joints(const mjModel* mj, const char* path) {
   for (int j = 0; j < mj->njnt; j++) {
     int t = mj->jnt_type[j];
-    if ((t == mjJNT_BALL || t == mjJNT_FREE) && mj->jnt_limited[j])
+    const char* name = mjname(mj, mj->name_jntadr, j);
+    if ((t == mjJNT_BALL || t == mjJNT_FREE) && mj->jnt_limited[j] && !disabled(mj, mjDSBL_LIMIT))
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: joint '%s' is a limited ball joint; sapsim supports limits on hinge and "
-                      "slide joints only", path, mjname(mj, mj->name_jntadr, j));
-    if ((t == mjJNT_BALL || t == mjJNT_FREE) && mj->jnt_stiffness[j] != 0)
+                      "slide joints only", path, name);
+    if ((t == mjJNT_BALL || t == mjJNT_FREE) && mj->jnt_stiffness[j] != 0 && !disabled(mj, mjDSBL_SPRING))
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: joint '%s' is a ball or free joint with stiffness; sapsim supports "
-                      "springs on hinge and slide joints only", path, mjname(mj, mj->name_jntadr, j));
+                      "springs on hinge and slide joints only", path, name);
+    if (any_nonzero(mj->jnt_stiffnesspoly + j * mjNPOLY, mjNPOLY) && !disabled(mj, mjDSBL_SPRING))
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: joint '%s' has a polynomial spring (stiffnesspoly), which is not supported",
+                      path, name);
+    if (mj->jnt_springyield[j] > 0)
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: joint '%s' has a plastic spring (springyield), which is not supported", path, name);
+    if (mj->jnt_limited[j] && mj->jnt_margin[j] != 0 && !disabled(mj, mjDSBL_LIMIT))
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: joint '%s' has a limit margin (%g), which is not supported", path, name,
+                      mj->jnt_margin[j]);
+    if (mj->jnt_actfrclimited[j] && mj->jnt_actgravcomp[j])
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: joint '%s' limits its actuator force (actuatorfrcrange) and routes gravity "
+                      "compensation through its actuators (actuatorgravcomp); that combination is "
+                      "not supported", path, name);
   }
-  for (int i = 0; i < mj->nv; i++)
-    if (mj->dof_frictionloss[i] != 0)
+  for (int i = 0; i < mj->nv; i++) {
+    const char* name = mjname(mj, mj->name_jntadr, mj->dof_jntid[i]);
+    if (mj->dof_frictionloss[i] != 0 && !disabled(mj, mjDSBL_FRICTIONLOSS))
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: joint '%s' has frictionloss, which is not supported",
-                      path, mjname(mj, mj->name_jntadr, mj->dof_jntid[i]));
+                      path, name);
+    if (any_nonzero(mj->dof_dampingpoly + i * mjNPOLY, mjNPOLY) && !disabled(mj, mjDSBL_DAMPER))
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: joint '%s' has polynomial damping (dampingpoly), which is not supported",
+                      path, name);
+  }
+  return SAP_OK;
+}
+
+static sapStatus check_geoms(const mjModel* mj, const char* path) {
   for (int i = 0; i < mj->ngeom; i++) {
     int t = mj->geom_type[i];
-    if (t == mjGEOM_HFIELD)
+    const char* name = mjname(mj, mj->name_geomadr, i);
+    int collides = (mj->geom_contype[i] || mj->geom_conaffinity[i]) && !disabled(mj, mjDSBL_CONTACT);
+    if (t == mjGEOM_HFIELD && collides)
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: geom '%s' is a heightfield, which is not supported",
-                      path, mjname(mj, mj->name_geomadr, i));
-    if (t >= mjNGEOMTYPES)
-      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: geom '%s' has unsupported type %d", path,
-                      mjname(mj, mj->name_geomadr, i), t);
-    int collides = mj->geom_contype[i] || mj->geom_conaffinity[i];
-    if (collides && mj->geom_condim[i] != 1 && mj->geom_condim[i] != 3)
+                      path, name);
+    if (t == mjGEOM_SDF)
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: geom '%s' is an SDF geom, which is not supported",
+                      path, name);
+    if (t < 0 || t >= SAP_NGEOMTYPES)
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: geom '%s' has unsupported type %d", path, name, t);
+    if (mj->geom_plugin[i] >= 0)
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: geom '%s' uses a plugin, which is not supported",
+                      path, name);
+    if (!collides) continue;
+    if (mj->geom_condim[i] != 1 && mj->geom_condim[i] != 3)
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: geom '%s' has condim %d; sapsim supports condim 1 (frictionless) and "
-                      "3 (sliding friction)", path, mjname(mj, mj->name_geomadr, i),
-                      mj->geom_condim[i]);
+                      "3 (sliding friction)", path, name, mj->geom_condim[i]);
+    if (mj->geom_adhesion[i] != 0)
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: geom '%s' has adhesion, which is not supported",
+                      path, name);
+    if (any_nonzero(mj->geom_surfacevel + 6 * i, 6))
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: geom '%s' has a surface velocity (surfacevel), which is not supported",
+                      path, name);
   }
+  return SAP_OK;
+}
+
+static sapStatus check_tendons(const mjModel* mj, const char* path) {
   for (int t = 0; t < mj->ntendon; t++) {
+    const char* name = mjname(mj, mj->name_tendonadr, t);
     for (int k = 0; k < mj->tendon_num[t]; k++)
       if (mj->wrap_type[mj->tendon_adr[t] + k] != mjWRAP_JOINT)
         return sap_fail(SAP_ERR_UNSUPPORTED,
                         "%s: tendon '%s' is a spatial tendon; only fixed tendons are supported",
-                        path, mj->names + mj->name_tendonadr[t]);
-    if (mj->tendon_stiffness[t] != 0 || mj->tendon_damping[t] != 0 ||
-        mj->tendon_frictionloss[t] != 0)
+                        path, name);
+    int spring = (mj->tendon_stiffness[t] != 0 ||
+                  any_nonzero(mj->tendon_stiffnesspoly + t * mjNPOLY, mjNPOLY)) &&
+                 !disabled(mj, mjDSBL_SPRING);
+    int damper = (mj->tendon_damping[t] != 0 ||
+                  any_nonzero(mj->tendon_dampingpoly + t * mjNPOLY, mjNPOLY)) &&
+                 !disabled(mj, mjDSBL_DAMPER);
+    int friction = mj->tendon_frictionloss[t] != 0 && !disabled(mj, mjDSBL_FRICTIONLOSS);
+    if (spring || damper || friction)
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: tendon '%s' has stiffness, damping or frictionloss, which are not "
-                      "supported (only ranges)", path, mj->names + mj->name_tendonadr[t]);
+                      "supported (only ranges)", path, name);
+    if (mj->tendon_armature[t] != 0)
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: tendon '%s' has armature, which is not supported",
+                      path, name);
+    if (mj->tendon_springyield[t] > 0)
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: tendon '%s' has a plastic spring (springyield), which is not supported",
+                      path, name);
+    if (mj->tendon_actfrclimited[t])
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: tendon '%s' limits its total actuator force (actuatorfrcrange), which is "
+                      "not supported", path, name);
+    if (mj->tendon_limited[t] && mj->tendon_margin[t] != 0 && !disabled(mj, mjDSBL_LIMIT))
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: tendon '%s' has a limit margin (%g), which is not supported", path, name,
+                      mj->tendon_margin[t]);
   }
-  for (int i = 0; i < mj->nu; i++) {
+  return SAP_OK;
+}
+
+/* number of actuators with a joint transmission on joint j */
+static int joint_actuators(const mjModel* mj, int j) {
+  int n = 0;
+  for (int i = 0; i < mj->nactuator; i++)
+    n += mj->actuator_trntype[i] == mjTRN_JOINT && mj->actuator_trnid[2 * i] == j;
+  return n;
+}
+
+/* a tendon of a driven tendon actuator passes through joint j */
+static int joint_in_actuated_tendon(const mjModel* mj, int j) {
+  for (int i = 0; i < mj->nactuator; i++) {
+    if (mj->actuator_trntype[i] != mjTRN_TENDON) continue;
+    int t = mj->actuator_trnid[2 * i];
+    for (int w = mj->tendon_adr[t]; w < mj->tendon_adr[t] + mj->tendon_num[t]; w++)
+      if (mj->wrap_objid[w] == j) return 1;
+  }
+  return 0;
+}
+
+static sapStatus check_actuators(const mjModel* mj, const char* path) {
+  if (mj->nu != mj->nactuator || mj->nout != mj->nactuator)
+    return sap_fail(SAP_ERR_UNSUPPORTED,
+                    "%s: %lld actuators have %lld controls and %lld force outputs; sapsim supports "
+                    "actuators with one control and one force output each", path,
+                    (long long)mj->nactuator, (long long)mj->nu, (long long)mj->nout);
+  for (int i = 0; i < mj->nactuator; i++) {
     int trn = mj->actuator_trntype[i], id = mj->actuator_trnid[2 * i];
     const char* name = mjname(mj, mj->name_actuatoradr, i);
+    if (mj->actuator_ctrlnum[i] != 1 || mj->actuator_outnum[i] != 1)
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: actuator '%s' has %d controls and %d force outputs; sapsim supports one "
+                      "of each", path, name, mj->actuator_ctrlnum[i], mj->actuator_outnum[i]);
     if (trn != mjTRN_JOINT && trn != mjTRN_TENDON)
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: actuator '%s' has transmission type %d; only joint and tendon "
@@ -136,27 +304,64 @@ static sapStatus check_supported(const mjModel* mj, const char* path) {
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: actuator '%s' drives a free or ball joint; only hinge and slide "
                       "joints can be actuated", path, name);
+    if (mj->actuator_plugin[i] >= 0)
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: actuator '%s' is a plugin, which is not supported",
+                      path, name);
+    if (mj->actuator_delay[i] > 0 || mj->actuator_historyadr[i] >= 0)
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: actuator '%s' has a control delay (delay/nsample), which is not supported",
+                      path, name);
+    if (any_nonzero(mj->actuator_dampingpoly + i * mjNPOLY, mjNPOLY))
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: actuator '%s' has polynomial damping (dampingpoly), which is not supported",
+                      path, name);
+    if (trn == mjTRN_TENDON && (mj->actuator_damping[i] != 0 || mj->actuator_armature[i] != 0))
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: actuator '%s' adds damping or armature to a tendon, which is not supported "
+                      "(joint transmissions only)", path, name);
+  }
+  /* joint actuatorfrcrange becomes the force limit of the joint's one actuator */
+  for (int j = 0; j < mj->njnt; j++) {
+    if (!mj->jnt_actfrclimited[j]) continue;
+    const char* name = mjname(mj, mj->name_jntadr, j);
+    if (joint_actuators(mj, j) > 1 || joint_in_actuated_tendon(mj, j))
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: joint '%s' limits the total force of several actuators (actuatorfrcrange); "
+                      "sapsim supports the limit for a joint driven by one joint actuator", path, name);
   }
   return SAP_OK;
 }
 
+/* reject what sapsim cannot simulate, naming the first offender */
+static sapStatus check_supported(const mjModel* mj, const char* path) {
+  sapStatus st;
+  if ((st = check_sizes(mj, path)) != SAP_OK) return st;
+  if ((st = check_options(mj, path)) != SAP_OK) return st;
+  if ((st = check_joints(mj, path)) != SAP_OK) return st;
+  if ((st = check_geoms(mj, path)) != SAP_OK) return st;
+  if ((st = check_tendons(mj, path)) != SAP_OK) return st;
+  return check_actuators(mj, path);
+}
+
 /* set sizes of m from mj */
+/* (check_sizes has checked that each fits an int) */
 static void copy_sizes(sapModel* m, const mjModel* mj) {
   memset(m, 0, sizeof(*m));
-  m->nq = mj->nq;
-  m->nv = mj->nv;
-  m->nbody = mj->nbody;
-  m->njnt = mj->njnt;
-  m->ngeom = mj->ngeom;
-  m->nmesh = mj->nmesh;
-  m->nmeshvert = mj->nmeshvert;
-  m->nu = mj->nu;
-  m->ntendon = mj->ntendon;
-  m->nwrap = mj->nwrap;
-  m->nexclude = mj->nexclude;
-  m->nkey = mj->nkey;
-  m->nnames = mj->nnames;
+  m->nq = (int)mj->nq;
+  m->nv = (int)mj->nv;
+  m->nbody = (int)mj->nbody;
+  m->njnt = (int)mj->njnt;
+  m->ngeom = (int)mj->ngeom;
+  m->nmesh = (int)mj->nmesh;
+  m->nmeshvert = (int)mj->nmeshvert;
+  m->nu = (int)mj->nu;
+  m->ntendon = (int)mj->ntendon;
+  m->nwrap = (int)mj->nwrap;
+  m->nexclude = (int)mj->nexclude;
+  m->nkey = (int)mj->nkey;
+  m->nnames = (int)mj->nnames;
   m->npair_max = 0;
+  m->filter_parent = !(mj->opt.disableflags & mjDSBL_FILTERPARENT);
 }
 
 static void copy_int(int* dst, const int* src, int n) { memcpy(dst, src, sizeof(int) * n); }
@@ -178,6 +383,10 @@ static void copy_bodies(sapModel* m, const mjModel* mj) {
   copy_num(m->body_iquat, mj->body_iquat, 4 * mj->nbody);
   copy_num(m->body_mass, mj->body_mass, mj->nbody);
   copy_num(m->body_inertia, mj->body_inertia, 3 * mj->nbody);
+  /* gravity compensation is a passive force: off with gravity, or with springs and
+   * dampers both disabled (MuJoCo's mj_passive returns early) */
+  int off = disabled(mj, mjDSBL_GRAVITY) || (disabled(mj, mjDSBL_SPRING) && disabled(mj, mjDSBL_DAMPER));
+  for (int b = 0; b < mj->nbody; b++) m->body_gravcomp[b] = off ? 0 : mj->body_gravcomp[b];
 }
 
 static void copy_joints(sapModel* m, const mjModel* mj) {
@@ -185,16 +394,29 @@ static void copy_joints(sapModel* m, const mjModel* mj) {
   copy_int(m->jnt_qposadr, mj->jnt_qposadr, mj->njnt);
   copy_int(m->jnt_dofadr, mj->jnt_dofadr, mj->njnt);
   copy_int(m->jnt_bodyid, mj->jnt_bodyid, mj->njnt);
-  for (int j = 0; j < mj->njnt; j++) m->jnt_limited[j] = mj->jnt_limited[j];
+  for (int j = 0; j < mj->njnt; j++) {
+    m->jnt_limited[j] = mj->jnt_limited[j] && !disabled(mj, mjDSBL_LIMIT);
+    m->jnt_stiffness[j] = disabled(mj, mjDSBL_SPRING) ? 0 : mj->jnt_stiffness[j];
+  }
   copy_num(m->jnt_pos, mj->jnt_pos, 3 * mj->njnt);
   copy_num(m->jnt_axis, mj->jnt_axis, 3 * mj->njnt);
-  copy_num(m->jnt_stiffness, mj->jnt_stiffness, mj->njnt);
   copy_num(m->jnt_range, mj->jnt_range, 2 * mj->njnt);
   copy_int(m->dof_bodyid, mj->dof_bodyid, mj->nv);
   copy_int(m->dof_jntid, mj->dof_jntid, mj->nv);
   copy_int(m->dof_parentid, mj->dof_parentid, mj->nv);
   copy_num(m->dof_armature, mj->dof_armature, mj->nv);
   copy_num(m->dof_damping, mj->dof_damping, mj->nv);
+  /* an actuator's armature and damping act on its joint scaled by gear^2
+   * (MuJoCo's mj_actuatorArmature, mj_actuatorDamping); tendons were refused */
+  for (int i = 0; i < mj->nactuator; i++) {
+    if (mj->actuator_trntype[i] != mjTRN_JOINT) continue;
+    int d = mj->jnt_dofadr[mj->actuator_trnid[2 * i]];
+    double g2 = mj->actuator_gear[6 * i] * mj->actuator_gear[6 * i];
+    m->dof_armature[d] += g2 * mj->actuator_armature[i];
+    m->dof_damping[d] += g2 * mj->actuator_damping[i];
+  }
+  if (disabled(mj, mjDSBL_DAMPER))
+    for (int i = 0; i < mj->nv; i++) m->dof_damping[i] = 0;
   copy_num(m->qpos0, mj->qpos0, mj->nq);
   copy_num(m->qpos_spring, mj->qpos_spring, mj->nq);
 }
@@ -206,6 +428,8 @@ static void copy_geoms(sapModel* m, const mjModel* mj) {
   copy_int(m->geom_bodyid, mj->geom_bodyid, mj->ngeom);
   copy_int(m->geom_contype, mj->geom_contype, mj->ngeom);
   copy_int(m->geom_conaffinity, mj->geom_conaffinity, mj->ngeom);
+  if (disabled(mj, mjDSBL_CONTACT))
+    for (int g = 0; g < mj->ngeom; g++) m->geom_contype[g] = m->geom_conaffinity[g] = 0;
   copy_int(m->geom_dataid, mj->geom_dataid, mj->ngeom);
   copy_num(m->geom_size, mj->geom_size, 3 * mj->ngeom);
   copy_num(m->geom_pos, mj->geom_pos, 3 * mj->ngeom);
@@ -225,10 +449,33 @@ static void copy_geoms(sapModel* m, const mjModel* mj) {
   copy_int(m->mesh_vertadr, mj->mesh_vertadr, mj->nmesh);
   copy_int(m->mesh_vertnum, mj->mesh_vertnum, mj->nmesh);
   for (int i = 0; i < 3 * mj->nmeshvert; i++) m->mesh_vert[i] = mj->mesh_vert[i];
+  /* signature = body1 << 16 | body2 (MuJoCo >= 3; 2.x added 1 to each) */
   for (int i = 0; i < mj->nexclude; i++) {
-    m->exclude_body[2 * i] = (mj->exclude_signature[i] >> 16) - 1;
-    m->exclude_body[2 * i + 1] = (mj->exclude_signature[i] & 0xFFFF) - 1;
+    m->exclude_body[2 * i] = mj->exclude_signature[i] >> 16;
+    m->exclude_body[2 * i + 1] = mj->exclude_signature[i] & 0xFFFF;
   }
+}
+
+/* a joint's actuatorfrcrange clips gear * force of its one actuator (check_actuators
+ * refused joints with several): intersect it, in actuator units, with forcerange */
+static void limit_by_joint(sapModel* m, const mjModel* mj, int i) {
+  int j = mj->actuator_trnid[2 * i];
+  double g = mj->actuator_gear[6 * i];
+  if (!mj->jnt_actfrclimited[j] || g == 0) return;
+  double lo = mj->jnt_actfrcrange[2 * j] / g, hi = mj->jnt_actfrcrange[2 * j + 1] / g;
+  if (g < 0) { double t = lo; lo = hi; hi = t; }
+  double* r = m->actuator_forcerange + 2 * i;
+  if (m->actuator_forcelimited[i]) {
+    /* disjoint ranges: MuJoCo's two clips give the joint range's nearer end */
+    double a = r[0] > hi ? hi : r[1] < lo ? lo : fmax(r[0], lo);
+    double b = r[0] > hi ? hi : r[1] < lo ? lo : fmin(r[1], hi);
+    r[0] = a;
+    r[1] = b;
+  } else {
+    r[0] = lo;
+    r[1] = hi;
+  }
+  m->actuator_forcelimited[i] = 1;
 }
 
 static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path) {
@@ -238,17 +485,18 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
     if (st != SAP_OK) return st;
     m->actuator_trntype[i] = mj->actuator_trntype[i] == mjTRN_TENDON ? SAP_TRN_TENDON : SAP_TRN_JOINT;
     m->actuator_trnid[i] = mj->actuator_trnid[2 * i];
-    m->actuator_ctrllimited[i] = mj->actuator_ctrllimited[i];
+    m->actuator_ctrllimited[i] = mj->actuator_ctrllimited[i] && !disabled(mj, mjDSBL_CLAMPCTRL);
     m->actuator_forcelimited[i] = mj->actuator_forcelimited[i];
     m->actuator_gear[i] = mj->actuator_gear[6 * i];
     m->actuator_gain[i] = m->actuator_kind[i] == SAP_ACT_MOTOR ? mj->actuator_gainprm[i * mjNGAIN] : 1;
     copy_num(m->actuator_ctrlrange + 2 * i, mj->actuator_ctrlrange + 2 * i, 2);
     copy_num(m->actuator_forcerange + 2 * i, mj->actuator_forcerange + 2 * i, 2);
+    if (mj->actuator_trntype[i] == mjTRN_JOINT) limit_by_joint(m, mj, i);
   }
   for (int t = 0; t < mj->ntendon; t++) {
     m->tendon_adr[t] = mj->tendon_adr[t];
     m->tendon_num[t] = mj->tendon_num[t];
-    m->tendon_limited[t] = mj->tendon_limited[t];
+    m->tendon_limited[t] = mj->tendon_limited[t] && !disabled(mj, mjDSBL_LIMIT);
     copy_num(m->tendon_range + 2 * t, mj->tendon_range + 2 * t, 2);
   }
   for (int w = 0; w < mj->nwrap; w++) {

@@ -252,6 +252,14 @@ SAP_HD void SAPT(sapw_rne)(const sapModel* m, const double* qvel, const sreal* c
     SAPT(sapu_mulInertVec)(Iv, cinert + 10 * b, cvel + 6 * b);
     SAPT(sapu_crossForce)(vIv, cvel + 6 * b, Iv);
     for (int k = 0; k < 6; k++) cfrc[6 * b + k] = Ia[k] + vIv[k];
+    /* gravity compensation: the force -gc m g at the com cancels gc of the weight,
+     * the part of I a that the base acceleration -g put there (MuJoCo's mj_gravcomp) */
+    sreal gc = (sreal)m->body_gravcomp[b];
+    if (gc != 0) {
+      sreal ag[6] = {0, 0, 0, (sreal)-m->gravity[0], (sreal)-m->gravity[1], (sreal)-m->gravity[2]};
+      SAPT(sapu_mulInertVec)(Ia, cinert + 10 * b, ag);
+      for (int k = 0; k < 6; k++) cfrc[6 * b + k] -= gc * Ia[k];
+    }
   }
   for (int b = m->nbody - 1; b > 0; b--) {
     int p = m->body_parentid[b];

@@ -2,7 +2,7 @@
  * configurations, velocities and controls: body/com/geom poses (mj_kinematics),
  * mass matrix (mj_fullM), bias forces (qfrc_bias), passive and actuator forces.
  * Tolerances per precision: fp64 ~1e-10 relative, fp32 ~1e-4; fp32 vs fp64 too. */
-#include <mujoco.h>
+#include <mujoco/mujoco.h>
 
 #include "check.h"
 #include "kernels.h"
@@ -81,7 +81,7 @@ static void check_scene(const char* path, int precision) {
     memcpy(md->qvel, qvel + w * nv, sizeof(double) * nv);
     if (nu) memcpy(md->ctrl, ctrl + w * nu, sizeof(double) * nu);
     mj_forward(mj, md);
-    mj_fullM(mj, M, md->qM);
+    mj_fullM(mj, md, M);
     char what[256];
     snprintf(what, sizeof(what), "%s world %d xpos", path, w);
     check_arrays(what, d->xpos + w * 3 * mj->nbody, md->xpos, 3 * mj->nbody, tol, tol);

@@ -4,7 +4,7 @@
  * at the same state, and the solver's J x (tree pass down), J' gamma (tree pass up), explicit
  * chain rows and Newton matrix A + sum J' G J must agree with the dense products built from
  * it; for the witness and the midpoint velocity points. */
-#include <mujoco.h>
+#include <mujoco/mujoco.h>
 #include <stdlib.h>
 #include <string.h>
 

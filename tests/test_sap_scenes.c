@@ -4,7 +4,7 @@
  * dropped, tilted box comes to rest flat at the analytic compliant height without jitter;
  * approx32 and approx64 agree on smooth scenes, and the arm settles where MuJoCo's gravity
  * balances its position servos; `sapsim run ... --out FILE` writes the trajectory. */
-#include <mujoco.h>
+#include <mujoco/mujoco.h>
 #include <unistd.h>
 
 #include "check.h"

@@ -53,6 +53,7 @@ typedef struct sapModel {
   double contact_k;     /* scene default SAP contact stiffness (N/m) */
   double contact_taud;  /* scene default SAP dissipation time scale (s) */
   double contact_margin;/* scene default detection margin (m): speculative contacts */
+  int filter_parent;    /* 1: a body never collides with its parent (MuJoCo's default) */
 
   /* bodies */
   int* body_parentid;     /* (nbody)      parent body; 0 for roots and the world */
@@ -70,6 +71,7 @@ typedef struct sapModel {
   double* body_iquat;     /* (nbody x 4)  principal inertia frame in body frame */
   double* body_mass;      /* (nbody)      mass */
   double* body_inertia;   /* (nbody x 3)  principal inertia about the com */
+  double* body_gravcomp;  /* (nbody)      gravity compensation: force -gravcomp m g at the com */
 
   /* joints */
   int* jnt_type;          /* (njnt)       SAP_JNT_* */

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Runs on a lent GPU machine from the project root, over what ../shared/gpu/pack.sh
+# carried in .gpu/ (copy this file to .gpu/run.sh after packing). Logs go to $OUT.
+# Every step is bounded so the whole run ends inside one 10-minute device command.
+# Usage: bash .gpu/run.sh [all|tests|sweep|vary|sanitize|ncu]...   (default: all)
+set -uo pipefail
+export LD_LIBRARY_PATH="$PWD/.gpu/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+OUT=${OUT:-gpu_out}; mkdir -p "$OUT"
+G=.gpu/bin S=.gpu/scenes
+steps=${*:-all}
+want() { [[ " $steps " == *" all "* || " $steps " == *" $1 "* ]]; }
+nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1; head -n 12 "$OUT/nvidia-smi.txt"
+if want tests; then
+  echo "== parity tests"
+  for t in "$G"/test_gpu "$G"/test_shim_gpu; do
+    [ -x "$t" ] && SAPSIM_REQUIRE_GPU=1 timeout 150 "$t" > "$OUT/$(basename "$t").log" 2>&1
+    echo "$(basename "$t"): exit $?"; tail -n 4 "$OUT/$(basename "$t").log"
+  done
+fi
+if want sweep; then
+  echo "== sweep"
+  timeout 200 "$G"/sapsim bench $S/humanoid.xml --device cuda --no-mujoco \
+    --worlds 1,256,1024,8192,32768 --steps 200 --preset approx32,drake --json "$OUT/bench.jsonl" 2>&1 | tail -n 14
+fi
+if want vary; then
+  echo "== solver layouts (humanoid, approx32, 8192 worlds)"
+  timeout 150 "$G"/sapsim bench $S/humanoid.xml --device cuda --no-mujoco --worlds 256,8192 --steps 100 \
+    --preset approx32 --vary "solve_kernel=thread,newton_loop=kernel,newton_loop=while,newton_loop=fixed,newton_loop=while+linear_solver=cusolver,graph=1,chol_memory=global,solve_block_worlds=1,solve_block_worlds=4" \
+    --json "$OUT/vary.jsonl" 2>&1 | tail -n 24
+fi
+if want sanitize && command -v compute-sanitizer >/dev/null; then
+  echo "== compute-sanitizer (small)"
+  for tool in memcheck racecheck synccheck initcheck; do
+    timeout 90 compute-sanitizer --tool $tool --error-exitcode 9 \
+      "$G"/sapsim run $S/humanoid.xml --device cuda --worlds 8 --steps 3 --quiet > "$OUT/san_$tool.log" 2>&1
+    echo "$tool: exit $?  $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san_$tool.log" | tail -n 1)"
+  done
+fi
+if want ncu && command -v ncu >/dev/null; then
+  echo "== ncu (key kernels of one step)"
+  timeout 150 ncu --clock-control none --launch-skip 20 --launch-count 12 \
+    --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+    "$G"/sapsim run $S/humanoid.xml --device cuda --worlds 8192 --steps 4 --quiet > "$OUT/ncu.txt" 2>&1
+  echo "ncu: exit $?"; grep -E '^  [a-z_]+.*\(|Duration|Registers Per|Achieved Occupancy|Theoretical Occupancy' "$OUT/ncu.txt" | head -n 80
+fi
+ls -la "$OUT"
