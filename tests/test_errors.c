@@ -73,6 +73,42 @@ static void test_bad_scenes(void) {
   expect_load(write_scene("ok", "<mujoco>" BODY "</mujoco>"), SAP_OK, NULL, NULL);
 }
 
+/* MuJoCo 4 model fields that change the dynamics and that sapsim does not model
+ * are refused by name, never ignored */
+static void test_mujoco4_fields_rejected(void) {
+#define ONE(joint, geom) "<worldbody><body><joint name='j' type='hinge' " joint "/>" \
+                         "<geom name='g' size='.1' " geom "/></body></worldbody>"
+  static const struct { const char* tag; const char* xml; const char* frag1; const char* frag2; } cases[] = {
+      {"poly", "<mujoco>" ONE("stiffness='1 2 0'", "") "</mujoco>", "'j'", "stiffnesspoly"},
+      {"yield", "<mujoco>" ONE("stiffness='1' springyield='0.5'", "") "</mujoco>", "'j'", "springyield"},
+      {"dampoly", "<mujoco>" ONE("damping='1 2 0'", "") "</mujoco>", "'j'", "dampingpoly"},
+      {"margin", "<mujoco>" ONE("range='-1 1' margin='0.1'", "") "</mujoco>", "'j'", "limit margin"},
+      {"adhesion", "<mujoco>" ONE("", "adhesion='1'") "</mujoco>", "'g'", "adhesion"},
+      {"surfacevel", "<mujoco>" ONE("", "surfacevel='1 0 0 0 0 0'") "</mujoco>", "'g'", "surfacevel"},
+      {"fluid", "<mujoco><option density='1.2'/>" ONE("", "") "</mujoco>", "fluid", "density"},
+      {"sleep", "<mujoco><option><flag sleep='enable'/></option>" ONE("", "") "</mujoco>", "sleep", NULL},
+      {"override", "<mujoco><option><flag override='enable'/></option>" ONE("", "") "</mujoco>", "override", NULL},
+      {"actuation", "<mujoco><option><flag actuation='disable'/></option>" ONE("", "") "</mujoco>", "actuation", NULL},
+      {"delay", "<mujoco>" ONE("", "") "<actuator><motor name='late' joint='j' delay='0.01' nsample='3'/>"
+                "</actuator></mujoco>", "'late'", "delay"},
+      {"pid", "<mujoco>" ONE("", "") "<actuator><pid name='servo' joint='j' input='pos vel'/></actuator>"
+              "</mujoco>", "controls", "force outputs"},
+      {"tendonarmature", "<mujoco>" ONE("", "") "<tendon><fixed name='t' armature='0.1'><joint joint='j' "
+                         "coef='1'/></fixed></tendon></mujoco>", "'t'", "armature"},
+      {"actgravcomp", "<mujoco><worldbody><body gravcomp='1'><joint name='j' type='hinge' actuatorgravcomp='true' "
+                      "actuatorfrcrange='-1 1'/><geom size='.1'/></body></worldbody></mujoco>", "'j'", "actuatorgravcomp"},
+      {"twomotors", "<mujoco>" ONE("actuatorfrcrange='-1 1'", "") "<actuator><motor joint='j'/><motor joint='j'/>"
+                    "</actuator></mujoco>", "'j'", "several actuators"},
+  };
+#undef ONE
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+    expect_load(write_scene(cases[i].tag, cases[i].xml), SAP_ERR_UNSUPPORTED, cases[i].frag1, cases[i].frag2);
+  /* disabled features are honoured instead: limits off, so a limit margin is moot */
+  expect_load(write_scene("limitoff", "<mujoco><option><flag limit='disable'/></option><worldbody><body>"
+                          "<joint type='hinge' range='-1 1' margin='0.1'/><geom size='.1'/></body></worldbody>"
+                          "</mujoco>"), SAP_OK, NULL, NULL);
+}
+
 static void expect_option(const char* key, const char* value, sapStatus st, const char* frag) {
   sapOptions o;
   sap_optionsDefault(&o);
@@ -211,6 +247,7 @@ static void test_bad_sizes_and_devices(void) {
 
 int main(void) {
   RUN(test_bad_scenes);
+  RUN(test_mujoco4_fields_rejected);
   RUN(test_bad_options);
   RUN(test_option_combinations);
   RUN(test_preset_table);
