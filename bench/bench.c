@@ -330,7 +330,12 @@ int sap_benchMain(sapCli* cli) {
               rows[i].variant, rows[i].nworld, rows[i].steps_per_s, rows[i].mj_steps_per_s,
               rows[i].steps_per_s / rows[i].mj_steps_per_s);
   }
-  if (json) fclose(json);
+  int json_bad = json && (fflush(json) != 0 || ferror(json));
+  if (json && fclose(json) != 0) json_bad = 1;
+  if (json_bad) {
+    fprintf(stderr, "sapsim: writing '%s' failed\n", cli->json ? cli->json : tmpjson);
+    rc = 1;
+  }
   if (!rc && cli->plot) {
     if (sapcli_plot("plot_bench.py", cli->json ? cli->json : tmpjson, cli->plot)) {
       rc = 1;

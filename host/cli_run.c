@@ -1,5 +1,6 @@
 /* `sapsim run`: step worlds end to end, print per-world diagnostics, optionally
  * write the trajectory (time, qpos, qvel of every world at every step) as CSV. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,7 +137,17 @@ int sap_runMain(sapCli* cli) {
     if (f && write_rows(f, s, k, qpos, qvel, t)) goto fail;
   }
   print_summary(s, cli->steps, seconds, &tally);
-  if (f) printf("trajectory: %s (%d rows)\n", cli->out, (cli->steps + 1) * n);
+  if (f) {
+    /* buffered rows reach the file only now: a full disk shows up here */
+    int bad = fflush(f) != 0 || ferror(f);
+    bad |= fclose(f) != 0;
+    f = NULL;
+    if (bad) {
+      fprintf(stderr, "sapsim: writing the trajectory file '%s' failed: %s\n", cli->out, strerror(errno));
+      goto done;
+    }
+    printf("trajectory: %s (%d rows)\n", cli->out, (cli->steps + 1) * n);
+  }
   rc = 0;
   goto done;
 fail:

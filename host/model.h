@@ -9,6 +9,8 @@ void sap_modelCarve(sapModel* m, void* buffer);   /* set array pointers into buf
 sapStatus sap_modelAlloc(sapModel* m);             /* sizes set -> zeroed arrays */
 sapStatus sap_modelCopy(const sapModel* src, sapModel** out);
 const char* sap_name(const sapModel* m, const int* adr, int id);
+/* every real value finite, signs and ranges physical; fails naming element and field */
+sapStatus sap_checkModelValues(const sapModel* m, const char* path);
 int sap_findName(const sapModel* m, const int* adr, int n, const char* name);
 
 #endif

@@ -52,7 +52,7 @@
   X(int, mesh_vertnum, (m)->nmesh)                               \
   X(double, mesh_vert, (m)->nmeshvert * 3)                       \
   X(int, exclude_body, (m)->nexclude * 2)                        \
-  X(int, pair_geom, (m)->npair_max * 2)                          \
+  X(int, pair_geom, (long long)(m)->npair_max * 2)                \
   X(int, actuator_kind, (m)->nu)                                 \
   X(int, actuator_trntype, (m)->nu)                              \
   X(int, actuator_trnid, (m)->nu)                                \
@@ -71,9 +71,9 @@
   X(int, wrap_jnt, (m)->nwrap)                                   \
   X(double, wrap_coef, (m)->nwrap)                               \
   X(double, key_time, (m)->nkey)                                 \
-  X(double, key_qpos, (m)->nkey * (m)->nq)                       \
-  X(double, key_qvel, (m)->nkey * (m)->nv)                       \
-  X(double, key_ctrl, (m)->nkey * (m)->nu)                       \
+  X(double, key_qpos, (long long)(m)->nkey * (m)->nq)             \
+  X(double, key_qvel, (long long)(m)->nkey * (m)->nv)             \
+  X(double, key_ctrl, (long long)(m)->nkey * (m)->nu)             \
   X(int, name_bodyadr, (m)->nbody)                               \
   X(int, name_jntadr, (m)->njnt)                                 \
   X(int, name_geomadr, (m)->ngeom)                               \

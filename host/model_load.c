@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <mujoco/mujoco.h>
 
@@ -100,6 +101,10 @@ static sapStatus check_sizes(const mjModel* mj, const char* path) {
       {"ngeom", mj->ngeom}, {"nmesh", mj->nmesh}, {"nmeshvert", mj->nmeshvert},
       {"nu", mj->nu}, {"ntendon", mj->ntendon}, {"nwrap", mj->nwrap},
       {"nexclude", mj->nexclude}, {"nkey", mj->nkey}, {"nnames", mj->nnames}};
+  /* the candidate pair table counts ngeom (ngeom - 1) / 2 pairs in an int */
+  if (mj->ngeom > 46340)
+    return sap_fail(SAP_ERR_UNSUPPORTED, "%s: the model has %lld geoms; sapsim supports up to 46340",
+                    path, (long long)mj->ngeom);
   for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
     if (sizes[i].n < 0 || sizes[i].n > (1 << 28))
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: model size %s = %lld is beyond sapsim's limit of %d",
@@ -210,6 +215,11 @@ static sapStatus check_geoms(const mjModel* mj, const char* path) {
     if (mj->geom_plugin[i] >= 0)
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: geom '%s' uses a plugin, which is not supported",
                       path, name);
+    for (int k = 0; k < mj->nuser_geom && k < 2; k++)
+      if (!isfinite(mj->geom_user[i * mj->nuser_geom + k]))
+        return sap_fail(SAP_ERR_SCENE, "%s: geom '%s' has a non-finite SAP %s in its user data (%g)",
+                        path, name, k == 0 ? "stiffness k" : "dissipation time tau_d",
+                        mj->geom_user[i * mj->nuser_geom + k]);
     if (!collides) continue;
     if (mj->geom_condim[i] != 1 && mj->geom_condim[i] != 3)
       return sap_fail(SAP_ERR_UNSUPPORTED,
@@ -412,8 +422,8 @@ static void copy_joints(sapModel* m, const mjModel* mj) {
     if (mj->actuator_trntype[i] != mjTRN_JOINT) continue;
     int d = mj->jnt_dofadr[mj->actuator_trnid[2 * i]];
     double g2 = mj->actuator_gear[6 * i] * mj->actuator_gear[6 * i];
-    m->dof_armature[d] += g2 * mj->actuator_armature[i];
-    m->dof_damping[d] += g2 * mj->actuator_damping[i];
+    if (mj->actuator_armature[i] != 0) m->dof_armature[d] += g2 * mj->actuator_armature[i];
+    if (mj->actuator_damping[i] != 0) m->dof_damping[d] += g2 * mj->actuator_damping[i];
   }
   if (disabled(mj, mjDSBL_DAMPER))
     for (int i = 0; i < mj->nv; i++) m->dof_damping[i] = 0;
@@ -554,6 +564,10 @@ sapStatus sap_convertModel(const mjModel* mj, const char* path, sapModel** out) 
   }
   copy_keys_names(&tmp, mj);
   count_solve_rows(&tmp);
+  if ((st = sap_checkModelValues(&tmp, path)) != SAP_OK) {
+    free(tmp.buffer);
+    return st;
+  }
 
   /* candidate collision pairs: count, then copy into a model sized for them */
   sapModel* m = (sapModel*)malloc(sizeof(sapModel));
@@ -581,6 +595,12 @@ sapStatus sap_convertModel(const mjModel* mj, const char* path, sapModel** out) 
 sapStatus sap_loadModel(const char* path, sapModel** out) {
   if (!path || !out) return sap_fail(SAP_ERR_ARG, "sap_loadModel: null argument");
   *out = NULL;
+  /* a FIFO or device would block or never end: scenes are regular files */
+  struct stat sb;
+  if (stat(path, &sb) != 0)
+    return sap_fail(SAP_ERR_SCENE, "%s: cannot open scene file: %s", path, strerror(errno));
+  if (!S_ISREG(sb.st_mode))
+    return sap_fail(SAP_ERR_SCENE, "%s: not a regular file", path);
   FILE* f = fopen(path, "rb");
   if (!f) return sap_fail(SAP_ERR_SCENE, "%s: cannot open scene file: %s", path, strerror(errno));
   fclose(f);

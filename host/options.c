@@ -13,6 +13,7 @@
 #include "sim.h"
 
 void sap_optionsDefault(sapOptions* o) {
+  if (!o) return;
   memset(o, 0, sizeof(*o));
   o->preset = SAP_PRESET_APPROX32;
   o->free_motion_precision = -1;
@@ -101,6 +102,19 @@ static const char* canonical_name(const sapName* t, int value) {
   return "?";
 }
 
+/* "a, b, c": each value once, by its first name */
+static const char* valid_names(const sapName* t, char* valid, size_t n) {
+  valid[0] = 0;
+  int last = -12345;
+  for (const sapName* e = t; e->name; e++) {
+    if (e->value == last) continue;
+    last = e->value;
+    if (valid[0]) strncat(valid, ", ", n - strlen(valid) - 1);
+    strncat(valid, e->name, n - strlen(valid) - 1);
+  }
+  return valid;
+}
+
 static sapStatus lookup(const sapName* t, const char* key, const char* value, int* out) {
   char v[64];
   normalise(value, v, sizeof(v));
@@ -109,15 +123,9 @@ static sapStatus lookup(const sapName* t, const char* key, const char* value, in
       *out = e->value;
       return SAP_OK;
     }
-  char valid[256] = "";
-  int last = -12345;
-  for (const sapName* e = t; e->name; e++) {
-    if (e->value == last) continue;  /* list each value once, by its first name */
-    last = e->value;
-    if (valid[0]) strncat(valid, ", ", sizeof(valid) - strlen(valid) - 1);
-    strncat(valid, e->name, sizeof(valid) - strlen(valid) - 1);
-  }
-  return sap_fail(SAP_ERR_OPTION, "option %s: invalid value '%s' (valid: %s)", key, value, valid);
+  char valid[256];
+  return sap_fail(SAP_ERR_OPTION, "option %s: invalid value '%s' (valid: %s)", key, value,
+                  valid_names(t, valid, sizeof(valid)));
 }
 
 static sapStatus parse_real(const char* key, const char* value, double lo, double hi,
@@ -254,11 +262,43 @@ static const sapPresetKnobs preset_table[3] = {
                     SAP_POINT_MIDPOINT, SAP_INTEGRATE_SAP_EULER},
 };
 
+/* a sapOptions filled in directly gets the rules sap_optionsSet applies to text: each
+ * knob a valid enum value or within its range; -1 or NaN only where the default
+ * leaves the knob to the preset or the scene */
+static sapStatus check_struct(const sapOptions* o) {
+  sapOptions def;
+  sap_optionsDefault(&def);
+  for (int i = 0; i < NKEYS; i++) {
+    const sapKey* e = &keys[i];
+    const char* field = (const char*)o + e->offset;
+    const char* dfield = (const char*)&def + e->offset;
+    if (e->kind == K_REAL) {
+      double x = *(const double*)field;
+      if (isnan(x) && isnan(*(const double*)dfield)) continue;
+      if (!isfinite(x) || x < e->lo || x > e->hi || (e->lo_open && x == e->lo))
+        return sap_fail(SAP_ERR_OPTION, "option %s: %g is out of range %c%g, %g]", e->key, x,
+                        e->lo_open ? '(' : '[', e->lo, e->hi);
+      continue;
+    }
+    int x = *(const int*)field;
+    if (x == -1 && *(const int*)dfield == -1) continue;
+    if (e->kind == K_INT) {
+      if (x < e->lo || x > e->hi)
+        return sap_fail(SAP_ERR_OPTION, "option %s: %d is out of range [%g, %g]", e->key, x, e->lo, e->hi);
+      continue;
+    }
+    char valid[256];
+    if (!strcmp(canonical_name(e->names, x), "?"))
+      return sap_fail(SAP_ERR_OPTION, "option %s: invalid value %d (valid: %s)", e->key, x,
+                      valid_names(e->names, valid, sizeof(valid)));
+  }
+  return SAP_OK;
+}
+
 sapStatus sap_optionsExpand(const sapOptions* in, sapOptions* out) {
   if (!in || !out) return sap_fail(SAP_ERR_ARG, "sap_optionsExpand: null argument");
-  if ((unsigned)in->preset > SAP_PRESET_DRAKE)
-    return sap_fail(SAP_ERR_OPTION, "option preset: invalid value %d (valid: approx32, approx64, drake)",
-                    (int)in->preset);
+  sapStatus st = check_struct(in);
+  if (st != SAP_OK) return st;
   if (in->linear_solver == SAP_LINSOLVE_CUSOLVER && in->newton_loop == SAP_NEWTON_KERNEL)
     return sap_fail(SAP_ERR_OPTION,
                     "option linear_solver=cusolver needs newton_loop=while or fixed: cuSOLVER's batched "
@@ -298,7 +338,9 @@ static void append(char* buf, int nbuf, int* n, const char* fmt, const char* k, 
 
 int sap_optionsDescribe(const sapOptions* o, char* buf, int nbuf) {
   int n = 0;
+  if (!buf) nbuf = 0;
   if (nbuf > 0) buf[0] = 0;
+  if (!o) return 0;
   for (int i = 0; i < NKEYS; i++) {
     const sapKey* e = &keys[i];
     const char* field = (const char*)o + e->offset;

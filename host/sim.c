@@ -36,7 +36,7 @@ static long scratch_bytes(const sapModel* m, const sapOptions* o, int ncon_max) 
                  ? sapw_problemBytes_f32(m->nv, m->nbody, ncon_max, SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin)
                  : sapw_problemBytes_f64(m->nv, m->nbody, ncon_max, SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin);
   long n = fm > col ? fm : col;
-  return n > sol ? n : sol;
+  return n > sol ? n : sol;  /* below 2^31 for nv <= SAP_MAX_NV and ncon_max <= 2^20 */
 }
 
 unsigned long long sap_dataBytes(const sapModel* m, int nworld, int ncon_max, int nscratch) {
@@ -73,6 +73,19 @@ static void apply_material(sapModel* m, const sapOptions* opt) {
   }
 }
 
+/* The batch layout is dense per world: A and the Newton matrix are nv x nv, and the
+ * kernels index them with int. Models past SAP_MAX_NV are refused with the size
+ * they would need rather than overflowing. */
+#define SAP_MAX_NV 4096
+static sapStatus check_model_size(const sapModel* m) {
+  if (m->nv > SAP_MAX_NV)
+    return sap_fail(SAP_ERR_MEMORY,
+                    "sap_create: the model has nv = %d degrees of freedom; its dense nv x nv matrices "
+                    "would need %.1f GB per world, and sapsim's batch layout supports nv up to %d",
+                    m->nv, 3.0 * 8.0 * (double)m->nv * (double)m->nv / 1e9, SAP_MAX_NV);
+  return SAP_OK;
+}
+
 static void free_sim(sapSim* s) {
   if (!s) return;
   sap_backendFree(s);
@@ -93,6 +106,8 @@ sapStatus sap_create(const sapModel* m, const sapOptions* opt_in, int nworld, sa
   sapStatus st = sap_optionsExpand(opt_in ? opt_in : &def, &opt);
   if (st != SAP_OK) return st;
 
+  if ((st = check_model_size(m)) != SAP_OK) return st;
+
   sapSim* s = (sapSim*)calloc(1, sizeof(sapSim));
   if (!s) return sap_fail(SAP_ERR_MEMORY, "sap_create: out of memory");
   s->opt = opt;
@@ -108,7 +123,7 @@ sapStatus sap_create(const sapModel* m, const sapOptions* opt_in, int nworld, sa
   s->d.ncon_max = !opt.contacts ? 0 : opt.ncon_max >= 0 ? opt.ncon_max : sapc_estimateNconMax(s->m);
   s->d.nscratch = (int)SAP_ALIGN(scratch_bytes(s->m, &opt, s->d.ncon_max));
   unsigned long long nbytes = sap_dataBytes(s->m, nworld, s->d.ncon_max, s->d.nscratch);
-  void* buf = calloc(1, nbytes);
+  void* buf = nbytes < (1ULL << 46) ? calloc(1, nbytes) : NULL;
   if (!buf) {
     free_sim(s);
     return sap_fail(SAP_ERR_MEMORY, "sap_create: cannot allocate %.1f MB for %d worlds (%llu bytes "
@@ -204,6 +219,7 @@ const char* sap_fieldName(sapField f) {
 }
 
 int sap_fieldSize(const sapSim* s, sapField f) {
+  if (!s) return 0;
   const sapModel* m = s->m;
   switch (f) {
     case SAP_FIELD_QPOS: return m->nq;
@@ -323,14 +339,19 @@ sapStatus sap_worldInfo(sapSim* s, const int* worlds, int n, sapWorldInfo* out) 
   return SAP_OK;
 }
 
-int sap_nworld(const sapSim* s) { return s->d.nworld; }
-const sapModel* sap_model(const sapSim* s) { return s->m; }
-const sapOptions* sap_options(const sapSim* s) { return &s->opt; }
-int sap_onGPU(const sapSim* s) { return s->on_gpu; }
-const char* sap_deviceName(const sapSim* s) { return s->device_name; }
-const sapData* sap_data(const sapSim* s) { return &s->d; }
-void sap_timers(const sapSim* s, sapTimers* out) { *out = s->timers; }
+/* accessors: a NULL sim gives 0, NULL or "" rather than a crash */
+int sap_nworld(const sapSim* s) { return s ? s->d.nworld : 0; }
+const sapModel* sap_model(const sapSim* s) { return s ? s->m : NULL; }
+const sapOptions* sap_options(const sapSim* s) { return s ? &s->opt : NULL; }
+int sap_onGPU(const sapSim* s) { return s ? s->on_gpu : 0; }
+const char* sap_deviceName(const sapSim* s) { return s ? s->device_name : ""; }
+const sapData* sap_data(const sapSim* s) { return s ? &s->d : NULL; }
+void sap_timers(const sapSim* s, sapTimers* out) {
+  if (!out) return;
+  if (s) *out = s->timers;
+  else memset(out, 0, sizeof(*out));
+}
 
 unsigned long long sap_bytesPerWorld(const sapSim* s) {
-  return world_bytes(s->m, s->d.ncon_max) + (unsigned long long)s->d.nscratch;
+  return s ? world_bytes(s->m, s->d.ncon_max) + (unsigned long long)s->d.nscratch : 0;
 }

@@ -13,7 +13,7 @@ void sapc_solve(sapSim* s) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(sapc_threads(s))
   for (int w = 0; w < d->nworld; w++) {
     // a frozen (non-finite) world keeps its velocity
-    if (d->world_flags[w] & SAP_WORLD_NONFINITE) {
+    if (d->world_flags[w] & SAP_WORLD_SKIP) {
       for (int j = 0; j < m->nv; j++) d->vnext[(long)w * m->nv + j] = d->qvel[(long)w * m->nv + j];
       continue;
     }

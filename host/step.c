@@ -32,7 +32,7 @@ int sapc_threads(const sapSim* s) {
 #endif
 }
 
-static int frozen(const sapSim* s, int w) { return s->d.world_flags[w] & SAP_WORLD_NONFINITE; }
+static int frozen(const sapSim* s, int w) { return s->d.world_flags[w] & SAP_WORLD_SKIP; }
 
 /* ---- CPU stage drivers ----------------------------------------------------------- */
 
@@ -76,7 +76,7 @@ static void free_motion_world(const sapSim* s, sapData* d, int w) {
       d->xpos + 3 * nb * w, d->xmat + 9 * nb * w, d->xipos + 3 * nb * w,                  \
       d->ximat + 9 * nb * w, d->xanchor + 3 * (size_t)m->njnt * w,                        \
       d->xaxis + 3 * (size_t)m->njnt * w, d->cref + 3 * nb * w, d->cdof + 6 * nv * w,     \
-      d->qA + nv * nv * w, d->qfrc_bias + v, d->qfrc_passive + v, d->qfrc_actuator + v,   \
+      d->qA + (size_t)nv * nv * w, d->qfrc_bias + v, d->qfrc_passive + v, d->qfrc_actuator + v,   \
       d->vstar + v, (T*)scratch
   if (s->opt.free_motion_precision == SAP_FP32)
     fail = sapw_freeMotion_f32(FREE_MOTION_ARGS(float));
@@ -130,10 +130,16 @@ static void copy_free_motion(sapSim* s) {
   memcpy(s->d.vnext, s->d.vstar, sizeof(double) * (size_t)s->d.nworld * s->m->nv);
 }
 
+/* per-step flag reset: keep only SAP_WORLD_NONFINITE; a non-finite control or
+ * applied force refuses this step of the world (SAP_WORLD_BADINPUT) */
 static void clear_step_flags(sapSim* s) {
+  const sapModel* m = s->m;
   for (int w = 0; w < s->d.nworld; w++) {
     s->d.world_flags[w] &= SAP_WORLD_NONFINITE;
     s->d.newton_iter[w] = s->d.ls_iter[w] = s->d.nfactor[w] = 0;
+    if (!all_finite(s->d.ctrl + (size_t)w * m->nu, m->nu) ||
+        !all_finite(s->d.qfrc_applied + (size_t)w * m->nv, m->nv))
+      s->d.world_flags[w] |= SAP_WORLD_BADINPUT;
   }
 }
 

@@ -21,7 +21,7 @@ static __global__ void count_kernel(sapModel m, sapData d, int fp64) {
   if (idx >= (long)d.nworld * m.npair_max) return;
   int w = (int)(idx / m.npair_max), p = (int)(idx % m.npair_max);
   int* count = pairCounts(d, w);
-  if (d.world_flags[w] & SAP_WORLD_NONFINITE) { count[p] = 0; return; }
+  if (d.world_flags[w] & SAP_WORLD_SKIP) { count[p] = 0; return; }
   sapcContact_f64 c[SAPC_MAXCON];
   const double* xpos = d.geom_xpos + (size_t)3 * m.ngeom * w;
   const double* xmat = d.geom_xmat + (size_t)9 * m.ngeom * w;
@@ -53,7 +53,7 @@ static __global__ void write_kernel(sapModel m, sapData d, int fp64) {
   long idx = (long)blockIdx.x * blockDim.x + threadIdx.x;
   if (idx >= (long)d.nworld * m.npair_max) return;
   int w = (int)(idx / m.npair_max), p = (int)(idx % m.npair_max);
-  if (d.ncon_dropped[w] || (d.world_flags[w] & SAP_WORLD_NONFINITE)) return;
+  if (d.ncon_dropped[w] || (d.world_flags[w] & SAP_WORLD_SKIP)) return;
   const int* off = pairCounts(d, w);
   int end = p + 1 < m.npair_max ? off[p + 1] : d.ncon[w];
   if (end == off[p]) return;

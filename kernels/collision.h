@@ -217,7 +217,7 @@ SAP_HD_BIG void sapw_collideWorld(const sapModel* m, const sapData* d, int w, in
   sapcWorldOut o = sapw_worldOut(d, w);
   sapcContact_f64 c[SAPC_MAXCON];
   int n = 0, dropped = 0;
-  int frozen = d->world_flags[w] & SAP_WORLD_NONFINITE;  // a frozen world has no contacts
+  int frozen = d->world_flags[w] & SAP_WORLD_SKIP;  // a frozen world has no contacts
   for (int p = 0; p < m->npair_max && !frozen; p++) {
     if (mask && !(mask[p >> 5] >> (p & 31) & 1u)) continue;
     int g0 = m->pair_geom[2 * p], g1 = m->pair_geom[2 * p + 1];

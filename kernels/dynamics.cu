@@ -11,7 +11,7 @@
 
 static __global__ void kinematics_kernel(sapModel m, sapData d, int fp32) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
-  if (w >= d.nworld || (d.world_flags[w] & SAP_WORLD_NONFINITE)) return;
+  if (w >= d.nworld || (d.world_flags[w] & SAP_WORLD_SKIP)) return;
   size_t b3 = (size_t)w * m.nbody * 3, b4 = (size_t)w * m.nbody * 4, b9 = (size_t)w * m.nbody * 9;
   size_t j3 = (size_t)w * m.njnt * 3, g3 = (size_t)w * m.ngeom * 3, g9 = (size_t)w * m.ngeom * 9;
   const double* qpos = d.qpos + (size_t)w * m.nq;
@@ -35,7 +35,7 @@ sapStatus sapg_kinematics(sapSim* s) {
 static __global__ void free_motion_kernel(sapModel m, sapData d, double h, int explicit_drives,
                                           int fp32) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
-  if (w >= d.nworld || (d.world_flags[w] & SAP_WORLD_NONFINITE)) return;
+  if (w >= d.nworld || (d.world_flags[w] & SAP_WORLD_SKIP)) return;
   size_t nv = m.nv, nb = m.nbody, v = w * nv;
   void* scratch = d.scratch + (size_t)w * d.nscratch;
   int fail;
@@ -44,7 +44,7 @@ static __global__ void free_motion_kernel(sapModel m, sapData d, double h, int e
       d.qfrc_applied + v, d.xpos + 3 * nb * w, d.xmat + 9 * nb * w, d.xipos + 3 * nb * w,    \
       d.ximat + 9 * nb * w, d.xanchor + 3 * (size_t)m.njnt * w,                              \
       d.xaxis + 3 * (size_t)m.njnt * w, d.cref + 3 * nb * w, d.cdof + 6 * nv * w,            \
-      d.qA + nv * nv * w, d.qfrc_bias + v, d.qfrc_passive + v, d.qfrc_actuator + v,          \
+      d.qA + (size_t)nv * nv * w, d.qfrc_bias + v, d.qfrc_passive + v, d.qfrc_actuator + v,          \
       d.vstar + v, (T*)scratch
   if (fp32) fail = sapw_freeMotion_f32(FREE_MOTION_ARGS(float));
   else fail = sapw_freeMotion_f64(FREE_MOTION_ARGS(double));
@@ -70,7 +70,7 @@ static __device__ int all_finite(const double* x, int n) {
 /* integrate; a non-finite world is restored and frozen (SAP_WORLD_NONFINITE) */
 static __global__ void integrate_kernel(sapModel m, sapData d, double h, int midpoint) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
-  if (w >= d.nworld || (d.world_flags[w] & SAP_WORLD_NONFINITE)) return;
+  if (w >= d.nworld || (d.world_flags[w] & SAP_WORLD_SKIP)) return;
   double* qpos = d.qpos + (size_t)w * m.nq;
   double* qvel = d.qvel + (size_t)w * m.nv;
   const double* vnext = d.vnext + (size_t)w * m.nv;
@@ -93,17 +93,20 @@ sapStatus sapg_integrate(sapSim* s) {
   return SAP_OK;
 }
 
-/* per-step flag reset: keep only SAP_WORLD_NONFINITE */
-static __global__ void clear_flags_kernel(sapData d) {
+/* per-step flag reset: keep only SAP_WORLD_NONFINITE; a non-finite control or
+ * applied force refuses this step of the world (SAP_WORLD_BADINPUT) */
+static __global__ void clear_flags_kernel(sapModel m, sapData d) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w >= d.nworld) return;
   d.world_flags[w] &= SAP_WORLD_NONFINITE;
   d.newton_iter[w] = d.ls_iter[w] = d.nfactor[w] = 0;
+  if (!all_finite(d.ctrl + (size_t)w * m.nu, m.nu) || !all_finite(d.qfrc_applied + (size_t)w * m.nv, m.nv))
+    d.world_flags[w] |= SAP_WORLD_BADINPUT;
 }
 
 
 sapStatus sapg_clearFlags(sapSim* s) {
-  SAPG_LAUNCH(clear_flags_kernel, sapg_blocks(s->dd.nworld, THREADS), THREADS)(s->dd);
+  SAPG_LAUNCH(clear_flags_kernel, sapg_blocks(s->dd.nworld, THREADS), THREADS)(s->dm, s->dd);
   SAPG_CHECK_LAUNCH("clear_flags");
   return SAP_OK;
 }

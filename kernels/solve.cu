@@ -32,7 +32,7 @@
 static __global__ void solve_kernel(sapModel m, sapData d, sapSolveParams prm) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w >= d.nworld) return;
-  if (d.world_flags[w] & SAP_WORLD_NONFINITE) {
+  if (d.world_flags[w] & SAP_WORLD_SKIP) {
     for (int j = 0; j < m.nv; j++) d.vnext[(long)w * m.nv + j] = d.qvel[(long)w * m.nv + j];
     return;
   }
@@ -56,7 +56,7 @@ static __global__ void solve_kernel(sapModel m, sapData d, sapSolveParams prm) {
 #define SAPV_KERNELS(p)                                                                              \
   static __global__ void solve_warp_kernel_##p(sapModel m, sapData d, sapSolveParams prm, int chol_bytes) { \
     SAPV_WORLD_LANE;                                                                                 \
-    if (d.world_flags[w] & SAP_WORLD_NONFINITE) {                                                    \
+    if (d.world_flags[w] & SAP_WORLD_SKIP) {                                                    \
       for (int j = lane; j < m.nv; j += SAPV_LANES) d.vnext[(long)w * m.nv + j] = d.qvel[(long)w * m.nv + j]; \
       return;                                                                                        \
     }                                                                                                \

@@ -1,6 +1,9 @@
 /* Bad input gets a clear error naming the problem: scene files, unsupported
  * features, options (unknown keys, bad values, out of range), sizes, devices.
  * Also the preset table of seed 002 and one-factor overrides. */
+#include <math.h>
+#include <stddef.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -107,6 +110,161 @@ static void test_mujoco4_fields_rejected(void) {
   expect_load(write_scene("limitoff", "<mujoco><option><flag limit='disable'/></option><worldbody><body>"
                           "<joint type='hinge' range='-1 1' margin='0.1'/><geom size='.1'/></body></worldbody>"
                           "</mujoco>"), SAP_OK, NULL, NULL);
+}
+
+/* scene values: non-finite numbers anywhere, wrong signs and inverted ranges are
+ * refused at load, naming element and field (MuJoCo 4 compiles them all) */
+static void test_bad_scene_values(void) {
+#define HINGE(attrs) "<mujoco><worldbody><body name='arm'><joint name='j' type='hinge' " attrs "/>" \
+                     "<geom name='g' size='.1'/></body></worldbody></mujoco>"
+  static const struct { const char* tag; const char* xml; const char* frag1; const char* frag2; } cases[] = {
+      {"bodynan", "<mujoco><worldbody><body name='arm' pos='nan 0 0'><joint type='hinge'/><geom size='.1'/>"
+                  "</body></worldbody></mujoco>", "body 'arm'", "body_pos"},
+      {"rangenan", HINGE("range='nan 1'"), "joint 'j'", "jnt_range"},
+      {"armature", HINGE("armature='-1'"), "joint 'j'", "dof_armature"},
+      {"damping", HINGE("damping='-2'"), "joint 'j'", "dof_damping"},
+      {"axisnan", HINGE("axis='0 nan 1'"), "joint 'j'", "jnt_axis"},
+      {"timestep0", "<mujoco><option timestep='0'/><worldbody><body><joint type='hinge'/><geom size='.1'/>"
+                    "</body></worldbody></mujoco>", "timestep", "(0, 1]"},
+      {"timestepneg", "<mujoco><option timestep='-0.005'/><worldbody><body><joint type='hinge'/>"
+                      "<geom size='.1'/></body></worldbody></mujoco>", "timestep", NULL},
+      {"gravity", "<mujoco><option gravity='0 0 nan'/><worldbody><body><joint type='hinge'/>"
+                  "<geom size='.1'/></body></worldbody></mujoco>", "gravity", "non-finite"},
+      {"gear", "<mujoco><worldbody><body><joint name='j' type='hinge'/><geom size='.1'/></body></worldbody>"
+               "<actuator><motor name='m' joint='j' gear='nan'/></actuator></mujoco>", "actuator 'm'", "gear"},
+      {"keynan", "<mujoco><worldbody><body><joint type='hinge'/><geom size='.1'/></body></worldbody>"
+                 "<keyframe><key name='home' qpos='nan'/></keyframe></mujoco>", "keyframe 'home'", "key_qpos"},
+      {"ksneg", "<mujoco><custom><numeric name='sap_contact_k' data='-1e5'/></custom><worldbody><body>"
+                "<joint type='hinge'/><geom size='.1'/></body></worldbody></mujoco>", "sap_contact_k", "range"},
+      {"ksinf", "<mujoco><custom><numeric name='sap_contact_k' data='1e300'/></custom><worldbody><body>"
+                "<joint type='hinge'/><geom size='.1'/></body></worldbody></mujoco>", "sap_contact_k", NULL},
+      {"taudneg", "<mujoco><custom><numeric name='sap_contact_taud' data='-1'/></custom><worldbody><body>"
+                  "<joint type='hinge'/><geom size='.1'/></body></worldbody></mujoco>", "sap_contact_taud", NULL},
+      {"marginnan", "<mujoco><custom><numeric name='sap_contact_margin' data='nan'/></custom><worldbody>"
+                    "<body><joint type='hinge'/><geom size='.1'/></body></worldbody></mujoco>",
+       "sap_contact_margin", NULL},
+      {"usernan", "<mujoco><size nuser_geom='2'/><worldbody><body><joint type='hinge'/>"
+                  "<geom name='pad' size='.1' user='nan 0.01'/></body></worldbody></mujoco>", "geom 'pad'",
+       "stiffness"},
+  };
+#undef HINGE
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+    expect_load(write_scene(cases[i].tag, cases[i].xml), SAP_ERR_SCENE, cases[i].frag1, cases[i].frag2);
+  /* a FIFO is not a scene: refused at once instead of blocking on open */
+  char fifo[128];
+  snprintf(fifo, sizeof(fifo), "/tmp/sapsim_%d_fifo.xml", (int)getpid());
+  if (mkfifo(fifo, 0600) == 0) {
+    expect_load(fifo, SAP_ERR_SCENE, "not a regular file", NULL);
+    remove(fifo);
+  }
+}
+
+/* a sapOptions filled in directly gets the same rules as sap_optionsSet */
+static void test_options_struct(void) {
+  sapModel* m = NULL;
+  CHECK(sap_loadModel("scenes/pendulum.xml", &m) == SAP_OK, "%s", sap_lastError());
+  if (!m) return;
+  static const struct { const char* key; size_t off; int is_real; double bad; } cases[] = {
+      {"line_search", offsetof(sapOptions, line_search), 0, 99},
+      {"weight_mode", offsetof(sapOptions, weight_mode), 0, 7},
+      {"threads", offsetof(sapOptions, threads), 0, -3},
+      {"ncon_max", offsetof(sapOptions, ncon_max), 0, 2147483647.0},
+      {"max_iterations", offsetof(sapOptions, max_iterations), 0, 0},
+      {"timestep", offsetof(sapOptions, timestep), 1, -0.01},
+      {"rho", offsetof(sapOptions, rho), 1, 5},
+      {"contact_k", offsetof(sapOptions, contact_k), 1, INFINITY},
+      {"armijo_c", offsetof(sapOptions, armijo_c), 1, 0},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    sapOptions o;
+    sap_optionsDefault(&o);
+    o.device = SAP_DEVICE_CPU;
+    if (cases[i].is_real) *(double*)((char*)&o + cases[i].off) = cases[i].bad;
+    else *(int*)((char*)&o + cases[i].off) = (int)cases[i].bad;
+    sapSim* s = NULL;
+    sapStatus st = sap_create(m, &o, 1, &s);
+    CHECK(st == SAP_ERR_OPTION && s == NULL, "%s = %g: status %s", cases[i].key, cases[i].bad, sap_statusName(st));
+    CHECK(strstr(sap_lastError(), cases[i].key), "%s: message '%s'", cases[i].key, sap_lastError());
+    sap_free(s);
+  }
+  sap_freeModel(m);
+  /* accessors and option helpers take NULL without crashing */
+  CHECK(sap_nworld(NULL) == 0 && sap_model(NULL) == NULL && sap_options(NULL) == NULL &&
+        sap_onGPU(NULL) == 0 && sap_data(NULL) == NULL && sap_bytesPerWorld(NULL) == 0 &&
+        sap_fieldSize(NULL, SAP_FIELD_QPOS) == 0 && sap_deviceName(NULL) != NULL, "NULL accessors");
+  sapTimers tm;
+  sap_timers(NULL, &tm);
+  CHECK(tm.total == 0, "sap_timers(NULL)");
+  sap_timers(NULL, NULL);
+  sap_optionsDefault(NULL);
+  CHECK(sap_optionsDescribe(NULL, NULL, 0) == 0, "sap_optionsDescribe(NULL)");
+}
+
+/* a model past the dense batch layout is refused with the size it would need,
+ * not overflowed: 700 free bodies have nv = 4200 */
+static void test_model_too_large(void) {
+  size_t cap = 700 * 96 + 256;
+  char* xml = malloc(cap);
+  int n = snprintf(xml, cap, "<mujoco><worldbody>");
+  for (int i = 0; i < 700; i++)
+    n += snprintf(xml + n, cap - n, "<body pos='%d 0 1'><freejoint/><geom size='.1' contype='0' conaffinity='0'/></body>", i);
+  snprintf(xml + n, cap - n, "</worldbody></mujoco>");
+  sapModel* m = NULL;
+  CHECK(sap_loadModel(write_scene("large", xml), &m) == SAP_OK, "%s", sap_lastError());
+  free(xml);
+  if (!m) return;
+  sapOptions o;
+  sap_optionsDefault(&o);
+  o.device = SAP_DEVICE_CPU;
+  sapSim* s = NULL;
+  CHECK(sap_create(m, &o, 4, &s) == SAP_ERR_MEMORY && s == NULL, "nv 4200 refused");
+  CHECK(strstr(sap_lastError(), "nv = 4200") && strstr(sap_lastError(), "GB per world"), "message '%s'",
+        sap_lastError());
+  sap_freeModel(m);
+}
+
+/* a NaN control written straight into the batch (sap_data) refuses that world's
+ * step: flagged SAP_WORLD_BADINPUT, state bitwise unchanged, the others step as if
+ * it were not there */
+static void test_bad_input_flag(void) {
+  sapModel* m = NULL;
+  CHECK(sap_loadModel("scenes/arm7.xml", &m) == SAP_OK, "%s", sap_lastError());
+  if (!m) return;
+  sapOptions o;
+  sap_optionsDefault(&o);
+  o.device = SAP_DEVICE_CPU;
+  sapSim *a = NULL, *b = NULL;
+  CHECK(sap_create(m, &o, 3, &a) == SAP_OK && sap_create(m, &o, 3, &b) == SAP_OK, "%s", sap_lastError());
+  if (!a || !b) return;
+  int nq = m->nq, nv = m->nv, nu = m->nu;
+  double* ctrl = malloc(sizeof(double) * 3 * nu);
+  for (int i = 0; i < 3 * nu; i++) ctrl[i] = 0.3 * sin(i + 1.0);
+  sap_set(a, SAP_FIELD_CTRL, NULL, 3, ctrl);
+  sap_set(b, SAP_FIELD_CTRL, NULL, 3, ctrl);
+  sap_step(a, 2);
+  sap_step(b, 2);
+  double before[64];
+  memcpy(before, sap_data(a)->qpos + nq, sizeof(double) * nq);
+  ((sapData*)sap_data(a))->ctrl[nu + 1] = NAN;
+  ((sapData*)sap_data(a))->qfrc_applied[2 * nv] = INFINITY;  /* world 2: applied force */
+  CHECK(sap_step(a, 1) == SAP_OK, "%s", sap_lastError());
+  sap_step(b, 1);
+  const sapData *da = sap_data(a), *db = sap_data(b);
+  CHECK(da->world_flags[1] & SAP_WORLD_BADINPUT, "world 1 flagged");
+  CHECK(da->world_flags[2] & SAP_WORLD_BADINPUT, "world 2 flagged");
+  CHECK(!(da->world_flags[0] & SAP_WORLD_BADINPUT), "world 0 not flagged");
+  CHECK(!memcmp(before, da->qpos + nq, sizeof(double) * nq), "world 1 state unchanged");
+  CHECK(!memcmp(da->qpos, db->qpos, sizeof(double) * nq) && !memcmp(da->qvel, db->qvel, sizeof(double) * nv),
+        "world 0 steps as without the bad worlds");
+  /* fixed input: the world steps again, flag cleared */
+  ((sapData*)sap_data(a))->ctrl[nu + 1] = 0;
+  sap_step(a, 1);
+  CHECK(!(sap_data(a)->world_flags[1] & SAP_WORLD_BADINPUT), "flag cleared after the input is fixed");
+  CHECK(memcmp(before, sap_data(a)->qpos + nq, sizeof(double) * nq), "world 1 moves again");
+  free(ctrl);
+  sap_free(a);
+  sap_free(b);
+  sap_freeModel(m);
 }
 
 static void expect_option(const char* key, const char* value, sapStatus st, const char* frag) {
@@ -248,6 +406,10 @@ static void test_bad_sizes_and_devices(void) {
 int main(void) {
   RUN(test_bad_scenes);
   RUN(test_mujoco4_fields_rejected);
+  RUN(test_bad_scene_values);
+  RUN(test_options_struct);
+  RUN(test_model_too_large);
+  RUN(test_bad_input_flag);
   RUN(test_bad_options);
   RUN(test_option_combinations);
   RUN(test_preset_table);

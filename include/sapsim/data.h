@@ -16,10 +16,14 @@ enum {
   SAP_WORLD_LSFAIL = 1 << 2,           /* a line search failed */
   SAP_WORLD_NONFINITE = 1 << 3,        /* state became non-finite: the world is frozen */
   SAP_WORLD_CONTACT_OVERFLOW = 1 << 4, /* more contacts than ncon_max: deepest kept */
-  SAP_WORLD_BADINPUT = 1 << 5,         /* non-finite control or applied force was rejected */
+  SAP_WORLD_BADINPUT = 1 << 5,         /* non-finite control or applied force: this step was
+                                          refused, the world kept its state */
   SAP_WORLD_FACTORFAIL = 1 << 6        /* the Newton matrix H had a non-positive pivot: the solve
                                           stopped at the last iterate */
 };
+/* worlds a step leaves exactly as they are: frozen (non-finite state, until reset) or
+ * with a non-finite control or applied force this step (the step is refused) */
+#define SAP_WORLD_SKIP (SAP_WORLD_NONFINITE | SAP_WORLD_BADINPUT)
 
 typedef struct sapData {
   int nworld;       /* number of worlds */
