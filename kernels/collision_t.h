@@ -446,6 +446,44 @@ SAP_HD int SAPT(cl_sphereBox)(const G* a, const G* b, R margin, C* c) {
   return c->dist < margin;
 }
 
+/* sphere (a) vs cylinder (b), exact (as MuJoCo 4's mjc_SphereCylinder): with the
+ * sphere centre at axial height x and radial offset r in b's frame, the closest
+ * feature is the side (|x| < h: a sphere of radius R on the axis point), a cap
+ * (r < R: the cap plane), else the rim (a point); a centre inside the cylinder
+ * leaves through the nearer of side and cap */
+SAP_HD int SAPT(cl_sphereCylinder)(const G* a, const G* b, R margin, C* c) {
+  R ax[3], d[3], onaxis[3], rad[3], p[3], n[3];
+  R R0 = b->size[0], h = b->size[1];
+  SAPT(cl_axis)(ax, b, 2);
+  SAPT(cl_sub)(d, a->pos, b->pos);
+  R x = SAPT(cl_dot)(ax, d);
+  SAPT(cl_madd)(rad, d, ax, -x);  // radial part of the centre offset
+  R r2 = SAPT(cl_dot)(rad, rad);
+  int side = CL_FABS(x) < h, cap = r2 < R0 * R0;
+  if (side && cap) {  // centre inside: the nearer surface wins
+    if (h - CL_FABS(x) < R0 - CL_SQRT(r2)) side = 0; else cap = 0;
+  }
+  if (side) {
+    SAPT(cl_madd)(onaxis, b->pos, ax, x);
+    return SAPT(cl_spheres)(a->pos, a->size[0], onaxis, R0, margin, c);
+  }
+  if (cap) {
+    // n from the sphere into the cap: -(outward cap normal); dist = height - radius
+    R s = x > 0 ? (R)1 : (R)-1;
+    for (int k = 0; k < 3; k++) n[k] = -s * ax[k];
+    R dist = s * x - h - a->size[0];
+    if (dist >= margin) return 0;
+    SAPT(cl_madd)(c->pos, a->pos, n, a->size[0] + dist / 2);
+    SAPT(cl_copy)(c->n, n);
+    c->dist = dist;
+    return 1;
+  }
+  // rim: the closest point of the cap circle (r > 0 here)
+  SAPT(cl_madd)(p, b->pos, rad, R0 / CL_SQRT(r2));
+  SAPT(cl_madd)(p, p, ax, x > 0 ? h : -h);
+  return SAPT(cl_spheres)(a->pos, a->size[0], p, 0, margin, c);
+}
+
 /* ---- manifold by clipping two support features -------------------------------------- */
 
 /* clip the incident point set q (nq; polygon if >= 3) by the half space dot(s, x - p) <= 0 */
@@ -1005,6 +1043,7 @@ SAP_HD_BIG int SAPT(sapc_collide)(const G* a, const G* b, R margin, C* con) {
   if (ta == SAP_GEOM_SPHERE) {
     if (tb == SAP_GEOM_SPHERE) return SAPT(cl_spheres)(a->pos, a->size[0], b->pos, b->size[0], margin, con);
     if (tb == SAP_GEOM_CAPSULE) return SAPT(cl_sphereCapsule)(a, b, margin, con);
+    if (tb == SAP_GEOM_CYLINDER) return SAPT(cl_sphereCylinder)(a, b, margin, con);
     if (tb == SAP_GEOM_BOX) return SAPT(cl_sphereBox)(a, b, margin, con);
   }
   if (ta == SAP_GEOM_CAPSULE) {
