@@ -35,6 +35,15 @@
 #define CL_TINY SAP_TINY
 #define CL_EPS SAP_EPS          /* libccd CCD_EPS in this precision */
 #define CL_GOLDEN_ITERS (sizeof(SAP_REAL) == 4 ? 32 : 64)
+/* box-box (MuJoCo 4's mjc_BoxBox constants): edge axes a_i x b_j shorter than
+ * CL_BOX_PARALLEL are rounding noise (sin^2 1e-16 in fp64, 1e-7 in fp32) and skipped;
+ * separation tests get CL_BOX_SEPEPS x (sum of half sizes) of rounding slack; an
+ * axis component below CL_BOX_AMBIG leaves the support edge ambiguous; an edge axis
+ * must beat the best face by a relative CL_BOX_EDGE_BIAS */
+#define CL_BOX_PARALLEL (sizeof(SAP_REAL) == 4 ? 3.1622776e-4 : 1e-8)
+#define CL_BOX_SEPEPS (sizeof(SAP_REAL) == 4 ? 1e-6 : 1e-13)
+#define CL_BOX_AMBIG (sizeof(SAP_REAL) == 4 ? 1e-5 : 1e-9)
+#define CL_BOX_EDGE_BIAS 1e-6
 
 #include "sap_f32.h"
 #include "collision_t.h"

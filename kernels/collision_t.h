@@ -174,11 +174,37 @@ SAP_HD_BIG int SAPT(cl_polyFeature)(const G* g, const R* dir, R (*out)[3]) {
   return np;
 }
 
+/* support feature of a box in unit direction dir (local l): a local axis whose
+ * |l_k| is within the angular tolerance is free, the others sit at sign(l_k) size_k;
+ * no free axis: the vertex, one: an edge, two: the face (4 points in cyclic order).
+ * Exact for any aspect ratio (a tolerance on vertex heights, as for meshes, would
+ * take far vertices of a long face for the face) */
+SAP_HD int SAPT(cl_boxFeature)(const G* g, const R* l, R (*out)[3]) {
+  int fr[3], nf = 0;
+  R base[3], p[3];
+  for (int k = 0; k < 3; k++) {
+    if (CL_FABS(l[k]) <= (R)CL_FEATURE_SIN) { fr[nf++] = k; base[k] = 0; }
+    else base[k] = l[k] > 0 ? g->size[k] : -g->size[k];
+  }
+  if (nf > 2) nf = 2;  // not reached for a unit l
+  // corners of the free axes: (-,-) (+,-) (+,+) (-,+), cyclic
+  const R su[4] = {-1, 1, 1, -1}, sv[4] = {-1, -1, 1, 1};
+  int np = 1 << nf;
+  for (int i = 0; i < np; i++) {
+    SAPT(cl_copy)(p, base);
+    if (nf >= 1) p[fr[0]] = su[i] * g->size[fr[0]];
+    if (nf == 2) p[fr[1]] = sv[i] * g->size[fr[1]];
+    SAPT(cl_toWorld)(out[i], g, p);
+  }
+  return np;
+}
+
 /* support feature of the core in unit direction dir: up to 8 ordered points */
 SAP_HD_BIG int SAPT(cl_feature)(const G* g, const R* dir, R (*out)[3]) {
   R l[3], a[3], p[3];
   SAPT(cl_toLocalDir)(l, g, dir);
-  if (g->type == SAP_GEOM_BOX || g->type == SAP_GEOM_MESH) return SAPT(cl_polyFeature)(g, dir, out);
+  if (g->type == SAP_GEOM_BOX) return SAPT(cl_boxFeature)(g, l, out);
+  if (g->type == SAP_GEOM_MESH) return SAPT(cl_polyFeature)(g, dir, out);
   if (g->type == SAP_GEOM_CAPSULE && CL_FABS(l[2]) <= (R)CL_FEATURE_SIN) {
     SAPT(cl_axis)(a, g, 2);
     SAPT(cl_madd)(out[0], g->pos, a, -g->size[1]);
@@ -444,6 +470,44 @@ SAP_HD int SAPT(cl_sphereBox)(const G* a, const G* b, R margin, C* c) {
   SAPT(cl_madd)(pa, a->pos, n, r);
   SAPT(cl_setContact)(c, pa, q, n);
   return c->dist < margin;
+}
+
+/* sphere (a) vs cylinder (b), exact (as MuJoCo 4's mjc_SphereCylinder): with the
+ * sphere centre at axial height x and radial offset r in b's frame, the closest
+ * feature is the side (|x| < h: a sphere of radius R on the axis point), a cap
+ * (r < R: the cap plane), else the rim (a point); a centre inside the cylinder
+ * leaves through the nearer of side and cap */
+SAP_HD int SAPT(cl_sphereCylinder)(const G* a, const G* b, R margin, C* c) {
+  R ax[3], d[3], onaxis[3], rad[3], p[3], n[3];
+  R R0 = b->size[0], h = b->size[1];
+  SAPT(cl_axis)(ax, b, 2);
+  SAPT(cl_sub)(d, a->pos, b->pos);
+  R x = SAPT(cl_dot)(ax, d);
+  SAPT(cl_madd)(rad, d, ax, -x);  // radial part of the centre offset
+  R r2 = SAPT(cl_dot)(rad, rad);
+  int side = CL_FABS(x) < h, cap = r2 < R0 * R0;
+  if (side && cap) {  // centre inside: the nearer surface wins
+    if (h - CL_FABS(x) < R0 - CL_SQRT(r2)) side = 0; else cap = 0;
+  }
+  if (side) {
+    SAPT(cl_madd)(onaxis, b->pos, ax, x);
+    return SAPT(cl_spheres)(a->pos, a->size[0], onaxis, R0, margin, c);
+  }
+  if (cap) {
+    // n from the sphere into the cap: -(outward cap normal); dist = height - radius
+    R s = x > 0 ? (R)1 : (R)-1;
+    for (int k = 0; k < 3; k++) n[k] = -s * ax[k];
+    R dist = s * x - h - a->size[0];
+    if (dist >= margin) return 0;
+    SAPT(cl_madd)(c->pos, a->pos, n, a->size[0] + dist / 2);
+    SAPT(cl_copy)(c->n, n);
+    c->dist = dist;
+    return 1;
+  }
+  // rim: the closest point of the cap circle (r > 0 here)
+  SAPT(cl_madd)(p, b->pos, rad, R0 / CL_SQRT(r2));
+  SAPT(cl_madd)(p, p, ax, x > 0 ? h : -h);
+  return SAPT(cl_spheres)(a->pos, a->size[0], p, 0, margin, c);
 }
 
 /* ---- manifold by clipping two support features -------------------------------------- */
@@ -952,40 +1016,167 @@ SAP_HD_BIG int SAPT(cl_capsuleBox)(const G* a, const G* b, R margin, C* con) {
   return SAPT(cl_spheres)(x, a->size[0], q, 0, margin, con);
 }
 
-/* box-box: separating axis test over the 15 axes (faces preferred over edges by
- * a small tolerance), then the clipped manifold along the best axis */
-SAP_HD_BIG int SAPT(cl_boxBox)(const G* a, const G* b, R margin, C* con) {
-  R ax[3][3], bx[3][3], d[3], L[3], best[3], pa[3], pb[3], nn[3];
-  for (int k = 0; k < 3; k++) { SAPT(cl_axis)(ax[k], a, k); SAPT(cl_axis)(bx[k], b, k); }
-  SAPT(cl_sub)(d, b->pos, a->pos);
-  R bestsep = -(R)1e30, slop = (R)1e-4 * (SAPT(cl_scale)(a) + SAPT(cl_scale)(b));
-  for (int i = 0; i < 15; i++) {
-    if (i < 3) SAPT(cl_copy)(L, ax[i]);
-    else if (i < 6) SAPT(cl_copy)(L, bx[i - 3]);
-    else {
-      SAPT(cl_cross)(L, ax[(i - 6) / 3], bx[(i - 6) % 3]);
-      if (SAPT(cl_normalize)(L) < (R)1e-5) continue;
-    }
-    R rA = 0, rB = 0;
-    for (int k = 0; k < 3; k++) {
-      rA += a->size[k] * CL_FABS(SAPT(cl_dot)(ax[k], L));
-      rB += b->size[k] * CL_FABS(SAPT(cl_dot)(bx[k], L));
-    }
-    R dd = SAPT(cl_dot)(d, L), sep = CL_FABS(dd) - rA - rB;
-    if (sep >= margin) return 0;
-    if (sep > bestsep + (i < 6 ? (R)0 : slop)) {
-      bestsep = sep;
-      for (int k = 0; k < 3; k++) best[k] = dd < 0 ? -L[k] : L[k];
+/* ---- box-box (separating axes, reference face clipping) ------------------------------ */
+
+/* half extent of box g along unit axis L: sum_k size_k |axis_k . L| */
+SAP_HD R SAPT(cl_boxRadius)(const G* g, const R* L) {
+  R ak[3], r = 0;
+  for (int k = 0; k < 3; k++) {
+    SAPT(cl_axis)(ak, g, k);
+    r += g->size[k] * CL_FABS(SAPT(cl_dot)(ak, L));
+  }
+  return r;
+}
+
+/* candidate axis i of the separating axis test: 0-2 a's faces, 3-5 b's faces,
+ * 6 + 3 i + j the edge cross a_i x b_j (unit); 0 when the edges are parallel within
+ * CL_BOX_PARALLEL (the cross is rounding noise; the face axes cover that limit) */
+SAP_HD int SAPT(cl_boxAxis)(const G* a, const G* b, int i, R* L) {
+  R u[3], v[3];
+  if (i < 6) {
+    SAPT(cl_axis)(L, i < 3 ? a : b, i % 3);
+    return 1;
+  }
+  SAPT(cl_axis)(u, a, (i - 6) / 3);
+  SAPT(cl_axis)(v, b, (i - 6) % 3);
+  SAPT(cl_cross)(L, u, v);
+  return SAPT(cl_normalize)(L) >= (R)CL_BOX_PARALLEL;
+}
+
+/* face contact: reference face of box r with outward unit normal nr (towards the
+ * other box), incident box in. The incident face most anti-parallel to nr is clipped
+ * to the reference rectangle's side planes (Sutherland-Hodgman); each clipped
+ * point's height over the reference plane is its dist, so every contact lies in the
+ * intersection of the margin-inflated boxes. The deepest first, then the points that
+ * span the patch, at most SAPC_MAXCON. n: a to b. */
+SAP_HD_BIG int SAPT(cl_boxFace)(const G* r, const G* in, const R* nr, const R* n, R margin, C* con) {
+  R l[3], nn[3], cr[3], e[3], s[3], p[3], d[3], q[3], buf[2][16][3];
+  C tmp[16];
+  // reference face: local axis kf of r along nr, centre cr
+  SAPT(cl_toLocalDir)(l, r, nr);
+  int kf = 0;
+  for (int k = 1; k < 3; k++) if (CL_FABS(l[k]) > CL_FABS(l[kf])) kf = k;
+  SAPT(cl_axis)(e, r, kf);
+  SAPT(cl_madd)(cr, r->pos, e, l[kf] > 0 ? r->size[kf] : -r->size[kf]);
+  // incident face: the face of in most opposed to nr (4 points, cyclic)
+  SAPT(cl_neg)(nn, nr);
+  SAPT(cl_toLocalDir)(l, in, nn);
+  int ki = 0;
+  for (int k = 1; k < 3; k++) if (CL_FABS(l[k]) > CL_FABS(l[ki])) ki = k;
+  const R su[4] = {-1, 1, 1, -1}, sv[4] = {-1, -1, 1, 1};
+  int u = (ki + 1) % 3, v = (ki + 2) % 3, nb = 4, cur = 0;
+  for (int i = 0; i < 4; i++) {
+    p[ki] = l[ki] > 0 ? in->size[ki] : -in->size[ki];
+    p[u] = su[i] * in->size[u];
+    p[v] = sv[i] * in->size[v];
+    SAPT(cl_toWorld)(buf[0][i], in, p);
+  }
+  // clip by the 4 side planes dot(x - cr, +-axis_j) <= size_j, j != kf
+  for (int j = 0; j < 3; j++) {
+    if (j == kf) continue;
+    SAPT(cl_axis)(e, r, j);
+    for (int sg = -1; sg <= 1 && nb > 0; sg += 2) {
+      for (int k = 0; k < 3; k++) s[k] = sg * e[k];
+      SAPT(cl_madd)(p, cr, s, r->size[j]);
+      nb = SAPT(cl_clipPlane)(buf[cur], nb, s, p, buf[1 - cur]);
+      cur = 1 - cur;
     }
   }
-  int nc = SAPT(cl_manifold)(a, b, best, margin, con);
-  if (nc > 0) return nc;
-  // fallback: the support points along the axis
-  SAPT(cl_neg)(nn, best);
-  SAPT(cl_support)(pa, a, best);
-  SAPT(cl_support)(pb, b, nn);
-  SAPT(cl_setContact)(con, pa, pb, best);
+  // heights over the reference plane; witnesses on the plane and on the incident face
+  int nc = 0, flip = SAPT(cl_dot)(nr, n) < 0;  // flip: the reference box is b
+  for (int i = 0; i < nb; i++) {
+    SAPT(cl_sub)(d, buf[cur][i], cr);
+    R h = SAPT(cl_dot)(d, nr);
+    if (h >= margin) continue;
+    SAPT(cl_madd)(q, buf[cur][i], nr, -h);
+    if (flip) SAPT(cl_setContact)(&tmp[nc], buf[cur][i], q, n);
+    else SAPT(cl_setContact)(&tmp[nc], q, buf[cur][i], n);
+    tmp[nc++].dist = h;  // the height itself (setContact's dot agrees to rounding)
+  }
+  nc = SAPT(cl_reduce)(tmp, nc);
+  for (int i = 0; i < nc; i++) con[i] = tmp[i];
+  return nc;
+}
+
+/* corners of the support edge of box x along unit dir, parallel to local axis k0; a
+ * component of dir within CL_BOX_AMBIG of 0 makes the edge ambiguous: flip (0/1)
+ * picks the other sign for the first such component. Returns 1 when ambiguous. */
+SAP_HD int SAPT(cl_boxEdgeSeg)(const G* x, const R* dir, int k0, int flip, R* e0, R* e1) {
+  R l[3], p[3];
+  int amb = -1;
+  SAPT(cl_toLocalDir)(l, x, dir);
+  for (int k = 0; k < 3; k++) {
+    p[k] = l[k] >= 0 ? x->size[k] : -x->size[k];
+    if (k != k0 && amb < 0 && CL_FABS(l[k]) < (R)CL_BOX_AMBIG) amb = k;
+  }
+  if (amb >= 0 && flip) p[amb] = -p[amb];
+  p[k0] = -x->size[k0];
+  SAPT(cl_toWorld)(e0, x, p);
+  p[k0] = x->size[k0];
+  SAPT(cl_toWorld)(e1, x, p);
+  return amb >= 0;
+}
+
+/* edge contact along unit L (a to b): closest points of a's support edge along L
+ * (parallel to a's axis i) and b's along -L (b's axis j); on an ambiguous support
+ * (L in a face plane within rounding) both candidate edges are tried and the closest
+ * pair kept */
+SAP_HD_BIG int SAPT(cl_boxEdge)(const G* a, const G* b, int i, int j, const R* L, R margin, C* con) {
+  R a0[3], a1[3], b0[3], b1[3], nL[3], pa[3], pb[3], d[3], wa[3], wb[3], s, t, best = -1;
+  SAPT(cl_neg)(nL, L);
+  for (int fa = 0; fa < 2; fa++) {
+    int amba = SAPT(cl_boxEdgeSeg)(a, L, i, fa, a0, a1);
+    if (fa && !amba) break;
+    for (int fb = 0; fb < 2; fb++) {
+      int ambb = SAPT(cl_boxEdgeSeg)(b, nL, j, fb, b0, b1);
+      if (fb && !ambb) break;
+      SAPT(cl_segSeg)(a0, a1, b0, b1, &s, &t);
+      SAPT(cl_sub)(d, a1, a0); SAPT(cl_madd)(pa, a0, d, s);
+      SAPT(cl_sub)(d, b1, b0); SAPT(cl_madd)(pb, b0, d, t);
+      R g = SAPT(cl_dist)(pa, pb);
+      if (best < 0 || g < best) { best = g; SAPT(cl_copy)(wa, pa); SAPT(cl_copy)(wb, pb); }
+    }
+  }
+  SAPT(cl_setContact)(con, wa, wb, L);
   return con->dist < margin;
+}
+
+/* box-box, as MuJoCo 4's mjc_BoxBox (SAT + clipping): the axis of largest separation
+ * sep = |d.L| - r_a(L) - r_b(L) over a's faces, then b's (strictly larger wins, so
+ * a's face on ties), then the edge crosses, which must beat the best face by a relative
+ * CL_BOX_EDGE_BIAS. An edge axis within ~8 degrees of the best face axis (|cos| > 0.99)
+ * and less than 5% shallower is replaced by that face (ODE's rule: a face manifold of
+ * nearly the same depth is stable at rest, a single edge point flips by rounding).
+ * Face axis: reference face clipping; edge axis: closest points of the support edges. */
+SAP_HD_BIG int SAPT(cl_boxBox)(const G* a, const G* b, R margin, C* con) {
+  R d[3], L[3], Lf[3];
+  R septol = margin + (R)CL_BOX_SEPEPS * (a->size[0] + a->size[1] + a->size[2] + b->size[0] + b->size[1] + b->size[2]);
+  R best = -(R)1e30, bestface = -(R)1e30;
+  int ibest = -1, iface = -1;
+  SAPT(cl_sub)(d, b->pos, a->pos);
+  for (int i = 0; i < 15; i++) {
+    if (!SAPT(cl_boxAxis)(a, b, i, L)) continue;
+    R sep = CL_FABS(SAPT(cl_dot)(d, L)) - SAPT(cl_boxRadius)(a, L) - SAPT(cl_boxRadius)(b, L);
+    if (sep > septol) return 0;
+    if (i < 6 ? sep > best : (sep - (R)CL_BOX_EDGE_BIAS * CL_FABS(sep) > best && sep > bestface)) {
+      best = sep;
+      ibest = i;
+    }
+    if (i == 5) { bestface = best; iface = ibest; }
+  }
+  if (ibest >= 6) {  // an edge close to the best face's normal gives way to the face
+    SAPT(cl_boxAxis)(a, b, ibest, L);
+    SAPT(cl_boxAxis)(a, b, iface, Lf);
+    if (CL_FABS(SAPT(cl_dot)(L, Lf)) > (R)0.99 && best < bestface + (R)0.05 * CL_FABS(bestface) + CL_TINY) ibest = iface;
+  }
+  // unit normal from a to b along the winning axis
+  SAPT(cl_boxAxis)(a, b, ibest, L);
+  if (SAPT(cl_dot)(d, L) < 0) SAPT(cl_neg)(L, L);
+  if (ibest >= 6) return SAPT(cl_boxEdge)(a, b, (ibest - 6) / 3, (ibest - 6) % 3, L, margin, con);
+  if (ibest < 3) return SAPT(cl_boxFace)(a, b, L, L, margin, con);
+  R nr[3];
+  SAPT(cl_neg)(nr, L);
+  return SAPT(cl_boxFace)(b, a, nr, L, margin, con);
 }
 
 /* ---- dispatch ----------------------------------------------------------------------- */
@@ -1005,6 +1196,7 @@ SAP_HD_BIG int SAPT(sapc_collide)(const G* a, const G* b, R margin, C* con) {
   if (ta == SAP_GEOM_SPHERE) {
     if (tb == SAP_GEOM_SPHERE) return SAPT(cl_spheres)(a->pos, a->size[0], b->pos, b->size[0], margin, con);
     if (tb == SAP_GEOM_CAPSULE) return SAPT(cl_sphereCapsule)(a, b, margin, con);
+    if (tb == SAP_GEOM_CYLINDER) return SAPT(cl_sphereCylinder)(a, b, margin, con);
     if (tb == SAP_GEOM_BOX) return SAPT(cl_sphereBox)(a, b, margin, con);
   }
   if (ta == SAP_GEOM_CAPSULE) {
