@@ -204,11 +204,19 @@ static sapStatus check_material(const mjtNum* friction, int n, double margin, do
   return SAP_OK;
 }
 
+/* geom g is named by an explicit <pair> (which bypasses contype/conaffinity) */
+static int in_pair(const mjModel* mj, int g) {
+  for (int i = 0; i < mj->npair; i++)
+    if (mj->pair_geom1[i] == g || mj->pair_geom2[i] == g) return 1;
+  return 0;
+}
+
 static sapStatus check_geoms(const mjModel* mj, const char* path) {
   for (int i = 0; i < mj->ngeom; i++) {
     int t = mj->geom_type[i];
     const char* name = mjname(mj, mj->name_geomadr, i);
-    int collides = (mj->geom_contype[i] || mj->geom_conaffinity[i]) && !disabled(mj, mjDSBL_CONTACT);
+    int collides = (mj->geom_contype[i] || mj->geom_conaffinity[i] || in_pair(mj, i)) &&
+                   !disabled(mj, mjDSBL_CONTACT);
     if (t == mjGEOM_HFIELD && collides)
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: geom '%s' is a heightfield, which is not supported",
                       path, name);
@@ -240,11 +248,14 @@ static sapStatus check_geoms(const mjModel* mj, const char* path) {
 }
 
 /* explicit <contact><pair> elements: their own friction (isotropic: sapsim's cone
- * has one sliding coefficient), margin and gap; no heightfields */
+ * has one sliding coefficient), margin and gap; no adhesion, no heightfields */
 static sapStatus check_pairs(const mjModel* mj, const char* path) {
   if (disabled(mj, mjDSBL_CONTACT)) return SAP_OK;
   for (int i = 0; i < mj->npair; i++) {
-    const char* name = mjname(mj, mj->name_pairadr, i);
+    int g1 = mj->pair_geom1[i], g2 = mj->pair_geom2[i];
+    char name[400];  // quoted by the messages: NAME' between geoms 'A' and 'B
+    snprintf(name, sizeof(name), "%s' between geoms '%s' and '%s", mjname(mj, mj->name_pairadr, i),
+             mjname(mj, mj->name_geomadr, g1), mjname(mj, mj->name_geomadr, g2));
     const mjtNum* f = mj->pair_friction + 5 * i;
     sapStatus st = check_material(f, 5, mj->pair_margin[i], mj->pair_gap[i], path, "<pair>", name);
     if (st != SAP_OK) return st;
@@ -252,12 +263,11 @@ static sapStatus check_pairs(const mjModel* mj, const char* path) {
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: <pair> '%s' has anisotropic friction (%g, %g); sapsim's friction cone is "
                       "isotropic", path, name, f[0], f[1]);
-    for (int k = 0; k < 2; k++) {
-      int g = k ? mj->pair_geom2[i] : mj->pair_geom1[i];
-      if (mj->geom_type[g] == mjGEOM_HFIELD)
-        return sap_fail(SAP_ERR_UNSUPPORTED, "%s: <pair> '%s' uses geom '%s', a heightfield, which is "
-                        "not supported", path, name, mjname(mj, mj->name_geomadr, g));
-    }
+    if (mj->pair_adhesion[i] != 0)
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: <pair> '%s' has adhesion, which is not supported", path, name);
+    if (mj->geom_type[g1] == mjGEOM_HFIELD || mj->geom_type[g2] == mjGEOM_HFIELD)
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: <pair> '%s' uses a heightfield, which is not supported",
+                      path, name);
   }
   return SAP_OK;
 }
