@@ -1,7 +1,8 @@
-/* Collision stage, CPU backend: static pair filtering at load time (as MuJoCo 2.2's
- * mj_collideGeoms / mj_contactFilter), the default contact capacity, and the
- * per-world broad + narrow phase (OpenMP over worlds) on the shared per-world code
- * of kernels/collision.h. Reference for the CUDA backend (kernels/collision.cu). */
+/* Collision stage, CPU backend: static pair filtering at load time (as MuJoCo 4's
+ * mj_broadphase filters, reference mujoco_semantics.md §1.1), the pairs' SAP material
+ * and detection distances, the default contact capacity, and the per-world broad +
+ * narrow phase (OpenMP over worlds) on the shared per-world code of
+ * kernels/collision.h. Reference for the CUDA backend (kernels/collision.cu). */
 #include <math.h>
 #include <string.h>
 
@@ -46,6 +47,27 @@ int sapc_buildPairs(const sapModel* m, int* out) {
       n++;
     }
   return n;
+}
+
+/* SAP material and detection distance of every candidate pair from the resolved
+ * geom values: k in series, tau_d summed (a geom's k <= 0 or tau_d < 0 means the
+ * scene's), detection = margin + max(gap, contact_margin); geom_detect is the largest
+ * detection distance among a geom's pairs (the sweep inflates each geom by it, which
+ * covers every pair: d_p <= d_g0 + d_g1) */
+void sapc_pairMaterial(sapModel* m) {
+  for (int g = 0; g < m->ngeom; g++) m->geom_detect[g] = 0;
+  for (int p = 0; p < m->npair_max; p++) {
+    int g0 = m->pair_geom[2 * p], g1 = m->pair_geom[2 * p + 1];
+    double k0 = m->geom_k[g0] > 0 ? m->geom_k[g0] : m->contact_k;
+    double k1 = m->geom_k[g1] > 0 ? m->geom_k[g1] : m->contact_k;
+    double d0 = m->geom_taud[g0] >= 0 ? m->geom_taud[g0] : m->contact_taud;
+    double d1 = m->geom_taud[g1] >= 0 ? m->geom_taud[g1] : m->contact_taud;
+    m->pair_k[p] = sapw_combineK(k0, k1);
+    m->pair_taud[p] = d0 + d1;
+    m->pair_detect[p] = sapw_pairDetect(m, p);
+    m->geom_detect[g0] = fmax(m->geom_detect[g0], m->pair_detect[p]);
+    m->geom_detect[g1] = fmax(m->geom_detect[g1], m->pair_detect[p]);
+  }
 }
 
 /* most contacts one pair can produce */
@@ -114,7 +136,7 @@ static int findPair(const sapModel* m, int g0, int g1) {
 }
 
 /* sweep-and-prune of world w along a fixed skew axis: geoms as intervals of
- * their bounding sphere + margin (planes: infinite); marks the candidate pairs
+ * their bounding sphere + geom_detect (planes: infinite); marks the candidate pairs
  * whose intervals overlap in a bit mask (conservative: the bounding test follows) */
 static const unsigned* sweepWorld(const sapModel* m, const sapData* d, int w, unsigned char* scratch) {
   static const double axis[3] = {0.6022, 0.7904, 0.1253};  // (0.5935, 0.7790, 0.1235) normalised
@@ -124,7 +146,7 @@ static const unsigned* sweepWorld(const sapModel* m, const sapData* d, int w, un
   memset(mask, 0, 4 * ((m->npair_max + 31) / 32));
   for (int g = 0; g < m->ngeom; g++) {
     double c = axis[0] * xpos[3 * g] + axis[1] * xpos[3 * g + 1] + axis[2] * xpos[3 * g + 2];
-    double r = m->geom_rbound[g] + m->geom_margin[g];
+    double r = m->geom_rbound[g] + m->geom_detect[g];
     int inf = m->geom_rbound[g] <= 0 || !isfinite(c);
     it[g].lo = inf ? -INFINITY : c - r;
     it[g].hi = inf ? INFINITY : c + r;

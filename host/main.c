@@ -58,11 +58,19 @@ static int info_main(const sapCli* cli) {
   printf("nq %d  nv %d  nbody %d  njnt %d  ngeom %d  nu %d  ntendon %d  nkey %d  candidate pairs %d\n",
          m->nq, m->nv, m->nbody, m->njnt, m->ngeom, m->nu, m->ntendon, m->nkey, m->npair_max);
   printf("timestep %g  gravity (%g %g %g)\n", m->timestep, m->gravity[0], m->gravity[1], m->gravity[2]);
-  printf("contact defaults: k %g N/m  tau_d %g s\n", m->contact_k, m->contact_taud);
+  printf("contact defaults: k %g N/m  tau_d %g s  speculative margin %g m\n", m->contact_k, m->contact_taud,
+         m->contact_margin);
   for (int g = 0; g < m->ngeom; g++)
     printf("  geom %-3d %-16s type %d body %-2d mu %-6g k %-10s tau_d %s\n", g,
            sap_name(m, m->name_geomadr, g), m->geom_type[g], m->geom_bodyid[g], m->geom_mu[g],
            m->geom_k[g] > 0 ? "override" : "default", m->geom_taud[g] >= 0 ? "override" : "default");
+  for (int p = 0; p < m->npair_max; p++) {
+    int g0 = m->pair_geom[2 * p], g1 = m->pair_geom[2 * p + 1];
+    printf("  pair %-3d %s-%s%s condim %d mu %g margin %g gap %g k %g tau_d %g\n", p,
+           sap_name(m, m->name_geomadr, g0), sap_name(m, m->name_geomadr, g1),
+           m->pair_explicit[p] ? " (explicit)" : "", m->pair_condim[p], m->pair_mu[p], m->pair_margin[p],
+           m->pair_gap[p], m->pair_k[p], m->pair_taud[p]);
+  }
   for (int k = 0; k < m->nkey; k++) printf("  keyframe %d '%s'\n", k, sap_name(m, m->name_keyadr, k));
   sap_freeModel(m);
   return 0;

@@ -48,11 +48,20 @@
   X(double, geom_mu, (m)->ngeom)                                 \
   X(double, geom_k, (m)->ngeom)                                  \
   X(double, geom_taud, (m)->ngeom)                               \
+  X(double, geom_detect, (m)->ngeom)                             \
   X(int, mesh_vertadr, (m)->nmesh)                               \
   X(int, mesh_vertnum, (m)->nmesh)                               \
   X(double, mesh_vert, (m)->nmeshvert * 3)                       \
   X(int, exclude_body, (m)->nexclude * 2)                        \
   X(int, pair_geom, (long long)(m)->npair_max * 2)                \
+  X(int, pair_explicit, (m)->npair_max)                          \
+  X(int, pair_condim, (m)->npair_max)                            \
+  X(double, pair_mu, (m)->npair_max)                             \
+  X(double, pair_margin, (m)->npair_max)                         \
+  X(double, pair_gap, (m)->npair_max)                            \
+  X(double, pair_detect, (m)->npair_max)                         \
+  X(double, pair_k, (m)->npair_max)                              \
+  X(double, pair_taud, (m)->npair_max)                           \
   X(int, actuator_kind, (m)->nu)                                 \
   X(int, actuator_trntype, (m)->nu)                              \
   X(int, actuator_trnid, (m)->nu)                                \

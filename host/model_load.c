@@ -143,10 +143,6 @@ static sapStatus check_options(const mjModel* mj, const char* path) {
   if (mj->neq > 0 && !disabled(mj, mjDSBL_EQUALITY))
     return sap_fail(SAP_ERR_UNSUPPORTED, "%s: equality constraints are not supported (%lld found)",
                     path, (long long)mj->neq);
-  if (mj->npair > 0 && !disabled(mj, mjDSBL_CONTACT))
-    return sap_fail(SAP_ERR_UNSUPPORTED,
-                    "%s: explicit <contact><pair> elements are not supported (%lld found)", path,
-                    (long long)mj->npair);
   if (mj->nmocap > 0)
     return sap_fail(SAP_ERR_UNSUPPORTED, "%s: mocap bodies are not supported", path);
   if (mj->nflex > 0)
@@ -199,11 +195,33 @@ static sapStatus check_joints(const mjModel* mj, const char* path) {
   return SAP_OK;
 }
 
+/* friction entries finite and >= 0, margin and gap finite (MuJoCo compiles NaN and
+ * negative friction; neither means anything); what names the geom or pair */
+static sapStatus check_material(const mjtNum* friction, int n, double margin, double gap,
+                                const char* path, const char* what, const char* name) {
+  for (int k = 0; k < n; k++)
+    if (!isfinite(friction[k]) || friction[k] < 0)
+      return sap_fail(SAP_ERR_SCENE, "%s: %s '%s' has friction[%d] = %g; friction must be finite and >= 0",
+                      path, what, name, k, friction[k]);
+  if (!isfinite(margin) || !isfinite(gap))
+    return sap_fail(SAP_ERR_SCENE, "%s: %s '%s' has a non-finite margin (%g) or gap (%g)", path, what,
+                    name, margin, gap);
+  return SAP_OK;
+}
+
+/* geom g is named by an explicit <pair> (which bypasses contype/conaffinity) */
+static int in_pair(const mjModel* mj, int g) {
+  for (int i = 0; i < mj->npair; i++)
+    if (mj->pair_geom1[i] == g || mj->pair_geom2[i] == g) return 1;
+  return 0;
+}
+
 static sapStatus check_geoms(const mjModel* mj, const char* path) {
   for (int i = 0; i < mj->ngeom; i++) {
     int t = mj->geom_type[i];
     const char* name = mjname(mj, mj->name_geomadr, i);
-    int collides = (mj->geom_contype[i] || mj->geom_conaffinity[i]) && !disabled(mj, mjDSBL_CONTACT);
+    int collides = (mj->geom_contype[i] || mj->geom_conaffinity[i] || in_pair(mj, i)) &&
+                   !disabled(mj, mjDSBL_CONTACT);
     if (t == mjGEOM_HFIELD && collides)
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: geom '%s' is a heightfield, which is not supported",
                       path, name);
@@ -215,22 +233,45 @@ static sapStatus check_geoms(const mjModel* mj, const char* path) {
     if (mj->geom_plugin[i] >= 0)
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: geom '%s' uses a plugin, which is not supported",
                       path, name);
+    sapStatus st = check_material(mj->geom_friction + 3 * i, 3, mj->geom_margin[i], mj->geom_gap[i],
+                                  path, "geom", name);
+    if (st != SAP_OK) return st;
     for (int k = 0; k < mj->nuser_geom && k < 2; k++)
       if (!isfinite(mj->geom_user[i * mj->nuser_geom + k]))
-        return sap_fail(SAP_ERR_SCENE, "%s: geom '%s' has a non-finite SAP %s in its user data (%g)",
-                        path, name, k == 0 ? "stiffness k" : "dissipation time tau_d",
-                        mj->geom_user[i * mj->nuser_geom + k]);
+        return sap_fail(SAP_ERR_SCENE, "%s: geom '%s' has a non-finite SAP %s (user[%d] = %g)", path, name,
+                        k ? "tau_d" : "k", k, mj->geom_user[i * mj->nuser_geom + k]);
     if (!collides) continue;
-    if (mj->geom_condim[i] != 1 && mj->geom_condim[i] != 3)
-      return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: geom '%s' has condim %d; sapsim supports condim 1 (frictionless) and "
-                      "3 (sliding friction)", path, name, mj->geom_condim[i]);
     if (mj->geom_adhesion[i] != 0)
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: geom '%s' has adhesion, which is not supported",
                       path, name);
     if (any_nonzero(mj->geom_surfacevel + 6 * i, 6))
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: geom '%s' has a surface velocity (surfacevel), which is not supported",
+                      path, name);
+  }
+  return SAP_OK;
+}
+
+/* explicit <contact><pair> elements: their own friction (isotropic: sapsim's cone
+ * has one sliding coefficient), margin and gap; no adhesion, no heightfields */
+static sapStatus check_pairs(const mjModel* mj, const char* path) {
+  if (disabled(mj, mjDSBL_CONTACT)) return SAP_OK;
+  for (int i = 0; i < mj->npair; i++) {
+    int g1 = mj->pair_geom1[i], g2 = mj->pair_geom2[i];
+    char name[400];  // quoted by the messages: NAME' between geoms 'A' and 'B
+    snprintf(name, sizeof(name), "%s' between geoms '%s' and '%s", mjname(mj, mj->name_pairadr, i),
+             mjname(mj, mj->name_geomadr, g1), mjname(mj, mj->name_geomadr, g2));
+    const mjtNum* f = mj->pair_friction + 5 * i;
+    sapStatus st = check_material(f, 5, mj->pair_margin[i], mj->pair_gap[i], path, "<pair>", name);
+    if (st != SAP_OK) return st;
+    if (mj->pair_dim[i] > 1 && f[0] != f[1])
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: <pair> '%s' has anisotropic friction (%g, %g); sapsim's friction cone is "
+                      "isotropic", path, name, f[0], f[1]);
+    if (mj->pair_adhesion[i] != 0)
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: <pair> '%s' has adhesion, which is not supported", path, name);
+    if (mj->geom_type[g1] == mjGEOM_HFIELD || mj->geom_type[g2] == mjGEOM_HFIELD)
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: <pair> '%s' uses a heightfield, which is not supported",
                       path, name);
   }
   return SAP_OK;
@@ -349,6 +390,7 @@ static sapStatus check_supported(const mjModel* mj, const char* path) {
   if ((st = check_options(mj, path)) != SAP_OK) return st;
   if ((st = check_joints(mj, path)) != SAP_OK) return st;
   if ((st = check_geoms(mj, path)) != SAP_OK) return st;
+  if ((st = check_pairs(mj, path)) != SAP_OK) return st;
   if ((st = check_tendons(mj, path)) != SAP_OK) return st;
   return check_actuators(mj, path);
 }
@@ -431,8 +473,9 @@ static void copy_joints(sapModel* m, const mjModel* mj) {
   copy_num(m->qpos_spring, mj->qpos_spring, mj->nq);
 }
 
-/* geoms and their SAP material: mu from friction[0] (0 for condim 1); k and tau_d
- * from geom user data (k, taud) when > 0, else the scene defaults */
+/* geoms and their SAP material: mu is friction[0] (pairs combine it, see
+ * combine_geoms); k and tau_d from geom user data (k, taud) when > 0, else the scene
+ * defaults */
 static void copy_geoms(sapModel* m, const mjModel* mj) {
   copy_int(m->geom_type, mj->geom_type, mj->ngeom);
   copy_int(m->geom_bodyid, mj->geom_bodyid, mj->ngeom);
@@ -451,7 +494,7 @@ static void copy_geoms(sapModel* m, const mjModel* mj) {
   m->contact_taud = custom_numeric(mj, "sap_contact_taud", SAP_DEFAULT_CONTACT_TAUD);
   m->contact_margin = custom_numeric(mj, "sap_contact_margin", SAP_DEFAULT_CONTACT_MARGIN);
   for (int g = 0; g < mj->ngeom; g++) {
-    m->geom_mu[g] = mj->geom_condim[g] == 1 ? 0.0 : mj->geom_friction[3 * g];
+    m->geom_mu[g] = mj->geom_friction[3 * g];
     const double* u = mj->geom_user + g * mj->nuser_geom;
     m->geom_k[g] = (mj->nuser_geom >= 1 && u[0] > 0) ? u[0] : -1;     /* -1: scene default */
     m->geom_taud[g] = (mj->nuser_geom >= 2 && u[1] > 0) ? u[1] : -1;
@@ -542,6 +585,115 @@ static void count_solve_rows(sapModel* m) {
     if (m->tendon_num[t] > m->nsolve_nnz) m->nsolve_nnz = m->tendon_num[t];
 }
 
+/* ---- candidate pairs and their contact parameters (reference mujoco_semantics.md
+ * §1.1-1.5, checked against MuJoCo 4.0's contact list in tests/test_contact_params.c) ---- */
+
+typedef struct pairRec {
+  int g0, g1;        /* g0 < g1 */
+  int expl;          /* explicit <pair> id, -1 for a dynamic pair */
+  int condim;
+  double mu, margin, gap;
+} pairRec;
+
+/* a dynamic pair as MuJoCo 4 combines it (mj_contactParam): the geom with the higher
+ * priority gives condim and friction; equal priority: condim max, friction max
+ * element-wise (only friction[0], sliding, matters for condim 1 and 3); margin and gap
+ * summed whatever the priority. mu is 0 for a frictionless (condim 1) contact. */
+static void combine_geoms(const mjModel* mj, int g0, int g1, pairRec* r) {
+  int p0 = mj->geom_priority[g0], p1 = mj->geom_priority[g1];
+  double f0 = mj->geom_friction[3 * g0], f1 = mj->geom_friction[3 * g1];
+  int c0 = mj->geom_condim[g0], c1 = mj->geom_condim[g1];
+  r->g0 = g0;
+  r->g1 = g1;
+  r->expl = -1;
+  r->condim = p0 > p1 ? c0 : p1 > p0 ? c1 : (c0 > c1 ? c0 : c1);
+  r->mu = r->condim == 1 ? 0 : p0 > p1 ? f0 : p1 > p0 ? f1 : fmax(f0, f1);
+  r->margin = mj->geom_margin[g0] + mj->geom_margin[g1];
+  r->gap = mj->geom_gap[g0] + mj->geom_gap[g1];
+}
+
+/* an explicit pair takes all its parameters from the <pair> element (geoms not consulted) */
+static void explicit_pair(const mjModel* mj, int i, pairRec* r) {
+  int a = mj->pair_geom1[i], b = mj->pair_geom2[i];
+  r->g0 = a < b ? a : b;
+  r->g1 = a < b ? b : a;
+  r->expl = i;
+  r->condim = mj->pair_dim[i];
+  r->mu = r->condim == 1 ? 0 : mj->pair_friction[5 * i];
+  r->margin = mj->pair_margin[i];
+  r->gap = mj->pair_gap[i];
+}
+
+static int pair_cmp(const void* a, const void* b) {
+  const pairRec *x = (const pairRec*)a, *y = (const pairRec*)b;
+  if (x->g0 != y->g0) return x->g0 < y->g0 ? -1 : 1;
+  if (x->g1 != y->g1) return x->g1 < y->g1 ? -1 : 1;
+  return 0;
+}
+
+/* an explicit pair makes contacts unless both geoms move as one rigid body (their
+ * forces cancel; MuJoCo gives them no constraint rows) or no collider exists */
+static int explicit_collides(const sapModel* m, const pairRec* r) {
+  int b0 = m->geom_bodyid[r->g0], b1 = m->geom_bodyid[r->g1];
+  if (m->body_weldid[b0] == m->body_weldid[b1]) return 0;
+  return !(m->geom_type[r->g0] == SAP_GEOM_PLANE && m->geom_type[r->g1] == SAP_GEOM_PLANE);
+}
+
+/* the candidate list: dynamic pairs after static filtering, explicit pairs (which bypass
+ * the filters) added or replacing the dynamic pair of the same geoms, sorted by
+ * (g0, g1); every combined condim must be 1 or 3. *out is malloc'ed. */
+static sapStatus build_pairs(const sapModel* m, const mjModel* mj, const char* path, pairRec** out, int* n) {
+  int ndyn = sapc_buildPairs(m, NULL), nexp = disabled(mj, mjDSBL_CONTACT) ? 0 : (int)mj->npair;
+  int* dyn = (int*)malloc(sizeof(int) * (2 * ndyn + 1));
+  pairRec* r = (pairRec*)malloc(sizeof(pairRec) * (ndyn + nexp + 1));
+  if (!dyn || !r) {
+    free(dyn);
+    free(r);
+    return sap_fail(SAP_ERR_MEMORY, "model: cannot allocate the candidate pairs");
+  }
+  sapc_buildPairs(m, dyn);
+  for (int p = 0; p < ndyn; p++) combine_geoms(mj, dyn[2 * p], dyn[2 * p + 1], r + p);
+  free(dyn);
+  int np = ndyn;
+  for (int i = 0; i < nexp; i++) {
+    pairRec e;
+    explicit_pair(mj, i, &e);
+    if (!explicit_collides(m, &e)) continue;
+    pairRec* hit = (pairRec*)bsearch(&e, r, ndyn, sizeof(pairRec), pair_cmp);
+    if (hit && hit->expl < 0) *hit = e;  // the explicit pair replaces the dynamic one
+    else r[np++] = e;
+  }
+  qsort(r, np, sizeof(pairRec), pair_cmp);
+  for (int p = 0; p < np; p++) {
+    if (r[p].condim == 1 || r[p].condim == 3) continue;
+    const char *n0 = mjname(mj, mj->name_geomadr, r[p].g0), *n1 = mjname(mj, mj->name_geomadr, r[p].g1);
+    int c = r[p].condim;
+    if (r[p].expl >= 0)
+      sap_fail(SAP_ERR_UNSUPPORTED, "%s: <pair> '%s' (geoms '%s', '%s') has condim %d; sapsim supports "
+               "condim 1 (frictionless) and 3 (sliding friction)", path,
+               mjname(mj, mj->name_pairadr, r[p].expl), n0, n1, c);
+    else
+      sap_fail(SAP_ERR_UNSUPPORTED, "%s: geoms '%s' (condim %d) and '%s' (condim %d) make contacts with "
+               "condim %d (MuJoCo: the higher priority's, else the larger); sapsim supports condim 1 "
+               "(frictionless) and 3 (sliding friction)", path, n0, mj->geom_condim[r[p].g0], n1,
+               mj->geom_condim[r[p].g1], c);
+    free(r);
+    return SAP_ERR_UNSUPPORTED;
+  }
+  // two explicit pairs of the same geoms (sorted next to each other)
+  for (int p = 1; p < np; p++)
+    if (!pair_cmp(r + p - 1, r + p)) {
+      sap_fail(SAP_ERR_UNSUPPORTED, "%s: <pair> '%s' and <pair> '%s' name the same geoms; sapsim "
+               "supports one explicit pair per geom pair", path, mjname(mj, mj->name_pairadr, r[p - 1].expl),
+               mjname(mj, mj->name_pairadr, r[p].expl));
+      free(r);
+      return SAP_ERR_UNSUPPORTED;
+    }
+  *out = r;
+  *n = np;
+  return SAP_OK;
+}
+
 /* convert a compiled mjModel; path is used in messages */
 sapStatus sap_convertModel(const mjModel* mj, const char* path, sapModel** out);
 sapStatus sap_convertModel(const mjModel* mj, const char* path, sapModel** out) {
@@ -569,24 +721,42 @@ sapStatus sap_convertModel(const mjModel* mj, const char* path, sapModel** out) 
     return st;
   }
 
-  /* candidate collision pairs: count, then copy into a model sized for them */
+  /* candidate collision pairs and their parameters, then a model sized for them */
+  pairRec* pr = NULL;
+  int np = 0;
+  if ((st = build_pairs(&tmp, mj, path, &pr, &np)) != SAP_OK) {
+    free(tmp.buffer);
+    return st;
+  }
   sapModel* m = (sapModel*)malloc(sizeof(sapModel));
   if (!m) {
+    free(pr);
     free(tmp.buffer);
     return sap_fail(SAP_ERR_MEMORY, "model: cannot allocate");
   }
   *m = tmp;
-  m->npair_max = sapc_buildPairs(&tmp, NULL);
+  m->npair_max = np;
   if ((st = sap_modelAlloc(m)) != SAP_OK) {
     free(m);
+    free(pr);
     free(tmp.buffer);
     return st;
   }
-  /* field counts are tmp's (pair_geom has none there) */
+  /* field counts are tmp's (the pair arrays have none there) */
 #define X(type, name, count) memcpy(m->name, tmp.name, sizeof(type) * (size_t)(count));
   SAP_MODEL_FIELDS(X, (&tmp))
 #undef X
-  sapc_buildPairs(m, m->pair_geom);
+  for (int p = 0; p < np; p++) {
+    m->pair_geom[2 * p] = pr[p].g0;
+    m->pair_geom[2 * p + 1] = pr[p].g1;
+    m->pair_explicit[p] = pr[p].expl >= 0;
+    m->pair_condim[p] = pr[p].condim;
+    m->pair_mu[p] = pr[p].mu;
+    m->pair_margin[p] = pr[p].margin;
+    m->pair_gap[p] = pr[p].gap;
+  }
+  sapc_pairMaterial(m);
+  free(pr);
   free(tmp.buffer);
   *out = m;
   return SAP_OK;

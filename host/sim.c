@@ -60,17 +60,17 @@ void sap_dataCarve(const sapModel* m, sapData* d, void* buffer) {
   d->nbuffer = sap_dataBytes(m, nworld, ncon_max, d->nscratch);
 }
 
-/* scene material defaults, overridable per call; per-geom overrides win; the
- * detection margin of a geom is max(its MJCF margin, the scene's contact_margin) */
+/* scene material defaults, overridable per call; per-geom overrides win; then the
+ * pairs' k, tau_d and detection distances (margin + max(gap, contact_margin)) */
 static void apply_material(sapModel* m, const sapOptions* opt) {
   if (!isnan(opt->contact_k)) m->contact_k = opt->contact_k;
   if (!isnan(opt->contact_taud)) m->contact_taud = opt->contact_taud;
   if (!isnan(opt->contact_margin)) m->contact_margin = opt->contact_margin;
   for (int g = 0; g < m->ngeom; g++) {
-    m->geom_margin[g] = fmax(m->geom_margin[g], m->contact_margin);
     if (!(m->geom_k[g] > 0)) m->geom_k[g] = m->contact_k;
     if (!(m->geom_taud[g] >= 0)) m->geom_taud[g] = m->contact_taud;
   }
+  sapc_pairMaterial(m);
 }
 
 /* The batch layout is dense per world: A and the Newton matrix are nv x nv, and the

@@ -48,9 +48,13 @@ void sapc_freeMotion(sapSim* s);
 void sapc_solve(sapSim* s);
 void sapc_integrate(sapSim* s);
 
-/* collision set-up (host/collision.c): candidate pairs after static filtering,
- * written to out (npair x 2) when out != NULL; returns the count */
+/* collision set-up (host/collision.c): dynamic candidate pairs after static
+ * filtering (the loader merges explicit <pair> elements), written to out (npair x 2)
+ * when out != NULL; returns the count */
 int sapc_buildPairs(const sapModel* m, int* out);
+/* pair_k, pair_taud, pair_detect and geom_detect from the geoms' resolved material
+ * and the scene's contact_k, contact_taud, contact_margin (at load and at sap_create) */
+void sapc_pairMaterial(sapModel* m);
 /* default per-world contact capacity for a model (documented rule) */
 int sapc_estimateNconMax(const sapModel* m);
 

@@ -25,7 +25,8 @@ static __global__ void count_kernel(sapModel m, sapData d, int fp64) {
   sapcContact_f64 c[SAPC_MAXCON];
   const double* xpos = d.geom_xpos + (size_t)3 * m.ngeom * w;
   const double* xmat = d.geom_xmat + (size_t)9 * m.ngeom * w;
-  count[p] = sapw_collidePair(&m, xpos, xmat, m.pair_geom[2 * p], m.pair_geom[2 * p + 1], fp64, c);
+  count[p] = sapw_collidePair(&m, xpos, xmat, m.pair_geom[2 * p], m.pair_geom[2 * p + 1], m.pair_detect[p],
+                              fp64, c);
 }
 
 /* counts -> exclusive offsets; an overflowing world is done here sequentially */
@@ -61,9 +62,9 @@ static __global__ void write_kernel(sapModel m, sapData d, int fp64) {
   const double* xpos = d.geom_xpos + (size_t)3 * m.ngeom * w;
   const double* xmat = d.geom_xmat + (size_t)9 * m.ngeom * w;
   int g0 = m.pair_geom[2 * p], g1 = m.pair_geom[2 * p + 1];
-  int nc = sapw_collidePair(&m, xpos, xmat, g0, g1, fp64, c);
+  int nc = sapw_collidePair(&m, xpos, xmat, g0, g1, m.pair_detect[p], fp64, c);
   sapcWorldOut o = sapw_worldOut(&d, w);
-  for (int i = 0; i < nc && off[p] + i < end; i++) sapw_writeContact(&m, o, off[p] + i, g0, g1, c + i);
+  for (int i = 0; i < nc && off[p] + i < end; i++) sapw_writeContact(&m, o, off[p] + i, p, c + i);
 }
 
 /* fallback without scratch for the counts: one thread per world */

@@ -1,8 +1,9 @@
 /* Collision per world, shared by the CPU driver (host/collision.c) and the CUDA
  * kernels (kernels/collision.cu): narrow phase instantiated in fp32 and fp64 from
- * collision_t.h, pair filter and bounding test as MuJoCo 2.2 (mj_collideGeoms),
- * contact record (witnesses, frame, combined material) and the per-world list with
- * capacity (deepest kept, order by pair then point). Reference implementation. */
+ * collision_t.h, bounding test as MuJoCo's (mj_collideGeoms), contact record
+ * (witnesses and phi on the margin-inflated surfaces, frame, the pair's material
+ * combined at load) and the per-world list with capacity (deepest kept, order by
+ * pair then point). Reference implementation. */
 #ifndef SAPSIM_COLLISION_H
 #define SAPSIM_COLLISION_H
 
@@ -80,13 +81,18 @@ SAP_HD int sapw_boundTest(const sapModel* m, const double* xpos, const double* x
   return 1;
 }
 
-/* contacts of geoms g0 < g1 in one world (xpos/xmat: that world's geom poses),
- * normal from g0 to g1, kept when dist < margin - gap (MuJoCo: margin and gap are
- * the max of the two geoms'; contacts in the gap band are inactive, so dropped) */
+/* detection distance of candidate pair p (model.h): the MJCF margin (summed, surface
+ * inflation) plus a band beyond it, the larger of the MJCF gap (summed) and sapsim's
+ * speculative contact_margin; host/collision.c stores it in pair_detect */
+SAP_HD double sapw_pairDetect(const sapModel* m, int p) {
+  return m->pair_margin[p] + fmax(m->pair_gap[p], m->contact_margin);
+}
+
+/* contacts of geoms g0, g1 in one world (xpos/xmat: that world's geom poses) whose
+ * geometric distance is below margin (the pair's detection distance), normal from g0
+ * to g1; dist is the distance between the geoms' own surfaces */
 SAP_HD_BIG int sapw_collidePair(const sapModel* m, const double* xpos, const double* xmat, int g0, int g1,
-                            int fp64, sapcContact_f64* out) {
-  double margin = fmax(m->geom_margin[g0], m->geom_margin[g1]);
-  double gap = fmax(m->geom_gap[g0], m->geom_gap[g1]);
+                            double margin, int fp64, sapcContact_f64* out) {
   if (!sapw_boundTest(m, xpos, xmat, g0, g1, margin)) return 0;
   // the narrow phase wants type(a) <= type(b)
   int swap = m->geom_type[g0] > m->geom_type[g1];
@@ -109,7 +115,7 @@ SAP_HD_BIG int sapw_collidePair(const sapModel* m, const double* xpos, const dou
     }
   }
   for (int i = 0; i < nc; i++) {
-    if (!(out[i].dist < margin - gap)) continue;
+    if (!(out[i].dist < margin)) continue;
     out[nk] = out[i];
     for (int k = 0; k < 3; k++) out[nk].n[k] = s * out[i].n[k];
     nk++;
@@ -143,45 +149,38 @@ SAP_HD sapcWorldOut sapw_worldOut(const sapData* d, int w) {
   return o;
 }
 
-/* mu: harmonic mean (0 when both ~0); k: springs in series (a non-finite or
- * non-positive side gives the other; both bad: 0); taud: sum (reference §3.4) */
-SAP_HD double sapw_combineMu(double a, double b) {
-  a = a > 0 ? a : 0;
-  b = b > 0 ? b : 0;
-  return a + b > 1e-12 ? 2 * a * b / (a + b) : 0;
-}
+/* SAP stiffness of two geoms: springs in series (a non-finite or non-positive side
+ * gives the other; both bad: 0); host/collision.c combines each pair with it */
 SAP_HD double sapw_combineK(double a, double b) {
   int oka = isfinite(a) && a > 0, okb = isfinite(b) && b > 0;
   if (!oka || !okb) return oka ? a : (okb ? b : 0);
   return a + b > 1e-12 ? a * b / (a + b) : fmax(a, b);
 }
 
-/* write contact c of pair (g0, g1) into slot i: witnesses pos -+ dist/2 n,
- * frame rows (t1, t2, n) with t1 from the axis of the smallest |n_i| */
-SAP_HD void sapw_writeContact(const sapModel* m, sapcWorldOut o, int i, int g0, int g1,
-                              const sapcContact_f64* c) {
+/* write contact c of candidate pair p into slot i. The MJCF margin inflates both
+ * surfaces (MuJoCo: force while dist < margin), so SAP's signed distance is
+ * phi = dist - pair_margin and the witnesses sit on the inflated surfaces,
+ * midpoint -+ phi/2 n; frame rows (t1, t2, n) with t1 from the axis of the smallest
+ * |n_i|; mu, k, tau_d are the pair's, combined at load */
+SAP_HD void sapw_writeContact(const sapModel* m, sapcWorldOut o, int i, int p, const sapcContact_f64* c) {
   double n[3] = {c->n[0], c->n[1], c->n[2]}, t1[3], t2[3];
   double l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+  double phi = c->dist - m->pair_margin[p];
   for (int k = 0; k < 3; k++) n[k] /= l;
   cl_tangents_f64(n, t1, t2);
-  o.geom[2 * i] = g0;
-  o.geom[2 * i + 1] = g1;
+  o.geom[2 * i] = m->pair_geom[2 * p];
+  o.geom[2 * i + 1] = m->pair_geom[2 * p + 1];
   for (int k = 0; k < 3; k++) {
-    o.pos[6 * i + k] = c->pos[k] - 0.5 * c->dist * n[k];
-    o.pos[6 * i + 3 + k] = c->pos[k] + 0.5 * c->dist * n[k];
+    o.pos[6 * i + k] = c->pos[k] - 0.5 * phi * n[k];
+    o.pos[6 * i + 3 + k] = c->pos[k] + 0.5 * phi * n[k];
     o.frame[9 * i + k] = t1[k];
     o.frame[9 * i + 3 + k] = t2[k];
     o.frame[9 * i + 6 + k] = n[k];
   }
-  o.dist[i] = c->dist;
-  // per-geom values <= 0 (k) or < 0 (taud) mean the scene default (sim.c resolves them)
-  double k0 = m->geom_k[g0] > 0 ? m->geom_k[g0] : m->contact_k;
-  double k1 = m->geom_k[g1] > 0 ? m->geom_k[g1] : m->contact_k;
-  double d0 = m->geom_taud[g0] >= 0 ? m->geom_taud[g0] : m->contact_taud;
-  double d1 = m->geom_taud[g1] >= 0 ? m->geom_taud[g1] : m->contact_taud;
-  o.mu[i] = sapw_combineMu(m->geom_mu[g0], m->geom_mu[g1]);
-  o.k[i] = sapw_combineK(k0, k1);
-  o.taud[i] = d0 + d1;
+  o.dist[i] = phi;
+  o.mu[i] = m->pair_mu[p];
+  o.k[i] = m->pair_k[p];
+  o.taud[i] = m->pair_taud[p];
 }
 
 /* copy slot src to slot dst */
@@ -197,23 +196,23 @@ SAP_HD void sapw_moveContact(sapcWorldOut o, int dst, int src) {
 
 /* ---- per-world list ---------------------------------------------------------------- */
 
-/* append contact c (later in pair/point order than every kept one) to a list of
- * n contacts with capacity cap. When full, the shallowest kept contact (largest
- * dist; the later one on ties) is removed if c is strictly deeper, else c is
+/* append contact c of pair p (later in pair/point order than every kept one) to a
+ * list of n contacts with capacity cap. When full, the shallowest kept contact
+ * (largest phi; the later one on ties) is removed if c is strictly deeper, else c is
  * dropped; the list stays in order. Returns the new count; *dropped counts. */
-SAP_HD int sapw_pushContact(const sapModel* m, sapcWorldOut o, int n, int cap, int g0, int g1,
+SAP_HD int sapw_pushContact(const sapModel* m, sapcWorldOut o, int n, int cap, int p,
                             const sapcContact_f64* c, int* dropped) {
   if (n < cap) {
-    sapw_writeContact(m, o, n, g0, g1, c);
+    sapw_writeContact(m, o, n, p, c);
     return n + 1;
   }
   (*dropped)++;
   if (cap == 0) return 0;
   int worst = 0;
   for (int i = 1; i < n; i++) if (o.dist[i] >= o.dist[worst]) worst = i;
-  if (!(c->dist < o.dist[worst])) return n;
+  if (!(c->dist - m->pair_margin[p] < o.dist[worst])) return n;
   for (int i = worst; i < n - 1; i++) sapw_moveContact(o, i, i + 1);
-  sapw_writeContact(m, o, n - 1, g0, g1, c);
+  sapw_writeContact(m, o, n - 1, p, c);
   return n;
 }
 
@@ -230,8 +229,8 @@ SAP_HD_BIG void sapw_collideWorld(const sapModel* m, const sapData* d, int w, in
   for (int p = 0; p < m->npair_max && !frozen; p++) {
     if (mask && !(mask[p >> 5] >> (p & 31) & 1u)) continue;
     int g0 = m->pair_geom[2 * p], g1 = m->pair_geom[2 * p + 1];
-    int nc = sapw_collidePair(m, xpos, xmat, g0, g1, fp64, c);
-    for (int i = 0; i < nc; i++) n = sapw_pushContact(m, o, n, d->ncon_max, g0, g1, c + i, &dropped);
+    int nc = sapw_collidePair(m, xpos, xmat, g0, g1, m->pair_detect[p], fp64, c);
+    for (int i = 0; i < nc; i++) n = sapw_pushContact(m, o, n, d->ncon_max, p, c + i, &dropped);
   }
   d->ncon[w] = n;
   d->ncon_dropped[w] = dropped;

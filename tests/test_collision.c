@@ -120,7 +120,7 @@ static int mjContacts(Pair* p, double margin, mjPreContact* con) {
 
 /* sapsim contacts of geoms 0 and 1 at MuJoCo's poses */
 static int sapContacts(Pair* p, int fp64, sapcContact_f64* con) {
-  return sapw_collidePair(p->sm, p->md->geom_xpos, p->md->geom_xmat, 0, 1, fp64, con);
+  return sapw_collidePair(p->sm, p->md->geom_xpos, p->md->geom_xmat, 0, 1, p->sm->geom_margin[0], fp64, con);
 }
 
 /* place geom 1 along direction u from geom 0 at offset s (plane: height s) */
@@ -641,7 +641,7 @@ static void variantCase(int t0, int t1, int variant, int npose, double* wd, doub
     mju_quat2Mat(Q, qr);
     for (int k = 0; k < 3; k++) t[k] = check_uniform(-1, 1);
     if (variant == V_SWAP) {
-      n1 = sapw_collidePair(p.sm, p.md->geom_xpos, p.md->geom_xmat, 1, 0, 1, c1);
+      n1 = sapw_collidePair(p.sm, p.md->geom_xpos, p.md->geom_xmat, 1, 0, margin, 1, c1);
     } else if (variant == V_FP32) {
       n1 = sapContacts(&p, 0, c1);
     } else {
@@ -652,7 +652,7 @@ static void variantCase(int t0, int t1, int variant, int npose, double* wd, doub
         for (int k = 0; k < 3; k++) xpos[3 * g + k] += t[k];
         mju_mulMatMat(xmat + 9 * g, Q, p.md->geom_xmat + 9 * g, 3, 3, 3);
       }
-      n1 = sapw_collidePair(p.sm, xpos, xmat, 0, 1, 1, c1);
+      n1 = sapw_collidePair(p.sm, xpos, xmat, 0, 1, margin, 1, c1);
     }
     if (n0 != n1) (*ncount)++;
     if (!n0 || !n1) {

@@ -145,7 +145,7 @@ static void test_bad_scene_values(void) {
        "sap_contact_margin", NULL},
       {"usernan", "<mujoco><size nuser_geom='2'/><worldbody><body><joint type='hinge'/>"
                   "<geom name='pad' size='.1' user='nan 0.01'/></body></worldbody></mujoco>", "geom 'pad'",
-       "stiffness"},
+       "non-finite SAP k"},
   };
 #undef HINGE
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)

@@ -57,18 +57,21 @@ static const char* searches[3] = {"monotone_decay", "armijo_decay", "exact_root"
 
 /* ---- box on a plane, gravity tilted by t about y (an incline) ------------------------ */
 
-/* The geoms carry a 5 cm detection margin: while sliding, SAP's regularized cone keeps the
- * contact active at a small positive distance phi ~ (h + taud) mu |vt| (the convex "gliding"
- * of Anitescu-type formulations); without candidates at phi > 0 the box would hop. */
+/* The scene sets a 5 cm speculative detection band (sap_contact_margin): while sliding,
+ * SAP's regularized cone keeps the contact active at a small positive distance
+ * phi ~ (h + taud) mu |vt| (the convex "gliding" of Anitescu-type formulations); without
+ * candidates at phi > 0 the box would hop. (An MJCF geom margin would inflate the surfaces
+ * instead, as in MuJoCo.) */
 
 static sapModel* box_model(double tilt) {
   char xml[2048];
   double g = 9.81;
   snprintf(xml, sizeof(xml),
            "<mujoco><option timestep='0.002' gravity='%.17g 0 %.17g'/>"
-           "<custom><numeric name='sap_contact_k' data='1e5'/><numeric name='sap_contact_taud' data='0.01'/></custom>"
-           "<worldbody><geom type='plane' size='50 50 0.1' friction='0.5' margin='0.05'/>"
-           "<body pos='0 0 0.1'><freejoint/><geom type='box' size='0.1 0.1 0.1' mass='1' friction='0.5' margin='0.05'/></body>"
+           "<custom><numeric name='sap_contact_k' data='1e5'/><numeric name='sap_contact_taud' data='0.01'/>"
+           "<numeric name='sap_contact_margin' data='0.05'/></custom>"
+           "<worldbody><geom type='plane' size='50 50 0.1' friction='0.5'/>"
+           "<body pos='0 0 0.1'><freejoint/><geom type='box' size='0.1 0.1 0.1' mass='1' friction='0.5'/></body>"
            "</worldbody></mujoco>",
            g * sin(tilt), -g * cos(tilt));
   return load_xml(xml);

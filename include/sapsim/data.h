@@ -62,10 +62,10 @@ typedef struct sapData {
   int* ncon;              /* (nworld)              live contacts */
   int* ncon_dropped;      /* (nworld)              contacts dropped by capacity */
   int* con_geom;          /* (nworld x ncon_max x 2) geom ids (geom 0, geom 1) */
-  double* con_pos;        /* (nworld x ncon_max x 6) witness points on geom 0 and geom 1 */
+  double* con_pos;        /* (nworld x ncon_max x 6) witness points on geom 0 and geom 1 (margin-inflated surfaces) */
   double* con_frame;      /* (nworld x ncon_max x 9) rows t1, t2, n; n from geom 0 to geom 1 */
-  double* con_dist;       /* (nworld x ncon_max)   signed distance phi (negative: penetration) */
-  double* con_mu;         /* (nworld x ncon_max)   combined friction (harmonic mean) */
+  double* con_dist;       /* (nworld x ncon_max)   signed distance phi = dist - margin (negative: penetration) */
+  double* con_mu;         /* (nworld x ncon_max)   combined friction (the pair's pair_mu, MuJoCo's rules) */
   double* con_k;          /* (nworld x ncon_max)   combined stiffness (in series) */
   double* con_taud;       /* (nworld x ncon_max)   combined dissipation time (sum) */
 

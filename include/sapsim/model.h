@@ -43,7 +43,8 @@ typedef struct sapModel {
   int nwrap;       /* tendon wraps (joint, coef) */
   int nexclude;    /* explicit contact exclude pairs */
   int nkey;        /* keyframes */
-  int npair_max;   /* candidate geom pairs after static filtering (collision) */
+  int npair_max;   /* candidate geom pairs: dynamic ones after static filtering, plus the
+                    * explicit MJCF <pair> elements (collision) */
   int nsolve_rows; /* scalar SAP rows at most: PD drives + 2 x (limited joints + limited tendons) */
   int nsolve_nnz;  /* entries of a scalar SAP row at most: 1, or the longest fixed tendon */
 
@@ -52,7 +53,7 @@ typedef struct sapModel {
   double gravity[3];    /* world gravity (m/s^2) */
   double contact_k;     /* scene default SAP contact stiffness (N/m) */
   double contact_taud;  /* scene default SAP dissipation time scale (s) */
-  double contact_margin;/* scene default detection margin (m): speculative contacts */
+  double contact_margin;/* scene speculative detection band (m) beyond the inflated surface */
   int filter_parent;    /* 1: a body never collides with its parent (MuJoCo's default) */
 
   /* bodies */
@@ -105,11 +106,12 @@ typedef struct sapModel {
   double* geom_pos;       /* (ngeom x 3)  position in body frame */
   double* geom_quat;      /* (ngeom x 4)  orientation in body frame */
   double* geom_rbound;    /* (ngeom)      bounding sphere radius (0 for planes) */
-  double* geom_margin;    /* (ngeom)      contact detection margin */
-  double* geom_gap;       /* (ngeom)      inactive contact gap */
-  double* geom_mu;        /* (ngeom)      sliding friction (MJCF friction[0]) */
+  double* geom_margin;    /* (ngeom)      MJCF margin: inflates the surface (pairs sum it) */
+  double* geom_gap;       /* (ngeom)      MJCF gap: detection band beyond the margin (summed) */
+  double* geom_mu;        /* (ngeom)      MJCF friction[0] (pairs combine it, pair_mu) */
   double* geom_k;         /* (ngeom)      SAP contact stiffness (N/m) */
   double* geom_taud;      /* (ngeom)      SAP dissipation time scale (s) */
+  double* geom_detect;    /* (ngeom)      largest pair_detect of its pairs (broad-phase inflation) */
 
   /* meshes (convex hulls compiled by MuJoCo) */
   int* mesh_vertadr;      /* (nmesh)      first vertex */
@@ -118,7 +120,18 @@ typedef struct sapModel {
 
   /* contact filtering */
   int* exclude_body;      /* (nexclude x 2) body pairs that never collide */
+  /* candidate pairs, sorted by (g0, g1); per-pair contact parameters combined at load
+   * as MuJoCo 4 combines them (README "Contact material mapping"): a contact of pair p
+   * has phi = dist - pair_margin[p] and is detected while phi < pair_detect[p] - pair_margin[p] */
   int* pair_geom;         /* (npair_max x 2) candidate geom pairs (g0 < g1) */
+  int* pair_explicit;     /* (npair_max)  1: an MJCF <pair> (its own parameters, no filters) */
+  int* pair_condim;       /* (npair_max)  combined condim (1 or 3) */
+  double* pair_mu;        /* (npair_max)  combined sliding friction (0 when condim 1) */
+  double* pair_margin;    /* (npair_max)  combined MJCF margin (m): surface inflation */
+  double* pair_gap;       /* (npair_max)  combined MJCF gap (m) */
+  double* pair_detect;    /* (npair_max)  detection distance: margin + max(gap, contact_margin) */
+  double* pair_k;         /* (npair_max)  SAP stiffness, geoms' k in series (N/m) */
+  double* pair_taud;      /* (npair_max)  SAP dissipation time, geoms' tau_d summed (s) */
 
   /* actuators (MuJoCo semantics; length l = gear * q for a joint, gear * tendon length):
    *   motor:    force = clamp(ctrl) * gain
