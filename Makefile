@@ -143,7 +143,7 @@ $(MJ_LIB):
 # build/tests/test_python beside the C tests, and tests/run.sh counts them
 PYENV   := $(BUILD)/pyenv
 PY_TEST := $(BUILD)/tests/test_python
-PY_SRC  := $(wildcard python/sapsim/*.py) python/pyproject.toml python/setup.py
+PY_SRC  := $(wildcard python/sapsim/*.py) python/pyproject.toml python/setup.py scenes/ant.xml scenes/humanoid.xml
 
 $(PYENV)/.ready:
 	@rm -rf $(PYENV)

@@ -3,7 +3,8 @@
 The package is pure Python over a C library loaded with ctypes (sapsim/_capi.py).
 Building it puts that library inside the package: ``libsapsim.so`` (built by the
 checkout's Makefile, with the CUDA backend when nvcc is found) and MuJoCo's
-``libmujoco.so.*`` that it links, found beside it through its ``$ORIGIN`` rpath.
+``libmujoco.so.*`` that it links, found beside it through its ``$ORIGIN`` rpath;
+and the scenes of ``sapsim.envs``' tasks (scenes/ant.xml, humanoid.xml).
 
 Where the libraries come from: ``SAPSIM_LIB`` and ``SAPSIM_MUJOCO_LIB`` when set
 (``make test`` sets both), otherwise ``make -C <checkout> build/libsapsim.so`` runs
@@ -58,6 +59,11 @@ class BuildWithLibrary(build_py):
         os.makedirs(dest, exist_ok=True)
         for path in _libraries():
             shutil.copy2(path, os.path.join(dest, os.path.basename(path)))
+        # the scenes of sapsim.envs' tasks
+        scenes = os.path.join(self.build_lib, "sapsim", "scenes")
+        os.makedirs(scenes, exist_ok=True)
+        for name in ("ant.xml", "humanoid.xml"):
+            shutil.copy2(os.path.join(ROOT, "scenes", name), os.path.join(scenes, name))
 
 
 class BinaryDistribution(Distribution):

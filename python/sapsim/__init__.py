@@ -7,6 +7,9 @@
 >>> sim.qpos.shape, sim.converged.all()
 ((64, 15), True)
 
+``sapsim.envs.LocomotionEnv`` is a batched environment (Gymnasium's call
+signatures, numpy arrays, gymnasium not required).
+
 The package wraps sapsim's C library (``libsapsim.so``) with ctypes and adds no
 physics of its own. See :class:`Sim` for the arrays and the rules for writing them.
 """
