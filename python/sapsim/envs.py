@@ -114,7 +114,9 @@ class LocomotionEnv:
         self._reset_worlds(np.ones(self.num_envs, dtype=bool))
         return self._obs(), {}
 
-    def step(self, actions: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+    def step(
+        self, actions: npt.ArrayLike
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Apply ``actions`` (num_envs, nu) for ``frame_skip`` steps; returns (obs,
         reward, terminated, truncated, info). ``info`` holds per-world diagnostics
         (``converged``, ``ncon``, ``newton_iter`` of the last step) and, for finished

@@ -179,7 +179,8 @@ def _set(h: _Handle, field: str, values: npt.ArrayLike, worlds: WorldSelection =
     try:
         buf = np.ascontiguousarray(np.broadcast_to(np.asarray(values, dtype=np.float64), (n, size)))
     except ValueError as e:
-        raise ArgumentError(f"{field}: values of shape {np.shape(values)} do not fit ({n}, {size}): {e}") from None
+        raise ArgumentError(
+            f"{field}: values of shape {np.shape(values)} do not fit ({n}, {size}): {e}") from None
     if n and size:
         check(lib.sap_set(h.sim, fid, _ptr(ids, c_int), n, _ptr(buf, c_double)))
 
@@ -503,7 +504,8 @@ class Sim:
         """The array of a sap_get/sap_set field: a cached view on the CPU, a snapshot
         on the GPU."""
         size = lib.sap_fieldSize(self._h.sim, _FIELD_ID[name])
-        shape = {"xpos": (self._model.nbody, 3), "xquat": (self._model.nbody, 4), "time": ()}.get(name, (size,))
+        nbody = self._model.nbody
+        shape = {"xpos": (nbody, 3), "xquat": (nbody, 4), "time": ()}.get(name, (size,))
         if self.on_gpu:
             arr = _get(self._h, name).reshape((self.nworld,) + shape)
             if name in _WRITABLE:
