@@ -51,6 +51,10 @@ SHIM_TEST := $(BUILD)/tests/test_shim_emulated $(if $(NVCC),$(BUILD)/tests/test_
 
 LIB := $(BUILD)/libsapsim.a
 CLI := $(BUILD)/sapsim
+# the shared library the Python package loads with ctypes (python/): the same objects
+# as libsapsim.a, so every host object is position independent (the .cu ones already are)
+SO  := $(BUILD)/libsapsim.so
+CFLAGS += -fPIC
 
 .PHONY: all test test-gpu bench deps clean asan
 all: $(CLI) $(TEST_BIN) $(EMU_TEST) $(SHIM_TEST)
@@ -69,6 +73,12 @@ $(LIB): $(HOST_OBJ) $(CU_OBJ)
 
 $(CLI): $(CLI_SRC) $(LIB) $(KERNEL_HDR) | $(MJ_LIB)
 	$(CC) $(CFLAGS) $(CLI_SRC) $(LIB) $(LDLIBS) -o $@
+
+# MuJoCo is found in the build (its rpath) or beside the library ($ORIGIN: the Python
+# package bundles both)
+$(SO): $(HOST_OBJ) $(CU_OBJ) | $(MJ_LIB)
+	$(CC) -shared -Wl,--no-undefined -o $@ $^ $(LDLIBS) -Wl,-rpath,'$$ORIGIN'
+all: $(SO)
 
 $(BUILD)/tests/%: tests/%.c tests/check.h $(LIB) $(KERNEL_HDR)
 	@mkdir -p $(dir $@)
@@ -103,7 +113,7 @@ $(BUILD)/tests/test_shim_gpu: tests/test_shim.cu tests/check.h $(KERNEL_HDR)
 	$(NVCC) $(NVFLAGS) -Itests $< -o $@
 
 # install what is missing (Debian packages); a no-op when everything is there
-DEB_PKGS := python3-pip unzip liblapacke-dev libblas-dev liblapack-dev python3-matplotlib
+DEB_PKGS := python3-pip python3-venv unzip liblapacke-dev libblas-dev liblapack-dev python3-matplotlib
 deps:
 	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -128,8 +138,28 @@ $(MJ_LIB):
 	@mv $(MJ_DIR)/wheel/mujoco/libmujoco.so.$(MJ_VERSION) $(MJ_LIB).tmp
 	@rm -rf $(MJ_DIR)/wheel && mv $(MJ_LIB).tmp $(MJ_LIB)
 
+# Python (python/): a virtual environment in the build with numpy and pytest, the
+# package installed from python/ against this build's library; its tests run as
+# build/tests/test_python beside the C tests, and tests/run.sh counts them
+PYENV   := $(BUILD)/pyenv
+PY_TEST := $(BUILD)/tests/test_python
+PY_SRC  := $(wildcard python/sapsim/*.py) python/pyproject.toml python/setup.py scenes/ant.xml scenes/humanoid.xml
+
+$(PYENV)/.ready:
+	@rm -rf $(PYENV)
+	@python3 -m venv $(PYENV) || { echo "python: 'python3 -m venv' failed (Debian: python3-venv)"; exit 1; }
+	$(PYENV)/bin/pip install -q --disable-pip-version-check setuptools wheel numpy pytest
+	@touch $@
+
+$(PY_TEST): $(SO) $(CLI) $(PYENV)/.ready $(PY_SRC)
+	SAPSIM_LIB=$(abspath $(SO)) SAPSIM_MUJOCO_LIB=$(MJ_LIB) $(PYENV)/bin/pip install -q \
+	  --disable-pip-version-check --no-build-isolation --no-deps --force-reinstall ./python
+	@mkdir -p $(dir $@)
+	@printf '#!/bin/sh\n# python/tests against the package installed in $(PYENV)\nSAPSIM_CLI=%s exec %s -m pytest -q -p no:cacheprovider python/tests "$$@"\n' \
+	  $(abspath $(CLI)) $(abspath $(PYENV))/bin/python > $@ && chmod +x $@
+
 test: deps
-	$(MAKE) all
+	$(MAKE) all $(PY_TEST)
 	@bash tests/run.sh $(BUILD)/tests
 
 # GPU tests fail hard when no usable GPU exists

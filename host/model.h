@@ -13,4 +13,8 @@ const char* sap_name(const sapModel* m, const int* adr, int id);
 sapStatus sap_checkModelValues(const sapModel* m, const char* path);
 int sap_findName(const sapModel* m, const int* adr, int n, const char* name);
 
+/* convert a compiled mjModel (host/model_load.c); path is used in messages */
+struct mjModel_;
+sapStatus sap_convertModel(const struct mjModel_* mj, const char* path, sapModel** out);
+
 #endif

@@ -122,6 +122,8 @@ int sap_optionsDescribe(const sapOptions* opt, char* buf, int nbuf);
 
 /* Load an MJCF or URDF file through MuJoCo's compiler and convert it. */
 sapStatus sap_loadModel(const char* path, sapModel** out);
+/* the same from the scene's text (asset files resolve relative to the working directory) */
+sapStatus sap_loadModelString(const char* xml, sapModel** out);
 void sap_freeModel(sapModel* m);
 
 /* ---- batched simulation ------------------------------------------------------- */
@@ -186,6 +188,32 @@ unsigned long long sap_bytesPerWorld(const sapSim* s);
 /* host view of the batch; on the GPU call sap_sync first (copies device -> host) */
 sapStatus sap_sync(sapSim* s);
 const sapData* sap_data(const sapSim* s);
+
+/* ---- named arrays, for bindings (python/) ------------------------------------ */
+
+typedef enum { SAP_ARRAY_F64 = 0, SAP_ARRAY_I32 = 1, SAP_ARRAY_CHAR = 2 } sapArrayType;
+
+/* a model array by its sapModel field name ("body_mass", "key_qpos", "names", ...) or
+ * one of "timestep", "gravity", "contact_k", "contact_taud", "contact_margin": its
+ * address, element count and type; NULL (with a message) for an unknown name */
+const void* sap_modelArray(const sapModel* m, const char* name, int* count, sapArrayType* type);
+
+/* a per-world array of the host data by its sapData field name ("qpos", "ncon",
+ * "con_dist", ...): the address of world 0's block (world w's starts w * count elements
+ * later), elements per world and type; NULL (with a message) for an unknown name. On
+ * the GPU the host copy is current only after sap_sync. On the CPU a caller may write
+ * ctrl and qfrc_applied in place, and must then call sap_checkInputs before stepping;
+ * every other array is written through sap_set / sap_reset only. */
+void* sap_dataArray(const sapSim* s, const char* name, int* count, sapArrayType* type);
+
+/* check the inputs written in place in the host arrays (ctrl, qfrc_applied of every
+ * world): SAP_ERR_NONFINITE naming the first bad value; reads only (a no-op on the GPU,
+ * whose copies only sap_set writes) */
+sapStatus sap_checkInputs(const sapSim* s);
+
+/* 1 when sapsim was built with CUDA and a device is usable; name (nname bytes) gets the
+ * device's name or the reason why none is */
+int sap_cudaUsable(char* name, int nname);
 
 /* per-stage wall time of the last sap_step, seconds (kinematics, collision,
  * free motion, solve, integrate) */

@@ -1,0 +1,69 @@
+"""sapsim: batched rigid-body simulation with the SAP convex contact solver, from Python.
+
+>>> import sapsim
+>>> sim = sapsim.Sim("scenes/ant.xml", nworld=64, keyframe=0)
+>>> sim.ctrl[:] = 0.3          # a numpy view of the C batch: written in place
+>>> sim.step(10)
+>>> sim.qpos.shape, sim.converged.all()
+((64, 15), True)
+
+``sapsim.envs.LocomotionEnv`` is a batched environment (Gymnasium's call
+signatures, numpy arrays, gymnasium not required).
+
+The package wraps sapsim's C library (``libsapsim.so``) with ctypes and adds no
+physics of its own. See :class:`Sim` for the arrays and the rules for writing them.
+"""
+
+from __future__ import annotations
+
+from ._capi import library_path
+from .errors import (
+    ArgumentError,
+    CudaError,
+    NoDeviceError,
+    NonFiniteError,
+    OptionError,
+    OutOfMemoryError,
+    SapsimError,
+    SapsimIOError,
+    SceneError,
+    UnsupportedError,
+)
+from .sim import (
+    FIELDS,
+    LINE_SEARCHES,
+    PRESETS,
+    Model,
+    Sim,
+    StateArray,
+    WorldFlag,
+    cuda_available,
+    cuda_device_name,
+)
+
+#: version of the package (and of the C library, SAPSIM_VERSION)
+__version__: str = "0.1.0"
+
+__all__ = [
+    "Sim",
+    "Model",
+    "StateArray",
+    "WorldFlag",
+    "FIELDS",
+    "PRESETS",
+    "LINE_SEARCHES",
+    "cuda_available",
+    "cuda_device_name",
+    "library_path",
+    "SapsimError",
+    "ArgumentError",
+    "SceneError",
+    "UnsupportedError",
+    "OptionError",
+    "OutOfMemoryError",
+    "NonFiniteError",
+    "CudaError",
+    "NoDeviceError",
+    "SapsimIOError",
+    "__version__",
+]

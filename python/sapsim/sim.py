@@ -1,0 +1,670 @@
+"""``Sim``: a batch of replicated worlds stepped by sapsim's C library, with numpy
+views of its arrays.
+
+Memory: on the CPU backend every array property is a numpy view of the C batch (no
+copy, the same object for the life of the ``Sim``, current after every step).
+Writes follow the C API's rules (``sap_set``):
+
+- ``ctrl`` and ``qfrc_applied`` are writable views: write actions in place
+  (``sim.ctrl[:] = action``); ``step`` checks them first (``sap_checkInputs``) and
+  raises ``NonFiniteError`` naming the first bad value, stepping nothing.
+- ``qpos``, ``qvel`` and ``time`` are :class:`StateArray` views: read-only for numpy,
+  but item assignment (``sim.qpos[3, 2] = 0.5``, ``sim.qvel[mask] = 0``) goes
+  through ``sap_set``: values are validated before anything changes, poses are
+  recomputed after a ``qpos`` edit, and a world frozen as non-finite is released.
+- every other array (poses, diagnostics, contacts) is read-only.
+
+On the CUDA backend the same properties return host snapshots (fetched per field,
+read-only, ``StateArray`` semantics for the writable fields); device arrays through
+DLPack are the next step (see python/README.md).
+
+The C batch is freed when the ``Sim`` and every array viewing it are gone.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import enum
+import os
+from ctypes import POINTER, byref, c_double, c_int, c_ubyte, c_void_p
+from typing import Any, Optional, Sequence, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from . import _capi
+from ._capi import check, lib
+from .errors import ArgumentError
+
+__all__ = [
+    "Sim",
+    "Model",
+    "StateArray",
+    "WorldFlag",
+    "PRESETS",
+    "LINE_SEARCHES",
+    "FIELDS",
+    "cuda_available",
+    "cuda_device_name",
+]
+
+#: precision presets (``preset=``)
+PRESETS: tuple[str, ...] = ("approx32", "approx64", "drake")
+#: Newton line searches (``line_search=``)
+LINE_SEARCHES: tuple[str, ...] = ("monotone_decay", "armijo_decay", "exact_root")
+
+# sapField ids (include/sapsim/sapsim.h) and the fields sap_set accepts
+_FIELD_ID = {
+    "qpos": 0,
+    "qvel": 1,
+    "ctrl": 2,
+    "time": 3,
+    "qfrc_applied": 4,
+    "xpos": 5,
+    "xquat": 6,
+    "qacc_free": 7,
+}
+#: fields of ``Sim.get`` / ``Sim.set`` (the last three are read-only)
+FIELDS: tuple[str, ...] = tuple(_FIELD_ID)
+_WRITABLE = ("qpos", "qvel", "ctrl", "time", "qfrc_applied")
+
+_DTYPES = {0: np.float64, 1: np.int32, 2: np.uint8}
+_CTYPES = {0: ctypes.c_double, 1: ctypes.c_int32, 2: ctypes.c_ubyte}
+
+Scene = Union[str, "os.PathLike[str]"]
+WorldSelection = Union[None, Sequence[int], npt.NDArray[Any]]
+
+
+class WorldFlag(enum.IntFlag):
+    """Bits of ``Sim.world_flags`` (``SAP_WORLD_*`` in include/sapsim/data.h)."""
+
+    CONVERGED = 1 << 0  #: the last step's solve met its tolerance
+    MAXITER = 1 << 1  #: the Newton loop hit its iteration cap
+    LSFAIL = 1 << 2  #: a line search failed
+    NONFINITE = 1 << 3  #: the state became non-finite: the world is frozen until reset/set
+    CONTACT_OVERFLOW = 1 << 4  #: more contacts than ncon_max: the deepest were kept
+    BADINPUT = 1 << 5  #: a non-finite control or applied force was rejected
+    FACTORFAIL = 1 << 6  #: the Newton matrix had a non-positive pivot
+
+
+def cuda_available() -> bool:
+    """True when the library was built with CUDA and a GPU is usable."""
+    return bool(lib.sap_cudaUsable(None, 0))
+
+
+def cuda_device_name() -> str:
+    """The usable GPU's name, or why there is none (e.g. built without CUDA)."""
+    buf = ctypes.create_string_buffer(256)
+    lib.sap_cudaUsable(buf, len(buf))
+    return buf.value.decode("utf-8", "replace")
+
+
+class _Handle:
+    """Owns the C model and batch. Every numpy view keeps a reference, so the memory
+    outlives any array that points into it."""
+
+    def __init__(self) -> None:
+        self.model = c_void_p()
+        self.sim = c_void_p()
+        self.nworld = 0
+        self.on_gpu = False
+
+    def __del__(self) -> None:
+        free_sim, free_model = getattr(lib, "sap_free", None), getattr(lib, "sap_freeModel", None)
+        if free_sim is not None and self.sim:
+            free_sim(self.sim)
+        if free_model is not None and self.model:
+            free_model(self.model)
+        self.sim = self.model = c_void_p()
+
+
+def _wrap(address: Optional[int], count: int, typecode: int, shape: tuple[int, ...],
+          keeper: _Handle, writable: bool) -> np.ndarray:
+    """numpy view of C memory at ``address`` (``count`` elements) shaped ``shape``."""
+    dtype = _DTYPES[typecode]
+    if count == 0 or not address:
+        arr = np.zeros(shape, dtype=dtype)
+    else:
+        buf = (_CTYPES[typecode] * count).from_address(address)
+        buf._sapsim_owner = keeper  # type: ignore[attr-defined]  # the view keeps the batch alive
+        arr = np.frombuffer(buf, dtype=dtype).reshape(shape)
+    arr.flags.writeable = writable
+    return arr
+
+
+def _world_ids(worlds: WorldSelection, nworld: int) -> Optional[np.ndarray]:
+    """World ids as a C int array, None for all worlds; bad ids raise ArgumentError."""
+    if worlds is None:
+        return None
+    ids = np.asarray(worlds)
+    if ids.dtype == np.bool_:
+        if ids.shape != (nworld,):
+            raise ArgumentError(f"a boolean world mask must have shape ({nworld},), got {ids.shape}")
+        ids = np.flatnonzero(ids)
+    if ids.ndim != 1 or (ids.size and not np.issubdtype(ids.dtype, np.integer)):
+        raise ArgumentError(f"worlds must be a 1-D sequence of world ids or a boolean mask, got {worlds!r}")
+    bad = ids[(ids < 0) | (ids >= nworld)]
+    if bad.size:
+        raise ArgumentError(f"world id {int(bad[0])} out of range [0, {nworld})")
+    return np.ascontiguousarray(ids, dtype=np.int32)
+
+
+def _ptr(a: Optional[np.ndarray], ctype: type) -> Any:
+    return None if a is None else a.ctypes.data_as(POINTER(ctype))
+
+
+def _get(h: _Handle, field: str, worlds: WorldSelection = None) -> np.ndarray:
+    """``sap_get``: a copy of ``field`` for ``worlds`` (all: None), shape (n, size)."""
+    if field not in _FIELD_ID:
+        raise ArgumentError(f"unknown field '{field}' (fields: {', '.join(FIELDS)})")
+    fid = _FIELD_ID[field]
+    ids = _world_ids(worlds, h.nworld)
+    n = h.nworld if ids is None else len(ids)
+    size = lib.sap_fieldSize(h.sim, fid)
+    out = np.empty((n, size), dtype=np.float64)
+    if n and size:
+        check(lib.sap_get(h.sim, fid, _ptr(ids, c_int), n, _ptr(out, c_double)))
+    return out
+
+
+def _set(h: _Handle, field: str, values: npt.ArrayLike, worlds: WorldSelection = None) -> None:
+    """``sap_set``: validate ``values`` ((n, size), broadcast) and write them; nothing
+    changes when any value is bad."""
+    if field not in _FIELD_ID:
+        raise ArgumentError(f"unknown field '{field}' (fields: {', '.join(FIELDS)})")
+    fid = _FIELD_ID[field]
+    ids = _world_ids(worlds, h.nworld)
+    n = h.nworld if ids is None else len(ids)
+    size = lib.sap_fieldSize(h.sim, fid)
+    try:
+        buf = np.ascontiguousarray(np.broadcast_to(np.asarray(values, dtype=np.float64), (n, size)))
+    except ValueError as e:
+        raise ArgumentError(
+            f"{field}: values of shape {np.shape(values)} do not fit ({n}, {size}): {e}") from None
+    if n and size:
+        check(lib.sap_set(h.sim, fid, _ptr(ids, c_int), n, _ptr(buf, c_double)))
+
+
+class StateArray(np.ndarray):
+    """Array of a state field (``qpos``, ``qvel``, ``time``; ``ctrl`` and
+    ``qfrc_applied`` on the GPU), shape (nworld, n) or (nworld,) for ``time``.
+
+    On the CPU its memory is the C batch's (a view, current after every step). numpy
+    cannot write it directly; item assignment instead goes through ``sap_set``: the
+    new values of the worlds the index touches are validated (a non-finite value
+    raises :class:`~sapsim.NonFiniteError` and changes nothing), written, and poses
+    are recomputed after a ``qpos`` edit. Slices and results of arithmetic are plain
+    read-only or new ``numpy.ndarray`` objects.
+    """
+
+    _sapsim_handle: Optional[_Handle]
+    _sapsim_field: str
+
+    def __new__(cls, base: np.ndarray, handle: _Handle, field: str) -> "StateArray":
+        obj = base.view(cls)
+        obj._sapsim_handle = handle
+        obj._sapsim_field = field
+        obj.flags.writeable = False
+        return obj
+
+    def __array_finalize__(self, obj: Optional[np.ndarray]) -> None:
+        # views derived from this one (reshape, transpose, ...) are not bound to the batch
+        self._sapsim_handle = None
+        self._sapsim_field = ""
+
+    def __array_wrap__(self, arr: np.ndarray, context: Any = None, return_scalar: bool = False) -> Any:
+        arr = arr.view(np.ndarray)
+        return arr[()] if return_scalar else arr
+
+    def __getitem__(self, key: Any) -> Any:
+        item = super().__getitem__(key)
+        return item.view(np.ndarray) if isinstance(item, np.ndarray) else item
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        h = self._sapsim_handle
+        if h is None:  # a derived view: numpy raises its read-only error
+            super().__setitem__(key, value)
+            return
+        field = self._sapsim_field
+        rows = _get(h, field)  # the current values, also on the GPU
+        new = rows.copy()
+        shaped = new if field != "time" else new[:, 0]
+        shaped[key] = value
+        # the worlds the index touched: world ids laid out like the array, indexed alike
+        ids = np.broadcast_to(np.arange(h.nworld).reshape((-1,) + (1,) * (shaped.ndim - 1)), shaped.shape)
+        touched = np.unique(np.asarray(ids[key]))
+        if touched.size:
+            _set(h, field, new[touched], touched)
+
+
+class Model:
+    """Sizes, names and arrays of the model a :class:`Sim` runs (its own copy, with
+    the scene's contact material applied). Arrays are read-only numpy views."""
+
+    def __init__(self, handle: _Handle, address: int) -> None:
+        self._handle = handle
+        self._address = address
+        sizes = {
+            "nq": "qpos0",
+            "nv": "dof_damping",
+            "nbody": "body_mass",
+            "njnt": "jnt_type",
+            "ngeom": "geom_type",
+            "nu": "actuator_kind",
+            "nkey": "key_time",
+            "ntendon": "tendon_adr",
+        }
+        for size, array in sizes.items():
+            setattr(self, size, self.array(array).shape[0])
+        #: simulation time step h (s), from the scene or the ``timestep`` option
+        self.timestep: float = float(self.array("timestep")[0])
+        #: world gravity (m/s^2)
+        self.gravity: np.ndarray = self.array("gravity")
+        self.body_names: list[str] = self._names("name_bodyadr")
+        self.joint_names: list[str] = self._names("name_jntadr")
+        self.geom_names: list[str] = self._names("name_geomadr")
+        self.actuator_names: list[str] = self._names("name_actuatoradr")
+        self.key_names: list[str] = self._names("name_keyadr")
+
+    nq: int  #: generalized coordinates
+    nv: int  #: degrees of freedom
+    nbody: int  #: bodies, including the world body 0
+    njnt: int  #: joints
+    ngeom: int  #: geoms
+    nu: int  #: actuators
+    nkey: int  #: keyframes
+    ntendon: int  #: fixed tendons
+
+    def array(self, name: str) -> np.ndarray:
+        """A model array by its ``sapModel`` field name (``"body_mass"``,
+        ``"actuator_ctrlrange"``, ``"key_qpos"``, ...), flat and read-only."""
+        count, typecode = c_int(), c_int()
+        addr = lib.sap_modelArray(self._address, name.encode(), byref(count), byref(typecode))
+        if not addr:
+            raise ArgumentError(_capi.last_error())
+        return _wrap(addr, count.value, typecode.value, (count.value,), self._handle, False)
+
+    def _names(self, adr_name: str) -> list[str]:
+        names = self.array("names").tobytes()
+        return [names[a : names.index(b"\0", a)].decode() for a in self.array(adr_name)]
+
+    @property
+    def ctrl_range(self) -> np.ndarray:
+        """(nu, 2) control range; (-inf, inf) for actuators without ``ctrllimited``."""
+        r = self.array("actuator_ctrlrange").reshape(self.nu, 2).copy()
+        r[self.array("actuator_ctrllimited") == 0] = (-np.inf, np.inf)
+        return r
+
+    def keyframe(self, key: Union[int, str]) -> int:
+        """Id of a keyframe given by id or name; ArgumentError if it does not exist."""
+        if isinstance(key, str):
+            if key not in self.key_names:
+                raise ArgumentError(f"no keyframe named '{key}' (keyframes: {self.key_names})")
+            return self.key_names.index(key)
+        if isinstance(key, (int, np.integer)) and 0 <= key < self.nkey:
+            return int(key)
+        raise ArgumentError(f"keyframe {key!r} does not exist (the scene has {self.nkey})")
+
+    def __repr__(self) -> str:
+        return (f"sapsim.Model(nq={self.nq}, nv={self.nv}, nu={self.nu}, nbody={self.nbody}, "
+                f"ngeom={self.ngeom}, nkey={self.nkey}, timestep={self.timestep})")
+
+
+def _option_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def _parse_value(text: str) -> Union[int, float, str]:
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
+
+
+class Sim:
+    """A batch of ``nworld`` replicated worlds of one scene, stepped together.
+
+    Args:
+        scene: path of an MJCF or URDF file, or the scene's XML text (a string
+            starting with ``<``; asset files it names resolve relative to the
+            working directory).
+        nworld: number of worlds.
+        device: ``"cpu"``, ``"cuda"`` (a GPU, or :class:`~sapsim.NoDeviceError`) or
+            ``"auto"`` (a GPU when one is usable).
+        preset: precision preset, one of :data:`PRESETS`.
+        keyframe: initial state of every world: a keyframe id or name, or None for
+            the model's reference configuration (qpos0, zero velocity and control).
+        **options: any sapsim option (README "Options"), e.g. ``line_search=
+            "exact_root"``, ``timestep=0.002``, ``threads=4``, ``contacts=False``.
+            Unknown names and bad values raise :class:`~sapsim.OptionError`.
+
+    Raises:
+        SceneError, UnsupportedError: the scene cannot be loaded or uses a feature
+            sapsim does not support (the message names it).
+        OptionError, ArgumentError, NoDeviceError: bad options, sizes or device.
+    """
+
+    def __init__(self, scene: Scene, nworld: int = 1, device: str = "cpu", preset: str = "approx32",
+                 keyframe: Union[int, str, None] = None, **options: Any) -> None:
+        h = _Handle()
+        if isinstance(scene, str) and scene.lstrip().startswith("<"):
+            check(lib.sap_loadModelString(scene.encode(), byref(h.model)))
+        else:
+            check(lib.sap_loadModel(os.fsencode(scene), byref(h.model)))
+        opt = _capi.new_options()
+        for key, value in (("preset", preset), ("device", device), *options.items()):
+            check(lib.sap_optionsSet(opt, key.encode(), _option_text(value).encode()))
+        if not isinstance(nworld, (int, np.integer)) or isinstance(nworld, bool):
+            raise ArgumentError(f"nworld must be an integer, got {nworld!r}")
+        if not 1 <= nworld < 2**31:
+            raise ArgumentError(f"nworld {nworld} out of range (at least 1)")
+        check(lib.sap_create(h.model, opt, int(nworld), byref(h.sim)))
+        h.nworld = int(nworld)
+        h.on_gpu = bool(lib.sap_onGPU(h.sim))
+        self._h = h
+        self._model = Model(h, lib.sap_model(h.sim))
+        self._views: dict[str, np.ndarray] = {}
+        given = options.get("timestep", options.get("dt"))
+        self._timestep = float(given) if given is not None else self._model.timestep
+        if keyframe is not None:
+            self.reset(keyframe)
+
+    # ---- sizes and settings -------------------------------------------------------
+
+    @property
+    def nworld(self) -> int:
+        """Number of worlds."""
+        return self._h.nworld
+
+    @property
+    def model(self) -> Model:
+        """The model: sizes, names, arrays."""
+        return self._model
+
+    @property
+    def nq(self) -> int:
+        """Generalized coordinates per world."""
+        return self._model.nq
+
+    @property
+    def nv(self) -> int:
+        """Degrees of freedom per world."""
+        return self._model.nv
+
+    @property
+    def nu(self) -> int:
+        """Actuators (controls) per world."""
+        return self._model.nu
+
+    @property
+    def timestep(self) -> float:
+        """Time step h (s): the ``timestep`` option when given, else the scene's."""
+        return self._timestep
+
+    @property
+    def on_gpu(self) -> bool:
+        """True when the batch runs on the CUDA backend."""
+        return self._h.on_gpu
+
+    @property
+    def device_name(self) -> str:
+        """The device the batch runs on, e.g. ``"cpu (8 threads)"`` or a GPU's name."""
+        return lib.sap_deviceName(self._h.sim).decode()
+
+    @property
+    def bytes_per_world(self) -> int:
+        """Memory of one world's arrays (bytes)."""
+        return int(lib.sap_bytesPerWorld(self._h.sim))
+
+    @property
+    def options(self) -> dict[str, Union[int, float, str]]:
+        """The expanded options (preset knobs resolved) as ``{key: value}``; reals are
+        printed with 6 significant digits by the C library."""
+        buf = ctypes.create_string_buffer(8192)
+        lib.sap_optionsDescribe(lib.sap_options(self._h.sim), buf, len(buf))
+        pairs = (line.split("=", 1) for line in buf.value.decode().splitlines() if "=" in line)
+        return {k: _parse_value(v) for k, v in pairs}
+
+    def timers(self) -> dict[str, float]:
+        """Per-stage wall time (s) of the last :meth:`step` call."""
+        t = _capi.SapTimers()
+        lib.sap_timers(self._h.sim, byref(t))
+        return {name: getattr(t, name) for name, _ in _capi.SapTimers._fields_}
+
+    # ---- stepping and resets ------------------------------------------------------
+
+    def step(self, n: int = 1) -> None:
+        """Advance every world by ``n`` steps.
+
+        Raises:
+            NonFiniteError: a control or applied force written in place is not
+                finite; the message names it, and no world was stepped.
+        """
+        if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
+            raise ArgumentError(f"step: n must be a non-negative integer, got {n!r}")
+        check(lib.sap_checkInputs(self._h.sim))
+        check(lib.sap_step(self._h.sim, int(n)))
+
+    def reset(self, keyframe: Union[int, str, None] = None, worlds: WorldSelection = None) -> None:
+        """Reset worlds to a keyframe (id or name) or, with None, to the model's
+        reference state (qpos0, zero velocity, control, applied force and time).
+
+        Args:
+            keyframe: keyframe id or name, or None.
+            worlds: a boolean mask of shape (nworld,) or a sequence of world ids;
+                None resets every world.
+        """
+        key = -1 if keyframe is None else self._model.keyframe(keyframe)
+        ids = _world_ids(worlds, self.nworld)
+        mask = None
+        if ids is not None:
+            mask = np.zeros(self.nworld, dtype=np.uint8)
+            mask[ids] = 1
+        check(lib.sap_reset(self._h.sim, key, _ptr(mask, c_ubyte)))
+
+    # ---- copies through sap_get / sap_set -----------------------------------------
+
+    def get(self, field: str, worlds: WorldSelection = None) -> np.ndarray:
+        """A copy of ``field`` (one of :data:`FIELDS`) for ``worlds`` (None: all),
+        shape (len(worlds), size); ``qacc_free`` is (v* - v) / h of the last step."""
+        return _get(self._h, field, worlds)
+
+    def set(self, field: str, values: npt.ArrayLike, worlds: WorldSelection = None) -> None:
+        """Write ``field`` (qpos, qvel, ctrl, time, qfrc_applied) of ``worlds`` (None:
+        all) from ``values`` (broadcast to (len(worlds), size)). Every value is checked
+        first: a non-finite one raises NonFiniteError and changes nothing. Poses are
+        recomputed after a qpos edit."""
+        _set(self._h, field, values, worlds)
+
+    # ---- array views ----------------------------------------------------------------
+
+    def _count(self, name: str) -> tuple[int, int, int]:
+        """(address, elements per world, type code) of a per-world host array."""
+        count, typecode = c_int(), c_int()
+        addr = lib.sap_dataArray(self._h.sim, name.encode(), byref(count), byref(typecode))
+        if not addr:
+            raise ArgumentError(_capi.last_error())
+        return addr, count.value, typecode.value
+
+    def _raw(self, name: str, tail: Optional[tuple[int, ...]] = None, writable: bool = False) -> np.ndarray:
+        """View of a per-world host array, shape (nworld,) + tail; by default
+        (nworld,) for one element per world, else (nworld, count)."""
+        addr, count, typecode = self._count(name)
+        if tail is None:
+            tail = () if count == 1 else (count,)
+        return _wrap(addr, self.nworld * count, typecode, (self.nworld,) + tail, self._h, writable)
+
+    def _field(self, name: str) -> np.ndarray:
+        """The array of a sap_get/sap_set field: a cached view on the CPU, a snapshot
+        on the GPU."""
+        size = lib.sap_fieldSize(self._h.sim, _FIELD_ID[name])
+        nbody = self._model.nbody
+        shape = {"xpos": (nbody, 3), "xquat": (nbody, 4), "time": ()}.get(name, (size,))
+        if self.on_gpu:
+            arr = _get(self._h, name).reshape((self.nworld,) + shape)
+            if name in _WRITABLE:
+                return StateArray(arr, self._h, name)
+            arr.flags.writeable = False
+            return arr
+        view = self._views.get(name)
+        if view is None:
+            if name in ("ctrl", "qfrc_applied"):
+                view = self._raw(name, shape, writable=True)
+            elif name in _WRITABLE:
+                view = StateArray(self._raw(name, shape), self._h, name)
+            else:
+                view = self._raw(name, shape)
+            self._views[name] = view
+        return view
+
+    def array(self, name: str) -> np.ndarray:
+        """Read-only array of any per-world ``sapData`` field by name (``"qfrc_bias"``,
+        ``"geom_xpos"``, ``"con_dist"``, ...), shape (nworld, count) or (nworld,).
+        A view on the CPU; a snapshot (the whole batch is synchronised) on the GPU."""
+        if self.on_gpu:
+            check(lib.sap_sync(self._h.sim))
+            return np.array(self._raw(name))
+        return self._raw(name)
+
+    @property
+    def qpos(self) -> StateArray:
+        """(nworld, nq) float64 positions (MuJoCo layout; quaternions w-x-y-z).
+        Assignment goes through ``sap_set`` (validated, poses recomputed)."""
+        return self._field("qpos")  # type: ignore[return-value]
+
+    @qpos.setter
+    def qpos(self, value: npt.ArrayLike) -> None:
+        _set(self._h, "qpos", value)
+
+    @property
+    def qvel(self) -> StateArray:
+        """(nworld, nv) float64 velocities (free joint: world linear velocity, body
+        angular velocity). Assignment goes through ``sap_set``."""
+        return self._field("qvel")  # type: ignore[return-value]
+
+    @qvel.setter
+    def qvel(self, value: npt.ArrayLike) -> None:
+        _set(self._h, "qvel", value)
+
+    @property
+    def time(self) -> StateArray:
+        """(nworld,) float64 simulated time. Assignment goes through ``sap_set``."""
+        return self._field("time")  # type: ignore[return-value]
+
+    @time.setter
+    def time(self, value: npt.ArrayLike) -> None:
+        _set(self._h, "time", np.reshape(value, (-1, 1)) if np.ndim(value) else value)
+
+    @property
+    def ctrl(self) -> np.ndarray:
+        """(nworld, nu) float64 controls. On the CPU a writable view: write in place
+        (``sim.ctrl[:] = a``); :meth:`step` rejects non-finite values. Assigning the
+        property (``sim.ctrl = a``) validates at once through ``sap_set``."""
+        return self._field("ctrl")
+
+    @ctrl.setter
+    def ctrl(self, value: npt.ArrayLike) -> None:
+        _set(self._h, "ctrl", value)
+
+    @property
+    def qfrc_applied(self) -> np.ndarray:
+        """(nworld, nv) float64 user generalized forces; written like :attr:`ctrl`."""
+        return self._field("qfrc_applied")
+
+    @qfrc_applied.setter
+    def qfrc_applied(self, value: npt.ArrayLike) -> None:
+        _set(self._h, "qfrc_applied", value)
+
+    @property
+    def xpos(self) -> np.ndarray:
+        """(nworld, nbody, 3) float64 body frame positions (read-only). As MuJoCo's
+        ``mj_step`` leaves them, these are the poses of the state a step started from
+        (or of the last reset or qpos write), one step behind ``qpos``."""
+        return self._field("xpos")
+
+    @property
+    def xquat(self) -> np.ndarray:
+        """(nworld, nbody, 4) float64 body frame orientations, w-x-y-z (read-only);
+        as :attr:`xpos`, those of the state the last step started from."""
+        return self._field("xquat")
+
+    def _diag(self, name: str) -> np.ndarray:
+        if self.on_gpu:
+            info = (_capi.SapWorldInfo * self.nworld)()
+            check(lib.sap_worldInfo(self._h.sim, None, self.nworld, info))
+            key = {"world_flags": "flags"}.get(name, name)
+            arr = np.array([getattr(i, key) for i in info], dtype=np.int32)
+            arr.flags.writeable = False
+            return arr
+        view = self._views.get(name)
+        if view is None:
+            view = self._views[name] = self._raw(name)
+        return view
+
+    @property
+    def world_flags(self) -> np.ndarray:
+        """(nworld,) int32 :class:`WorldFlag` bits of the last step (read-only)."""
+        return self._diag("world_flags")
+
+    @property
+    def converged(self) -> np.ndarray:
+        """(nworld,) bool: the last step's solve met its tolerance (a new array)."""
+        return (self.world_flags & WorldFlag.CONVERGED) != 0
+
+    @property
+    def ncon(self) -> np.ndarray:
+        """(nworld,) int32 live contacts of the last step (read-only)."""
+        return self._diag("ncon")
+
+    @property
+    def ncon_dropped(self) -> np.ndarray:
+        """(nworld,) int32 contacts dropped by the capacity ncon_max (read-only)."""
+        return self._diag("ncon_dropped")
+
+    @property
+    def newton_iter(self) -> np.ndarray:
+        """(nworld,) int32 Newton iterations of the last step (read-only)."""
+        return self._diag("newton_iter")
+
+    @property
+    def ls_iter(self) -> np.ndarray:
+        """(nworld,) int32 line-search iterations of the last step (read-only)."""
+        return self._diag("ls_iter")
+
+    @property
+    def nfactor(self) -> np.ndarray:
+        """(nworld,) int32 factorizations of the last step (read-only)."""
+        return self._diag("nfactor")
+
+    @property
+    def ncon_max(self) -> int:
+        """Per-world contact capacity (the contact arrays' second dimension)."""
+        return self._count("con_dist")[1]
+
+    def contacts(self) -> dict[str, np.ndarray]:
+        """The contact arrays of the last step (entries [w, :ncon[w]] are live):
+        ``geom`` (nworld, ncon_max, 2) int32 geom ids; ``pos`` (nworld, ncon_max, 2, 3)
+        witness points on geom 0 and geom 1; ``frame`` (nworld, ncon_max, 3, 3) rows
+        t1, t2, n (n from geom 0 to geom 1); ``dist`` (nworld, ncon_max) signed
+        distance; ``mu``, ``k``, ``taud`` (nworld, ncon_max) pair materials.
+        Read-only views on the CPU, snapshots on the GPU."""
+        c = self.ncon_max
+        shapes = {"geom": (c, 2), "pos": (c, 2, 3), "frame": (c, 3, 3), "dist": (c,), "mu": (c,),
+                  "k": (c,), "taud": (c,)}
+        out = {}
+        if self.on_gpu:
+            check(lib.sap_sync(self._h.sim))
+        for key, tail in shapes.items():
+            arr = self._raw("con_" + key, tail)
+            out[key] = np.array(arr) if self.on_gpu else arr
+        return out
+
+    def __repr__(self) -> str:
+        return (f"sapsim.Sim(nworld={self.nworld}, nq={self.nq}, nv={self.nv}, nu={self.nu}, "
+                f"device='{self.device_name}', preset='{self.options.get('preset')}')")
