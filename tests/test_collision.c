@@ -511,13 +511,15 @@ static void test_box_box_oracle(void) {
 static const char* slabScene(double tilt, double mu) {
   static char xml[2048];
   double t = tilt * mjPI / 180, x = 1.5, h = 0.1;
-  // 5 cm margin: the sliding contact glides at a small positive gap (see below)
+  // 5 cm SAP detection margin (sapsim's speculative band, not MJCF's margin, which would
+  // inflate the surfaces): the sliding contact glides at a small positive gap (see below)
   snprintf(xml, sizeof(xml),
            "<mujoco><option timestep='0.002'/>"
-           "<custom><numeric name='sap_contact_k' data='1e5'/><numeric name='sap_contact_taud' data='0.01'/></custom>"
-           "<worldbody><geom name='slab' type='box' size='3 1 0.05' euler='0 %.17g 0' friction='%g' margin='0.05'/>"
+           "<custom><numeric name='sap_contact_k' data='1e5'/><numeric name='sap_contact_taud' data='0.01'/>"
+           "<numeric name='sap_contact_margin' data='0.05'/></custom>"
+           "<worldbody><geom name='slab' type='box' size='3 1 0.05' euler='0 %.17g 0' friction='%g'/>"
            "<body name='cube' pos='%.17g 0 %.17g' euler='0 %.17g 0'><freejoint/>"
-           "<geom name='cube' type='box' size='0.05 0.05 0.05' mass='1' friction='%g' margin='0.05'/></body>"
+           "<geom name='cube' type='box' size='0.05 0.05 0.05' mass='1' friction='%g'/></body>"
            "</worldbody></mujoco>",
            tilt, mu, x * cos(t) + h * sin(t), -x * sin(t) + h * cos(t), tilt, mu);
   const char* path = tmpPath("slab");
