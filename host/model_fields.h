@@ -32,6 +32,7 @@
   X(int, dof_parentid, (m)->nv)                                  \
   X(double, dof_armature, (m)->nv)                               \
   X(double, dof_damping, (m)->nv)                                \
+  X(double, dof_frictionloss, (m)->nv)                           \
   X(double, qpos0, (m)->nq)                                      \
   X(double, qpos_spring, (m)->nq)                                \
   X(int, geom_type, (m)->ngeom)                                  \
@@ -69,6 +70,7 @@
   X(int, actuator_forcelimited, (m)->nu)                         \
   X(double, actuator_gear, (m)->nu)                              \
   X(double, actuator_gain, (m)->nu)                              \
+  X(double, actuator_bias, (m)->nu)                              \
   X(double, actuator_ctrlrange, (m)->nu * 2)                     \
   X(double, actuator_forcerange, (m)->nu * 2)                    \
   X(double, actuator_kp, (m)->nu)                                \
@@ -76,6 +78,7 @@
   X(int, tendon_adr, (m)->ntendon)                               \
   X(int, tendon_num, (m)->ntendon)                               \
   X(int, tendon_limited, (m)->ntendon)                           \
+  X(double, tendon_frictionloss, (m)->ntendon)                   \
   X(double, tendon_range, (m)->ntendon * 2)                      \
   X(int, wrap_jnt, (m)->nwrap)                                   \
   X(double, wrap_coef, (m)->nwrap)                               \

@@ -36,42 +36,60 @@ static double custom_numeric(const mjModel* mj, const char* name, double fallbac
   return fallback;
 }
 
-/* classify an actuator as motor / position / velocity, or fail naming it */
+/* classify an actuator, or fail naming it. MuJoCo's SISO law (mj_fwdActuation) with a fixed
+ * gain g and an affine bias (b0, b1, b2) is force = g u + b0 + b1 l + b2 l'; it is exactly
+ *   a position drive  kp (t - l) - kv l'  with kp = -b1 > 0, kv = -b2 >= 0, t = (g u + b0)/kp,
+ *   a velocity drive  kv (t - l')         with b1 = 0, kv = -b2 > 0,         t = (g u + b0)/kv,
+ *   a motor           g u + b0            with b1 = b2 = 0,
+ * so <position>, <velocity>, <motor> and <general> servos of those shapes (e.g. a scaled
+ * servo gainprm="g" biasprm="0 -k -kv") all map; *gain, *bias give t (or the motor force) as
+ * gain u + bias. An affine gain with zero slopes is the fixed gain g0. Anything else (negative
+ * damping, positive stiffness, activation dynamics, state-dependent gains) is refused. */
 static sapStatus classify_actuator(const mjModel* mj, int i, int* kind, double* kp, double* kv,
-                                   const char* path) {
+                                   double* gain, double* bias, const char* path) {
   const double* g = mj->actuator_gainprm + i * mjNGAIN;
   const double* b = mj->actuator_biasprm + i * mjNBIAS;
   const char* name = mjname(mj, mj->name_actuatoradr, i);
+  int gt = mj->actuator_gaintype[i], bt = mj->actuator_biastype[i];
   if (mj->actuator_dyntype[i] != mjDYN_NONE)
     return sap_fail(SAP_ERR_UNSUPPORTED,
                     "%s: actuator '%s' has activation dynamics (dyntype %d); sapsim supports "
-                    "motor, position and velocity actuators only", path, name,
-                    mj->actuator_dyntype[i]);
-  if (mj->actuator_gaintype[i] != mjGAIN_FIXED)
+                    "actuators without activation (motor, position, velocity and affine servos)", path,
+                    name, mj->actuator_dyntype[i]);
+  if (gt != mjGAIN_FIXED && !(gt == mjGAIN_AFFINE && g[1] == 0 && g[2] == 0))
     return sap_fail(SAP_ERR_UNSUPPORTED,
-                    "%s: actuator '%s' has a non-fixed gain (gaintype %d); sapsim supports "
-                    "motor, position and velocity actuators only", path, name,
-                    mj->actuator_gaintype[i]);
+                    "%s: actuator '%s' has a state-dependent gain (gaintype %d, gain %g %g %g); sapsim "
+                    "supports fixed gains only", path, name, gt, g[0], g[1], g[2]);
+  if (bt != mjBIAS_NONE && bt != mjBIAS_AFFINE)
+    return sap_fail(SAP_ERR_UNSUPPORTED,
+                    "%s: actuator '%s' has bias type %d; sapsim supports none and affine", path, name, bt);
+  double b0 = bt == mjBIAS_AFFINE ? b[0] : 0, b1 = bt == mjBIAS_AFFINE ? b[1] : 0;
+  double b2 = bt == mjBIAS_AFFINE ? b[2] : 0;
   *kp = *kv = 0;
-  if (mj->actuator_biastype[i] == mjBIAS_NONE) {
+  if (b1 == 0 && b2 == 0) {  /* motor: g u + b0 */
     *kind = SAP_ACT_MOTOR;
+    *gain = g[0];
+    *bias = b0;
     return SAP_OK;
   }
-  if (mj->actuator_biastype[i] == mjBIAS_AFFINE && b[0] == 0) {
-    if (b[1] == -g[0] && g[0] > 0) {  /* position: gain kp, bias (0, -kp, -kv) */
-      *kind = SAP_ACT_POSITION;
-      *kp = g[0];
-      *kv = -b[2];
-      if (*kv >= 0) return SAP_OK;
-    } else if (b[1] == 0 && b[2] == -g[0] && g[0] > 0) {  /* velocity: gain kv, bias (0,0,-kv) */
-      *kind = SAP_ACT_VELOCITY;
-      *kv = g[0];
-      return SAP_OK;
-    }
+  if (b1 < 0 && b2 <= 0) {  /* position servo */
+    *kind = SAP_ACT_POSITION;
+    *kp = -b1;
+    *kv = -b2;
+  } else if (b1 == 0 && b2 < 0) {  /* velocity servo */
+    *kind = SAP_ACT_VELOCITY;
+    *kv = -b2;
+  } else {
+    return sap_fail(SAP_ERR_UNSUPPORTED,
+                    "%s: actuator '%s' is a general actuator (gain %g, bias %g %g %g) that is not a "
+                    "motor, position or velocity servo (it needs bias[1] <= 0 and bias[2] <= 0)", path,
+                    name, g[0], b[0], b[1], b[2]);
   }
-  return sap_fail(SAP_ERR_UNSUPPORTED,
-                  "%s: actuator '%s' is a general actuator (gain %g, bias %g %g %g) that is not "
-                  "a motor, position or velocity actuator", path, name, g[0], b[0], b[1], b[2]);
+  /* target t = gain u + bias; 1 and 0 exactly for the <position>/<velocity> shortcuts */
+  double k = *kind == SAP_ACT_POSITION ? *kp : *kv;
+  *gain = g[0] == k ? 1 : g[0] / k;
+  *bias = b0 / k;
+  return SAP_OK;
 }
 
 /* MuJoCo's disable flags: sapsim honours CONSTRAINT, EQUALITY, FRICTIONLOSS, LIMIT,
@@ -184,9 +202,9 @@ static sapStatus check_joints(const mjModel* mj, const char* path) {
   }
   for (int i = 0; i < mj->nv; i++) {
     const char* name = mjname(mj, mj->name_jntadr, mj->dof_jntid[i]);
-    if (mj->dof_frictionloss[i] != 0 && !disabled(mj, mjDSBL_FRICTIONLOSS))
-      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: joint '%s' has frictionloss, which is not supported",
-                      path, name);
+    if (mj->dof_frictionloss[i] < 0)
+      return sap_fail(SAP_ERR_SCENE, "%s: joint '%s' has a negative frictionloss (%g)", path, name,
+                      mj->dof_frictionloss[i]);
     if (any_nonzero(mj->dof_dampingpoly + i * mjNPOLY, mjNPOLY) && !disabled(mj, mjDSBL_DAMPER))
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: joint '%s' has polynomial damping (dampingpoly), which is not supported",
@@ -291,11 +309,13 @@ static sapStatus check_tendons(const mjModel* mj, const char* path) {
     int damper = (mj->tendon_damping[t] != 0 ||
                   any_nonzero(mj->tendon_dampingpoly + t * mjNPOLY, mjNPOLY)) &&
                  !disabled(mj, mjDSBL_DAMPER);
-    int friction = mj->tendon_frictionloss[t] != 0 && !disabled(mj, mjDSBL_FRICTIONLOSS);
-    if (spring || damper || friction)
+    if (spring || damper)
       return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: tendon '%s' has stiffness, damping or frictionloss, which are not "
-                      "supported (only ranges)", path, name);
+                      "%s: tendon '%s' has stiffness or damping, which are not supported (only ranges "
+                      "and frictionloss)", path, name);
+    if (mj->tendon_frictionloss[t] < 0)
+      return sap_fail(SAP_ERR_SCENE, "%s: tendon '%s' has a negative frictionloss (%g)", path, name,
+                      mj->tendon_frictionloss[t]);
     if (mj->tendon_armature[t] != 0)
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: tendon '%s' has armature, which is not supported",
                       path, name);
@@ -469,6 +489,9 @@ static void copy_joints(sapModel* m, const mjModel* mj) {
   }
   if (disabled(mj, mjDSBL_DAMPER))
     for (int i = 0; i < mj->nv; i++) m->dof_damping[i] = 0;
+  /* dry friction: one SAP row per dof (MuJoCo's mj_instantiateFriction), off with the flag */
+  for (int i = 0; i < mj->nv; i++)
+    m->dof_frictionloss[i] = disabled(mj, mjDSBL_FRICTIONLOSS) ? 0 : mj->dof_frictionloss[i];
   copy_num(m->qpos0, mj->qpos0, mj->nq);
   copy_num(m->qpos_spring, mj->qpos_spring, mj->nq);
 }
@@ -533,15 +556,14 @@ static void limit_by_joint(sapModel* m, const mjModel* mj, int i) {
 
 static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path) {
   for (int i = 0; i < mj->nu; i++) {
-    sapStatus st = classify_actuator(mj, i, &m->actuator_kind[i], &m->actuator_kp[i],
-                                     &m->actuator_kv[i], path);
+    sapStatus st = classify_actuator(mj, i, &m->actuator_kind[i], &m->actuator_kp[i], &m->actuator_kv[i],
+                                     &m->actuator_gain[i], &m->actuator_bias[i], path);
     if (st != SAP_OK) return st;
     m->actuator_trntype[i] = mj->actuator_trntype[i] == mjTRN_TENDON ? SAP_TRN_TENDON : SAP_TRN_JOINT;
     m->actuator_trnid[i] = mj->actuator_trnid[2 * i];
     m->actuator_ctrllimited[i] = mj->actuator_ctrllimited[i] && !disabled(mj, mjDSBL_CLAMPCTRL);
     m->actuator_forcelimited[i] = mj->actuator_forcelimited[i];
     m->actuator_gear[i] = mj->actuator_gear[6 * i];
-    m->actuator_gain[i] = m->actuator_kind[i] == SAP_ACT_MOTOR ? mj->actuator_gainprm[i * mjNGAIN] : 1;
     copy_num(m->actuator_ctrlrange + 2 * i, mj->actuator_ctrlrange + 2 * i, 2);
     copy_num(m->actuator_forcerange + 2 * i, mj->actuator_forcerange + 2 * i, 2);
     if (mj->actuator_trntype[i] == mjTRN_JOINT) limit_by_joint(m, mj, i);
@@ -551,6 +573,7 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
     m->tendon_num[t] = mj->tendon_num[t];
     m->tendon_limited[t] = mj->tendon_limited[t] && !disabled(mj, mjDSBL_LIMIT);
     copy_num(m->tendon_range + 2 * t, mj->tendon_range + 2 * t, 2);
+    m->tendon_frictionloss[t] = disabled(mj, mjDSBL_FRICTIONLOSS) ? 0 : mj->tendon_frictionloss[t];
   }
   for (int w = 0; w < mj->nwrap; w++) {
     m->wrap_jnt[w] = mj->wrap_objid[w];
@@ -573,12 +596,15 @@ static void copy_keys_names(sapModel* m, const mjModel* mj) {
 }
 
 /* scalar SAP constraint rows a world can need: one per position/velocity actuator
- * (PD drive), two per limited hinge/slide joint and per limited tendon */
+ * (PD drive), two per limited hinge/slide joint and per limited tendon, one per dof and
+ * per tendon with frictionloss */
 static void count_solve_rows(sapModel* m) {
   int n = 0;
   for (int u = 0; u < m->nu; u++) n += m->actuator_kind[u] != SAP_ACT_MOTOR;
   for (int j = 0; j < m->njnt; j++) n += 2 * (m->jnt_limited[j] != 0);
   for (int t = 0; t < m->ntendon; t++) n += 2 * (m->tendon_limited[t] != 0);
+  for (int i = 0; i < m->nv; i++) n += m->dof_frictionloss[i] > 0;
+  for (int t = 0; t < m->ntendon; t++) n += m->tendon_frictionloss[t] > 0;
   m->nsolve_rows = n;
   m->nsolve_nnz = 1;
   for (int t = 0; t < m->ntendon; t++)

@@ -320,9 +320,11 @@ SAP_HD void SAPT(sapw_actuation)(const sapModel* m, const double* qpos, const do
     if (m->actuator_ctrllimited[i])
       u = fmin(fmax(u, m->actuator_ctrlrange[2 * i]), m->actuator_ctrlrange[2 * i + 1]);
     SAPT(sapw_actuatorLength)(m, qpos, qvel, i, &len, &vel);
-    if (kind == SAP_ACT_MOTOR) f = m->actuator_gain[i] * u;
-    else if (kind == SAP_ACT_POSITION) f = m->actuator_kp[i] * (u - len) - m->actuator_kv[i] * vel;
-    else f = m->actuator_kv[i] * (u - vel);
+    /* t = gain u + bias: the motor force, or the drive's target length or velocity */
+    double t = m->actuator_gain[i] * u + m->actuator_bias[i];
+    if (kind == SAP_ACT_MOTOR) f = t;
+    else if (kind == SAP_ACT_POSITION) f = m->actuator_kp[i] * (t - len) - m->actuator_kv[i] * vel;
+    else f = m->actuator_kv[i] * (t - vel);
     if (m->actuator_forcelimited[i])
       f = fmin(fmax(f, m->actuator_forcerange[2 * i]), m->actuator_forcerange[2 * i + 1]);
     /* generalized force = gear * f along the transmission */

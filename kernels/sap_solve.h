@@ -79,6 +79,14 @@ SAP_HD double sapw_midpointAlpha0(double k0, double k1, double kdef) {
 /* sparse scalar row (idx, val) of at most snz entries, -1 after the last */
 typedef struct sapRow { int* idx; double* val; int n, cap; } sapRow;
 
+/* unit row e_dof on any dof (dof friction of hinge, slide, ball and free joints) */
+SAP_HD void sapw_dofRow(int dof, sapRow* row) {
+  row->idx[0] = dof;
+  row->val[0] = 1;
+  row->n = 1;
+  if (row->cap > 1) row->idx[1] = -1;
+}
+
 /* row += c e_dof for a 1-dof joint j (hinge/slide), returns c q; *ok = 0 for other joint
  * types (their limits and drives are not supported here) or a full row */
 SAP_HD double sapw_jointRow(const sapModel* m, const double* qpos, int j, double c, sapRow* row, int* ok) {

@@ -2,8 +2,9 @@
  * (template body in the contact objective precision; include via sap_solve.h): contact
  * Jacobians (witness_point / contact_midpoint), weights (body_inertia / diag_delassus in the
  * weight precision), cone parameters, PD drives of position/velocity actuators, joint and
- * fixed-tendon limits, participation, warm start; then Newton. Seed 002; sapwarp_spec.md
- * §3-§6; drake_sap_spec.md §2-§5. Reference version: one thread per world. */
+ * fixed-tendon limits, dry friction of dofs and fixed tendons, participation, warm start; then
+ * Newton. Seed 002; sapwarp_spec.md §3-§6; drake_sap_spec.md §2-§5. Reference version: one
+ * thread per world. */
 
 /* contact i: weight w (from the witnesses always, sapwarp §3.5) and cone parameters */
 SAP_HD void SAPT(sapw_buildContact)(const sapModel* m, const sapData* d, int w, int i,
@@ -44,7 +45,8 @@ SAP_HD SAP_REAL SAPT(sapw_rowDelassus)(const sapRow* row, const double* A, int n
 }
 
 /* PD drives of position/velocity actuators (drake §3.1): vc = gear * transmission . v,
- * force y = kp (ctrl - len) + kv (0 - vc) (position) or kv (ctrl - vc) (velocity),
+ * target t = gain ctrl + bias, force y = kp (t - len) + kv (0 - vc) (position) or kv (t - vc)
+ * (velocity),
  * clamped to forcerange when forcelimited. Rows go to P->sidx/sval from row 0; returns
  * the number written. */
 SAP_HD int SAPT(sapw_buildDrives)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
@@ -66,10 +68,11 @@ SAP_HD int SAPT(sapw_buildDrives)(const sapModel* m, const sapData* d, int w, co
       const double* cr = m->actuator_ctrlrange + 2 * u;
       ctrl = ctrl < cr[0] ? cr[0] : (ctrl > cr[1] ? cr[1] : ctrl);
     }
+    double t = m->actuator_gain[u] * ctrl + m->actuator_bias[u];  // target length or velocity
     SAP_REAL kp = kind == SAP_ACT_POSITION ? (SAP_REAL)m->actuator_kp[u] : 0;
     SAP_REAL kd = (SAP_REAL)m->actuator_kv[u];
-    SAP_REAL qd = kind == SAP_ACT_POSITION ? (SAP_REAL)ctrl : (SAP_REAL)len;
-    SAP_REAL vd = kind == SAP_ACT_VELOCITY ? (SAP_REAL)ctrl : 0;
+    SAP_REAL qd = kind == SAP_ACT_POSITION ? (SAP_REAL)t : (SAP_REAL)len;
+    SAP_REAL vd = kind == SAP_ACT_VELOCITY ? (SAP_REAL)t : 0;
     SAP_REAL flo = -(SAP_REAL)INFINITY, fhi = (SAP_REAL)INFINITY;
     if (m->actuator_forcelimited[u]) {
       flo = (SAP_REAL)m->actuator_forcerange[2 * u];
@@ -133,6 +136,31 @@ SAP_HD int SAPT(sapw_buildLimits)(const sapModel* m, const sapData* d, int w, co
   return ns - ns0;
 }
 
+/* dry friction (frictionloss) from row ns: a unit row per dof with dof_frictionloss > 0, then
+ * the fixed tendon's row per tendon with tendon_frictionloss > 0 (MuJoCo's order,
+ * mj_instantiateFriction); box h [-f, f] with R = sigma w (sapw_frictionSetup), w the row's
+ * Delassus estimate. Returns the rows written. */
+SAP_HD int SAPT(sapw_buildFriction)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
+                                    SAPT(sapProblem)* P, int ns) {
+  int ns0 = ns, nv = m->nv;
+  const double* qpos = d->qpos + (long)w * m->nq;
+  SAP_REAL h = (SAP_REAL)prm->h;
+  for (int j = 0; j < nv + m->ntendon; j++) {
+    int isdof = j < nv, id = isdof ? j : j - nv;
+    double f = isdof ? m->dof_frictionloss[id] : m->tendon_frictionloss[id];
+    if (!(f > 0)) continue;
+    sapRow row = sapw_row(P->sidx, P->sval, ns, P->snz);
+    int ok = 1;
+    if (isdof) sapw_dofRow(id, &row);
+    else sapw_tendonRow(m, qpos, id, 1, &row, &ok);
+    if (!ok) continue;
+    SAPT(sapw_frictionSetup)(h, SAPT(sapw_rowDelassus)(&row, P->A, nv), (SAP_REAL)prm->sigma, (SAP_REAL)f,
+                             P->spar + SAP_SPAR * ns);
+    ns++;
+  }
+  return ns - ns0;
+}
+
 /* participation (drake §1.1): a dof takes part when some dof of its tree is in a constraint
  * (the chains of a contact's bodies, a scalar row's dofs); dscale = diag(A)^-1/2 there (stopping
  * norms), 0 elsewhere. The warm start is v_n = qvel, the previous step's solution unless the
@@ -191,10 +219,11 @@ SAP_HD void SAPT(sapw_solveWorld)(const sapModel* m, const sapData* d, int w, co
   SAPT(sapProblem) P;
   SAPT(sapw_worldProblem)(m, d, w, prm, &P);
   for (int k = 0; k < 3 * nv; k++) P.rows[k] = 0;
-  // constraints: contacts, then drives, then limits
+  // constraints: contacts, then drives, then limits, then dry friction
   for (int i = 0; i < P.nc; i++) SAPT(sapw_buildContact)(m, d, w, i, prm, &P);
   int ns = SAPT(sapw_buildDrives)(m, d, w, prm, &P);
   ns += SAPT(sapw_buildLimits)(m, d, w, prm, &P, ns);
+  ns += SAPT(sapw_buildFriction)(m, d, w, prm, &P, ns);
   P.ns = ns;
   sapSolveStats st = {0, 0, 0, SAP_WORLD_CONVERGED};
   if (P.nc + P.ns == 0) {

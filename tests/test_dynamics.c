@@ -1,6 +1,7 @@
 /* Oracle tests of the foundation against libmujoco on every scene, at random
  * configurations, velocities and controls: body/com/geom poses (mj_kinematics),
- * mass matrix (mj_fullM), bias forces (qfrc_bias), passive and actuator forces.
+ * mass matrix (mj_fullM), bias forces (qfrc_bias), passive and actuator forces (drives
+ * explicit: contacts off; servo_arm.xml's <general> affine servos and biased motor included).
  * Tolerances per precision: fp64 ~1e-10 relative, fp32 ~1e-4; fp32 vs fp64 too. */
 #include <mujoco/mujoco.h>
 #include <stdio.h>
@@ -12,7 +13,8 @@
 
 static const char* scenes[] = {"scenes/pendulum.xml", "scenes/cartpole.xml", "scenes/box.xml",
                                "scenes/box_stack.xml", "scenes/ant.xml", "scenes/humanoid.xml",
-                               "scenes/arm7.xml", "scenes/cube_mesh.xml", "scenes/two_link.urdf"};
+                               "scenes/arm7.xml", "scenes/cube_mesh.xml", "scenes/two_link.urdf",
+                               "scenes/servo_arm.xml"};
 #define NSCENE ((int)(sizeof(scenes) / sizeof(scenes[0])))
 #define NWORLD 6
 

@@ -64,9 +64,22 @@ static void test_bad_scenes(void) {
               "<geom size='.1'/></body></worldbody></mujoco>"),
               SAP_ERR_UNSUPPORTED, "shoulder", "ball");
   expect_load(write_scene("friction",
-              "<mujoco><worldbody><body><joint name='sticky' type='hinge' frictionloss='1'/>"
+              "<mujoco><worldbody><body><joint name='sticky' type='hinge' frictionloss='-1'/>"
               "<geom size='.1'/></body></worldbody></mujoco>"),
-              SAP_ERR_UNSUPPORTED, "sticky", "frictionloss");
+              SAP_ERR_SCENE, "sticky", "negative frictionloss");
+  expect_load(write_scene("tendamp",
+              "<mujoco><worldbody><body><joint name='j' type='hinge'/><geom size='.1'/></body></worldbody>"
+              "<tendon><fixed name='cable' damping='1'><joint joint='j' coef='1'/></fixed></tendon></mujoco>"),
+              SAP_ERR_UNSUPPORTED, "cable", "damping");
+  /* affine actuators that are no drive: a damper (gain -kv l'), a positive stiffness bias */
+  expect_load(write_scene("damper",
+              "<mujoco><worldbody><body><joint name='j' type='hinge'/><geom size='.1'/></body></worldbody>"
+              "<actuator><damper name='brake' joint='j' kv='2' ctrlrange='0 1'/></actuator></mujoco>"),
+              SAP_ERR_UNSUPPORTED, "brake", "state-dependent gain");
+  expect_load(write_scene("antispring",
+              "<mujoco><worldbody><body><joint name='j' type='hinge'/><geom size='.1'/></body></worldbody>"
+              "<actuator><general name='pusher' joint='j' biastype='affine' biasprm='0 1 0'/></actuator></mujoco>"),
+              SAP_ERR_UNSUPPORTED, "pusher", "not a motor, position or velocity servo");
   expect_load(write_scene("condim",
               "<mujoco><worldbody><geom name='rolling' type='plane' size='1 1 1' condim='6'/>"
               "<body><freejoint/><geom size='.1'/></body></worldbody></mujoco>"),

@@ -34,18 +34,15 @@ typedef struct sapModel {
   int ngeom;       /* geoms */
   int nmesh;       /* meshes (convex hulls) */
   int nmeshvert;   /* vertices of all meshes */
-  int nu;          /* actuators (MuJoCo semantics; length l = gear * q for a joint, gear * tendon length):
-   *   motor:    force = clamp(ctrl) * gain
-   *   position: force = kp (ctrl - l) - kv l'
-   *   velocity: force = kv (ctrl - l')
-   * force clamped to forcerange when forcelimited; generalized force = gear * force */
+  int nu;          /* actuators (force laws at actuator_kind below) */
   int ntendon;     /* fixed tendons */
   int nwrap;       /* tendon wraps (joint, coef) */
   int nexclude;    /* explicit contact exclude pairs */
   int nkey;        /* keyframes */
   int npair_max;   /* candidate geom pairs: dynamic ones after static filtering, plus the
                     * explicit MJCF <pair> elements (collision) */
-  int nsolve_rows; /* scalar SAP rows at most: PD drives + 2 x (limited joints + limited tendons) */
+  int nsolve_rows; /* scalar SAP rows at most: PD drives + 2 x (limited joints + limited tendons)
+                    + dofs and tendons with frictionloss */
   int nsolve_nnz;  /* entries of a scalar SAP row at most: 1, or the longest fixed tendon */
 
   /* options */
@@ -91,6 +88,7 @@ typedef struct sapModel {
   int* dof_parentid;      /* (nv)         previous dof in the tree, -1 at a root */
   double* dof_armature;   /* (nv)         armature added to M's diagonal */
   double* dof_damping;    /* (nv)         implicit joint damping (A = M + h D) */
+  double* dof_frictionloss; /* (nv)       dry friction: |generalized force| <= this (SAP box row) */
 
   /* coordinates */
   double* qpos0;          /* (nq)         reference configuration (hinge/slide zero) */
@@ -134,17 +132,22 @@ typedef struct sapModel {
   double* pair_taud;      /* (npair_max)  SAP dissipation time, geoms' tau_d summed (s) */
 
   /* actuators (MuJoCo semantics; length l = gear * q for a joint, gear * tendon length):
-   *   motor:    force = clamp(ctrl) * gain
-   *   position: force = kp (ctrl - l) - kv l'
-   *   velocity: force = kv (ctrl - l')
-   * force clamped to forcerange when forcelimited; generalized force = gear * force */
+   *   motor:    force = gain u + bias
+   *   position: force = kp (gain u + bias - l) - kv l'
+   *   velocity: force = kv (gain u + bias - l')
+   * u = ctrl clamped to ctrlrange when ctrllimited; force clamped to forcerange when
+   * forcelimited; generalized force = gear * force. A MuJoCo actuator with gain g and affine
+   * bias (b0, b1, b2) is force = g u + b0 + b1 l + b2 l': position when b1 < 0 (kp = -b1,
+   * kv = -b2, gain = g/kp, bias = b0/kp), velocity when b1 = 0 > b2 (kv = -b2, gain = g/kv,
+   * bias = b0/kv), motor when b1 = b2 = 0 (gain = g, bias = b0) */
   int* actuator_kind;     /* (nu)         SAP_ACT_* */
   int* actuator_trntype;  /* (nu)         SAP_TRN_* */
   int* actuator_trnid;    /* (nu)         joint or tendon id */
   int* actuator_ctrllimited;  /* (nu)     clamp ctrl to ctrlrange */
   int* actuator_forcelimited; /* (nu)     clamp force to forcerange */
   double* actuator_gear;      /* (nu)     gear ratio */
-  double* actuator_gain;      /* (nu)     motor gain (MJCF gainprm[0], 1 for <motor>) */
+  double* actuator_gain;      /* (nu)     control gain: motor force, or drive target, per unit ctrl */
+  double* actuator_bias;      /* (nu)     constant: motor force, or drive target, at ctrl 0 */
   double* actuator_ctrlrange; /* (nu x 2) */
   double* actuator_forcerange;/* (nu x 2) */
   double* actuator_kp;        /* (nu)     position gain (position actuators) */
@@ -154,6 +157,7 @@ typedef struct sapModel {
   int* tendon_adr;        /* (ntendon)    first wrap */
   int* tendon_num;        /* (ntendon)    number of wraps */
   int* tendon_limited;    /* (ntendon)    has a range */
+  double* tendon_frictionloss; /* (ntendon) dry friction on the tendon velocity (SAP box row) */
   double* tendon_range;   /* (ntendon x 2) */
   int* wrap_jnt;          /* (nwrap)      joint of each wrap */
   double* wrap_coef;      /* (nwrap)      coefficient */
