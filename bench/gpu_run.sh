@@ -32,8 +32,9 @@ if want sanitize && command -v compute-sanitizer >/dev/null; then
   echo "== compute-sanitizer (small)"
   for tool in memcheck racecheck synccheck initcheck; do
     timeout 90 compute-sanitizer --tool $tool --error-exitcode 9 \
-      "$G"/sapsim run $S/humanoid.xml --device cuda --worlds 8 --steps 3 --quiet > "$OUT/san_$tool.log" 2>&1
-    echo "$tool: exit $?  $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san_$tool.log" | tail -n 1)"
+      "$G"/sapsim run $S/humanoid.xml --device cuda --worlds 8 --steps 3 --quiet > /tmp/san_$tool.log 2>&1
+    echo "$tool: exit $?  $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' /tmp/san_$tool.log | tail -n 1)"
+    { echo "== $tool"; cat /tmp/san_$tool.log; } >> "$OUT/sanitizer.log"
   done
 fi
 if want ncu && command -v ncu >/dev/null; then
