@@ -32,6 +32,7 @@ void sapcli_randomCtrl(const sapModel* m, int nworld, double noise, unsigned lon
                        double* ctrl);
 int sap_benchMain(sapCli* cli);
 int sap_runMain(sapCli* cli);
+int sap_compareMain(sapCli* cli);  /* sapsim vs MuJoCo's mj_step (host/cli_compare.c) */
 int sap_ablateMain(int argc, char** argv);  /* parses its own flags (host/cli_ablate.c) */
 /* run bench/SCRIPT JSONL PNG with a python3 that has matplotlib (host/cli_plot.c) */
 int sapcli_plot(const char* script, const char* jsonl, const char* png);

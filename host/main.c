@@ -2,6 +2,7 @@
  *   sapsim info  SCENE                        model summary and contact materials
  *   sapsim run   SCENE [options]              step worlds, print diagnostics, write a trajectory
  *   sapsim bench SCENE [options]              throughput sweep, JSON lines, MuJoCo side by side
+ *   sapsim compare SCENE [options]            sapsim and MuJoCo's mj_step from the same state and controls
  *   sapsim ablate SCENE [options]             presets and one-factor overrides in lockstep, divergence
  * Run `sapsim help` for the options. */
 #include <stdio.h>
@@ -18,6 +19,8 @@ static void usage(FILE* f) {
           "  info   SCENE                 print the model and its contact materials\n"
           "  run    SCENE                 step worlds and report per-world diagnostics\n"
           "  bench  SCENE                 throughput sweep (JSON lines), MuJoCo mj_step beside\n"
+          "  compare SCENE                the same state and controls stepped by sapsim and by\n"
+          "                               MuJoCo: base heights and joint differences over time\n"
           "  ablate SCENE                 same worlds under --presets and each --set override in\n"
           "                               lockstep: velocity/position divergence, iterations, time\n"
           "options:\n"
@@ -83,13 +86,14 @@ int main(int argc, char** argv) {
   }
   const char* cmd = argv[1];
   if (!strcmp(cmd, "ablate")) return sap_ablateMain(argc - 2, argv + 2);
-  if (strcmp(cmd, "info") && strcmp(cmd, "run") && strcmp(cmd, "bench")) {
-    fprintf(stderr, "sapsim: unknown command '%s' (valid: info, run, bench, ablate)\n", cmd);
+  if (strcmp(cmd, "info") && strcmp(cmd, "run") && strcmp(cmd, "bench") && strcmp(cmd, "compare")) {
+    fprintf(stderr, "sapsim: unknown command '%s' (valid: info, run, bench, compare, ablate)\n", cmd);
     return 2;
   }
   sapCli cli;
   if (sapcli_parse(argc - 2, argv + 2, &cli, cmd)) return 2;
   if (!strcmp(cmd, "info")) return info_main(&cli);
   if (!strcmp(cmd, "run")) return sap_runMain(&cli);
+  if (!strcmp(cmd, "compare")) return sap_compareMain(&cli);
   return sap_benchMain(&cli);
 }

@@ -4,6 +4,7 @@
  * override changes exactly its knob, every stdout line is JSON (a small strict
  * validator below), plots are PNGs, bad presets fail with the valid names. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -364,6 +365,35 @@ static void test_plots_png(void) {
 }
 
 /* bad names fail before running anything, naming the valid values */
+/* `sapsim compare`: a 1 kg box resting on its 4 corner contacts sits at the SAP
+ * rest height 0.1 - m g / (4 k), k = 1e5 / 2 (two geoms in series), analytic; MuJoCo's
+ * soft contact rests within a millimetre of touching; the last line is JSON */
+static void test_compare(void) {
+  if (!have_cli()) SKIP("%s not built (make)", SAPSIM);
+  cliRun r = run_cli("compare scenes/box.xml --steps 200");
+  CHECK(r.rc == 0, "compare failed (rc %d): %s", r.rc, r.err);
+  const char* last = strrchr(r.out, '{');
+  CHECK(last && json_valid(last), "compare: last line is not JSON: %.200s", r.out);
+  double zs = NAN, zm = NAN;
+  const char* a = last ? strstr(last, "\"final_base_z_sapsim\":") : NULL;
+  const char* b = last ? strstr(last, "\"final_base_z_mujoco\":") : NULL;
+  if (a) zs = strtod(a + strlen("\"final_base_z_sapsim\":"), NULL);
+  if (b) zm = strtod(b + strlen("\"final_base_z_mujoco\":"), NULL);
+  CHECK_CLOSE(zs, 0.1 - 9.81 / (4 * 5e4), 2e-6, 0, "sapsim rest height");
+  CHECK(fabs(zm - 0.1) < 1e-3, "MuJoCo rest height %g", zm);
+  free_run(&r);
+}
+
+/* output files that cannot be written fail loudly; a FIFO is not a scene */
+static void test_output_errors(void) {
+  if (!have_cli()) SKIP("%s not built (make)", SAPSIM);
+  cliRun r = run_cli("run scenes/box.xml --worlds 1 --steps 3 --out /dev/full");
+  CHECK(r.rc != 0 && strstr(r.err, "/dev/full") && strstr(r.err, "failed"), "--out /dev/full: rc %d, '%s'",
+        r.rc, r.err);
+  CHECK(!strstr(r.out, "trajectory:"), "--out /dev/full reported success");
+  free_run(&r);
+}
+
 static void test_bad_names(void) {
   if (!have_cli()) SKIP("%s not built (make)", SAPSIM);
   const char* cases[] = {
@@ -419,6 +449,8 @@ int main(void) {
   RUN(test_json_lines);
   RUN(test_plots_png);
   RUN(test_bad_names);
+  RUN(test_compare);
+  RUN(test_output_errors);
   char cmd[128];
   snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp_dir);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmp_dir);
