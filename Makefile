@@ -56,7 +56,7 @@ CLI := $(BUILD)/sapsim
 SO  := $(BUILD)/libsapsim.so
 CFLAGS += -fPIC
 
-.PHONY: all test test-gpu bench deps clean asan
+.PHONY: all test test-gpu bench deps clean asan asan-ci fuzz fuzz-ci fuzz-deps
 all: $(CLI) $(TEST_BIN) $(EMU_TEST) $(SHIM_TEST)
 
 $(BUILD)/%.o: %.c $(KERNEL_HDR) | $(MJ_LIB)
@@ -178,5 +178,54 @@ asan: deps
 	  LDLIBS="$(MJ_LINK) -lm -fopenmp -fsanitize=address,undefined" all
 	@bash tests/run.sh build-asan/tests
 
+# CI's sanitizer pass: the CPU build under ASan + UBSan, a subset of the tests that
+# covers input validation, the SAP math and the MuJoCo oracles in a few minutes
+ASAN_CI_TESTS := test_errors test_sap_math test_foundation test_dynamics test_contact_params
+asan-ci: deps
+	$(MAKE) BUILD=build-asan NVCC= OPT="-O1 -fsanitize=address,undefined -fno-omit-frame-pointer" \
+	  LDLIBS="$(MJ_LINK) -lm -fopenmp -fsanitize=address,undefined" \
+	  $(addprefix build-asan/tests/,$(ASAN_CI_TESTS))
+	@fail=0; for t in $(ASAN_CI_TESTS); do \
+	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=0 build-asan/tests/$$t \
+	    > build-asan/$$t.log 2>&1 || { echo "asan-ci: $$t failed"; tail -n 30 build-asan/$$t.log; fail=1; }; \
+	  tail -n 1 build-asan/$$t.log; done; exit $$fail
+
+# Fuzz targets (libFuzzer, clang with ASan + UBSan; CPU backend): the scene loader and
+# the option parser (tests/fuzz). fuzz-ci runs each briefly with a fixed seed (CI);
+# fuzz runs each for FUZZ_SECONDS. Findings are written to build-fuzz/.
+FUZZ_CC      ?= clang
+FUZZ_DIR     := build-fuzz
+FUZZ_SECONDS ?= 600
+FUZZ_CFLAGS  := -std=c11 -D_DEFAULT_SOURCE -O1 -g -fopenmp -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+                -Wno-unknown-pragmas -Iinclude -Ikernels -Ihost -isystem $(MJ_DIR)/include
+FUZZ_BIN     := $(FUZZ_DIR)/fuzz_scene $(FUZZ_DIR)/fuzz_options
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(HOST_SRC) $(KERNEL_HDR) | $(MJ_LIB)
+	@mkdir -p $(FUZZ_DIR)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(HOST_SRC) $(MJ_LINK) -lm -o $@
+
+# clang and its OpenMP runtime when missing (Debian packages)
+fuzz-deps: deps
+	@command -v $(FUZZ_CC) >/dev/null && echo 'int main(void){return 0;}' | $(FUZZ_CC) -fopenmp -x c - -o /dev/null 2>/dev/null || { \
+	  echo "fuzz: installing clang and libomp-dev"; S=""; [ "$$(id -u)" -ne 0 ] && S=sudo; \
+	  $$S apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$S apt-get install -y -qq --no-install-recommends \
+	    clang libomp-dev >/dev/null || { echo "fuzz: apt-get failed"; exit 1; }; }
+
+$(FUZZ_BIN): | fuzz-deps
+
+fuzz-ci: deps $(FUZZ_BIN)
+	@mkdir -p $(FUZZ_DIR)/scene $(FUZZ_DIR)/options
+	$(FUZZ_DIR)/fuzz_scene -seed=1 -runs=40000 -max_len=4096 -artifact_prefix=$(FUZZ_DIR)/ \
+	  $(FUZZ_DIR)/scene tests/fuzz/corpus_scene scenes
+	$(FUZZ_DIR)/fuzz_options -seed=1 -runs=300000 -max_len=512 -artifact_prefix=$(FUZZ_DIR)/ \
+	  $(FUZZ_DIR)/options tests/fuzz/corpus_options
+
+fuzz: deps $(FUZZ_BIN)
+	@mkdir -p $(FUZZ_DIR)/scene $(FUZZ_DIR)/options
+	$(FUZZ_DIR)/fuzz_scene -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -artifact_prefix=$(FUZZ_DIR)/ \
+	  $(FUZZ_DIR)/scene tests/fuzz/corpus_scene scenes
+	$(FUZZ_DIR)/fuzz_options -max_total_time=$(FUZZ_SECONDS) -max_len=512 -artifact_prefix=$(FUZZ_DIR)/ \
+	  $(FUZZ_DIR)/options tests/fuzz/corpus_options
+
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz

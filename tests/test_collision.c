@@ -1,4 +1,4 @@
-/* Collision tests: narrow phase against MuJoCo 2.2.2's own collision functions
+/* Collision tests: narrow phase against MuJoCo 4.0's own collision functions
  * (mjCOLLISIONFUNC) on the same MJCF at the same poses, symmetry, rigid-motion
  * invariance, fp32 vs fp64, static pair filtering, capacity truncation, sweep vs
  * pairs broad phase, determinism across reruns and nworld, and the step end to end. */
