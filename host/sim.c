@@ -299,17 +299,6 @@ sapStatus sap_get(sapSim* s, sapField f, const int* worlds, int n, double* buf) 
   return SAP_OK;
 }
 
-/* poses after a mocap edit: the edited worlds on the CPU, every live world on the device */
-static sapStatus kinematics_of(sapSim* s, const int* worlds, int n) {
-  if (!worlds || s->on_gpu) return sap_backendKinematics(s, NULL);
-  unsigned char* mask = (unsigned char*)calloc((size_t)s->d.nworld, 1);
-  if (!mask) return sap_fail(SAP_ERR_MEMORY, "sap_set: out of memory");
-  for (int i = 0; i < n; i++) mask[worlds[i]] = 1;
-  sapStatus st = sap_backendKinematics(s, mask);
-  free(mask);
-  return st;
-}
-
 sapStatus sap_set(sapSim* s, sapField f, const int* worlds, int n, const double* buf) {
   if (!s || !buf) return sap_fail(SAP_ERR_ARG, "sap_set: null argument");
   if (f != SAP_FIELD_QPOS && f != SAP_FIELD_QVEL && f != SAP_FIELD_CTRL && f != SAP_FIELD_TIME &&
@@ -349,8 +338,10 @@ sapStatus sap_set(sapSim* s, sapField f, const int* worlds, int n, const double*
   if ((st = sap_backendPush(s, dst, bytes)) != SAP_OK) return st;
   if (state && (st = sap_backendPush(s, s->d.world_flags, fbytes)) != SAP_OK) return st;
   if (f == SAP_FIELD_QVEL && (st = sap_backendPush(s, s->d.vnext, bytes)) != SAP_OK) return st;
-  if (f == SAP_FIELD_QPOS) return sap_backendKinematics(s, NULL);
-  return f == SAP_FIELD_MOCAP_POS || f == SAP_FIELD_MOCAP_QUAT ? kinematics_of(s, worlds, n) : SAP_OK;
+  /* poses of every world, as after a qpos edit (both backends alike: xpos always shows the
+   * current state of every world after a pose edit) */
+  int pose = f == SAP_FIELD_QPOS || f == SAP_FIELD_MOCAP_POS || f == SAP_FIELD_MOCAP_QUAT;
+  return pose ? sap_backendKinematics(s, NULL) : SAP_OK;
 }
 
 sapStatus sap_worldInfo(sapSim* s, const int* worlds, int n, sapWorldInfo* out) {
