@@ -28,6 +28,25 @@ if want vary; then
     --preset approx32 --vary "solve_kernel=thread,newton_loop=kernel,newton_loop=while,newton_loop=fixed,newton_loop=while+linear_solver=cusolver,graph=1,chol_memory=global,solve_block_worlds=1,solve_block_worlds=4" \
     --json "$OUT/vary.jsonl" 2>&1 | tail -n 24
 fi
+if want python && [ -f .gpu/lib/libsapsim.so ]; then
+  echo "== Python package on the GPU (copy build/libsapsim.so into .gpu/lib when packing)"
+  SAPSIM_LIB=.gpu/lib/libsapsim.so PYTHONPATH=python timeout 120 python3 - <<'PY' 2>&1 | tee "$OUT/python.log"
+import numpy as np, sapsim
+scene, n, k = ".gpu/scenes/humanoid.xml", 64, 20
+a = sapsim.Sim(scene, nworld=n, device="cuda", preset="approx64")
+b = sapsim.Sim(scene, nworld=n, device="cpu", preset="approx64")
+rng = np.random.default_rng(1)
+u = rng.uniform(-0.5, 0.5, (n, a.nu))
+a.ctrl = u
+b.ctrl = u
+a.step(k)
+b.step(k)
+d = np.abs(np.asarray(a.qpos) - np.asarray(b.qpos)).max()
+print(f"python: cuda vs cpu, {n} humanoids x {k} steps, approx64: max |qpos diff| {d:.3e}; "
+      f"converged {int(np.asarray(a.converged).sum())}/{n}")
+assert d < 1e-6, d
+PY
+fi
 if want sanitize && command -v compute-sanitizer >/dev/null; then
   echo "== compute-sanitizer (small)"
   for tool in memcheck racecheck synccheck initcheck; do

@@ -17,7 +17,9 @@
 /* ---- static filtering --------------------------------------------------------- */
 
 /* 1 when the pair (g0, g1) can never collide: contype/conaffinity, same weld
- * (one body, welded bodies, both static), parent-child of welds unless either is
+ * (one body, welded bodies, both static), both welds dof-less (static geometry and
+ * mocap bodies, whose weld is the mocap body itself: MuJoCo 4 gives a mocap body no
+ * contacts with the world or other mocaps), parent-child of welds unless either is
  * the world, explicit excludes (body pairs), and type pairs without a routine */
 static int pairFiltered(const sapModel* m, int g0, int g1) {
   int ct0 = m->geom_contype[g0], ca0 = m->geom_conaffinity[g0];
@@ -29,6 +31,7 @@ static int pairFiltered(const sapModel* m, int g0, int g1) {
   int b0 = m->geom_bodyid[g0], b1 = m->geom_bodyid[g1];
   int w0 = m->body_weldid[b0], w1 = m->body_weldid[b1];
   if (w0 == w1) return 1;
+  if (m->body_dofnum[w0] == 0 && m->body_dofnum[w1] == 0) return 1;
   int wp0 = m->body_weldid[m->body_parentid[w0]], wp1 = m->body_weldid[m->body_parentid[w1]];
   if (m->filter_parent && w0 && w1 && (w0 == wp1 || w1 == wp0)) return 1;
   for (int e = 0; e < m->nexclude; e++) {

@@ -9,6 +9,8 @@
   X(double, qvel, (m)->nv)                                        \
   X(double, ctrl, (m)->nu)                                        \
   X(double, qfrc_applied, (m)->nv)                                \
+  X(double, mocap_pos, (m)->nmocap * 3)                           \
+  X(double, mocap_quat, (m)->nmocap * 4)                          \
   X(double, xpos, (m)->nbody * 3)                                 \
   X(double, xquat, (m)->nbody * 4)                                \
   X(double, xmat, (m)->nbody * 9)                                 \

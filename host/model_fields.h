@@ -11,6 +11,7 @@
   X(int, body_dofadr, (m)->nbody)                                \
   X(int, body_geomnum, (m)->nbody)                               \
   X(int, body_geomadr, (m)->nbody)                               \
+  X(int, body_mocapid, (m)->nbody)                               \
   X(double, body_pos, (m)->nbody * 3)                            \
   X(double, body_quat, (m)->nbody * 4)                           \
   X(double, body_ipos, (m)->nbody * 3)                           \
@@ -86,6 +87,8 @@
   X(double, key_qpos, (long long)(m)->nkey * (m)->nq)             \
   X(double, key_qvel, (long long)(m)->nkey * (m)->nv)             \
   X(double, key_ctrl, (long long)(m)->nkey * (m)->nu)             \
+  X(double, key_mpos, (long long)(m)->nkey * (m)->nmocap * 3)     \
+  X(double, key_mquat, (long long)(m)->nkey * (m)->nmocap * 4)    \
   X(int, name_bodyadr, (m)->nbody)                               \
   X(int, name_jntadr, (m)->njnt)                                 \
   X(int, name_geomadr, (m)->ngeom)                               \

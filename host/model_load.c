@@ -118,7 +118,8 @@ static sapStatus check_sizes(const mjModel* mj, const char* path) {
       {"nq", mj->nq}, {"nv", mj->nv}, {"nbody", mj->nbody}, {"njnt", mj->njnt},
       {"ngeom", mj->ngeom}, {"nmesh", mj->nmesh}, {"nmeshvert", mj->nmeshvert},
       {"nu", mj->nu}, {"ntendon", mj->ntendon}, {"nwrap", mj->nwrap},
-      {"nexclude", mj->nexclude}, {"nkey", mj->nkey}, {"nnames", mj->nnames}};
+      {"nexclude", mj->nexclude}, {"nkey", mj->nkey}, {"nmocap", mj->nmocap},
+      {"nnames", mj->nnames}};
   /* the candidate pair table counts ngeom (ngeom - 1) / 2 pairs in an int */
   if (mj->ngeom > 46340)
     return sap_fail(SAP_ERR_UNSUPPORTED, "%s: the model has %lld geoms; sapsim supports up to 46340",
@@ -161,8 +162,6 @@ static sapStatus check_options(const mjModel* mj, const char* path) {
   if (mj->neq > 0 && !disabled(mj, mjDSBL_EQUALITY))
     return sap_fail(SAP_ERR_UNSUPPORTED, "%s: equality constraints are not supported (%lld found)",
                     path, (long long)mj->neq);
-  if (mj->nmocap > 0)
-    return sap_fail(SAP_ERR_UNSUPPORTED, "%s: mocap bodies are not supported", path);
   if (mj->nflex > 0)
     return sap_fail(SAP_ERR_UNSUPPORTED, "%s: flexes (deformable bodies) are not supported", path);
   if (mj->nplugin > 0)
@@ -431,6 +430,7 @@ static void copy_sizes(sapModel* m, const mjModel* mj) {
   m->nwrap = (int)mj->nwrap;
   m->nexclude = (int)mj->nexclude;
   m->nkey = (int)mj->nkey;
+  m->nmocap = (int)mj->nmocap;
   m->nnames = (int)mj->nnames;
   m->npair_max = 0;
   m->filter_parent = !(mj->opt.disableflags & mjDSBL_FILTERPARENT);
@@ -449,6 +449,7 @@ static void copy_bodies(sapModel* m, const mjModel* mj) {
   copy_int(m->body_dofadr, mj->body_dofadr, mj->nbody);
   copy_int(m->body_geomnum, mj->body_geomnum, mj->nbody);
   copy_int(m->body_geomadr, mj->body_geomadr, mj->nbody);
+  copy_int(m->body_mocapid, mj->body_mocapid, mj->nbody);
   copy_num(m->body_pos, mj->body_pos, 3 * mj->nbody);
   copy_num(m->body_quat, mj->body_quat, 4 * mj->nbody);
   copy_num(m->body_ipos, mj->body_ipos, 3 * mj->nbody);
@@ -587,6 +588,8 @@ static void copy_keys_names(sapModel* m, const mjModel* mj) {
   copy_num(m->key_qpos, mj->key_qpos, mj->nkey * mj->nq);
   copy_num(m->key_qvel, mj->key_qvel, mj->nkey * mj->nv);
   copy_num(m->key_ctrl, mj->key_ctrl, mj->nkey * mj->nu);
+  copy_num(m->key_mpos, mj->key_mpos, mj->nkey * mj->nmocap * 3);
+  copy_num(m->key_mquat, mj->key_mquat, mj->nkey * mj->nmocap * 4);
   copy_int(m->name_bodyadr, mj->name_bodyadr, mj->nbody);
   copy_int(m->name_jntadr, mj->name_jntadr, mj->njnt);
   copy_int(m->name_geomadr, mj->name_geomadr, mj->ngeom);
@@ -658,10 +661,13 @@ static int pair_cmp(const void* a, const void* b) {
 }
 
 /* an explicit pair makes contacts unless both geoms move as one rigid body (their
- * forces cancel; MuJoCo gives them no constraint rows) or no collider exists */
+ * forces cancel; MuJoCo gives them no constraint rows), neither side has dofs (static
+ * or mocap: the contact's Jacobian is zero and its force acts on nothing) or no collider
+ * exists */
 static int explicit_collides(const sapModel* m, const pairRec* r) {
-  int b0 = m->geom_bodyid[r->g0], b1 = m->geom_bodyid[r->g1];
-  if (m->body_weldid[b0] == m->body_weldid[b1]) return 0;
+  int w0 = m->body_weldid[m->geom_bodyid[r->g0]], w1 = m->body_weldid[m->geom_bodyid[r->g1]];
+  if (w0 == w1) return 0;
+  if (m->body_dofnum[w0] == 0 && m->body_dofnum[w1] == 0) return 0;
   return !(m->geom_type[r->g0] == SAP_GEOM_PLANE && m->geom_type[r->g1] == SAP_GEOM_PLANE);
 }
 

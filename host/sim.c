@@ -167,6 +167,16 @@ static void reset_world(sapSim* s, int w, int key) {
   memcpy(s->d.vnext + (size_t)w * m->nv, qvel, sizeof(double) * m->nv);
   memcpy(s->d.ctrl + (size_t)w * m->nu, ctrl, sizeof(double) * m->nu);
   memset(s->d.qfrc_applied + (size_t)w * m->nv, 0, sizeof(double) * m->nv);
+  /* mocap bodies: the compiled pose (body_pos/quat of a child of the world is its world
+   * pose) or the keyframe's */
+  for (int b = 0; b < m->nbody; b++) {
+    int id = m->body_mocapid[b];
+    if (id < 0) continue;
+    const double* pos = key < 0 ? m->body_pos + 3 * b : m->key_mpos + ((size_t)key * m->nmocap + id) * 3;
+    const double* quat = key < 0 ? m->body_quat + 4 * b : m->key_mquat + ((size_t)key * m->nmocap + id) * 4;
+    memcpy(s->d.mocap_pos + ((size_t)w * m->nmocap + id) * 3, pos, sizeof(double) * 3);
+    memcpy(s->d.mocap_quat + ((size_t)w * m->nmocap + id) * 4, quat, sizeof(double) * 4);
+  }
   s->d.time[w] = key < 0 ? 0 : m->key_time[key];
   s->d.world_flags[w] = 0;
   s->d.newton_iter[w] = s->d.ls_iter[w] = s->d.nfactor[w] = 0;
@@ -183,6 +193,7 @@ static int reset_ranges(sapSim* s, sapRange* r) {
   sapRange all[] = {
       {d->qpos, n * m->nq * dbl}, {d->qvel, n * m->nv * dbl}, {d->vnext, n * m->nv * dbl},
       {d->ctrl, n * m->nu * dbl}, {d->qfrc_applied, n * m->nv * dbl}, {d->time, n * dbl},
+      {d->mocap_pos, n * m->nmocap * 3 * dbl}, {d->mocap_quat, n * m->nmocap * 4 * dbl},
       {d->world_flags, n * in}, {d->newton_iter, n * in}, {d->ls_iter, n * in},
       {d->nfactor, n * in}, {d->ncon, n * in}, {d->ncon_dropped, n * in}};
   int count = (int)(sizeof(all) / sizeof(all[0]));
@@ -212,7 +223,8 @@ sapStatus sap_reset(sapSim* s, int key, const unsigned char* mask) {
 /* ---- fields ----------------------------------------------------------------------- */
 
 static const char* field_names[SAP_NFIELD] = {"qpos", "qvel", "ctrl", "time", "qfrc_applied",
-                                              "xpos", "xquat", "qacc_free"};
+                                              "xpos", "xquat", "qacc_free", "mocap_pos",
+                                              "mocap_quat"};
 
 const char* sap_fieldName(sapField f) {
   return (unsigned)f < SAP_NFIELD ? field_names[f] : "?";
@@ -230,6 +242,8 @@ int sap_fieldSize(const sapSim* s, sapField f) {
     case SAP_FIELD_XPOS: return 3 * m->nbody;
     case SAP_FIELD_XQUAT: return 4 * m->nbody;
     case SAP_FIELD_QACC_FREE: return m->nv;
+    case SAP_FIELD_MOCAP_POS: return 3 * m->nmocap;
+    case SAP_FIELD_MOCAP_QUAT: return 4 * m->nmocap;
     default: return -1;
   }
 }
@@ -244,6 +258,8 @@ double* sap_fieldPtr(sapData* d, sapField f) {
     case SAP_FIELD_XPOS: return d->xpos;
     case SAP_FIELD_XQUAT: return d->xquat;
     case SAP_FIELD_QACC_FREE: return d->vstar;
+    case SAP_FIELD_MOCAP_POS: return d->mocap_pos;
+    case SAP_FIELD_MOCAP_QUAT: return d->mocap_quat;
     default: return NULL;
   }
 }
@@ -286,7 +302,7 @@ sapStatus sap_get(sapSim* s, sapField f, const int* worlds, int n, double* buf) 
 sapStatus sap_set(sapSim* s, sapField f, const int* worlds, int n, const double* buf) {
   if (!s || !buf) return sap_fail(SAP_ERR_ARG, "sap_set: null argument");
   if (f != SAP_FIELD_QPOS && f != SAP_FIELD_QVEL && f != SAP_FIELD_CTRL && f != SAP_FIELD_TIME &&
-      f != SAP_FIELD_QFRC_APPLIED)
+      f != SAP_FIELD_QFRC_APPLIED && f != SAP_FIELD_MOCAP_POS && f != SAP_FIELD_MOCAP_QUAT)
     return sap_fail(SAP_ERR_ARG, "sap_set: field '%s' is read-only", sap_fieldName(f));
   sapStatus st = check_worlds(s, "sap_set", worlds, n);
   if (st != SAP_OK) return st;
@@ -297,6 +313,13 @@ sapStatus sap_set(sapSim* s, sapField f, const int* worlds, int n, const double*
       return sap_fail(SAP_ERR_NONFINITE, "sap_set: %s of world %d, index %ld is not finite (%g); "
                       "nothing was changed", sap_fieldName(f), worlds ? worlds[i / size] : (int)(i / size),
                       i % size, buf[i]);
+  /* a mocap quaternion is normalised on use: it needs a direction */
+  if (f == SAP_FIELD_MOCAP_QUAT)
+    for (long i = 0; i < (long)n * size; i += 4)
+      if (buf[i] == 0 && buf[i + 1] == 0 && buf[i + 2] == 0 && buf[i + 3] == 0)
+        return sap_fail(SAP_ERR_ARG, "sap_set: mocap_quat of world %d, mocap body %ld is zero; "
+                        "nothing was changed", worlds ? worlds[i / size] : (int)(i / size),
+                        (i % size) / 4);
   /* on the GPU only the arrays written travel: the field, and for a state edit the
    * flags (a set state unfreezes a non-finite world) and vnext */
   double* dst = sap_fieldPtr(&s->d, f);
@@ -315,7 +338,10 @@ sapStatus sap_set(sapSim* s, sapField f, const int* worlds, int n, const double*
   if ((st = sap_backendPush(s, dst, bytes)) != SAP_OK) return st;
   if (state && (st = sap_backendPush(s, s->d.world_flags, fbytes)) != SAP_OK) return st;
   if (f == SAP_FIELD_QVEL && (st = sap_backendPush(s, s->d.vnext, bytes)) != SAP_OK) return st;
-  return f == SAP_FIELD_QPOS ? sap_backendKinematics(s, NULL) : SAP_OK;
+  /* poses of every world, as after a qpos edit (both backends alike: xpos always shows the
+   * current state of every world after a pose edit) */
+  int pose = f == SAP_FIELD_QPOS || f == SAP_FIELD_MOCAP_POS || f == SAP_FIELD_MOCAP_QUAT;
+  return pose ? sap_backendKinematics(s, NULL) : SAP_OK;
 }
 
 sapStatus sap_worldInfo(sapSim* s, const int* worlds, int n, sapWorldInfo* out) {

@@ -40,12 +40,14 @@ static void kinematics_world(const sapModel* m, sapData* d, int w, int fp32) {
   size_t b3 = (size_t)w * m->nbody * 3, b4 = (size_t)w * m->nbody * 4, b9 = (size_t)w * m->nbody * 9;
   size_t j3 = (size_t)w * m->njnt * 3, g3 = (size_t)w * m->ngeom * 3, g9 = (size_t)w * m->ngeom * 9;
   const double* qpos = d->qpos + (size_t)w * m->nq;
+  const double* mpos = d->mocap_pos + (size_t)w * m->nmocap * 3;
+  const double* mquat = d->mocap_quat + (size_t)w * m->nmocap * 4;
   if (fp32)
-    sapw_kinematics_f32(m, qpos, d->xpos + b3, d->xquat + b4, d->xmat + b9, d->xipos + b3,
+    sapw_kinematics_f32(m, qpos, mpos, mquat, d->xpos + b3, d->xquat + b4, d->xmat + b9, d->xipos + b3,
                         d->ximat + b9, d->xanchor + j3, d->xaxis + j3, d->geom_xpos + g3,
                         d->geom_xmat + g9);
   else
-    sapw_kinematics_f64(m, qpos, d->xpos + b3, d->xquat + b4, d->xmat + b9, d->xipos + b3,
+    sapw_kinematics_f64(m, qpos, mpos, mquat, d->xpos + b3, d->xquat + b4, d->xmat + b9, d->xipos + b3,
                         d->ximat + b9, d->xanchor + j3, d->xaxis + j3, d->geom_xpos + g3,
                         d->geom_xmat + g9);
 }

@@ -71,11 +71,14 @@ SAP_HD void SAPT(sapw_childFrame)(double* xpos, double* xmat, const sreal* bpos,
   SAPT(sapw_store)(xmat, R, 9);
 }
 
-/* poses of bodies, coms, joints and geoms of one world */
-SAP_HD void SAPT(sapw_kinematics)(const sapModel* m, const double* qpos, double* xpos,
-                                  double* xquat, double* xmat, double* xipos, double* ximat,
-                                  double* xanchor, double* xaxis, double* geom_xpos,
-                                  double* geom_xmat) {
+/* poses of bodies, coms, joints and geoms of one world; a mocap body (a jointless child
+ * of the world) takes its offset from the world's mocap_pos/quat (nmocap x 3, x 4)
+ * instead of body_pos/quat, the quaternion normalised on use, never in place (MuJoCo's
+ * mj_kinematics1); its descendants follow through their parent frames */
+SAP_HD void SAPT(sapw_kinematics)(const sapModel* m, const double* qpos, const double* mocap_pos,
+                                  const double* mocap_quat, double* xpos, double* xquat,
+                                  double* xmat, double* xipos, double* ximat, double* xanchor,
+                                  double* xaxis, double* geom_xpos, double* geom_xmat) {
   /* world body */
   for (int k = 0; k < 3; k++) xpos[k] = xipos[k] = 0;
   xquat[0] = 1; xquat[1] = xquat[2] = xquat[3] = 0;
@@ -87,8 +90,12 @@ SAP_HD void SAPT(sapw_kinematics)(const sapModel* m, const double* qpos, double*
     SAPT(sapw_load3)(ppos, xpos + 3 * p);
     for (int k = 0; k < 4; k++) pquat[k] = (sreal)xquat[4 * p + k];
     for (int k = 0; k < 9; k++) pR[k] = (sreal)xmat[9 * p + k];
-    SAPT(sapw_load3)(lpos, m->body_pos + 3 * b);
-    for (int k = 0; k < 4; k++) lquat[k] = (sreal)m->body_quat[4 * b + k];
+    int id = m->body_mocapid[b];
+    const double* bpos = id >= 0 ? mocap_pos + 3 * id : m->body_pos + 3 * b;
+    const double* bquat = id >= 0 ? mocap_quat + 4 * id : m->body_quat + 4 * b;
+    SAPT(sapw_load3)(lpos, bpos);
+    for (int k = 0; k < 4; k++) lquat[k] = (sreal)bquat[k];
+    if (id >= 0) SAPT(sapu_normalizeQuat)(lquat);
 
     /* pos = ppos + pR lpos, quat = pquat * lquat, then the body's joints */
     SAPT(sapu_mulMatVec3)(pos, pR, lpos);

@@ -138,7 +138,7 @@ static void test_dynamic_combinations(void) {
         n += snprintf(xml + n, sizeof(xml) - n, "%s", body);
       }
       snprintf(xml + n, sizeof(xml) - n, "</worldbody></mujoco>");
-      char tag[32];
+      char tag[64];
       snprintf(tag, sizeof(tag), "prio%d_condim%d", fp, fc);
       int nc = compare_scene(tag, xml);
       CHECK(nc == 11, "%s: 6 sphere-floor + 5 sphere-sphere contacts in MuJoCo (%d)", tag, nc);

@@ -36,6 +36,8 @@ typedef struct sapData {
   double* qvel;           /* (nworld x nv)      velocities */
   double* ctrl;           /* (nworld x nu)      controls */
   double* qfrc_applied;   /* (nworld x nv)      user generalized forces */
+  double* mocap_pos;      /* (nworld x nmocap x 3) mocap body positions (world frame) */
+  double* mocap_quat;     /* (nworld x nmocap x 4) mocap body orientations (normalised on use) */
 
   /* kinematics */
   double* xpos;           /* (nworld x nbody x 3)  body frame position */

@@ -39,6 +39,7 @@ typedef struct sapModel {
   int nwrap;       /* tendon wraps (joint, coef) */
   int nexclude;    /* explicit contact exclude pairs */
   int nkey;        /* keyframes */
+  int nmocap;      /* mocap bodies (kinematic: pose from sapData.mocap_pos/quat) */
   int npair_max;   /* candidate geom pairs: dynamic ones after static filtering, plus the
                     * explicit MJCF <pair> elements (collision) */
   int nsolve_rows; /* scalar SAP rows at most: PD drives + 2 x (limited joints + limited tendons)
@@ -63,6 +64,7 @@ typedef struct sapModel {
   int* body_dofadr;       /* (nbody)      first dof, -1 if none */
   int* body_geomnum;      /* (nbody)      number of geoms */
   int* body_geomadr;      /* (nbody)      first geom, -1 if none */
+  int* body_mocapid;      /* (nbody)      index into mocap_pos/quat, -1 if not a mocap body */
   double* body_pos;       /* (nbody x 3)  position offset in parent frame */
   double* body_quat;      /* (nbody x 4)  orientation offset in parent frame */
   double* body_ipos;      /* (nbody x 3)  centre of mass in body frame */
@@ -167,6 +169,8 @@ typedef struct sapModel {
   double* key_qpos;       /* (nkey x nq) */
   double* key_qvel;       /* (nkey x nv) */
   double* key_ctrl;       /* (nkey x nu) */
+  double* key_mpos;       /* (nkey x nmocap x 3) mocap positions (world frame) */
+  double* key_mquat;      /* (nkey x nmocap x 4) mocap orientations (normalised on use) */
 
   /* names: offsets into names (MuJoCo style) */
   int nnames;             /* chars in names */

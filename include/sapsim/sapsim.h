@@ -147,16 +147,21 @@ sapStatus sap_stepAsync(sapSim* s, int nstep);
 /* the cudaStream_t every sapsim launch and copy goes to (NULL without CUDA) */
 void* sap_cudaStream(void);
 
-/* reset worlds to the initial state (key = -1) or keyframe key;
- * mask (nworld bytes) selects worlds, NULL = all */
+/* reset worlds to the initial state (key = -1) or keyframe key (mocap bodies: their
+ * compiled pose, or the keyframe's mpos/mquat); mask (nworld bytes) selects worlds,
+ * NULL = all */
 sapStatus sap_reset(sapSim* s, int key, const unsigned char* mask);
 
 typedef enum {
   SAP_FIELD_QPOS = 0, SAP_FIELD_QVEL, SAP_FIELD_CTRL, SAP_FIELD_TIME, SAP_FIELD_QFRC_APPLIED,
-  SAP_FIELD_XPOS, SAP_FIELD_XQUAT, SAP_FIELD_QACC_FREE, SAP_NFIELD
+  SAP_FIELD_XPOS, SAP_FIELD_XQUAT, SAP_FIELD_QACC_FREE, SAP_FIELD_MOCAP_POS, SAP_FIELD_MOCAP_QUAT,
+  SAP_NFIELD
 } sapField;
 
-/* values per world of a field (nq, nv, nu, 1, nv, nbody*3, nbody*4, nv) */
+/* values per world of a field (nq, nv, nu, 1, nv, nbody*3, nbody*4, nv, nmocap*3, nmocap*4).
+ * mocap_pos/mocap_quat are the world-frame poses of the mocap bodies (kinematic: they
+ * move only when set, with zero velocity for contacts); a set quaternion must be
+ * non-zero and is normalised on use, not in place. */
 int sap_fieldSize(const sapSim* s, sapField f);
 const char* sap_fieldName(sapField f);
 

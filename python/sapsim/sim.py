@@ -8,10 +8,11 @@ Writes follow the C API's rules (``sap_set``):
 - ``ctrl`` and ``qfrc_applied`` are writable views: write actions in place
   (``sim.ctrl[:] = action``); ``step`` checks them first (``sap_checkInputs``) and
   raises ``NonFiniteError`` naming the first bad value, stepping nothing.
-- ``qpos``, ``qvel`` and ``time`` are :class:`StateArray` views: read-only for numpy,
-  but item assignment (``sim.qpos[3, 2] = 0.5``, ``sim.qvel[mask] = 0``) goes
-  through ``sap_set``: values are validated before anything changes, poses are
-  recomputed after a ``qpos`` edit, and a world frozen as non-finite is released.
+- ``qpos``, ``qvel``, ``time``, ``mocap_pos`` and ``mocap_quat`` are :class:`StateArray`
+  views: read-only for numpy, but item assignment (``sim.qpos[3, 2] = 0.5``,
+  ``sim.qvel[mask] = 0``, ``sim.mocap_pos[:, 0] = target``) goes through ``sap_set``:
+  values are validated before anything changes, poses are recomputed after a ``qpos``
+  or mocap edit, and a world frozen as non-finite is released (``qpos``, ``qvel``).
 - every other array (poses, diagnostics, contacts) is read-only.
 
 On the CUDA backend the same properties return host snapshots (fetched per field,
@@ -63,10 +64,12 @@ _FIELD_ID = {
     "xpos": 5,
     "xquat": 6,
     "qacc_free": 7,
+    "mocap_pos": 8,
+    "mocap_quat": 9,
 }
-#: fields of ``Sim.get`` / ``Sim.set`` (the last three are read-only)
+#: fields of ``Sim.get`` / ``Sim.set`` (xpos, xquat and qacc_free are read-only)
 FIELDS: tuple[str, ...] = tuple(_FIELD_ID)
-_WRITABLE = ("qpos", "qvel", "ctrl", "time", "qfrc_applied")
+_WRITABLE = ("qpos", "qvel", "ctrl", "time", "qfrc_applied", "mocap_pos", "mocap_quat")
 
 _DTYPES = {0: np.float64, 1: np.int32, 2: np.uint8}
 _CTYPES = {0: ctypes.c_double, 1: ctypes.c_int32, 2: ctypes.c_ubyte}
@@ -185,15 +188,23 @@ def _set(h: _Handle, field: str, values: npt.ArrayLike, worlds: WorldSelection =
         check(lib.sap_set(h.sim, fid, _ptr(ids, c_int), n, _ptr(buf, c_double)))
 
 
+def _flat_poses(value: npt.ArrayLike) -> np.ndarray:
+    """Mocap poses ((nworld,) nmocap, 3 or 4) as sap_set's rows ((nworld,) nmocap * 3 or 4)."""
+    a = np.asarray(value, dtype=np.float64)
+    return a.reshape(a.shape[:-2] + (-1,)) if a.ndim >= 2 else a
+
+
 class StateArray(np.ndarray):
-    """Array of a state field (``qpos``, ``qvel``, ``time``; ``ctrl`` and
-    ``qfrc_applied`` on the GPU), shape (nworld, n) or (nworld,) for ``time``.
+    """Array of a state field (``qpos``, ``qvel``, ``time``, ``mocap_pos``,
+    ``mocap_quat``; ``ctrl`` and ``qfrc_applied`` on the GPU), shape (nworld, n),
+    (nworld, nmocap, 3 or 4) for the mocap poses, or (nworld,) for ``time``.
 
     On the CPU its memory is the C batch's (a view, current after every step). numpy
     cannot write it directly; item assignment instead goes through ``sap_set``: the
     new values of the worlds the index touches are validated (a non-finite value
-    raises :class:`~sapsim.NonFiniteError` and changes nothing), written, and poses
-    are recomputed after a ``qpos`` edit. Slices and results of arithmetic are plain
+    raises :class:`~sapsim.NonFiniteError`, a zero mocap quaternion
+    :class:`~sapsim.ArgumentError`, and nothing changes), written, and poses are
+    recomputed after a ``qpos`` or mocap edit. Slices and results of arithmetic are plain
     read-only or new ``numpy.ndarray`` objects.
     """
 
@@ -228,7 +239,7 @@ class StateArray(np.ndarray):
         field = self._sapsim_field
         rows = _get(h, field)  # the current values, also on the GPU
         new = rows.copy()
-        shaped = new if field != "time" else new[:, 0]
+        shaped = new.reshape(self.shape)  # a view of new: (nworld,) for time
         shaped[key] = value
         # the worlds the index touched: world ids laid out like the array, indexed alike
         ids = np.broadcast_to(np.arange(h.nworld).reshape((-1,) + (1,) * (shaped.ndim - 1)), shaped.shape)
@@ -256,6 +267,7 @@ class Model:
         }
         for size, array in sizes.items():
             setattr(self, size, self.array(array).shape[0])
+        self.nmocap = int(np.count_nonzero(self.array("body_mocapid") >= 0))
         #: simulation time step h (s), from the scene or the ``timestep`` option
         self.timestep: float = float(self.array("timestep")[0])
         #: world gravity (m/s^2)
@@ -274,6 +286,7 @@ class Model:
     nu: int  #: actuators
     nkey: int  #: keyframes
     ntendon: int  #: fixed tendons
+    nmocap: int  #: mocap bodies (``body_mocapid`` >= 0)
 
     def array(self, name: str) -> np.ndarray:
         """A model array by its ``sapModel`` field name (``"body_mass"``,
@@ -476,10 +489,11 @@ class Sim:
         return _get(self._h, field, worlds)
 
     def set(self, field: str, values: npt.ArrayLike, worlds: WorldSelection = None) -> None:
-        """Write ``field`` (qpos, qvel, ctrl, time, qfrc_applied) of ``worlds`` (None:
-        all) from ``values`` (broadcast to (len(worlds), size)). Every value is checked
-        first: a non-finite one raises NonFiniteError and changes nothing. Poses are
-        recomputed after a qpos edit."""
+        """Write ``field`` (qpos, qvel, ctrl, time, qfrc_applied, mocap_pos, mocap_quat)
+        of ``worlds`` (None: all) from ``values`` (broadcast to (len(worlds), size)).
+        Every value is checked first: a non-finite one raises NonFiniteError (a zero
+        mocap quaternion ArgumentError) and changes nothing. Poses are recomputed after
+        a qpos or mocap edit."""
         _set(self._h, field, values, worlds)
 
     # ---- array views ----------------------------------------------------------------
@@ -505,7 +519,9 @@ class Sim:
         on the GPU."""
         size = lib.sap_fieldSize(self._h.sim, _FIELD_ID[name])
         nbody = self._model.nbody
-        shape = {"xpos": (nbody, 3), "xquat": (nbody, 4), "time": ()}.get(name, (size,))
+        nmocap = self._model.nmocap
+        shape = {"xpos": (nbody, 3), "xquat": (nbody, 4), "time": (), "mocap_pos": (nmocap, 3),
+                 "mocap_quat": (nmocap, 4)}.get(name, (size,))
         if self.on_gpu:
             arr = _get(self._h, name).reshape((self.nworld,) + shape)
             if name in _WRITABLE:
@@ -580,6 +596,29 @@ class Sim:
     @qfrc_applied.setter
     def qfrc_applied(self, value: npt.ArrayLike) -> None:
         _set(self._h, "qfrc_applied", value)
+
+    @property
+    def mocap_pos(self) -> StateArray:
+        """(nworld, nmocap, 3) float64 world positions of the mocap bodies (mocap id
+        order, ``Model.array("body_mocapid")``). Assignment goes through ``sap_set``
+        (validated, poses recomputed); a reset restores the compiled pose or the
+        keyframe's ``mpos``."""
+        return self._field("mocap_pos")  # type: ignore[return-value]
+
+    @mocap_pos.setter
+    def mocap_pos(self, value: npt.ArrayLike) -> None:
+        _set(self._h, "mocap_pos", _flat_poses(value))
+
+    @property
+    def mocap_quat(self) -> StateArray:
+        """(nworld, nmocap, 4) float64 world orientations (w-x-y-z) of the mocap
+        bodies. Assignment goes through ``sap_set``: finite, non-zero quaternions,
+        normalised when used (the stored values stay as written)."""
+        return self._field("mocap_quat")  # type: ignore[return-value]
+
+    @mocap_quat.setter
+    def mocap_quat(self, value: npt.ArrayLike) -> None:
+        _set(self._h, "mocap_quat", _flat_poses(value))
 
     @property
     def xpos(self) -> np.ndarray:

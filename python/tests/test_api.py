@@ -202,8 +202,8 @@ def test_bad_input_raises():
         sapsim.Sim(SCENES / "no_such_scene.xml")
     with pytest.raises(sapsim.SceneError, match="<xml string>: MuJoCo could not load the scene"):
         sapsim.Sim("<mujoco><worldbody><body></mujoco>")
-    with pytest.raises(sapsim.UnsupportedError, match="mocap"):
-        sapsim.Sim('<mujoco><worldbody><body mocap="true"><geom size="1"/></body>'
+    with pytest.raises(sapsim.UnsupportedError, match="fluid forces"):
+        sapsim.Sim('<mujoco><option density="1.2"/><worldbody>'
                    '<body><freejoint/><geom size="1"/></body></worldbody></mujoco>')
     with pytest.raises(sapsim.ArgumentError, match="nworld 0 out of range"):
         sapsim.Sim(ANT, nworld=0)
