@@ -83,6 +83,10 @@
   X(double, tendon_range, (m)->ntendon * 2)                      \
   X(int, wrap_jnt, (m)->nwrap)                                   \
   X(double, wrap_coef, (m)->nwrap)                               \
+  X(int, eq_type, (m)->neq)                                      \
+  X(int, eq_obj1id, (m)->neq)                                    \
+  X(int, eq_obj2id, (m)->neq)                                    \
+  X(double, eq_data, (m)->neq * SAP_EQ_NDATA)                    \
   X(double, key_time, (m)->nkey)                                 \
   X(double, key_qpos, (long long)(m)->nkey * (m)->nq)             \
   X(double, key_qvel, (long long)(m)->nkey * (m)->nv)             \

@@ -159,9 +159,6 @@ static sapStatus check_options(const mjModel* mj, const char* path) {
                         "%s: actuator '%s' is in disabled actuator group %d (option actuatorgroupdisable), "
                         "which is not supported", path, mjname(mj, mj->name_actuatoradr, i), g);
     }
-  if (mj->neq > 0 && !disabled(mj, mjDSBL_EQUALITY))
-    return sap_fail(SAP_ERR_UNSUPPORTED, "%s: equality constraints are not supported (%lld found)",
-                    path, (long long)mj->neq);
   if (mj->nflex > 0)
     return sap_fail(SAP_ERR_UNSUPPORTED, "%s: flexes (deformable bodies) are not supported", path);
   if (mj->nplugin > 0)
@@ -334,6 +331,38 @@ static sapStatus check_tendons(const mjModel* mj, const char* path) {
   return SAP_OK;
 }
 
+/* equality constraint i takes part: active at reset (eq_active0) and equalities not
+ * disabled. The per-world run-time switch (MuJoCo's mjData.eq_active) is not supported:
+ * an inactive constraint is dropped at load. */
+static int eq_used(const mjModel* mj, int i) {
+  return mj->eq_active0[i] && !disabled(mj, mjDSBL_EQUALITY);
+}
+
+/* equality constraints: connect (body or site form), joint and fixed-tendon couplings;
+ * weld and the flex equalities are rejected by name */
+static sapStatus check_equality(const mjModel* mj, const char* path) {
+  static const char* names[] = {"connect", "weld", "joint", "tendon", "flex", "flexvert", "flexstrain"};
+  for (int i = 0; i < mj->neq; i++) {
+    if (!eq_used(mj, i)) continue;
+    const char* name = mjname(mj, mj->name_eqadr, i);
+    int t = mj->eq_type[i];
+    if (t != mjEQ_CONNECT && t != mjEQ_JOINT && t != mjEQ_TENDON)
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: equality constraint '%s' of type %s is not supported "
+                      "(connect, joint and tendon are)", path, name,
+                      t >= 0 && t < (int)(sizeof(names) / sizeof(names[0])) ? names[t] : "unknown");
+    if (t == mjEQ_CONNECT && mj->eq_objtype[i] != mjOBJ_BODY && mj->eq_objtype[i] != mjOBJ_SITE)
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: connect constraint '%s' joins neither bodies nor sites",
+                      path, name);
+    for (int s = 0; t == mjEQ_JOINT && s < 2; s++) {
+      int j = s ? mj->eq_obj2id[i] : mj->eq_obj1id[i];
+      if (j >= 0 && mj->jnt_type[j] != mjJNT_HINGE && mj->jnt_type[j] != mjJNT_SLIDE)
+        return sap_fail(SAP_ERR_UNSUPPORTED, "%s: joint equality '%s' couples joint '%s', which is neither "
+                        "a hinge nor a slide", path, name, mjname(mj, mj->name_jntadr, j));
+    }
+  }
+  return SAP_OK;
+}
+
 /* number of actuators with a joint transmission on joint j */
 static int joint_actuators(const mjModel* mj, int j) {
   int n = 0;
@@ -411,6 +440,7 @@ static sapStatus check_supported(const mjModel* mj, const char* path) {
   if ((st = check_geoms(mj, path)) != SAP_OK) return st;
   if ((st = check_pairs(mj, path)) != SAP_OK) return st;
   if ((st = check_tendons(mj, path)) != SAP_OK) return st;
+  if ((st = check_equality(mj, path)) != SAP_OK) return st;
   return check_actuators(mj, path);
 }
 
@@ -432,6 +462,7 @@ static void copy_sizes(sapModel* m, const mjModel* mj) {
   m->nkey = (int)mj->nkey;
   m->nmocap = (int)mj->nmocap;
   m->nnames = (int)mj->nnames;
+  for (int i = 0; i < mj->neq; i++) m->neq += eq_used(mj, i);
   m->npair_max = 0;
   m->filter_parent = !(mj->opt.disableflags & mjDSBL_FILTERPARENT);
 }
@@ -583,6 +614,57 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
   return SAP_OK;
 }
 
+/* the used equality constraints in model order (layout in include/sapsim/model.h): connect
+ * sites become their bodies with the site positions as anchors (MuJoCo reads site_xpos,
+ * which is the body point at site_pos); couplings take y0, x0 from qpos0 or tendon_length0 */
+static void copy_equality(sapModel* m, const mjModel* mj) {
+  int e = 0;
+  for (int i = 0; i < mj->neq; i++) {
+    if (!eq_used(mj, i)) continue;
+    const mjtNum* src = mj->eq_data + mjNEQDATA * i;
+    double* a = m->eq_data + SAP_EQ_NDATA * e;
+    int t = mj->eq_type[i], o1 = mj->eq_obj1id[i], o2 = mj->eq_obj2id[i];
+    memset(a, 0, sizeof(double) * SAP_EQ_NDATA);
+    m->eq_type[e] = t;
+    if (t == mjEQ_CONNECT && mj->eq_objtype[i] == mjOBJ_SITE) {
+      copy_num(a, mj->site_pos + 3 * o1, 3);
+      copy_num(a + 3, mj->site_pos + 3 * o2, 3);
+      o1 = mj->site_bodyid[o1];
+      o2 = mj->site_bodyid[o2];
+    } else if (t == mjEQ_CONNECT) {
+      copy_num(a, src, 6);
+      if (o2 < 0) o2 = 0;  // body2 omitted: the world
+    } else {
+      copy_num(a, src, 5);
+      int tendon = t == mjEQ_TENDON;
+      a[5] = tendon ? mj->tendon_length0[o1] : mj->qpos0[mj->jnt_qposadr[o1]];
+      if (o2 >= 0) a[6] = tendon ? mj->tendon_length0[o2] : mj->qpos0[mj->jnt_qposadr[o2]];
+    }
+    m->eq_obj1id[e] = o1;
+    m->eq_obj2id[e] = o2;
+    e++;
+  }
+}
+
+/* the last dof of the first body at or above b with dofs, -1 when static (as the solver's
+ * sapw_bodyLastDof); the chain then follows dof_parentid */
+static int last_dof(const sapModel* m, int b) {
+  while (b > 0 && m->body_dofnum[b] == 0) b = m->body_parentid[b];
+  return b > 0 ? m->body_dofadr[b] + m->body_dofnum[b] - 1 : -1;
+}
+
+/* distinct dofs on the chains of bodies b1 and b2 (a connect row's entries) */
+static int chain_union(const sapModel* m, int b1, int b2) {
+  int n = 0;
+  for (int j = last_dof(m, b1); j >= 0; j = m->dof_parentid[j]) n++;
+  for (int j = last_dof(m, b2); j >= 0; j = m->dof_parentid[j]) {
+    int shared = 0;
+    for (int k = last_dof(m, b1); k >= 0 && !shared; k = m->dof_parentid[k]) shared = k == j;
+    n += !shared;
+  }
+  return n;
+}
+
 static void copy_keys_names(sapModel* m, const mjModel* mj) {
   copy_num(m->key_time, mj->key_time, mj->nkey);
   copy_num(m->key_qpos, mj->key_qpos, mj->nkey * mj->nq);
@@ -600,7 +682,7 @@ static void copy_keys_names(sapModel* m, const mjModel* mj) {
 
 /* scalar SAP constraint rows a world can need: one per position/velocity actuator
  * (PD drive), two per limited hinge/slide joint and per limited tendon, one per dof and
- * per tendon with frictionloss */
+ * per tendon with frictionloss, one per joint/tendon equality and three per connect */
 static void count_solve_rows(sapModel* m) {
   int n = 0;
   for (int u = 0; u < m->nu; u++) n += m->actuator_kind[u] != SAP_ACT_MOTOR;
@@ -608,10 +690,17 @@ static void count_solve_rows(sapModel* m) {
   for (int t = 0; t < m->ntendon; t++) n += 2 * (m->tendon_limited[t] != 0);
   for (int i = 0; i < m->nv; i++) n += m->dof_frictionloss[i] > 0;
   for (int t = 0; t < m->ntendon; t++) n += m->tendon_frictionloss[t] > 0;
-  m->nsolve_rows = n;
   m->nsolve_nnz = 1;
   for (int t = 0; t < m->ntendon; t++)
     if (m->tendon_num[t] > m->nsolve_nnz) m->nsolve_nnz = m->tendon_num[t];
+  for (int e = 0; e < m->neq; e++) {
+    int t = m->eq_type[e], o1 = m->eq_obj1id[e], o2 = m->eq_obj2id[e], nnz = 2;
+    n += t == SAP_EQ_CONNECT ? 3 : 1;
+    if (t == SAP_EQ_CONNECT) nnz = chain_union(m, o1, o2);
+    if (t == SAP_EQ_TENDON) nnz = m->tendon_num[o1] + (o2 >= 0 ? m->tendon_num[o2] : 0);
+    if (nnz > m->nsolve_nnz) m->nsolve_nnz = nnz;
+  }
+  m->nsolve_rows = n;
 }
 
 /* ---- candidate pairs and their contact parameters (reference mujoco_semantics.md
@@ -747,6 +836,7 @@ sapStatus sap_convertModel(const mjModel* mj, const char* path, sapModel** out) 
     return st;
   }
   copy_keys_names(&tmp, mj);
+  copy_equality(&tmp, mj);
   count_solve_rows(&tmp);
   if ((st = sap_checkModelValues(&tmp, path)) != SAP_OK) {
     free(tmp.buffer);

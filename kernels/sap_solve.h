@@ -15,6 +15,7 @@
 #define SAP_BETA_PD 0.1              /* near-rigid factor of PD drives (drake §3.1) */
 #define SAP_LIMIT_K 1e12             /* joint-limit stiffness (drake §3.2 plant values) */
 #define SAP_LIMIT_BETA 0.1           /* joint-limit near-rigid factor; taud = h */
+#define SAP_BETA_EQ 0.1              /* near-rigid factor of equality rows (drake §3.3, §5.4) */
 #define SAP_LIMIT_WINDOW 2.0         /* a limit enters within 2 h max(|v0|, |v*|) */
 #define SAP_LS_EXACT_ALPHA_MAX 1.5   /* exact_root bracket [0, 1.5] */
 #define SAP_LS_EXACT_TOL 1e-8        /* normalised derivative and relative step tolerance */

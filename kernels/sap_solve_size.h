@@ -4,10 +4,12 @@
 #define SAPSIM_SAP_SOLVE_SIZE_H
 
 /* scalar constraints per world at most: PD drives + both sides of joint and tendon
- * limits + dry-friction rows of dofs and tendons (counted at load, host/model_load.c) */
+ * limits + dry-friction rows of dofs and tendons + equality rows (counted at load,
+ * host/model_load.c) */
 #define SAP_SOLVE_NS(m) ((m)->nsolve_rows)
 
-/* entries of one scalar row at most: 1, or the longest fixed tendon (host/model_load.c) */
+/* entries of one scalar row at most: 1, the longest fixed tendon, or the longest equality
+ * row (host/model_load.c) */
 #define SAP_SOLVE_NNZ(m) ((m)->nsolve_nnz)
 
 #endif

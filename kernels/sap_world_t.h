@@ -161,6 +161,9 @@ SAP_HD int SAPT(sapw_buildFriction)(const sapModel* m, const sapData* d, int w, 
   return ns - ns0;
 }
 
+/* equality constraints as holonomic rows (sapw_buildEquality) */
+#include "sap_equality_t.h"
+
 /* participation (drake §1.1): a dof takes part when some dof of its tree is in a constraint
  * (the chains of a contact's bodies, a scalar row's dofs); dscale = diag(A)^-1/2 there (stopping
  * norms), 0 elsewhere. The warm start is v_n = qvel, the previous step's solution unless the
@@ -219,11 +222,12 @@ SAP_HD void SAPT(sapw_solveWorld)(const sapModel* m, const sapData* d, int w, co
   SAPT(sapProblem) P;
   SAPT(sapw_worldProblem)(m, d, w, prm, &P);
   for (int k = 0; k < 3 * nv; k++) P.rows[k] = 0;
-  // constraints: contacts, then drives, then limits, then dry friction
+  // constraints: contacts, then drives, then limits, then dry friction, then equalities
   for (int i = 0; i < P.nc; i++) SAPT(sapw_buildContact)(m, d, w, i, prm, &P);
   int ns = SAPT(sapw_buildDrives)(m, d, w, prm, &P);
   ns += SAPT(sapw_buildLimits)(m, d, w, prm, &P, ns);
   ns += SAPT(sapw_buildFriction)(m, d, w, prm, &P, ns);
+  ns += SAPT(sapw_buildEquality)(m, d, w, prm, &P, ns);
   P.ns = ns;
   sapSolveStats st = {0, 0, 0, SAP_WORLD_CONVERGED};
   if (P.nc + P.ns == 0) {

@@ -102,10 +102,15 @@ static void test_parity_contact(void) {
   parity("scenes/ant.xml", "approx32", 1, 20, 1e-3);
   parity("scenes/servo_arm.xml", "approx64", 1, 40, 1e-6);  // dry-friction rows, affine servos
   parity("scenes/servo_arm.xml", "approx32", 1, 40, 1e-3);
+  parity("scenes/fourbar.xml", "approx64", 1, 100, 1e-6);   // connect rows (equality)
+  parity("scenes/gripper2.xml", "drake", 1, 100, 1e-6);     // joint-coupling row
+  parity("scenes/fourbar.xml", "approx32", 1, 100, 1e-3);
   solve_kernel = "thread";  // the one-thread-per-world solve kernel too
   parity("scenes/humanoid.xml", "drake", 1, 20, 1e-6);
   parity("scenes/box_stack.xml", "approx64", 1, 40, 1e-6);
   parity("scenes/servo_arm.xml", "drake", 1, 40, 1e-6);
+  parity("scenes/fourbar.xml", "approx64", 1, 100, 1e-6);
+  parity("scenes/gripper2.xml", "drake", 1, 100, 1e-6);
   solve_kernel = "warp";
 }
 

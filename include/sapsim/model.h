@@ -22,6 +22,10 @@ enum {
 /* actuator kinds (what the MJCF shortcut compiles to) */
 enum { SAP_ACT_MOTOR = 0, SAP_ACT_POSITION = 1, SAP_ACT_VELOCITY = 2 };
 
+/* equality constraint types: numbering as MuJoCo's mjtEq (connect, weld, joint, tendon) */
+enum { SAP_EQ_CONNECT = 0, SAP_EQ_WELD = 1, SAP_EQ_JOINT = 2, SAP_EQ_TENDON = 3 };
+#define SAP_EQ_NDATA 8  /* eq_data slots per equality constraint */
+
 /* actuator transmission */
 enum { SAP_TRN_JOINT = 0, SAP_TRN_TENDON = 1 };
 
@@ -40,11 +44,13 @@ typedef struct sapModel {
   int nexclude;    /* explicit contact exclude pairs */
   int nkey;        /* keyframes */
   int nmocap;      /* mocap bodies (kinematic: pose from sapData.mocap_pos/quat) */
+  int neq;         /* equality constraints (the active ones of the MJCF, eq_active0) */
   int npair_max;   /* candidate geom pairs: dynamic ones after static filtering, plus the
                     * explicit MJCF <pair> elements (collision) */
   int nsolve_rows; /* scalar SAP rows at most: PD drives + 2 x (limited joints + limited tendons)
-                    + dofs and tendons with frictionloss */
-  int nsolve_nnz;  /* entries of a scalar SAP row at most: 1, or the longest fixed tendon */
+                    + dofs and tendons with frictionloss + equality rows (1 joint/tendon, 3 connect) */
+  int nsolve_nnz;  /* entries of a scalar SAP row at most: 1, the longest fixed tendon, or the
+                    * longest equality row */
 
   /* options */
   double timestep;      /* h (s) */
@@ -163,6 +169,14 @@ typedef struct sapModel {
   double* tendon_range;   /* (ntendon x 2) */
   int* wrap_jnt;          /* (nwrap)      joint of each wrap */
   double* wrap_coef;      /* (nwrap)      coefficient */
+
+  /* equality constraints (SAP holonomic rows, kernels/sap_equality_t.h) */
+  int* eq_type;           /* (neq)        SAP_EQ_CONNECT, SAP_EQ_JOINT or SAP_EQ_TENDON */
+  int* eq_obj1id;         /* (neq)        body (connect), joint or tendon of object 1 */
+  int* eq_obj2id;         /* (neq)        body (connect; 0 = world), joint or tendon of object 2, -1 none */
+  double* eq_data;        /* (neq x SAP_EQ_NDATA) connect: anchor in body 1 frame [0:3], the same
+                           * point in body 2 frame [3:6] (site form: the site positions);
+                           * joint/tendon: polycoef [0:5], y0 = object 1 at qpos0 [5], x0 [6] */
 
   /* keyframes */
   double* key_time;       /* (nkey) */

@@ -1,0 +1,121 @@
+/* MuJoCo equality constraints as SAP holonomic constraints (template body in the contact
+ * objective precision; include via sap_solve.h after sap_problem_t.h): joint and fixed-tendon
+ * polynomial couplings (1 row), connect (3 rows). Each row is a bilateral box row of
+ * sap_box_t.h, g(q) = 0 linearized at the step's q: vc = J v, g(q + h v) ~ g + h J v.
+ * Compliance of Drake's plant couplers/ball constraints (drake_sap_spec.md §3.3, §5.4): k = inf,
+ * tau = 0, beta = 0.1, so always near-rigid. Residuals and eq_data as mujoco_semantics.md §4.
+ * Reference version: one thread per world (the warp solver calls it from lane 0). */
+
+/* near-rigid bilateral row (drake §3.3 with k = inf, tau = 0, limits +-inf):
+ *   R = beta^2/(4 pi^2) w,  tau := h (R_c = 0 < R_nr),  vhat = -g/(h + h)
+ * Without other forces the violation halves each step; under a steady generalized load F on
+ * the row it settles at |g| = 2 h^2 R |F| = h^2 beta^2 w |F| / (2 pi^2) (gamma = h F = vhat/R
+ * at vc = 0), an effective stiffness 1/(2 h^2 R) whose period sqrt(2) beta h is below one
+ * step: the row acts as a rigid constraint that the time step resolves, never as a spring. */
+SAP_HD void SAPT(sapw_holonomicSetup)(SAP_REAL h, SAP_REAL g, SAP_REAL w, SAP_REAL* par) {
+  SAP_REAL beta = (SAP_REAL)SAP_BETA_EQ;
+  par[0] = beta * beta / (SAP_REAL)(4 * SAP_PI * SAP_PI) * (w > (SAP_REAL)1e-12 ? w : (SAP_REAL)1e-12);
+  par[1] = -g / (2 * h);
+  par[2] = -(SAP_REAL)INFINITY;
+  par[3] = (SAP_REAL)INFINITY;
+}
+
+/* row += c e_dof, merged with an entry of the same dof; *ok = 0 when the row is full */
+SAP_HD void SAPT(sapw_rowAccum)(sapRow* row, int dof, double c, int* ok) {
+  for (int k = 0; k < row->n; k++)
+    if (row->idx[k] == dof) { row->val[k] += c; return; }
+  if (row->n >= row->cap) { *ok = 0; return; }
+  row->idx[row->n] = dof;
+  row->val[row->n++] = c;
+  if (row->n < row->cap) row->idx[row->n] = -1;
+}
+
+/* value of joint j (hinge/slide) or fixed tendon t; row += c d(value)/dv when row is not null */
+SAP_HD double SAPT(sapw_eqScalar)(const sapModel* m, const double* qpos, int tendon, int id, double c, sapRow* row,
+                                  int* ok) {
+  if (!tendon) {
+    if (row) SAPT(sapw_rowAccum)(row, m->jnt_dofadr[id], c, ok);
+    return qpos[m->jnt_qposadr[id]];
+  }
+  double len = 0;
+  for (int k = m->tendon_adr[id]; k < m->tendon_adr[id] + m->tendon_num[id]; k++) {
+    int j = m->wrap_jnt[k];
+    if (row) SAPT(sapw_rowAccum)(row, m->jnt_dofadr[j], c * m->wrap_coef[k], ok);
+    len += m->wrap_coef[k] * qpos[m->jnt_qposadr[j]];
+  }
+  return len;
+}
+
+/* joint/tendon coupling e, one row: g = y - y0 - p(x - x0), p(D) = sum_k a_k D^k (k = 0..4),
+ * y object 1, x object 2 (absent: g = y - y0 - a0); J = dy/dv - p'(D) dx/dv */
+SAP_HD int SAPT(sapw_eqCoupling)(const sapModel* m, const double* qpos, int e, sapRow* row, double* g) {
+  const double* a = m->eq_data + SAP_EQ_NDATA * e;
+  int tendon = m->eq_type[e] == SAP_EQ_TENDON, ok = 1;
+  double y = SAPT(sapw_eqScalar)(m, qpos, tendon, m->eq_obj1id[e], 1, row, &ok);
+  *g = y - a[5] - a[0];
+  if (m->eq_obj2id[e] >= 0) {
+    double D = SAPT(sapw_eqScalar)(m, qpos, tendon, m->eq_obj2id[e], 0, (sapRow*)0, &ok) - a[6];
+    double p = a[4], dp = 4 * a[4];
+    for (int k = 3; k >= 1; k--) p = p * D + a[k];      // sum_{k>=1} a_k D^(k-1)
+    for (int k = 3; k >= 1; k--) dp = dp * D + k * a[k];  // p'(D)
+    *g -= p * D;
+    SAPT(sapw_eqScalar)(m, qpos, tendon, m->eq_obj2id[e], -dp, row, &ok);
+  }
+  return ok;
+}
+
+/* connect e, 3 rows from slot ns: g = p1 - p2, p_i = xpos_i + xmat_i anchor_i (world frame);
+ * row r over the dof chains of both bodies: dp_i/dv_j = lin_j + ang_j x (p_i - cref) */
+SAP_HD int SAPT(sapw_eqConnect)(const sapModel* m, const sapData* d, int w, int e, SAPT(sapProblem)* P, int ns,
+                                double g[3]) {
+  const double* a = m->eq_data + SAP_EQ_NDATA * e;
+  int ok = 1;
+  sapRow row[3];
+  for (int r = 0; r < 3; r++) row[r] = sapw_row(P->sidx, P->sval, ns + r, P->snz);
+  for (int s = 0; s < 2; s++) {
+    int b = s ? m->eq_obj2id[e] : m->eq_obj1id[e];
+    const double* xp = d->xpos + ((long)w * m->nbody + b) * 3;
+    const double* R = d->xmat + ((long)w * m->nbody + b) * 9;
+    const double* cr = P->cref + 3 * b;
+    double p[3], x[3], sign = s ? -1 : 1;
+    for (int k = 0; k < 3; k++) {
+      p[k] = xp[k] + R[3 * k] * a[3 * s] + R[3 * k + 1] * a[3 * s + 1] + R[3 * k + 2] * a[3 * s + 2];
+      x[k] = p[k] - cr[k];
+      g[k] = s ? g[k] - p[k] : p[k];
+    }
+    for (int j = sapw_bodyLastDof(m, b); j >= 0; j = m->dof_parentid[j]) {
+      const double* cd = P->cdof + 6 * j;
+      double u[3] = {cd[3] + cd[1] * x[2] - cd[2] * x[1], cd[4] + cd[2] * x[0] - cd[0] * x[2],
+                     cd[5] + cd[0] * x[1] - cd[1] * x[0]};
+      for (int r = 0; r < 3; r++) SAPT(sapw_rowAccum)(&row[r], j, sign * u[r], &ok);
+    }
+  }
+  return ok;
+}
+
+/* equality constraints from row ns, in model order (inactive ones were dropped at load);
+ * returns the rows written */
+SAP_HD int SAPT(sapw_buildEquality)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
+                                    SAPT(sapProblem)* P, int ns) {
+  int ns0 = ns, nv = m->nv;
+  const double* qpos = d->qpos + (long)w * m->nq;
+  SAP_REAL h = (SAP_REAL)prm->h;
+  for (int e = 0; e < m->neq; e++) {
+    double g[3];
+    int nr = 1, ok;
+    if (m->eq_type[e] == SAP_EQ_CONNECT) {
+      nr = 3;
+      ok = SAPT(sapw_eqConnect)(m, d, w, e, P, ns, g);
+    } else {
+      sapRow row = sapw_row(P->sidx, P->sval, ns, P->snz);
+      ok = SAPT(sapw_eqCoupling)(m, qpos, e, &row, g);
+    }
+    if (!ok) continue;  // cannot happen: nsolve_nnz counts the longest equality row at load
+    for (int r = 0; r < nr; r++) {
+      sapRow row = sapw_rowAt(P->sidx, P->sval, ns + r, P->snz);
+      SAPT(sapw_holonomicSetup)(h, (SAP_REAL)g[r], SAPT(sapw_rowDelassus)(&row, P->A, nv), P->spar + SAP_SPAR * (ns + r));
+    }
+    ns += nr;
+  }
+  return ns - ns0;
+}

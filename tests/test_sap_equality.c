@@ -1,0 +1,318 @@
+#define _POSIX_C_SOURCE 200809L
+/* Equality constraints as SAP holonomic rows (kernels/sap_equality_t.h), through the whole
+ * step on the CPU backend, against independent oracles: a four-bar linkage (scenes/fourbar.xml)
+ * closed by a connect stays closed (the loop point recomputed from the body poses and the
+ * linkage geometry); a coupled pair of pendulums (joint and fixed-tendon forms, q1 = 2 q2)
+ * swings with the period of the combined inertia; the two-finger gripper (scenes/gripper2.xml)
+ * keeps its fingers coupled within the near-rigid bound and follows MuJoCo 4 on the same MJCF;
+ * inactive constraints, the equality disable flag and weld (not implemented) at load. */
+#include <unistd.h>
+
+#include <mujoco/mujoco.h>
+
+#include "check.h"
+#include "sapsim/sapsim.h"
+
+/* write an MJCF text to a temporary .xml file; path receives its name */
+static int write_xml(const char* xml, char* path, size_t n) {
+  char tmp[] = "/tmp/sapsim_eqXXXXXX";
+  int fd = mkstemp(tmp);
+  if (fd < 0) return 0;
+  FILE* f = fdopen(fd, "w");
+  fputs(xml, f);
+  fclose(f);
+  snprintf(path, n, "%s.xml", tmp);
+  rename(tmp, path);
+  return 1;
+}
+
+static sapModel* load_xml(const char* xml) {
+  char path[64];
+  if (!write_xml(xml, path, sizeof(path))) return NULL;
+  sapModel* m = NULL;
+  if (sap_loadModel(path, &m) != SAP_OK) fprintf(stderr, "  load: %s\n", sap_lastError());
+  unlink(path);
+  return m;
+}
+
+static sapSim* make_sim(const sapModel* m, const char* preset, int nworld) {
+  sapOptions o;
+  sap_optionsDefault(&o);
+  o.device = SAP_DEVICE_CPU;
+  if (sap_optionsSet(&o, "preset", preset) != SAP_OK) return NULL;
+  sapSim* s = NULL;
+  if (sap_create(m, &o, nworld, &s) != SAP_OK) fprintf(stderr, "  create: %s\n", sap_lastError());
+  return s;
+}
+
+/* uniform in [-1, 1] from a 64-bit LCG */
+static double urand(unsigned long long* state) {
+  *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (double)(*state >> 11) / (double)(1ULL << 52) * 2 - 1;
+}
+
+/* x + R(q) a, q = (w, x, y, z) */
+static void body_point(const double* x, const double* q, const double* a, double* p) {
+  double w = q[0], i = q[1], j = q[2], k = q[3];
+  double R[9] = {1 - 2 * (j * j + k * k), 2 * (i * j - w * k), 2 * (i * k + w * j),
+                 2 * (i * j + w * k), 1 - 2 * (i * i + k * k), 2 * (j * k - w * i),
+                 2 * (i * k - w * j), 2 * (j * k + w * i), 1 - 2 * (i * i + j * j)};
+  for (int r = 0; r < 3; r++) p[r] = x[r] + R[3 * r] * a[0] + R[3 * r + 1] * a[1] + R[3 * r + 2] * a[2];
+}
+
+static int verbose(void) { return getenv("SAPSIM_TEST_VERBOSE") != NULL; }
+
+/* ---- four-bar linkage: the loop stays closed ----------------------------------------- */
+
+/* The loop point C seen from the coupler (anchor C - B in its frame) and from the rocker
+ * (C - D): the scene's geometry, not the solver's data. 1 s under gravity and random crank
+ * torques (uniform in the control range, a new value every 20 steps), 4 worlds; the crank
+ * turns about 3.5 rad. What remains of the violation is the rows' linearization at the step's
+ * q (Drake's formulation): g(q + h v) - (g + h J v) = h^2/2 v' g'' v, the centripetal term
+ * h^2 omega^2 r / 2 per step, which the correction -g/(2h) halves each step. It grows with
+ * speed: measured 2.4e-5 m (drake) and 4.8e-5 m (midpoint presets) here, 1.8e-3 m with 6x
+ * the torque and 1/10 the damping (the crank at ~25 rad/s). MuJoCo subtracts J'(q, v) v for this; not done here. */
+static void fourbar_run(const char* preset, double tol) {
+  sapModel* m = NULL;
+  CHECK(sap_loadModel("scenes/fourbar.xml", &m) == SAP_OK, "%s", sap_lastError());
+  if (!m) return;
+  CHECK(m->neq == 1 && m->nsolve_rows == 3, "neq %d rows %d", m->neq, m->nsolve_rows);
+  enum { NW = 4 };
+  sapSim* s = make_sim(m, preset, NW);
+  const double a1[3] = {0.26150623, 0, 0.14701868}, a2[3] = {-0.03849377, 0, 0.24701868};
+  double viol = 0, qmin = 1e9, qmax = -1e9, ctrl[NW], xpos[NW * 12], xquat[NW * 16], qpos[NW * 3];
+  unsigned long long seed = 12345;
+  int n = 500, ok = 1;
+  for (int k = 0; k < n && s; k++) {
+    if (k % 20 == 0)
+      for (int w = 0; w < NW; w++) ctrl[w] = 0.05 * urand(&seed);
+    sap_set(s, SAP_FIELD_CTRL, NULL, NW, ctrl);
+    if (sap_step(s, 1) != SAP_OK) { ok = 0; break; }
+    sap_get(s, SAP_FIELD_XPOS, NULL, NW, xpos);
+    sap_get(s, SAP_FIELD_XQUAT, NULL, NW, xquat);
+    sap_get(s, SAP_FIELD_QPOS, NULL, NW, qpos);
+    sapWorldInfo info[NW];
+    sap_worldInfo(s, NULL, NW, info);
+    for (int w = 0; w < NW; w++) {
+      double p1[3], p2[3], e = 0;
+      body_point(xpos + 12 * w + 6, xquat + 16 * w + 8, a1, p1);   // coupler = body 2
+      body_point(xpos + 12 * w + 9, xquat + 16 * w + 12, a2, p2);  // rocker = body 3
+      for (int r = 0; r < 3; r++) e += (p1[r] - p2[r]) * (p1[r] - p2[r]);
+      if (sqrt(e) > viol) viol = sqrt(e);
+      if (qpos[3 * w] < qmin) qmin = qpos[3 * w];
+      if (qpos[3 * w] > qmax) qmax = qpos[3 * w];
+      if (!(info[w].flags & SAP_WORLD_CONVERGED)) ok = 0;
+    }
+  }
+  CHECK(ok, "%s: every step converged", preset);
+  CHECK(viol < tol, "%s: loop violation %.3g m over 1 s (bound %.1g)", preset, viol, tol);
+  CHECK(qmax - qmin > 0.5, "%s: the crank moved (range %.3g rad)", preset, qmax - qmin);
+  if (verbose()) fprintf(stderr, "  %s: max violation %.3g m, crank range %.3g rad\n", preset, viol, qmax - qmin);
+  sap_free(s);
+  sap_freeModel(m);
+}
+
+static void test_fourbar_closed(void) {
+  fourbar_run("approx64", 1e-4);
+  fourbar_run("drake", 1e-4);
+  fourbar_run("approx32", 1e-4);
+}
+
+/* ---- coupled pendulums: the period of the combined inertia ---------------------------- */
+
+/* two pendulums on separate trees, hinges about y: p1 a 1 kg ball at 0.5 m, p2 a 0.5 kg ball
+ * at 0.3 m (radius 0.02), coupled q1 = 2 q2 (joint form: polycoef 0 2; tendon form: tendons
+ * t1 = q1, t2 = q2). In q2 = x: I = I2 + 4 I1, K = m2 g L2 + 4 m1 g L1 (V = -m2 g L2 cos x -
+ * m1 g L1 cos 2x), I_i = m_i L_i^2 + 2/5 m_i r^2; T = 2 pi sqrt(I/K). */
+static const char* pend_xml(int tendon, const char* active, char* buf, size_t n) {
+  snprintf(buf, n,
+           "<mujoco><option timestep='0.001'/><default><geom contype='0' conaffinity='0'/></default>"
+           "<worldbody>"
+           "<body name='p1'><joint name='q1' type='hinge' axis='0 1 0'/>"
+           "<geom type='sphere' size='0.02' pos='0 0 -0.5' mass='1'/></body>"
+           "<body name='p2' pos='1 0 0'><joint name='q2' type='hinge' axis='0 1 0'/>"
+           "<geom type='sphere' size='0.02' pos='0 0 -0.3' mass='0.5'/></body></worldbody>"
+           "%s<equality>%s</equality>"
+           "<keyframe><key qpos='0.02 0.01'/></keyframe></mujoco>",
+           tendon ? "<tendon><fixed name='t1'><joint joint='q1' coef='1'/></fixed>"
+                    "<fixed name='t2'><joint joint='q2' coef='1'/></fixed></tendon>" : "",
+           tendon ? (strcmp(active, "true") ? "<tendon tendon1='t1' tendon2='t2' polycoef='0 2 0 0 0' active='false'/>"
+                                            : "<tendon tendon1='t1' tendon2='t2' polycoef='0 2 0 0 0'/>")
+                  : (strcmp(active, "true") ? "<joint joint1='q1' joint2='q2' polycoef='0 2 0 0 0' active='false'/>"
+                                            : "<joint joint1='q1' joint2='q2' polycoef='0 2 0 0 0'/>"));
+  return buf;
+}
+
+static void pend_period(int tendon, const char* preset) {
+  char xml[2048];
+  sapModel* m = load_xml(pend_xml(tendon, "true", xml, sizeof(xml)));
+  CHECK(m != NULL, "load");
+  if (!m) return;
+  const double g = 9.81, r = 0.02, m1 = 1, L1 = 0.5, m2 = 0.5, L2 = 0.3;
+  double I1 = m1 * L1 * L1 + 0.4 * m1 * r * r, I2 = m2 * L2 * L2 + 0.4 * m2 * r * r;
+  double T = 2 * 3.14159265358979323846 * sqrt((I2 + 4 * I1) / (m2 * g * L2 + 4 * m1 * g * L1));
+  sapSim* s = make_sim(m, preset, 1);
+  sap_reset(s, 0, NULL);
+  double h = 0.001, q[2], qprev = 0.01, t_first = -1, t_last = -1, coup = 0;
+  int ncross = 0;
+  for (int k = 1; k <= 4000; k++) {
+    sap_step(s, 1);
+    sap_get(s, SAP_FIELD_QPOS, NULL, 1, q);
+    if (fabs(q[0] - 2 * q[1]) > coup) coup = fabs(q[0] - 2 * q[1]);
+    if (qprev > 0 && q[1] <= 0) {  // downward zero crossing of q2, linear interpolation
+      double t = (k - 1 + qprev / (qprev - q[1])) * h;
+      if (t_first < 0) t_first = t;
+      t_last = t;
+      ncross++;
+    }
+    qprev = q[1];
+  }
+  double Tm = ncross > 1 ? (t_last - t_first) / (ncross - 1) : 0;
+  // error budget, relative: symplectic integration (omega h)^2/24 ~ 1e-6, amplitude
+  // (0.02 rad) nonlinearity < 1e-4, crossing interpolation ~ 1e-5: 1e-3 leaves a margin
+  CHECK_CLOSE(Tm, T, 0, 1e-3, "%s %s: period of the coupled pendulums", tendon ? "tendon" : "joint", preset);
+  CHECK(coup < 1e-6, "%s %s: |q1 - 2 q2| = %.3g", tendon ? "tendon" : "joint", preset, coup);
+  if (verbose())
+    fprintf(stderr, "  %s %s: period %.6f analytic %.6f (%d crossings), max |q1 - 2 q2| %.3g\n",
+            tendon ? "tendon" : "joint", preset, Tm, T, ncross, coup);
+  sap_free(s);
+  sap_freeModel(m);
+}
+
+static void test_coupled_pendulums(void) {
+  pend_period(0, "approx64");
+  pend_period(0, "drake");
+  pend_period(1, "approx64");
+  pend_period(1, "approx32");
+}
+
+/* ---- load: inactive constraints, the disable flag, weld -------------------------------- */
+
+static void test_equality_load(void) {
+  char xml[2048];
+  sapModel* m = load_xml(pend_xml(0, "false", xml, sizeof(xml)));
+  CHECK(m && m->neq == 0 && m->nsolve_rows == 0, "active='false': dropped (neq %d)", m ? m->neq : -1);
+  sap_freeModel(m);
+  // the disable flag
+  pend_xml(0, "true", xml, sizeof(xml));
+  char* opt = strstr(xml, "<option timestep='0.001'/>");
+  char flagged[2200];
+  snprintf(flagged, sizeof(flagged), "%.*s<option timestep='0.001'><flag equality='disable'/></option>%s",
+           (int)(opt - xml), xml, opt + strlen("<option timestep='0.001'/>"));
+  m = load_xml(flagged);
+  CHECK(m && m->neq == 0, "equality disabled: no rows (neq %d)", m ? m->neq : -1);
+  sap_freeModel(m);
+  // weld is not implemented: rejected by name
+  char path[64];
+  write_xml("<mujoco><worldbody><body name='a'><freejoint/><geom size='0.1'/></body></worldbody>"
+            "<equality><weld name='glue' body1='a'/></equality></mujoco>", path, sizeof(path));
+  m = NULL;
+  sapStatus st = sap_loadModel(path, &m);
+  unlink(path);
+  CHECK(st == SAP_ERR_UNSUPPORTED && strstr(sap_lastError(), "'glue'") && strstr(sap_lastError(), "weld"),
+        "weld rejected by name: %s", sap_lastError());
+  sap_freeModel(m);
+  // connect, site form: the sites need not coincide at qpos0
+  write_xml("<mujoco><worldbody><site name='w' pos='0 0 1'/><body name='a'><freejoint/><geom size='0.1'/>"
+            "<site name='s' pos='0 0 0.1'/></body></worldbody>"
+            "<equality><connect site1='s' site2='w'/></equality></mujoco>", path, sizeof(path));
+  m = NULL;
+  st = sap_loadModel(path, &m);
+  unlink(path);
+  CHECK(st == SAP_OK && m->neq == 1 && m->eq_obj1id[0] == 1 && m->eq_obj2id[0] == 0 && m->eq_data[2] == 0.1 &&
+        m->eq_data[5] == 1, "connect site form: bodies and site positions");
+  sap_freeModel(m);
+}
+
+/* ---- gripper: coupled fingers, against MuJoCo 4 --------------------------------------- */
+
+/* controls at step k (t = k h): the wrist and the left finger under sines */
+static void gripper_ctrl(int k, double h, double* u) {
+  double t = k * h;
+  u[0] = 0.6 * sin(2 * 3.14159265358979323846 * 1.5 * t);
+  u[1] = 1 * sin(2 * 3.14159265358979323846 * 2 * t + 0.3);
+}
+
+/* MuJoCo 4 on scenes/gripper2.xml for n steps with the same controls; qout (n x 3); stiff:
+ * the equality at solref (2h, 1), solimp (0.99, 0.999) instead of the MJCF's defaults.
+ * Returns MuJoCo's largest |q_right - q_left|. */
+static double gripper_mujoco(int n, int stiff, double* qout) {
+  char err[512];
+  mjModel* mj = mj_loadXML("scenes/gripper2.xml", NULL, err, sizeof(err));
+  if (!mj) return -1;
+  if (stiff) {
+    mj->eq_solref[0] = 2 * mj->opt.timestep;
+    mj->eq_solimp[0] = 0.99;
+    mj->eq_solimp[1] = 0.999;
+  }
+  mjData* md = mj_makeData(mj);
+  double viol = 0;
+  for (int k = 0; k < n; k++) {
+    gripper_ctrl(k, mj->opt.timestep, md->ctrl);
+    mj_step(mj, md);
+    for (int i = 0; i < 3; i++) qout[3 * k + i] = md->qpos[i];
+    if (fabs(md->qpos[2] - md->qpos[1]) > viol) viol = fabs(md->qpos[2] - md->qpos[1]);
+  }
+  mj_deleteData(md);
+  mj_deleteModel(mj);
+  return viol;
+}
+
+/* The fingers stay coupled within the near-rigid bound, and the motion follows MuJoCo's.
+ * Coupling: under a generalized load F on the row the violation settles at
+ * h^2 beta^2 w F / (2 pi^2) (kernels/sap_equality_t.h), w = 1/A_ll + 1/A_rr (finger masses
+ * 0.05, 0.12 plus h damping); F is at most the finger motor (1 N) plus the springs
+ * (40 N/m x the largest travel) plus the heavier finger's weight and swing (0.12 kg x 2 g).
+ * MuJoCo: its equality is soft (solref 0.02 s): it lets the fingers part by delta_MJ (measured,
+ * ~1e-3 m), and that lag feeds back through the springs and the wrist for 1 s, so MuJoCo's
+ * trajectory leaves the rigidly coupled one by several delta_MJ (measured 6.4 delta_MJ);
+ * sapsim's is that rigid one within the bound above. Tolerance 10 delta_MJ on every coordinate.
+ * Second reference: MuJoCo with a stiff equality (solref 2h, solimp 0.99-0.999)
+ * must be at least 10x closer to sapsim: the gap closes as MuJoCo's constraint hardens (measured
+ * 38x), so the gap is MuJoCo's softness, not an error of the rows. */
+static void test_gripper_coupling(void) {
+  sapModel* m = NULL;
+  CHECK(sap_loadModel("scenes/gripper2.xml", &m) == SAP_OK, "%s", sap_lastError());
+  if (!m) return;
+  enum { N = 500 };
+  double h = m->timestep, beta = 0.1, g = 9.81;
+  double w = 1 / (0.05 + h * 0.2) + 1 / (0.12 + h * 0.2);
+  static double qmj[3 * N], qst[3 * N], qs[3 * N];
+  double dmj = gripper_mujoco(N, 0, qmj), dst = gripper_mujoco(N, 1, qst);
+  CHECK(dmj > 0, "MuJoCo ran");
+  sapSim* s = make_sim(m, "drake", 1);  // sap_euler: MuJoCo's semi-implicit Euler positions
+  double coup = 0, e_mj = 0, e_st = 0, qmax = 0;
+  for (int k = 0; k < N && s; k++) {
+    double u[2];
+    gripper_ctrl(k, h, u);
+    sap_set(s, SAP_FIELD_CTRL, NULL, 1, u);
+    sap_step(s, 1);
+    sap_get(s, SAP_FIELD_QPOS, NULL, 1, qs + 3 * k);
+    const double* q = qs + 3 * k;
+    if (fabs(q[2] - q[1]) > coup) coup = fabs(q[2] - q[1]);
+    if (fabs(q[1]) > qmax) qmax = fabs(q[1]);
+    for (int i = 0; i < 3; i++) {
+      if (fabs(q[i] - qmj[3 * k + i]) > e_mj) e_mj = fabs(q[i] - qmj[3 * k + i]);
+      if (fabs(q[i] - qst[3 * k + i]) > e_st) e_st = fabs(q[i] - qst[3 * k + i]);
+    }
+  }
+  double F = 1 + 40 * qmax + 0.12 * 2 * g;
+  double bound = h * h * beta * beta * w * F / (2 * 3.14159265358979323846 * 3.14159265358979323846);
+  CHECK(qmax > 0.01, "fingers moved %.3g m", qmax);
+  CHECK(coup <= bound, "|q_right - q_left| %.3g > near-rigid bound %.3g", coup, bound);
+  CHECK(e_mj <= 10 * dmj, "sapsim vs MuJoCo %.3g > 10 x MuJoCo's own violation %.3g", e_mj, dmj);
+  CHECK(e_st <= e_mj / 10, "stiff MuJoCo not 10x closer: %.3g vs %.3g", e_st, e_mj);
+  if (verbose())
+    fprintf(stderr, "  coupling %.3g (bound %.3g); MuJoCo violation %.3g, |sapsim - MuJoCo| %.3g; stiff MuJoCo "
+            "violation %.3g, |sapsim - stiff| %.3g; finger travel %.3g\n", coup, bound, dmj, e_mj, dst, e_st, qmax);
+  sap_free(s);
+  sap_freeModel(m);
+}
+
+int main(void) {
+  RUN(test_equality_load);
+  RUN(test_gripper_coupling);
+  RUN(test_coupled_pendulums);
+  RUN(test_fourbar_closed);
+  return check_summary("test_sap_equality");
+}
