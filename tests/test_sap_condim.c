@@ -262,6 +262,7 @@ static void test_quadruped(void) {
     CHECK(m->nq <= 32, "nq");
     sap_get(s, SAP_FIELD_QPOS, NULL, 2, q);
     CHECK(isfinite(q[2]) && q[2] > 0.1, "torso above the floor (%g)", q[2]);
+    CHECK(sap_data(s)->ncon[0] >= 4, "standing on its feet (%d contacts)", sap_data(s)->ncon[0]);
   }
   sap_free(s);
   sap_freeModel(m);
