@@ -59,6 +59,8 @@
   X(int, pair_explicit, (m)->npair_max)                          \
   X(int, pair_condim, (m)->npair_max)                            \
   X(double, pair_mu, (m)->npair_max)                             \
+  X(double, pair_torsion, (m)->npair_max)                        \
+  X(double, pair_rolling, (m)->npair_max)                        \
   X(double, pair_margin, (m)->npair_max)                         \
   X(double, pair_gap, (m)->npair_max)                            \
   X(double, pair_detect, (m)->npair_max)                         \

@@ -282,6 +282,10 @@ static sapStatus check_pairs(const mjModel* mj, const char* path) {
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: <pair> '%s' has anisotropic friction (%g, %g); sapsim's friction cone is "
                       "isotropic", path, name, f[0], f[1]);
+    if (mj->pair_dim[i] == 6 && f[3] != f[4])
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: <pair> '%s' has anisotropic rolling friction (%g, %g); sapsim's rolling "
+                      "friction is isotropic", path, name, f[3], f[4]);
     if (mj->pair_adhesion[i] != 0)
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: <pair> '%s' has adhesion, which is not supported", path, name);
     if (mj->geom_type[g1] == mjGEOM_HFIELD || mj->geom_type[g2] == mjGEOM_HFIELD)
@@ -711,21 +715,27 @@ typedef struct pairRec {
   int expl;          /* explicit <pair> id, -1 for a dynamic pair */
   int condim;
   double mu, margin, gap;
+  double torsion, rolling; /* spin and rolling coefficients (m), condim 4 and 6 */
 } pairRec;
 
 /* a dynamic pair as MuJoCo 4 combines it (mj_contactParam): the geom with the higher
  * priority gives condim and friction; equal priority: condim max, friction max
- * element-wise (only friction[0], sliding, matters for condim 1 and 3); margin and gap
- * summed whatever the priority. mu is 0 for a frictionless (condim 1) contact. */
+ * element-wise; margin and gap summed whatever the priority. mu is 0 for a frictionless
+ * (condim 1) contact; torsion (friction[1]) and rolling (friction[2]) are kept for
+ * condim 4 and 6 (0 otherwise). */
 static void combine_geoms(const mjModel* mj, int g0, int g1, pairRec* r) {
   int p0 = mj->geom_priority[g0], p1 = mj->geom_priority[g1];
-  double f0 = mj->geom_friction[3 * g0], f1 = mj->geom_friction[3 * g1];
+  const mjtNum *f0 = mj->geom_friction + 3 * g0, *f1 = mj->geom_friction + 3 * g1;
   int c0 = mj->geom_condim[g0], c1 = mj->geom_condim[g1];
+  double f[3];
+  for (int k = 0; k < 3; k++) f[k] = p0 > p1 ? f0[k] : p1 > p0 ? f1[k] : fmax(f0[k], f1[k]);
   r->g0 = g0;
   r->g1 = g1;
   r->expl = -1;
   r->condim = p0 > p1 ? c0 : p1 > p0 ? c1 : (c0 > c1 ? c0 : c1);
-  r->mu = r->condim == 1 ? 0 : p0 > p1 ? f0 : p1 > p0 ? f1 : fmax(f0, f1);
+  r->mu = r->condim == 1 ? 0 : f[0];
+  r->torsion = r->condim >= 4 ? f[1] : 0;
+  r->rolling = r->condim == 6 ? f[2] : 0;
   r->margin = mj->geom_margin[g0] + mj->geom_margin[g1];
   r->gap = mj->geom_gap[g0] + mj->geom_gap[g1];
 }
@@ -738,6 +748,8 @@ static void explicit_pair(const mjModel* mj, int i, pairRec* r) {
   r->expl = i;
   r->condim = mj->pair_dim[i];
   r->mu = r->condim == 1 ? 0 : mj->pair_friction[5 * i];
+  r->torsion = r->condim >= 4 ? mj->pair_friction[5 * i + 2] : 0;  // (slide, slide, spin, roll, roll)
+  r->rolling = r->condim == 6 ? mj->pair_friction[5 * i + 3] : 0;
   r->margin = mj->pair_margin[i];
   r->gap = mj->pair_gap[i];
 }
@@ -760,9 +772,24 @@ static int explicit_collides(const sapModel* m, const pairRec* r) {
   return !(m->geom_type[r->g0] == SAP_GEOM_PLANE && m->geom_type[r->g1] == SAP_GEOM_PLANE);
 }
 
+/* pair p's torsional and rolling coefficients. A condim 4 or 6 contact is MuJoCo's elliptic
+ * cone ||(f_t/mu, tau_spin/torsion, tau_roll/rolling)|| <= f_n; MuJoCo clamps each
+ * coefficient to mjMINMU = 1e-5 (mj_setContact), so that the scaled cone stays finite, and so
+ * does sapsim there (condim 1 and 3 keep mu as combined, 0 allowed). m->ncondim, the rows
+ * of a contact in the solver, is the largest such condim (3 when none has 4 or 6). */
+static void contact_coefficients(sapModel* m, int p, const pairRec* r) {
+  const double minmu = 1e-5;
+  m->pair_torsion[p] = m->pair_rolling[p] = 0;
+  if (r->condim < 4) return;
+  m->pair_mu[p] = fmax(r->mu, minmu);
+  m->pair_torsion[p] = fmax(r->torsion, minmu);
+  if (r->condim == 6) m->pair_rolling[p] = fmax(r->rolling, minmu);
+  if (r->condim > m->ncondim) m->ncondim = r->condim;
+}
+
 /* the candidate list: dynamic pairs after static filtering, explicit pairs (which bypass
  * the filters) added or replacing the dynamic pair of the same geoms, sorted by
- * (g0, g1); every combined condim must be 1 or 3. *out is malloc'ed. */
+ * (g0, g1); combined condims are 1, 3, 4 or 6 (MuJoCo compiles no other). *out is malloc'ed. */
 static sapStatus build_pairs(const sapModel* m, const mjModel* mj, const char* path, pairRec** out, int* n) {
   int ndyn = sapc_buildPairs(m, NULL), nexp = disabled(mj, mjDSBL_CONTACT) ? 0 : (int)mj->npair;
   int* dyn = (int*)malloc(sizeof(int) * (2 * ndyn + 1));
@@ -786,17 +813,17 @@ static sapStatus build_pairs(const sapModel* m, const mjModel* mj, const char* p
   }
   qsort(r, np, sizeof(pairRec), pair_cmp);
   for (int p = 0; p < np; p++) {
-    if (r[p].condim == 1 || r[p].condim == 3) continue;
-    const char *n0 = mjname(mj, mj->name_geomadr, r[p].g0), *n1 = mjname(mj, mj->name_geomadr, r[p].g1);
     int c = r[p].condim;
+    if (c == 1 || c == 3 || c == 4 || c == 6) continue;
+    const char *n0 = mjname(mj, mj->name_geomadr, r[p].g0), *n1 = mjname(mj, mj->name_geomadr, r[p].g1);
     if (r[p].expl >= 0)
       sap_fail(SAP_ERR_UNSUPPORTED, "%s: <pair> '%s' (geoms '%s', '%s') has condim %d; sapsim supports "
-               "condim 1 (frictionless) and 3 (sliding friction)", path,
+               "condim 1, 3, 4 and 6", path,
                mjname(mj, mj->name_pairadr, r[p].expl), n0, n1, c);
     else
       sap_fail(SAP_ERR_UNSUPPORTED, "%s: geoms '%s' (condim %d) and '%s' (condim %d) make contacts with "
-               "condim %d (MuJoCo: the higher priority's, else the larger); sapsim supports condim 1 "
-               "(frictionless) and 3 (sliding friction)", path, n0, mj->geom_condim[r[p].g0], n1,
+               "condim %d (MuJoCo: the higher priority's, else the larger); sapsim supports condim 1, 3, "
+               "4 and 6", path, n0, mj->geom_condim[r[p].g0], n1,
                mj->geom_condim[r[p].g1], c);
     free(r);
     return SAP_ERR_UNSUPPORTED;
@@ -858,6 +885,7 @@ sapStatus sap_convertModel(const mjModel* mj, const char* path, sapModel** out) 
   }
   *m = tmp;
   m->npair_max = np;
+  m->ncondim = 3;
   if ((st = sap_modelAlloc(m)) != SAP_OK) {
     free(m);
     free(pr);
@@ -874,6 +902,7 @@ sapStatus sap_convertModel(const mjModel* mj, const char* path, sapModel** out) 
     m->pair_explicit[p] = pr[p].expl >= 0;
     m->pair_condim[p] = pr[p].condim;
     m->pair_mu[p] = pr[p].mu;
+    contact_coefficients(m, p, pr + p);
     m->pair_margin[p] = pr[p].margin;
     m->pair_gap[p] = pr[p].gap;
   }

@@ -33,8 +33,8 @@ static long scratch_bytes(const sapModel* m, const sapOptions* o, int ncon_max) 
   long col = sapc_collisionScratchBytes(m);
   int lin = o->linear_solve_precision == SAP_FP32 ? 4 : 8;
   long sol = o->contact_solve_precision == SAP_FP32
-                 ? sapw_problemBytes_f32(m->nv, m->nbody, ncon_max, SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin)
-                 : sapw_problemBytes_f64(m->nv, m->nbody, ncon_max, SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin);
+                 ? sapw_problemBytes_f32(m->nv, m->nbody, ncon_max, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin)
+                 : sapw_problemBytes_f64(m->nv, m->nbody, ncon_max, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin);
   long n = fm > col ? fm : col;
   return n > sol ? n : sol;  /* below 2^31 for nv <= SAP_MAX_NV and ncon_max <= 2^20 */
 }

@@ -20,23 +20,28 @@ SAP_HD SAP_REAL SAPT(sapw_dot)(const SAP_REAL* a, const SAP_REAL* b, int n) {
 /* contact i's cost at vc + alpha dvc, added to acc[0], with -gamma . dvc (d/dalpha) and
  * dvc' G dvc added to acc[1], acc[2]; store: alpha = 0 without dvc, cost only, gamma stored */
 SAP_HD void SAPT(sapw_contactCost)(SAPT(sapProblem)* P, int i, SAP_REAL alpha, int store, SAP_REAL* acc) {
-  SAP_REAL vc[3], dvc[3], g[3], G[9], li;
-  for (int k = 0; k < 3; k++) {
-    dvc[k] = store ? 0 : P->dvc[3 * i + k];
-    vc[k] = P->vc[3 * i + k] + alpha * dvc[k];
+  int cd = P->cd;
+  SAP_REAL vc[SAP_CDIM_MAX] = {0, 0, 0, 0, 0, 0}, dvc[SAP_CDIM_MAX] = {0, 0, 0, 0, 0, 0};
+  SAP_REAL g[SAP_CDIM_MAX], G[SAP_CDIM_MAX * SAP_CDIM_MAX], li;
+  for (int k = 0; k < cd; k++) {
+    dvc[k] = store ? 0 : P->dvc[cd * i + k];
+    vc[k] = P->vc[cd * i + k] + alpha * dvc[k];
   }
-  SAPT(sapw_coneProject)(P->cpar + SAP_CPAR * i, vc, store ? P->gam + 3 * i : g, &li, store ? (SAP_REAL*)0 : G);
+  SAPT(sapw_coneProjectN)(P->cpar + SAP_CPAR_OF(cd) * i, cd, vc, store ? P->gam + cd * i : g, &li,
+                          store ? (SAP_REAL*)0 : G);
   acc[0] += li;
   if (!store) {
-    acc[1] -= g[0] * dvc[0] + g[1] * dvc[1] + g[2] * dvc[2];
-    for (int a = 0; a < 3; a++)
-      for (int b = 0; b < 3; b++) acc[2] += dvc[a] * G[3 * a + b] * dvc[b];
+    SAP_REAL gd = g[0] * dvc[0] + g[1] * dvc[1] + g[2] * dvc[2];
+    for (int a = 3; a < cd; a++) gd += g[a] * dvc[a];
+    acc[1] -= gd;
+    for (int a = 0; a < cd; a++)
+      for (int b = 0; b < cd; b++) acc[2] += dvc[a] * G[cd * a + b] * dvc[b];
   }
 }
 
 /* the same for scalar row s */
 SAP_HD void SAPT(sapw_rowCost)(SAPT(sapProblem)* P, int s, SAP_REAL alpha, int store, SAP_REAL* acc) {
-  int o = 3 * P->nc;
+  int o = P->cd * P->nc;
   SAP_REAL dv = store ? 0 : P->dvc[o + s], g, Gs, ls;
   SAPT(sapw_boxEval)(P->spar + SAP_SPAR * s, P->vc[o + s] + alpha * dv, store ? P->gam + o + s : &g, &ls,
                      store ? (SAP_REAL*)0 : &Gs);
@@ -76,10 +81,24 @@ SAP_HD SAP_REAL SAPT(sapw_evaluate)(SAPT(sapProblem)* P) {
   return P->mom + lc;
 }
 
-/* G_c of contact c at P->vc (recomputed rather than stored: 72 bytes less per contact) */
+/* G_c (cd x cd) of contact c at P->vc (recomputed rather than stored: 8 cd^2 bytes less per
+ * contact) */
 SAP_HD void SAPT(sapw_contactHessian)(const SAPT(sapProblem)* P, int c, SAP_REAL* G) {
-  SAP_REAL g[3], l;
-  SAPT(sapw_coneProject)(P->cpar + SAP_CPAR * c, P->vc + 3 * c, g, &l, G);
+  SAP_REAL g[SAP_CDIM_MAX], l;
+  SAPT(sapw_coneProjectN)(P->cpar + SAP_CPAR_OF(P->cd) * c, P->cd, P->vc + P->cd * c, g, &l, G);
+}
+
+/* the same for cd > 3 rows (G cd x cd), dof indices i >= j */
+SAP_HD void SAPT(sapw_hessianEntrySpin)(SAPT(sapProblem)* P, const SAP_REAL* G, int i, int j) {
+  int nv = P->nv, cd = P->cd;
+  const SAP_REAL* J = P->rows;
+  SAP_REAL h = 0;
+  for (int b = 0; b < cd; b++) {
+    SAP_REAL gi = 0;  // ((J_:i)' G)_b
+    for (int a = 0; a < cd; a++) gi += J[a * nv + i] * G[cd * a + b];
+    h += gi * J[b * nv + j];
+  }
+  P->H[i * nv + j] += h;
 }
 
 /* H[i][j] += J_:i' G J_:j for the entry (p, q) of the chain list of the rows in P->rows
@@ -88,6 +107,10 @@ SAP_HD void SAPT(sapw_hessianEntry)(SAPT(sapProblem)* P, const SAP_REAL* G, int 
   int nv = P->nv, i = P->chain[p], j = P->chain[q];
   if (j > i) return;
   const SAP_REAL* J = P->rows;
+  if (P->cd > 3) {
+    SAPT(sapw_hessianEntrySpin)(P, G, i, j);
+    return;
+  }
   SAP_REAL gi[3];  // (J_:i)' G
   for (int b = 0; b < 3; b++) gi[b] = J[i] * G[b] + J[nv + i] * G[3 + b] + J[2 * nv + i] * G[6 + b];
   P->H[i * nv + j] += gi[0] * J[j] + gi[1] * J[nv + j] + gi[2] * J[2 * nv + j];
@@ -96,7 +119,7 @@ SAP_HD void SAPT(sapw_hessianEntry)(SAPT(sapProblem)* P, const SAP_REAL* G, int 
 /* H += G_s S_s' S_s (lower triangle) for scalar row s at P->vc */
 SAP_HD void SAPT(sapw_hessianRow)(SAPT(sapProblem)* P, int s) {
   SAP_REAL gam, l, g;
-  SAPT(sapw_boxEval)(P->spar + SAP_SPAR * s, P->vc[3 * P->nc + s], &gam, &l, &g);
+  SAPT(sapw_boxEval)(P->spar + SAP_SPAR * s, P->vc[P->cd * P->nc + s], &gam, &l, &g);
   if (g == 0) return;
   const int* idx = P->sidx + s * P->snz;
   const double* val = P->sval + s * P->snz;
@@ -112,7 +135,7 @@ SAP_HD void SAPT(sapw_hessian)(SAPT(sapProblem)* P) {
   for (int i = 0; i < nv; i++)
     for (int j = 0; j <= i; j++) P->H[i * nv + j] = (SAP_REAL)P->A[i * nv + j];
   for (int c = 0; c < P->nc; c++) {
-    SAP_REAL G[9];
+    SAP_REAL G[SAP_CDIM_MAX * SAP_CDIM_MAX];
     SAPT(sapw_contactHessian)(P, c, G);
     int n = SAPT(sapw_contactRows)(P, c);
     for (int p = 0; p < n; p++)

@@ -23,6 +23,7 @@ typedef struct SAPT(sapLoop) {
 
 typedef struct SAPT(sapProblem) {
   int nv, nc, ns;           /* dofs, contacts, scalar constraints */
+  int cd;                   /* rows per contact: 3, or 4 / 6 (torsion, rolling; m->ncondim) */
   const double* A;          /* (nv x nv) dynamics matrix, fp64 storage */
   const double* vstar;      /* (nv) free-motion velocity */
   /* contact kinematics (world arrays of sapData at this world) */
@@ -38,17 +39,17 @@ typedef struct SAPT(sapProblem) {
   int snz;                  /* entries per row */
   int* sidx;                /* (ns x snz) dofs, -1 after a row's last entry */
   double* sval;             /* (ns x snz) coefficients */
-  SAP_REAL* cpar;           /* (nc x SAP_CPAR) cone parameters */
+  SAP_REAL* cpar;           /* (nc x SAP_CPAR_OF(cd)) cone parameters */
   SAP_REAL* spar;           /* (ns x SAP_SPAR) box parameters */
   SAP_REAL* dscale;         /* (nv) diag(A)^-1/2 on participating dofs, 0 elsewhere */
   SAP_REAL *v, *r, *grad, *jc, *dv, *Adv, *pstar; /* (nv) iterate, A(v-v*), gradient, J'gamma, step, A dv, A v* */
-  SAP_REAL *vc, *dvc, *gam; /* (3nc + ns) constraint velocities, J dv, impulses */
+  SAP_REAL *vc, *dvc, *gam; /* (cd nc + ns) constraint velocities, J dv, impulses */
   SAP_REAL* H;              /* (nv x nv) Newton matrix (lower triangle); the first nv x nv of L
                                when the linear solve runs in the objective's precision */
   void* L;                  /* (nv x (nv + 1)) factor and right-hand side, linear-solve precision */
   void* Lfast;              /* GPU warp solve: L's place in shared memory, or null (use L) */
   SAP_REAL* body6;          /* (nbody x 6) body velocities or wrenches of the tree passes */
-  SAP_REAL* rows;           /* (3 x nv) one contact's Jacobian rows, zero outside its chains */
+  SAP_REAL* rows;           /* (cd x nv) one contact's Jacobian rows, zero outside its chains */
   int* chain;               /* (nv) the dofs of one contact's chains */
   int lin_fp32;             /* the linear solve runs in fp32 */
   SAP_REAL mom;             /* momentum cost 1/2 (v - v*)' A (v - v*) at v */
@@ -57,16 +58,16 @@ typedef struct SAPT(sapProblem) {
 } SAPT(sapProblem);
 
 /* bytes of one problem's scratch (sapw_carve); every block a multiple of 8 bytes */
-SAP_HD long SAPT(sapw_problemBytes)(int nv, int nbody, int c, int ns, int snz, int lin_bytes) {
+SAP_HD long SAPT(sapw_problemBytes)(int nv, int nbody, int c, int cd, int ns, int snz, int lin_bytes) {
   long R = sizeof(SAP_REAL), n = 0;
 #define SAPW_BLOCK(bytes) n += ((long)(bytes) + 7) / 8 * 8
   SAPW_BLOCK(8 * (long)ns * snz);                    // sval
   if (lin_bytes != R) SAPW_BLOCK(R * nv * nv);       // H (else assembled in L)
   SAPW_BLOCK((long)lin_bytes * nv * (nv + 1));       // L
-  SAPW_BLOCK(R * 11 * nv);                           // 8 vectors, rows
+  SAPW_BLOCK(R * (8 + cd) * nv);                     // 8 vectors, rows
   SAPW_BLOCK(R * 6 * nbody);                         // body6
-  SAPW_BLOCK(R * (SAP_CPAR * (long)c + SAP_SPAR * ns));
-  SAPW_BLOCK(R * 3 * (3 * (long)c + ns));           // vc, dvc, gam
+  SAPW_BLOCK(R * (SAP_CPAR_OF(cd) * (long)c + SAP_SPAR * ns));
+  SAPW_BLOCK(R * 3 * (cd * (long)c + ns));          // vc, dvc, gam
   SAPW_BLOCK(4 * ((long)ns * snz + nv));             // sidx, chain
   SAPW_BLOCK(sizeof(SAPT(sapLoop)));                 // loop
 #undef SAPW_BLOCK
@@ -74,8 +75,8 @@ SAP_HD long SAPT(sapw_problemBytes)(int nv, int nbody, int c, int ns, int snz, i
 }
 
 /* carve a problem's scratch (sapw_problemBytes, 8-byte aligned) into its arrays */
-SAP_HD void SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody, int c, int ns, int snz,
-                             int lin_bytes) {
+SAP_HD void SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody, int c, int cd, int ns,
+                             int snz, int lin_bytes) {
   unsigned char* p = (unsigned char*)work;
   long R = sizeof(SAP_REAL);
 #define SAPW_TAKE(ptr, type, bytes) ptr = (type)p, p += ((long)(bytes) + 7) / 8 * 8
@@ -83,18 +84,19 @@ SAP_HD void SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   if (lin_bytes != R) SAPW_TAKE(P->H, SAP_REAL*, R * nv * nv);
   SAPW_TAKE(P->L, void*, (long)lin_bytes * nv * (nv + 1));
   if (lin_bytes == R) P->H = (SAP_REAL*)P->L;  // same precision: factor H in place
-  SAPW_TAKE(P->v, SAP_REAL*, R * 11 * nv);
+  SAPW_TAKE(P->v, SAP_REAL*, R * (8 + cd) * nv);
   SAPW_TAKE(P->body6, SAP_REAL*, R * 6 * nbody);
-  SAPW_TAKE(P->cpar, SAP_REAL*, R * (SAP_CPAR * (long)c + SAP_SPAR * ns));
-  SAPW_TAKE(P->vc, SAP_REAL*, R * 3 * (3 * (long)c + ns));
+  SAPW_TAKE(P->cpar, SAP_REAL*, R * (SAP_CPAR_OF(cd) * (long)c + SAP_SPAR * ns));
+  SAPW_TAKE(P->vc, SAP_REAL*, R * 3 * (cd * (long)c + ns));
   SAPW_TAKE(P->sidx, int*, 4 * ((long)ns * snz + nv));
   SAPW_TAKE(P->loop, SAPT(sapLoop)*, sizeof(SAPT(sapLoop)));
 #undef SAPW_TAKE
   SAP_REAL** vec[8] = {&P->r, &P->grad, &P->jc, &P->dv, &P->Adv, &P->pstar, &P->dscale, &P->rows};
-  for (int k = 0; k < 8; k++) *vec[k] = P->v + (long)(k + 1) * nv;  // rows takes 3 nv
-  P->spar = P->cpar + SAP_CPAR * (long)c;
-  P->dvc = P->vc + 3 * (long)c + ns;
-  P->gam = P->dvc + 3 * (long)c + ns;
+  for (int k = 0; k < 8; k++) *vec[k] = P->v + (long)(k + 1) * nv;  // rows takes cd nv
+  P->spar = P->cpar + SAP_CPAR_OF(cd) * (long)c;
+  P->dvc = P->vc + cd * (long)c + ns;
+  P->gam = P->dvc + cd * (long)c + ns;
+  P->cd = cd;
   P->chain = P->sidx + (long)ns * snz;
   P->nv = nv;
   P->snz = snz;
@@ -117,6 +119,8 @@ SAP_HD int SAPT(sapw_contactPoint)(const SAPT(sapProblem)* P, int i, int s, SAP_
   return b;
 }
 
+#include "sap_spin_t.h" /* the torsional and rolling rows of condim 4 and 6 */
+
 /* ---- J v: body velocities down the tree, then point velocities in contact frames ------ */
 /* Each pass is written as per-item functions (a body component, a contact, a row, a dof) and
  * loops over them, so that the warp-cooperative solver (kernels/sap_warp_t.h) runs the same
@@ -133,7 +137,9 @@ SAP_HD void SAPT(sapw_bodyVelocity)(const SAPT(sapProblem)* P, const SAP_REAL* x
   P->body6[6 * b + k] = t;
 }
 
-/* out[3i..3i+2] = J_i x for contact i (after the body velocities of x) */
+/* out[cd i .. cd i + cd - 1] = J_i x for contact i (after the body velocities of x): rows t1, t2, n
+ * of the point velocity, then (cd > 3) n, t1, t2 of the relative angular velocity
+ * (sapw_contactSpin) */
 SAP_HD void SAPT(sapw_contactVelocity)(const SAPT(sapProblem)* P, int i, SAP_REAL* out) {
   SAP_REAL u[3] = {0, 0, 0};
   for (int s = 0; s < 2; s++) {
@@ -145,8 +151,10 @@ SAP_HD void SAPT(sapw_contactVelocity)(const SAPT(sapProblem)* P, int i, SAP_REA
     u[2] += sign * (V[5] + V[0] * x[1] - V[1] * x[0]);
   }
   const double* f = P->con_frame + 9 * i;
+  SAP_REAL* o = out + (long)P->cd * i;
   for (int r = 0; r < 3; r++)
-    out[3 * i + r] = (SAP_REAL)f[3 * r] * u[0] + (SAP_REAL)f[3 * r + 1] * u[1] + (SAP_REAL)f[3 * r + 2] * u[2];
+    o[r] = (SAP_REAL)f[3 * r] * u[0] + (SAP_REAL)f[3 * r + 1] * u[1] + (SAP_REAL)f[3 * r + 2] * u[2];
+  if (P->cd > 3) SAPT(sapw_contactSpin)(P, i, o);
 }
 
 /* S_s x */
@@ -156,14 +164,14 @@ SAP_HD SAP_REAL SAPT(sapw_rowVelocity)(const SAPT(sapProblem)* P, int s, const S
   return t;
 }
 
-/* out = [J; S] x (3nc + ns) */
+/* out = [J; S] x (cd nc + ns) */
 SAP_HD void SAPT(sapw_constraintVelocities)(const SAPT(sapProblem)* P, const SAP_REAL* x, SAP_REAL* out) {
   if (P->nc > 0) {
     for (int b = 0; b < P->m->nbody; b++)
       for (int k = 0; k < 6; k++) SAPT(sapw_bodyVelocity)(P, x, b, k);
     for (int i = 0; i < P->nc; i++) SAPT(sapw_contactVelocity)(P, i, out);
   }
-  for (int s = 0; s < P->ns; s++) out[3 * P->nc + s] = SAPT(sapw_rowVelocity)(P, s, x);
+  for (int s = 0; s < P->ns; s++) out[P->cd * P->nc + s] = SAPT(sapw_rowVelocity)(P, s, x);
 }
 
 /* ---- J' gamma: contact wrenches up the tree, projected on the dof motions ------------- */
@@ -172,7 +180,7 @@ SAP_HD void SAPT(sapw_constraintVelocities)(const SAPT(sapProblem)* P, const SAP
  * returns the body it acts on */
 SAP_HD int SAPT(sapw_contactWrench)(const SAPT(sapProblem)* P, int i, int s, const SAP_REAL* gam, SAP_REAL* F) {
   const double* fr = P->con_frame + 9 * i;
-  const SAP_REAL* g = gam + 3 * i;
+  const SAP_REAL* g = gam + (long)P->cd * i;
   SAP_REAL f[3], x[3], sign = s ? 1 : -1;  // world impulse on body 1: frame' gamma
   for (int k = 0; k < 3; k++)
     f[k] = sign * ((SAP_REAL)fr[k] * g[0] + (SAP_REAL)fr[3 + k] * g[1] + (SAP_REAL)fr[6 + k] * g[2]);
@@ -181,6 +189,7 @@ SAP_HD int SAPT(sapw_contactWrench)(const SAPT(sapProblem)* P, int i, int s, con
   F[1] = x[2] * f[0] - x[0] * f[2];
   F[2] = x[0] * f[1] - x[1] * f[0];
   for (int k = 0; k < 3; k++) F[3 + k] = f[k];
+  if (P->cd > 3) SAPT(sapw_spinTorque)(P, i, sign, g, F);
   return b;
 }
 
@@ -204,7 +213,7 @@ SAP_HD SAP_REAL SAPT(sapw_dofImpulse)(const SAPT(sapProblem)* P, int j) {
 
 /* out += S' gamma_s */
 SAP_HD void SAPT(sapw_rowImpulses)(const SAPT(sapProblem)* P, const SAP_REAL* gam, SAP_REAL* out) {
-  const SAP_REAL* gs = gam + 3 * P->nc;
+  const SAP_REAL* gs = gam + P->cd * P->nc;
   for (int s = 0; s < P->ns; s++)
     for (int k = s * P->snz; k < (s + 1) * P->snz && P->sidx[k] >= 0; k++)
       out[P->sidx[k]] += (SAP_REAL)P->sval[k] * gs[s];
@@ -259,24 +268,25 @@ SAP_HD void SAPT(sapw_dofPointRows)(const SAPT(sapProblem)* P, int i, int j, con
                    (SAP_REAL)cd[5] + (SAP_REAL)cd[0] * x[1] - (SAP_REAL)cd[1] * x[0]};
   for (int r = 0; r < 3; r++)
     out[r * stride] += sign * ((SAP_REAL)f[3 * r] * u[0] + (SAP_REAL)f[3 * r + 1] * u[1] + (SAP_REAL)f[3 * r + 2] * u[2]);
+  if (P->cd > 3) SAPT(sapw_dofSpinRows)(P, i, j, sign, out, stride);
 }
 
-/* column j of rows (3 x nv) = J_i e_j: side 1's term minus side 0's, for the sides whose
+/* column j of rows (cd x nv) = J_i e_j: side 1's term minus side 0's, for the sides whose
  * chain holds j (one writer per column, so lanes can share one contact's columns; the same
  * sums in the same order as sapw_contactRows) */
 SAP_HD void SAPT(sapw_contactRowColumn)(const SAPT(sapProblem)* P, int i, int j) {
   const sapModel* m = P->m;
-  SAP_REAL col[3] = {0, 0, 0};
+  SAP_REAL col[SAP_CDIM_MAX] = {0, 0, 0, 0, 0, 0};
   for (int s = 1; s >= 0; s--) {
     SAP_REAL x[3];
     int b = SAPT(sapw_contactPoint)(P, i, s, x), on = 0;
     for (int k = sapw_bodyLastDof(m, b); k >= 0 && !on; k = m->dof_parentid[k]) on = k == j;
     if (on) SAPT(sapw_dofPointRows)(P, i, j, x, s ? 1 : -1, col, 1);
   }
-  for (int r = 0; r < 3; r++) P->rows[r * P->nv + j] = col[r];
+  for (int r = 0; r < P->cd; r++) P->rows[r * P->nv + j] = col[r];
 }
 
-/* rows (3 x nv) = J_i on the dofs of its chains, listed in P->chain as sapw_contactChain lists
+/* rows (cd x nv) = J_i on the dofs of its chains, listed in P->chain as sapw_contactChain lists
  * them (zero elsewhere); returns their number. One walk per side (the warp solver computes
  * the columns on its lanes instead). The caller clears the listed columns after use
  * (sapw_clearRows). */
@@ -293,7 +303,7 @@ SAP_HD int SAPT(sapw_contactRows)(const SAPT(sapProblem)* P, int i) {
 
 /* zero column j of rows (after use) */
 SAP_HD void SAPT(sapw_clearColumn)(const SAPT(sapProblem)* P, int j) {
-  for (int r = 0; r < 3; r++) P->rows[r * P->nv + j] = 0;
+  for (int r = 0; r < P->cd; r++) P->rows[r * P->nv + j] = 0;
 }
 
 SAP_HD void SAPT(sapw_clearRows)(const SAPT(sapProblem)* P, int n) {

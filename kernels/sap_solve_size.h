@@ -12,4 +12,7 @@
  * row (host/model_load.c) */
 #define SAP_SOLVE_NNZ(m) ((m)->nsolve_nnz)
 
+/* rows of one contact: 3, or 4 / 6 when the model has torsional / rolling contacts */
+#define SAP_SOLVE_CD(m) ((m)->ncondim > 3 ? (m)->ncondim : 3)
+
 #endif

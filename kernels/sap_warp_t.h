@@ -23,7 +23,7 @@ SAP_DEV void SAPT(sapv_constraintVelocities)(const SAPT(sapProblem)* P, const SA
     __syncwarp();
     for (int i = lane; i < P->nc; i += SAPV_LANES) SAPT(sapw_contactVelocity)(P, i, out);
   }
-  for (int s = lane; s < P->ns; s += SAPV_LANES) out[3 * P->nc + s] = SAPT(sapw_rowVelocity)(P, s, x);
+  for (int s = lane; s < P->ns; s += SAPV_LANES) out[P->cd * P->nc + s] = SAPT(sapw_rowVelocity)(P, s, x);
   __syncwarp();
 }
 
@@ -85,8 +85,8 @@ SAP_DEV void SAPT(sapv_hessian)(SAPT(sapProblem)* P, int lane) {
     if (t % nv <= t / nv) P->H[t] = (SAP_REAL)P->A[t];
   __syncwarp();
   for (int c = 0; c < P->nc; c++) {
-    SAP_REAL G[9];
-    SAPT(sapw_contactHessian)(P, c, G);  // every lane: the same 3x3
+    SAP_REAL G[SAP_CDIM_MAX * SAP_CDIM_MAX];
+    SAPT(sapw_contactHessian)(P, c, G);  // every lane: the same cd x cd
     int n = lane == 0 ? SAPT(sapw_contactChain)(P, c) : 0;
     n = __shfl_sync(0xffffffffu, n, 0);
     __syncwarp();
@@ -299,7 +299,7 @@ SAP_DEV int SAPT(sapv_buildWorld)(const sapModel* m, const sapData* d, int w, co
                                   SAPT(sapProblem)* P, int lane) {
   int nv = m->nv;
   SAPT(sapw_worldProblem)(m, d, w, prm, P);
-  for (int k = lane; k < 3 * nv; k += SAPV_LANES) P->rows[k] = 0;
+  for (int k = lane; k < P->cd * nv; k += SAPV_LANES) P->rows[k] = 0;
   __syncwarp();
   if (prm->weight_mode == SAP_WEIGHT_DIAG_DELASSUS) {  // shares the rows buffer: one lane
     if (lane == 0)

@@ -28,9 +28,14 @@ SAP_HD void SAPT(sapw_buildContact)(const sapModel* m, const sapData* d, int w, 
     else
       wc = sapw_weightBody_f64(m, d, w, b0, dyn0, x0, b1, dyn1, x1, frame);
   }
+  SAP_REAL* par = P->cpar + SAP_CPAR_OF(P->cd) * i;
   SAPT(sapw_coneSetup)((SAP_REAL)wc, (SAP_REAL)d->con_k[ci], (SAP_REAL)d->con_taud[ci],
                        (SAP_REAL)d->con_mu[ci], (SAP_REAL)d->con_dist[ci], (SAP_REAL)prm->h,
-                       (SAP_REAL)prm->beta, (SAP_REAL)prm->sigma, P->cpar + SAP_CPAR * i);
+                       (SAP_REAL)prm->beta, (SAP_REAL)prm->sigma, par);
+  // torsion and rolling (condim 4, 6) from the contact's pair: R_k = Rt (mu/mu_k)^2 (sap_cone_t.h)
+  int p = P->cd > 3 ? SAPT(sapw_contactPair)(m, g0 < g1 ? g0 : g1, g0 < g1 ? g1 : g0) : -1;
+  if (p >= 0)
+    SAPT(sapw_coneSetupAngular)(m->pair_condim[p], (SAP_REAL)m->pair_torsion[p], (SAP_REAL)m->pair_rolling[p], par);
 }
 
 /* delassus estimate of one scalar row: w = sum_j s_j^2 / A_jj (drake §1.3 with n_i = 1) */
@@ -193,12 +198,12 @@ SAP_HD void SAPT(sapw_participation)(const sapModel* m, const sapData* d, int w,
 }
 
 /* world w's problem over its scratch (sapData.scratch, the solve's share of the stage-local
- * scratch, sapw_problemBytes); the caller zeroes P->rows (3 nv) */
+ * scratch, sapw_problemBytes); the caller zeroes P->rows (cd nv) */
 SAP_HD void SAPT(sapw_worldProblem)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
                                     SAPT(sapProblem)* P) {
   int nv = m->nv, cmax = d->ncon_max;
-  SAPT(sapw_carve)(P, d->scratch + (long)w * d->nscratch, nv, m->nbody, cmax, SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m),
-                   prm->linear_fp32 ? 4 : 8);
+  SAPT(sapw_carve)(P, d->scratch + (long)w * d->nscratch, nv, m->nbody, cmax, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m),
+                   SAP_SOLVE_NNZ(m), prm->linear_fp32 ? 4 : 8);
   P->A = d->qA + (long)w * nv * nv;
   P->vstar = d->vstar + (long)w * nv;
   P->lin_fp32 = prm->linear_fp32;
@@ -221,7 +226,7 @@ SAP_HD void SAPT(sapw_solveWorld)(const sapModel* m, const sapData* d, int w, co
   const double* vstar = d->vstar + (long)w * nv;
   SAPT(sapProblem) P;
   SAPT(sapw_worldProblem)(m, d, w, prm, &P);
-  for (int k = 0; k < 3 * nv; k++) P.rows[k] = 0;
+  for (int k = 0; k < P.cd * nv; k++) P.rows[k] = 0;
   // constraints: contacts, then drives, then limits, then dry friction, then equalities
   for (int i = 0; i < P.nc; i++) SAPT(sapw_buildContact)(m, d, w, i, prm, &P);
   int ns = SAPT(sapw_buildDrives)(m, d, w, prm, &P);

@@ -83,6 +83,10 @@ static int compare_scene(const char* tag, const char* xml) {
     double mu = c->dim == 1 ? 0 : c->friction[0];
     CHECK(c->dim == 1 || c->friction[1] == c->friction[0], "%s %s-%s: MuJoCo anisotropic", tag, n0, n1);
     CHECK(m->pair_mu[p] == mu, "%s %s-%s: mu %.17g, MuJoCo %.17g", tag, n0, n1, m->pair_mu[p], mu);
+    // condim 4, 6: MuJoCo's friction (slide, slide, spin, roll, roll)
+    double spin = c->dim >= 4 ? c->friction[2] : 0, roll = c->dim == 6 ? c->friction[3] : 0;
+    CHECK(m->pair_torsion[p] == spin && m->pair_rolling[p] == roll, "%s %s-%s: torsion %g rolling %g, MuJoCo %g %g",
+          tag, n0, n1, m->pair_torsion[p], m->pair_rolling[p], spin, roll);
     CHECK(m->pair_margin[p] == c->includemargin, "%s %s-%s: margin %.17g, MuJoCo %.17g", tag, n0, n1,
           m->pair_margin[p], c->includemargin);
   }
@@ -115,15 +119,17 @@ static int compare_scene(const char* tag, const char* xml) {
 /* ---- dynamic pairs: every priority / condim / friction combination ------------------- */
 
 /* A floor (priority fp, condim fc) under a row of six spheres (priority 0, 1, 2 x condim
- * 1, 3), each 1.5 mm into the floor and overlapping its neighbour by 3 mm, so that
- * sphere-floor and sphere-sphere pairs cover higher / equal / lower priority, condim 1
- * or 3 on either side, and frictions larger and smaller than the other side's in each
+ * 1, 6, 3, 4, 6, 1), each 1.5 mm into the floor and overlapping its neighbour by 3 mm, so that
+ * sphere-floor and sphere-sphere pairs cover higher / equal / lower priority, condim 1,
+ * 3, 4 or 6 on either side, and frictions larger and smaller than the other side's in each
  * component; margins and gaps differ per geom (sums compared). */
 static void test_dynamic_combinations(void) {
   static const char* fr[2] = {"0.45 0.02 0.003", "1.35 0.0007 0.00002"};
+  static const int fcs[4] = {1, 3, 4, 6}, scs[6] = {1, 6, 3, 4, 6, 1};
   int total = 0;
   for (int fp = 0; fp < 2; fp++)
-    for (int fc = 1; fc <= 3; fc += 2) {
+    for (int f = 0; f < 4; f++) {
+      int fc = fcs[f];
       char xml[6000], body[600];
       int n = snprintf(xml, sizeof(xml),
                        "<mujoco><worldbody><geom name='floor' type='plane' size='3 3 .1' priority='%d' "
@@ -133,7 +139,7 @@ static void test_dynamic_combinations(void) {
         snprintf(body, sizeof(body),
                  "<body pos='%g 0.1 %g'><freejoint/><geom name='s%d' type='sphere' size='%g' priority='%d' "
                  "condim='%d' friction='%s' margin='%g' gap='%g'/></body>",
-                 (2 * r - 0.003) * i, r - 0.0015, i, r, i / 2, i % 2 ? 3 : 1, fr[(i / 2 + i) % 2],
+                 (2 * r - 0.003) * i, r - 0.0015, i, r, i / 2, scs[i], fr[(i / 2 + i) % 2],
                  0.0007 * (i + 1), 0.0004 * (5 - i));
         n += snprintf(xml + n, sizeof(xml) - n, "%s", body);
       }
@@ -144,7 +150,7 @@ static void test_dynamic_combinations(void) {
       CHECK(nc == 11, "%s: 6 sphere-floor + 5 sphere-sphere contacts in MuJoCo (%d)", tag, nc);
       total += nc > 0 ? nc : 0;
     }
-  CHECK(total == 44, "contacts compared: %d", total);
+  CHECK(total == 88, "contacts compared: %d", total);
 }
 
 /* margins and gaps are summed: floor (margin 4 mm, gap 6 mm) + sphere (6 mm, 4 mm)
@@ -317,16 +323,19 @@ static void test_bad_values(void) {
   expect("pairmu", "<mujoco><worldbody><geom name='floor' type='plane' size='1 1 1'/>" BALL
          "</worldbody><contact><pair name='slick' geom1='floor' geom2='ball' friction='-1 -1'/></contact></mujoco>",
          SAP_ERR_SCENE, "'slick'", "friction");
-  // condim 6 on a geom: refused when a contact would use it, accepted when priority decides 3
+  // condim 6 on a geom, condim 4 on a pair: supported (torsional and rolling rows)
   expect("condim6", "<mujoco><worldbody><geom name='floor' type='plane' size='1 1 1'/>"
          "<body pos='0 0 .2'><freejoint/><geom name='rollfoot' size='.1' condim='6'/></body></worldbody></mujoco>",
-         SAP_ERR_UNSUPPORTED, "'rollfoot'", "condim 6");
+         SAP_OK, NULL, NULL);
   expect("condim6prio", "<mujoco><worldbody><geom name='floor' type='plane' size='1 1 1' priority='1'/>"
          "<body pos='0 0 .2'><freejoint/><geom name='rollfoot' size='.1' condim='6'/></body></worldbody></mujoco>",
          SAP_OK, NULL, NULL);
   expect("paircondim4", "<mujoco><worldbody><geom name='floor' type='plane' size='1 1 1'/>" BALL
          "</worldbody><contact><pair name='twist' geom1='floor' geom2='ball' condim='4'/></contact></mujoco>",
-         SAP_ERR_UNSUPPORTED, "'twist'", "condim 4");
+         SAP_OK, NULL, NULL);
+  expect("pairroll", "<mujoco><worldbody><geom name='floor' type='plane' size='1 1 1'/>" BALL
+         "</worldbody><contact><pair name='tread' geom1='floor' geom2='ball' condim='6' "
+         "friction='1 1 0.01 0.002 0.004'/></contact></mujoco>", SAP_ERR_UNSUPPORTED, "'tread'", "rolling");
   expect("pairaniso", "<mujoco><worldbody><geom name='floor' type='plane' size='1 1 1'/>" BALL
          "</worldbody><contact><pair name='skate' geom1='floor' geom2='ball' friction='1 0.2'/></contact></mujoco>",
          SAP_ERR_UNSUPPORTED, "'skate'", "anisotropic");

@@ -81,9 +81,10 @@ static void test_bad_scenes(void) {
               "<actuator><general name='pusher' joint='j' biastype='affine' biasprm='0 1 0'/></actuator></mujoco>"),
               SAP_ERR_UNSUPPORTED, "pusher", "not a motor, position or velocity servo");
   expect_load(write_scene("condim",
-              "<mujoco><worldbody><geom name='rolling' type='plane' size='1 1 1' condim='6'/>"
-              "<body><freejoint/><geom size='.1'/></body></worldbody></mujoco>"),
-              SAP_ERR_UNSUPPORTED, "rolling", "condim");
+              "<mujoco><worldbody><geom name='floor' type='plane' size='1 1 1' condim='6'/>"
+              "<body><freejoint/><geom name='ball' size='.1'/></body></worldbody><contact><pair name='rolling' "
+              "geom1='floor' geom2='ball' condim='6' friction='1 1 0.01 0.001 0.002'/></contact></mujoco>"),
+              SAP_ERR_UNSUPPORTED, "rolling", "anisotropic");
   expect_load(write_scene("static", "<mujoco><worldbody><geom size='.1'/></worldbody></mujoco>"),
               SAP_ERR_SCENE, "no degrees of freedom", NULL);
   expect_load(write_scene("ok", "<mujoco>" BODY "</mujoco>"), SAP_OK, NULL, NULL);

@@ -105,12 +105,16 @@ static void test_parity_contact(void) {
   parity("scenes/fourbar.xml", "approx64", 1, 100, 1e-6);   // connect rows (equality)
   parity("scenes/gripper2.xml", "drake", 1, 100, 1e-6);     // joint-coupling row
   parity("scenes/fourbar.xml", "approx32", 1, 100, 1e-3);
+  parity("scenes/quadruped_roll.xml", "approx64", 1, 40, 1e-6);  // condim-6 feet: 6 rows per contact
+  parity("scenes/quadruped_roll.xml", "approx32", 1, 40, 1e-3);
+  parity("scenes/quadruped_roll.xml", "drake", 1, 40, 1e-6);
   solve_kernel = "thread";  // the one-thread-per-world solve kernel too
   parity("scenes/humanoid.xml", "drake", 1, 20, 1e-6);
   parity("scenes/box_stack.xml", "approx64", 1, 40, 1e-6);
   parity("scenes/servo_arm.xml", "drake", 1, 40, 1e-6);
   parity("scenes/fourbar.xml", "approx64", 1, 100, 1e-6);
   parity("scenes/gripper2.xml", "drake", 1, 100, 1e-6);
+  parity("scenes/quadruped_roll.xml", "approx64", 1, 40, 1e-6);
   solve_kernel = "warp";
 }
 
@@ -334,12 +338,13 @@ static void test_newton_loop_cap(void) {
  * linear solves, direct launches and graphs */
 static void test_cusolver_parity(void) {
   if (!gpu_available()) SKIP("no usable GPU");
-  struct { const char *scene, *preset; int nstep; double tol; } cases[3] = {
+  struct { const char *scene, *preset; int nstep; double tol; } cases[4] = {
       {"scenes/box_stack.xml", "preset=approx64", 40, 1e-6},
       {"scenes/humanoid.xml", "preset=drake", 20, 1e-6},
+      {"scenes/quadruped_roll.xml", "preset=approx64", 40, 1e-6},
       {"scenes/humanoid.xml", "preset=approx32", 20, 1e-3}};
   const char* loops[2][2] = {{"newton_loop=while", "graph=1"}, {"newton_loop=fixed", "graph=0"}};
-  for (int c = 0; c < 3; c++)
+  for (int c = 0; c < 4; c++)
     for (int l = 0; l < 2; l++) {
       int n = 8;
       const char* cpu[] = {cases[c].preset, NULL};

@@ -15,7 +15,7 @@ static void cone_p0(double mu, double* par) {
 }
 
 static void test_cone_regularization(void) {
-  double par[SAP_CPAR];
+  double par[SAP_CPAR_ANG] = {0};
   cone_p0(0.5, par);
   CHECK_CLOSE(par[0], 1e-3, 0, 1e-12, "Rt");
   CHECK_CLOSE(par[1], 0.025330295910584444, 0, 1e-12, "Rn near-rigid");
@@ -30,7 +30,7 @@ static void test_cone_regularization(void) {
 typedef struct { double vc[3], gamma[3], cost; int region; } ConeCase;
 
 static void test_cone_regions(void) {
-  double par[SAP_CPAR];
+  double par[SAP_CPAR_ANG] = {0};
   cone_p0(0.5, par);
   // drake_sap_spec §6.2-6.4 (ref numbers); cost < 0 means not listed
   ConeCase cases[] = {
@@ -72,7 +72,7 @@ static void test_cone_regions(void) {
 
 /* central differences: -dl/dvc = gamma, -dgamma/dvc = G; G symmetric PSD; KKT (6.6, 6.7) */
 static void test_cone_fd(void) {
-  double par[SAP_CPAR];
+  double par[SAP_CPAR_ANG] = {0};
   cone_p0(0.5, par);
   double pts[][3] = {{1e-4, 0, -0.1}, {1e-4, 1e-4, -0.1}, {0.1, 0, -0.1}, {0.1, -0.2, -0.1},
                      {0.1, 0.05, 0.0}, {0.1, 0, 0.1}, {1e-4, -2e-3, 0.01}, {-0.1, 0.1, 0.2}};
@@ -112,8 +112,8 @@ static void test_cone_fd(void) {
 
 /* fp32 cone agrees with fp64 */
 static void test_cone_f32(void) {
-  double par[SAP_CPAR];
-  float parf[SAP_CPAR];
+  double par[SAP_CPAR_ANG] = {0};
+  float parf[SAP_CPAR_ANG] = {0};
   cone_p0(0.5, par);
   sapw_coneSetup_f32(1.0f, 3e5f, 0.02f, 0.5f, -2.5e-3f, 0.01f, 1.0f, 1e-3f, parf);
   double vc[3] = {0.1, -0.2, -0.1}, g[3], cost;
@@ -365,8 +365,8 @@ typedef struct {
 static void prob_init(Prob* q, int nv, int nc, int ns, const double* A, const double* vstar) {
   memset(q, 0, sizeof(*q));
   int nbody = 2;
-  CHECK(sapw_problemBytes_f64(nv, nbody, nc, ns, nv, 8) <= (long)sizeof(q->work), "work size");
-  sapw_carve_f64(&q->P, q->work, nv, nbody, nc, ns, nv, 8);
+  CHECK(sapw_problemBytes_f64(nv, nbody, nc, 3, ns, nv, 8) <= (long)sizeof(q->work), "work size");
+  sapw_carve_f64(&q->P, q->work, nv, nbody, nc, 3, ns, nv, 8);
   q->P.nv = nv; q->P.nc = nc; q->P.ns = ns;
   q->P.A = A; q->P.vstar = vstar;
   for (int j = 0; j < nv; j++) q->P.dscale[j] = 1 / sqrt(A[j * nv + j]);

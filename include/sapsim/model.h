@@ -51,6 +51,7 @@ typedef struct sapModel {
                     + dofs and tendons with frictionloss + equality rows (1 joint/tendon, 3 connect) */
   int nsolve_nnz;  /* entries of a scalar SAP row at most: 1, the longest fixed tendon, or the
                     * longest equality row */
+  int ncondim;     /* solver rows per contact: 3, or the largest pair condim when 4 or 6 */
 
   /* options */
   double timestep;      /* h (s) */
@@ -131,8 +132,11 @@ typedef struct sapModel {
    * has phi = dist - pair_margin[p] and is detected while phi < pair_detect[p] - pair_margin[p] */
   int* pair_geom;         /* (npair_max x 2) candidate geom pairs (g0 < g1) */
   int* pair_explicit;     /* (npair_max)  1: an MJCF <pair> (its own parameters, no filters) */
-  int* pair_condim;       /* (npair_max)  combined condim (1 or 3) */
-  double* pair_mu;        /* (npair_max)  combined sliding friction (0 when condim 1) */
+  int* pair_condim;       /* (npair_max)  combined condim (1, 3, 4 or 6) */
+  double* pair_mu;        /* (npair_max)  combined sliding friction (0 when condim 1; >= 1e-5
+                           *               when condim 4, 6, as MuJoCo's mjMINMU) */
+  double* pair_torsion;   /* (npair_max)  torsional friction (m): friction[1]; condim 4, 6 (else 0) */
+  double* pair_rolling;   /* (npair_max)  rolling friction (m): friction[2]; condim 6 (else 0) */
   double* pair_margin;    /* (npair_max)  combined MJCF margin (m): surface inflation */
   double* pair_gap;       /* (npair_max)  combined MJCF gap (m) */
   double* pair_detect;    /* (npair_max)  detection distance: margin + max(gap, contact_margin) */
