@@ -18,6 +18,9 @@ typedef struct SAPT(sapcGeom) {
   R size[3];
   const double* vert;  /* mesh vertices in the geom frame (nvert x 3) */
   int nvert;
+  const float* hdata;  /* heightfield samples (nrow x ncol), heights in [0, 1] */
+  int nrow, ncol;
+  R hsize[4];          /* heightfield half sizes x, y, top height, base depth */
 } G;
 
 typedef struct SAPT(sapcContact) {
@@ -1179,10 +1182,115 @@ SAP_HD_BIG int SAPT(cl_boxBox)(const G* a, const G* b, R margin, C* con) {
   return SAPT(cl_boxFace)(b, a, nr, L, margin, con);
 }
 
+/* ---- heightfield (MuJoCo 4's mjc_ConvexHField, mujoco_semantics.md section 9) ------------ */
+
+/* grid index of local coordinate t in [-s, s] over n samples, rounded down (up = 0) or
+ * up (up = 1), clamped to [0, n - 1] */
+SAP_HD int SAPT(cl_hfIndex)(R t, R s, int n, int up) {
+  R u = (t + s) / (2 * s) * (R)(n - 1);
+  if (!(u > 0)) return 0;  // also NaN
+  if (u >= (R)(n - 1)) return n - 1;
+  int i = (int)u;  // u >= 0: truncation = floor
+  return (up && (R)i < u) ? i + 1 : i;
+}
+
+/* prism over the grid triangle (x[i], y[i], z[i]) (heightfield frame) down to the base
+ * -zb, as a 6-vertex polytope pr (type mesh, vertices v) with h's rotation, centred on
+ * the vertices' mean: MPR starts from the centre, which must lie inside */
+SAP_HD void SAPT(cl_hfPrism)(const G* h, const R* x, const R* y, const R* z, R zb, G* pr, double* v) {
+  R c[3] = {(x[0] + x[1] + x[2]) / 3, (y[0] + y[1] + y[2]) / 3, ((z[0] + z[1] + z[2]) / 3 - zb) / 2};
+  // base vertices first, then the top ones, in MuJoCo's order (support ties pick the first)
+  for (int i = 0; i < 3; i++) {
+    v[3 * i] = v[3 * i + 9] = (double)(x[i] - c[0]);
+    v[3 * i + 1] = v[3 * i + 10] = (double)(y[i] - c[1]);
+    v[3 * i + 2] = (double)(-zb - c[2]);
+    v[3 * i + 11] = (double)(z[i] - c[2]);
+  }
+  *pr = *h;
+  pr->type = SAP_GEOM_MESH;
+  pr->vert = v;
+  pr->nvert = 6;
+  pr->hdata = 0;
+  SAPT(cl_toWorld)(pr->pos, h, c);
+}
+
+/* keep contact c in a list of n (capacity cap): appended while there is room, else
+ * it replaces the shallowest when deeper (MuJoCo stops at its 50th instead) */
+SAP_HD int SAPT(cl_keepDeepest)(C* con, int n, int cap, const C* c) {
+  if (n < cap) { con[n] = *c; return n + 1; }
+  int worst = 0;
+  for (int i = 1; i < n; i++) if (con[i].dist > con[worst].dist) worst = i;
+  if (c->dist < con[worst].dist) con[worst] = *c;
+  return n;
+}
+
+/* heightfield h (local z up) vs convex b: the union of triangular prisms, one per
+ * half cell (split along the (c, r)-(c+1, r+1) diagonal) from its top heights down to
+ * the base -size[3]. b's bounding box in h's frame selects the sub-grid; prisms whose
+ * three tops lie below b's lowest point (less the margin) are skipped; each other
+ * prism gives at most one contact, MPR on the prism and b inflated by margin/2 each
+ * (dist = margin - depth) with b's curved normal fixed, at most SAPC_HFIELD_MAXCON
+ * per pair (the deepest). Planes and heightfields give none (as MuJoCo 4). The
+ * sub-grid bounds use the box grown by the margin, so speculative contacts beside b
+ * are found too (MuJoCo's box is not grown: the same contacts at margin 0). */
+SAP_HD_BIG int SAPT(cl_hfield)(const G* h, const G* b, R margin, C* con) {
+  if (b->type == SAP_GEOM_PLANE || b->type == SAP_GEOM_HFIELD || !h->hdata || h->nrow < 2 || h->ncol < 2)
+    return 0;
+  const R* s = h->hsize;
+  R lo[3], hi[3], ax[3], p[3], d[3], x[3], y[3], z[3];
+  R rb = SAPT(cl_coreRadius)(b);
+  // b's bounding box in h's frame: support points along -+ each local axis
+  for (int k = 0; k < 3; k++) {
+    SAPT(cl_axis)(ax, h, k);
+    SAPT(cl_support)(p, b, ax);
+    SAPT(cl_sub)(d, p, h->pos);
+    hi[k] = SAPT(cl_dot)(d, ax) + rb;
+    SAPT(cl_neg)(ax, ax);
+    SAPT(cl_support)(p, b, ax);
+    SAPT(cl_sub)(d, p, h->pos);
+    lo[k] = -SAPT(cl_dot)(d, ax) - rb;
+  }
+  if (lo[0] - margin > s[0] || hi[0] + margin < -s[0] || lo[1] - margin > s[1] || hi[1] + margin < -s[1] ||
+      lo[2] - margin > s[2] || hi[2] + margin < -s[3])
+    return 0;
+  int nrow = h->nrow, ncol = h->ncol;
+  int c0 = SAPT(cl_hfIndex)(lo[0] - margin, s[0], ncol, 0), c1 = SAPT(cl_hfIndex)(hi[0] + margin, s[0], ncol, 1);
+  int r0 = SAPT(cl_hfIndex)(lo[1] - margin, s[1], nrow, 0), r1 = SAPT(cl_hfIndex)(hi[1] + margin, s[1], nrow, 1);
+  R dx = 2 * s[0] / (R)(ncol - 1), dy = 2 * s[1] / (R)(nrow - 1);
+  R ra = margin / 2, rbi = rb + margin / 2;
+  int n = 0;
+  for (int r = r0; r < r1; r++)
+    for (int c = c0; c < c1; c++)
+      for (int t = 0; t < 2; t++) {
+        // triangle 0: (c, r+1), (c, r), (c+1, r+1); triangle 1: (c, r), (c+1, r+1), (c+1, r)
+        const int dc[2][3] = {{0, 0, 1}, {0, 1, 1}}, dr[2][3] = {{1, 0, 1}, {0, 1, 0}};
+        int above = 0;
+        for (int i = 0; i < 3; i++) {
+          int cc = c + dc[t][i], rr = r + dr[t][i];
+          x[i] = dx * (R)cc - s[0];
+          y[i] = dy * (R)rr - s[1];
+          z[i] = (R)h->hdata[rr * ncol + cc] * s[2];
+          above |= z[i] + margin >= lo[2];
+        }
+        if (!above) continue;
+        G pr;
+        double v[18];
+        C cn;
+        R depth;
+        SAPT(cl_hfPrism)(h, x, y, z, s[3], &pr, v);
+        if (!SAPT(cl_mpr)(&pr, ra, b, rbi, cn.n, &depth, cn.pos)) continue;
+        cn.dist = margin - depth;
+        if (!(cn.dist < margin)) continue;
+        SAPT(cl_fixNormal)(&pr, b, &cn);
+        n = SAPT(cl_keepDeepest)(con, n, SAPC_HFIELD_MAXCON, &cn);
+      }
+  return n;
+}
+
 /* ---- dispatch ----------------------------------------------------------------------- */
 
-/* contacts of geoms a, b with type(a) <= type(b); returns the count (<= SAPC_MAXCON),
- * each with dist < margin */
+/* contacts of geoms a, b with type(a) <= type(b); returns the count (<= SAPC_MAXCON,
+ * heightfields <= SAPC_HFIELD_MAXCON), each with dist < margin */
 SAP_HD_BIG int SAPT(sapc_collide)(const G* a, const G* b, R margin, C* con) {
   int ta = a->type, tb = b->type;
   if (ta == SAP_GEOM_PLANE) {
@@ -1192,7 +1300,7 @@ SAP_HD_BIG int SAPT(sapc_collide)(const G* a, const G* b, R margin, C* con) {
     if (tb == SAP_GEOM_BOX || tb == SAP_GEOM_MESH) return SAPT(cl_planePoly)(a, b, margin, con);
     return 0;
   }
-  if (ta == SAP_GEOM_HFIELD || tb == SAP_GEOM_HFIELD) return 0;
+  if (ta == SAP_GEOM_HFIELD) return SAPT(cl_hfield)(a, b, margin, con);
   if (ta == SAP_GEOM_SPHERE) {
     if (tb == SAP_GEOM_SPHERE) return SAPT(cl_spheres)(a->pos, a->size[0], b->pos, b->size[0], margin, con);
     if (tb == SAP_GEOM_CAPSULE) return SAPT(cl_sphereCapsule)(a, b, margin, con);
@@ -1217,10 +1325,19 @@ SAP_HD void SAPT(sapc_loadGeom)(const sapModel* m, const double* xpos, const dou
   for (int k = 0; k < 9; k++) out->mat[k] = (R)xmat[9 * g + k];
   out->vert = 0;
   out->nvert = 0;
+  out->hdata = 0;
+  out->nrow = out->ncol = 0;
+  for (int k = 0; k < 4; k++) out->hsize[k] = 0;
   int id = m->geom_dataid ? m->geom_dataid[g] : -1;
   if (out->type == SAP_GEOM_MESH && id >= 0) {
     out->vert = m->mesh_vert + 3 * m->mesh_vertadr[id];
     out->nvert = m->mesh_vertnum[id];
+  }
+  if (out->type == SAP_GEOM_HFIELD && id >= 0 && id < m->nhfield) {
+    out->hdata = m->hfield_data + m->hfield_adr[id];
+    out->nrow = m->hfield_nrow[id];
+    out->ncol = m->hfield_ncol[id];
+    for (int k = 0; k < 4; k++) out->hsize[k] = (R)m->hfield_size[4 * id + k];
   }
 }
 
