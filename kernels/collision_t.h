@@ -1214,6 +1214,93 @@ SAP_HD void SAPT(cl_hfPrism)(const G* h, const R* x, const R* y, const R* z, R z
   SAPT(cl_toWorld)(pr->pos, h, c);
 }
 
+/* closest point q to p on triangle (a, b, c) */
+SAP_HD void SAPT(cl_closestOnTri)(R* q, const R* a, const R* b, const R* c, const R* p) {
+  R u[3], v[3], t[3], w[3];
+  SAPT(cl_sub)(u, a, p); SAPT(cl_sub)(v, b, p); SAPT(cl_sub)(t, c, p);
+  SAPT(cl_triClosest)(u, v, t, w);
+  for (int k = 0; k < 3; k++) q[k] = w[0] * a[k] + w[1] * b[k] + w[2] * c[k];
+}
+
+/* closest points of segment [p0, p1] (a point when equal) and triangle (a, b, c) that
+ * the segment does not cross: end points against the triangle, segment against its
+ * edges; returns the squared distance, witnesses qs (segment) and qt (triangle) */
+SAP_HD R SAPT(cl_segTri)(const R* p0, const R* p1, const R* a, const R* b, const R* c, R* qs, R* qt) {
+  const R* tv[3] = {a, b, c};
+  R q[3], x[3], d[3], best = (R)1e30, s, t;
+  SAPT(cl_copy)(qs, p0);
+  SAPT(cl_copy)(qt, a);
+  for (int i = 0; i < 2; i++) {
+    const R* e = i ? p1 : p0;
+    SAPT(cl_closestOnTri)(q, a, b, c, e);
+    SAPT(cl_sub)(d, q, e);
+    R dd = SAPT(cl_dot)(d, d);
+    if (dd < best) { best = dd; SAPT(cl_copy)(qs, e); SAPT(cl_copy)(qt, q); }
+  }
+  for (int i = 0; i < 3; i++) {
+    const R* e0 = tv[i];
+    const R* e1 = tv[(i + 1) % 3];
+    SAPT(cl_segSeg)(p0, p1, e0, e1, &s, &t);
+    SAPT(cl_sub)(d, p1, p0); SAPT(cl_madd)(x, p0, d, s);
+    SAPT(cl_sub)(d, e1, e0); SAPT(cl_madd)(q, e0, d, t);
+    SAPT(cl_sub)(d, q, x);
+    R dd = SAPT(cl_dot)(d, d);
+    if (dd < best) { best = dd; SAPT(cl_copy)(qs, x); SAPT(cl_copy)(qt, q); }
+  }
+  return best;
+}
+
+/* sphere or capsule b against prism pr, exactly while its core (point or segment) stays
+ * outside the prism: the closest points of the core and the prism's 8 boundary
+ * triangles, dist = |gap| - radius, normal from the prism to the core. (A sphere over a
+ * heightfield sampled from a plane then gets the plane's distance and normal, which
+ * MPR, stopping at a portal within tolerance or along an oblique direction on a
+ * partly covered prism, does not.) Returns 1 with the contact, 0 for none within the
+ * margin, -1 when the core enters the prism (the caller runs MPR, as MuJoCo) */
+SAP_HD_BIG int SAPT(cl_hfRound)(const G* pr, const G* b, R margin, C* c) {
+  const int tri[8][3] = {{3, 4, 5}, {0, 2, 1}, {0, 1, 4}, {0, 4, 3}, {1, 2, 5}, {1, 5, 4}, {2, 0, 3}, {2, 3, 5}};
+  R P[6][3], l[3], p0[3], p1[3], d[3], nf[3], e1[3], e2[3], qs[3], qt[3], bs[3], bt[3];
+  for (int i = 0; i < 6; i++) {
+    for (int k = 0; k < 3; k++) l[k] = (R)pr->vert[3 * i + k];
+    SAPT(cl_toWorld)(P[i], pr, l);
+  }
+  if (b->type == SAP_GEOM_CAPSULE) SAPT(cl_segment)(b, p0, p1);
+  else { SAPT(cl_copy)(p0, b->pos); SAPT(cl_copy)(p1, b->pos); }
+  // clip the core by the 5 face planes (Cyrus-Beck): anything left is inside
+  const int face[5] = {0, 1, 2, 4, 6};  // one triangle of each face
+  R tlo = 0, thi = 1;
+  SAPT(cl_sub)(d, p1, p0);
+  for (int f = 0; f < 5 && tlo <= thi; f++) {
+    const int* v = tri[face[f]];
+    SAPT(cl_sub)(e1, P[v[1]], P[v[0]]);
+    SAPT(cl_sub)(e2, P[v[2]], P[v[0]]);
+    SAPT(cl_cross)(nf, e1, e2);
+    SAPT(cl_sub)(e1, pr->pos, P[v[0]]);  // outward: away from the centre (windings vary)
+    if (SAPT(cl_dot)(nf, e1) > 0) SAPT(cl_neg)(nf, nf);
+    SAPT(cl_sub)(e1, p0, P[v[0]]);
+    R num = SAPT(cl_dot)(nf, e1), den = SAPT(cl_dot)(nf, d);
+    if (CL_FABS(den) <= CL_TINY) { if (num > 0) thi = -1; continue; }
+    R t = -num / den;
+    if (den > 0) thi = t < thi ? t : thi;
+    else tlo = t > tlo ? t : tlo;
+  }
+  if (tlo <= thi) return -1;
+  R best = (R)1e30;
+  SAPT(cl_copy)(bs, p0);
+  SAPT(cl_copy)(bt, P[0]);
+  for (int i = 0; i < 8; i++) {
+    R dd = SAPT(cl_segTri)(p0, p1, P[tri[i][0]], P[tri[i][1]], P[tri[i][2]], qs, qt);
+    if (dd < best) { best = dd; SAPT(cl_copy)(bs, qs); SAPT(cl_copy)(bt, qt); }
+  }
+  R rb = b->size[0], gap = CL_SQRT(best);
+  if (gap - rb >= margin || gap <= CL_TINY) return gap <= CL_TINY ? -1 : 0;
+  SAPT(cl_sub)(c->n, bs, bt);
+  SAPT(cl_normalize)(c->n);
+  c->dist = gap - rb;
+  for (int k = 0; k < 3; k++) c->pos[k] = (R)0.5 * (bt[k] + bs[k] - rb * c->n[k]);
+  return 1;
+}
+
 /* keep contact c in a list of n (capacity cap): appended while there is room, else
  * it replaces the shallowest when deeper (MuJoCo stops at its 50th instead) */
 SAP_HD int SAPT(cl_keepDeepest)(C* con, int n, int cap, const C* c) {
@@ -1228,8 +1315,10 @@ SAP_HD int SAPT(cl_keepDeepest)(C* con, int n, int cap, const C* c) {
  * half cell (split along the (c, r)-(c+1, r+1) diagonal) from its top heights down to
  * the base -size[3]. b's bounding box in h's frame selects the sub-grid; prisms whose
  * three tops lie below b's lowest point (less the margin) are skipped; each other
- * prism gives at most one contact, MPR on the prism and b inflated by margin/2 each
- * (dist = margin - depth) with b's curved normal fixed, at most SAPC_HFIELD_MAXCON
+ * prism gives at most one contact: spheres and capsules whose core stays outside the
+ * prism by exact closest points (cl_hfRound; sapsim's deviation from MuJoCo), else MPR
+ * on the prism and b inflated by margin/2 each (dist = margin - depth) with b's curved
+ * normal fixed, as MuJoCo with mjDSBL_NATIVECCD; at most SAPC_HFIELD_MAXCON
  * per pair (the deepest). Planes and heightfields give none (as MuJoCo 4). The
  * sub-grid bounds use the box grown by the margin, so speculative contacts beside b
  * are found too (MuJoCo's box is not grown: the same contacts at margin 0). */
@@ -1278,6 +1367,11 @@ SAP_HD_BIG int SAPT(cl_hfield)(const G* h, const G* b, R margin, C* con) {
         C cn;
         R depth;
         SAPT(cl_hfPrism)(h, x, y, z, s[3], &pr, v);
+        if (b->type == SAP_GEOM_SPHERE || b->type == SAP_GEOM_CAPSULE) {
+          int k = SAPT(cl_hfRound)(&pr, b, margin, &cn);
+          if (k > 0) n = SAPT(cl_keepDeepest)(con, n, SAPC_HFIELD_MAXCON, &cn);
+          if (k >= 0) continue;
+        }
         if (!SAPT(cl_mpr)(&pr, ra, b, rbi, cn.n, &depth, cn.pos)) continue;
         cn.dist = margin - depth;
         if (!(cn.dist < margin)) continue;
