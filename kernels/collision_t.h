@@ -1250,6 +1250,76 @@ SAP_HD R SAPT(cl_segTri)(const R* p0, const R* p1, const R* a, const R* b, const
   return best;
 }
 
+/* grid vertices (row, column) of top triangle t of cell (r, c): triangle 0 is (c, r+1),
+ * (c, r), (c+1, r+1); triangle 1 is (c, r), (c+1, r+1), (c+1, r) */
+SAP_HD void SAPT(cl_hfTriIds)(int r, int c, int t, int* vr, int* vc) {
+  const int dc[2][3] = {{0, 0, 1}, {0, 1, 1}}, dr[2][3] = {{1, 0, 1}, {0, 1, 0}};
+  for (int i = 0; i < 3; i++) { vr[i] = r + dr[t][i]; vc[i] = c + dc[t][i]; }
+}
+
+/* grid vertex (row vr, column vc) of heightfield h in world coordinates */
+SAP_HD void SAPT(cl_hfVertex)(const G* h, int vr, int vc, R* out) {
+  R l[3] = {2 * h->hsize[0] * (R)vc / (R)(h->ncol - 1) - h->hsize[0],
+            2 * h->hsize[1] * (R)vr / (R)(h->nrow - 1) - h->hsize[1], (R)h->hdata[vr * h->ncol + vc] * h->hsize[2]};
+  SAPT(cl_toWorld)(out, h, l);
+}
+
+/* Ownership of a prism's exact contact (witness x on the prism, core [p0, p1] at
+ * distance gap): the heightfield's surface is the continuous sheet of the top triangles,
+ * so the side walls between prisms and the creases between coplanar triangles are not
+ * there. Interior points of the top triangle are owned; an edge or vertex point is owned
+ * unless a triangle sharing that edge or vertex is closer to the core (then that
+ * triangle's contact stands and this one, tilted by a crease that is not there, goes);
+ * a point on a wall is owned only on the grid's border, and on the base. */
+SAP_HD_BIG int SAPT(cl_hfOwns)(const G* h, int r, int c, int t, const R* x, const R* p0, const R* p1, R gap) {
+  R d[3], l[3], V[3][3], qs[3], qt[3];
+  int vr[3], vc[3], wr[3], wc[3];
+  R btol = sizeof(R) == 4 ? (R)1e-4 : (R)1e-9, gtol = gap * (sizeof(R) == 4 ? (R)1e-4 : (R)1e-9);
+  SAPT(cl_sub)(d, x, h->pos);
+  SAPT(cl_toLocalDir)(l, h, d);
+  SAPT(cl_hfTriIds)(r, c, t, vr, vc);
+  // barycentric coordinates of x over the triangle (heightfield xy), the top's height there
+  R hx[3], hy[3], hz[3];
+  for (int i = 0; i < 3; i++) {
+    hx[i] = 2 * h->hsize[0] * (R)vc[i] / (R)(h->ncol - 1) - h->hsize[0];
+    hy[i] = 2 * h->hsize[1] * (R)vr[i] / (R)(h->nrow - 1) - h->hsize[1];
+    hz[i] = (R)h->hdata[vr[i] * h->ncol + vc[i]] * h->hsize[2];
+  }
+  R bx = hx[1] - hx[0], by = hy[1] - hy[0], cx = hx[2] - hx[0], cy = hy[2] - hy[0];
+  R px = l[0] - hx[0], py = l[1] - hy[0], det = bx * cy - by * cx;
+  R w[3];
+  w[1] = (px * cy - py * cx) / det;
+  w[2] = (bx * py - by * px) / det;
+  w[0] = 1 - w[1] - w[2];
+  R ztop = w[0] * hz[0] + w[1] * hz[1] + w[2] * hz[2], zs = h->hsize[2] + h->hsize[3];
+  if (l[2] < ztop - btol * zs) {  // on a wall or the base
+    int border = CL_FABS(l[0]) >= h->hsize[0] * (1 - btol) || CL_FABS(l[1]) >= h->hsize[1] * (1 - btol);
+    return border || l[2] <= -h->hsize[3] + btol * zs;
+  }
+  int on[3], non = 0;
+  for (int i = 0; i < 3; i++) { on[i] = w[i] > btol; non += on[i]; }
+  if (non == 3) return 1;
+  // triangles sharing the feature (the vertices with weight): any strictly closer?
+  for (int rr = r - 1; rr <= r + 1; rr++)
+    for (int cc = c - 1; cc <= c + 1; cc++)
+      for (int tt = 0; tt < 2; tt++) {
+        if ((rr == r && cc == c && tt == t) || rr < 0 || cc < 0 || rr >= h->nrow - 1 || cc >= h->ncol - 1) continue;
+        SAPT(cl_hfTriIds)(rr, cc, tt, wr, wc);
+        int shares = 1;
+        for (int i = 0; i < 3 && shares; i++) {
+          if (!on[i]) continue;
+          int found = 0;
+          for (int j = 0; j < 3; j++) found |= wr[j] == vr[i] && wc[j] == vc[i];
+          shares = found;
+        }
+        if (!shares) continue;
+        for (int j = 0; j < 3; j++) SAPT(cl_hfVertex)(h, wr[j], wc[j], V[j]);
+        R dd = SAPT(cl_segTri)(p0, p1, V[0], V[1], V[2], qs, qt);
+        if (CL_SQRT(dd) < gap - gtol) return 0;
+      }
+  return 1;
+}
+
 /* sphere or capsule b against prism pr, exactly while its core (point or segment) stays
  * outside the prism: the closest points of the core and the prism's 8 boundary
  * triangles, dist = |gap| - radius, normal from the prism to the core. (A sphere over a
@@ -1257,7 +1327,7 @@ SAP_HD R SAPT(cl_segTri)(const R* p0, const R* p1, const R* a, const R* b, const
  * MPR, stopping at a portal within tolerance or along an oblique direction on a
  * partly covered prism, does not.) Returns 1 with the contact, 0 for none within the
  * margin, -1 when the core enters the prism (the caller runs MPR, as MuJoCo) */
-SAP_HD_BIG int SAPT(cl_hfRound)(const G* pr, const G* b, R margin, C* c) {
+SAP_HD_BIG int SAPT(cl_hfRound)(const G* h, int r, int col, int t, const G* pr, const G* b, R margin, C* c) {
   const int tri[8][3] = {{3, 4, 5}, {0, 2, 1}, {0, 1, 4}, {0, 4, 3}, {1, 2, 5}, {1, 5, 4}, {2, 0, 3}, {2, 3, 5}};
   R P[6][3], l[3], p0[3], p1[3], d[3], nf[3], e1[3], e2[3], qs[3], qt[3], bs[3], bt[3];
   for (int i = 0; i < 6; i++) {
@@ -1298,7 +1368,7 @@ SAP_HD_BIG int SAPT(cl_hfRound)(const G* pr, const G* b, R margin, C* c) {
   SAPT(cl_normalize)(c->n);
   c->dist = gap - rb;
   for (int k = 0; k < 3; k++) c->pos[k] = (R)0.5 * (bt[k] + bs[k] - rb * c->n[k]);
-  return 1;
+  return SAPT(cl_hfOwns)(h, r, col, t, bt, p0, p1, gap) ? 1 : 0;
 }
 
 /* keep contact c in a list of n (capacity cap): appended while there is room, else
@@ -1368,7 +1438,7 @@ SAP_HD_BIG int SAPT(cl_hfield)(const G* h, const G* b, R margin, C* con) {
         R depth;
         SAPT(cl_hfPrism)(h, x, y, z, s[3], &pr, v);
         if (b->type == SAP_GEOM_SPHERE || b->type == SAP_GEOM_CAPSULE) {
-          int k = SAPT(cl_hfRound)(&pr, b, margin, &cn);
+          int k = SAPT(cl_hfRound)(h, r, c, t, &pr, b, margin, &cn);
           if (k > 0) n = SAPT(cl_keepDeepest)(con, n, SAPC_HFIELD_MAXCON, &cn);
           if (k >= 0) continue;
         }
