@@ -615,7 +615,79 @@ static void test_hfield_sphere_rolls(void) {
   }
 }
 
+/* ---- filtering and capacity ------------------------------------------------------------ */
+
+/* every candidate pair has a MuJoCo 4 collision function (plane-hfield and hfield-hfield
+ * have none: a heightfield on a free body never pairs with the floor or another
+ * heightfield), and the pairs that have one are all there; a 0.2 x 0.14 m box resting
+ * flat on a flat heightfield of 2.5 cm cells (96 prisms under it) gets the per-pair
+ * maximum of 50 contacts, as MuJoCo 4 (mjMAXCONPAIR), within the estimated capacity */
+static void test_hfield_filter_capacity(void) {
+  char el[8192] = "", xml[16384];
+  for (int i = 0, o = 0; i < 41 * 41; i++) o += sprintf(el + o, "0 ");
+  snprintf(xml, sizeof(xml),
+           "<mujoco><asset><hfield name=\"fine\" nrow=\"41\" ncol=\"41\" size=\"0.5 0.5 0.1 0.05\" elevation=\"%s\"/>"
+           "<hfield name=\"small\" nrow=\"3\" ncol=\"3\" size=\"0.1 0.1 0.02 0.02\" elevation=\"0 1 0 1 0 1 0 1 0\"/>"
+           "</asset><worldbody><geom name=\"floor\" type=\"plane\" size=\"5 5 1\" pos=\"0 0 -1\"/>"
+           "<geom name=\"fine\" type=\"hfield\" hfield=\"fine\"/>"
+           "<body name=\"box\" pos=\"0.0125 0.0125 0.0699\"><freejoint/><geom name=\"box\" type=\"box\" size=\"0.1 0.07 0.07\"/></body>"
+           "<body name=\"slab\" pos=\"2 0 0\"><freejoint/><geom name=\"small\" type=\"hfield\" hfield=\"small\"/>"
+           "<geom name=\"ballast\" type=\"sphere\" size=\"0.01\" contype=\"0\" conaffinity=\"0\"/></body>"
+           "</worldbody></mujoco>", el);
+  const char* path = tmpPath("filter");
+  FILE* f = fopen(path, "w");
+  if (f) { fputs(xml, f); fclose(f); }
+  sapModel* m = NULL;
+  char err[1000] = "";
+  mjModel* mj = mj_loadXML(path, NULL, err, sizeof(err));
+  CHECK(sap_loadModel(path, &m) == SAP_OK, "%s", sap_lastError());
+  remove(path);
+  if (!m || !mj) { CHECK(0, "filter scene: %s", err); sap_freeModel(m); mj_deleteModel(mj); return; }
+  int n = sapc_buildPairs(m, NULL), *pg = malloc(sizeof(int) * 2 * (n + 1)), want = 0;
+  sapc_buildPairs(m, pg);
+  for (int i = 0; i < n; i++) {
+    int t0 = m->geom_type[pg[2 * i]], t1 = m->geom_type[pg[2 * i + 1]];
+    int a = t0 < t1 ? t0 : t1, b = t0 < t1 ? t1 : t0;
+    CHECK(mjCOLLISIONFUNC[a][b] != NULL, "pair %s-%s has no MuJoCo routine", TYPE_NAME[a], TYPE_NAME[b]);
+  }
+  // expected: box-floor, box-fine, box-small, floor-... (the slab's hfield pairs none but the box)
+  for (int g0 = 0; g0 < mj->ngeom; g0++)
+    for (int g1 = g0 + 1; g1 < mj->ngeom; g1++) {
+      int t0 = mj->geom_type[g0], t1 = mj->geom_type[g1], a = t0 < t1 ? t0 : t1, b = t0 < t1 ? t1 : t0;
+      int bw0 = mj->body_weldid[mj->geom_bodyid[g0]], bw1 = mj->body_weldid[mj->geom_bodyid[g1]];
+      int c0 = mj->geom_contype[g0] & mj->geom_conaffinity[g1], c1 = mj->geom_contype[g1] & mj->geom_conaffinity[g0];
+      want += mjCOLLISIONFUNC[a][b] != NULL && bw0 != bw1 && (c0 || c1);
+    }
+  CHECK(n == want, "%d candidate pairs, MuJoCo's filter rules give %d", n, want);
+  free(pg);
+  // the box resting flat: contacts and capacity
+  sapOptions o;
+  sapSim* s = NULL;
+  sap_optionsDefault(&o);
+  o.device = SAP_DEVICE_CPU;
+  CHECK(sap_create(m, &o, 1, &s) == SAP_OK, "%s", sap_lastError());
+  if (s) {
+    sapc_kinematics(s);
+    sapc_collision(s);
+    mjData* md = mj_makeData(mj);
+    mj_forward(mj, md);
+    int nmj = 0;
+    for (int i = 0; i < md->ncon; i++) nmj += md->contact[i].geom[0] == 1 || md->contact[i].geom[1] == 1;
+    fprintf(stderr, "  box on a fine heightfield: %d contacts (MuJoCo 4: %d with the heightfield), capacity %d, dropped %d\n",
+            s->d.ncon[0], nmj, s->d.ncon_max, s->d.ncon_dropped[0]);
+    CHECK(s->d.ncon[0] == SAPC_HFIELD_MAXCON && nmj == SAPC_HFIELD_MAXCON, "contacts %d, MuJoCo %d, want %d",
+          s->d.ncon[0], nmj, SAPC_HFIELD_MAXCON);
+    CHECK(s->d.ncon_max >= SAPC_HFIELD_MAXCON && s->d.ncon_dropped[0] == 0, "capacity %d, dropped %d", s->d.ncon_max,
+          s->d.ncon_dropped[0]);
+    mj_deleteData(md);
+    sap_free(s);
+  }
+  mj_deleteModel(mj);
+  sap_freeModel(m);
+}
+
 int main(void) {
+  RUN(test_hfield_filter_capacity);
   RUN(test_hfield_box_settles);
   RUN(test_hfield_sphere_rolls);
   RUN(test_hfield_plane_analytic);
