@@ -79,6 +79,7 @@ static long hfieldPrisms(const sapModel* m, int gh, int g) {
   if (id < 0 || id >= m->nhfield) return 0;
   const double* sz = m->hfield_size + 4 * id;
   int nrow = m->hfield_nrow[id], ncol = m->hfield_ncol[id];
+  if (nrow < 2 || ncol < 2) return 0;
   long all = 2L * (nrow - 1) * (ncol - 1);
   double r = m->geom_rbound[g];
   if (!(r > 0)) return all;
