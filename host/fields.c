@@ -13,6 +13,7 @@
 static sapArrayType type_code(const char* type) {
   if (!strcmp(type, "double")) return SAP_ARRAY_F64;
   if (!strcmp(type, "int")) return SAP_ARRAY_I32;
+  if (!strcmp(type, "float")) return SAP_ARRAY_F32;
   return SAP_ARRAY_CHAR;
 }
 

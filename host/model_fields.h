@@ -54,6 +54,11 @@
   X(int, mesh_vertadr, (m)->nmesh)                               \
   X(int, mesh_vertnum, (m)->nmesh)                               \
   X(double, mesh_vert, (m)->nmeshvert * 3)                       \
+  X(double, hfield_size, (m)->nhfield * 4)                       \
+  X(int, hfield_nrow, (m)->nhfield)                              \
+  X(int, hfield_ncol, (m)->nhfield)                              \
+  X(int, hfield_adr, (m)->nhfield)                               \
+  X(float, hfield_data, (m)->nhfielddata)                        \
   X(int, exclude_body, (m)->nexclude * 2)                        \
   X(int, pair_geom, (long long)(m)->npair_max * 2)                \
   X(int, pair_explicit, (m)->npair_max)                          \

@@ -117,6 +117,7 @@ static sapStatus check_sizes(const mjModel* mj, const char* path) {
   const struct { const char* name; mjtSize n; } sizes[] = {
       {"nq", mj->nq}, {"nv", mj->nv}, {"nbody", mj->nbody}, {"njnt", mj->njnt},
       {"ngeom", mj->ngeom}, {"nmesh", mj->nmesh}, {"nmeshvert", mj->nmeshvert},
+      {"nhfield", mj->nhfield}, {"nhfielddata", mj->nhfielddata},
       {"nu", mj->nu}, {"ntendon", mj->ntendon}, {"nwrap", mj->nwrap},
       {"nexclude", mj->nexclude}, {"nkey", mj->nkey}, {"nmocap", mj->nmocap},
       {"nnames", mj->nnames}};
@@ -236,9 +237,6 @@ static sapStatus check_geoms(const mjModel* mj, const char* path) {
     const char* name = mjname(mj, mj->name_geomadr, i);
     int collides = (mj->geom_contype[i] || mj->geom_conaffinity[i] || in_pair(mj, i)) &&
                    !disabled(mj, mjDSBL_CONTACT);
-    if (t == mjGEOM_HFIELD && collides)
-      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: geom '%s' is a heightfield, which is not supported",
-                      path, name);
     if (t == mjGEOM_SDF)
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: geom '%s' is an SDF geom, which is not supported",
                       path, name);
@@ -267,7 +265,7 @@ static sapStatus check_geoms(const mjModel* mj, const char* path) {
 }
 
 /* explicit <contact><pair> elements: their own friction (isotropic: sapsim's cone
- * has one sliding coefficient), margin and gap; no adhesion, no heightfields */
+ * has one sliding coefficient), margin and gap; no adhesion */
 static sapStatus check_pairs(const mjModel* mj, const char* path) {
   if (disabled(mj, mjDSBL_CONTACT)) return SAP_OK;
   for (int i = 0; i < mj->npair; i++) {
@@ -288,9 +286,6 @@ static sapStatus check_pairs(const mjModel* mj, const char* path) {
                       "friction is isotropic", path, name, f[3], f[4]);
     if (mj->pair_adhesion[i] != 0)
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: <pair> '%s' has adhesion, which is not supported", path, name);
-    if (mj->geom_type[g1] == mjGEOM_HFIELD || mj->geom_type[g2] == mjGEOM_HFIELD)
-      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: <pair> '%s' uses a heightfield, which is not supported",
-                      path, name);
   }
   return SAP_OK;
 }
@@ -459,6 +454,8 @@ static void copy_sizes(sapModel* m, const mjModel* mj) {
   m->ngeom = (int)mj->ngeom;
   m->nmesh = (int)mj->nmesh;
   m->nmeshvert = (int)mj->nmeshvert;
+  m->nhfield = (int)mj->nhfield;
+  m->nhfielddata = (int)mj->nhfielddata;
   m->nu = (int)mj->nu;
   m->ntendon = (int)mj->ntendon;
   m->nwrap = (int)mj->nwrap;
@@ -561,6 +558,11 @@ static void copy_geoms(sapModel* m, const mjModel* mj) {
   copy_int(m->mesh_vertadr, mj->mesh_vertadr, mj->nmesh);
   copy_int(m->mesh_vertnum, mj->mesh_vertnum, mj->nmesh);
   for (int i = 0; i < 3 * mj->nmeshvert; i++) m->mesh_vert[i] = mj->mesh_vert[i];
+  copy_num(m->hfield_size, mj->hfield_size, 4 * mj->nhfield);
+  copy_int(m->hfield_nrow, mj->hfield_nrow, mj->nhfield);
+  copy_int(m->hfield_ncol, mj->hfield_ncol, mj->nhfield);
+  copy_int(m->hfield_adr, mj->hfield_adr, mj->nhfield);
+  for (long i = 0; i < (long)mj->nhfielddata; i++) m->hfield_data[i] = mj->hfield_data[i];
   /* signature = body1 << 16 | body2 (MuJoCo >= 3; 2.x added 1 to each) */
   for (int i = 0; i < mj->nexclude; i++) {
     m->exclude_body[2 * i] = mj->exclude_signature[i] >> 16;

@@ -22,7 +22,7 @@ static __global__ void count_kernel(sapModel m, sapData d, int fp64) {
   int w = (int)(idx / m.npair_max), p = (int)(idx % m.npair_max);
   int* count = pairCounts(d, w);
   if (d.world_flags[w] & SAP_WORLD_SKIP) { count[p] = 0; return; }
-  sapcContact_f64 c[SAPC_MAXCON];
+  sapcContact_f64 c[SAPC_PAIRCON];
   const double* xpos = d.geom_xpos + (size_t)3 * m.ngeom * w;
   const double* xmat = d.geom_xmat + (size_t)9 * m.ngeom * w;
   count[p] = sapw_collidePair(&m, xpos, xmat, m.pair_geom[2 * p], m.pair_geom[2 * p + 1], m.pair_detect[p],
@@ -58,7 +58,7 @@ static __global__ void write_kernel(sapModel m, sapData d, int fp64) {
   const int* off = pairCounts(d, w);
   int end = p + 1 < m.npair_max ? off[p + 1] : d.ncon[w];
   if (end == off[p]) return;
-  sapcContact_f64 c[SAPC_MAXCON];
+  sapcContact_f64 c[SAPC_PAIRCON];
   const double* xpos = d.geom_xpos + (size_t)3 * m.ngeom * w;
   const double* xmat = d.geom_xmat + (size_t)9 * m.ngeom * w;
   int g0 = m.pair_geom[2 * p], g1 = m.pair_geom[2 * p + 1];

@@ -11,7 +11,9 @@
 #include "sapsim/model.h"
 #include "sapsim/data.h"
 
-#define SAPC_MAXCON 4            /* contacts per geom pair */
+#define SAPC_MAXCON 4            /* contacts per geom pair (primitives, meshes) */
+#define SAPC_HFIELD_MAXCON 50    /* per heightfield pair: one per prism, MuJoCo's mjMAXCONPAIR */
+#define SAPC_PAIRCON 50          /* a pair's contact buffer: the larger of the two */
 #define CL_FEATURE_SIN 0.035     /* ~2 deg: features within it form a face/edge manifold */
 #define CL_PARALLEL_SIN 0.02     /* segments closer than this to parallel: 2 contacts */
 #define CL_MPR_ITERS 50          /* MuJoCo mpr_iterations (phase 3 expansions) */
@@ -90,7 +92,7 @@ SAP_HD double sapw_pairDetect(const sapModel* m, int p) {
 
 /* contacts of geoms g0, g1 in one world (xpos/xmat: that world's geom poses) whose
  * geometric distance is below margin (the pair's detection distance), normal from g0
- * to g1; dist is the distance between the geoms' own surfaces */
+ * to g1; dist is the distance between the geoms' own surfaces; out holds SAPC_PAIRCON */
 SAP_HD_BIG int sapw_collidePair(const sapModel* m, const double* xpos, const double* xmat, int g0, int g1,
                             double margin, int fp64, sapcContact_f64* out) {
   if (!sapw_boundTest(m, xpos, xmat, g0, g1, margin)) return 0;
@@ -105,7 +107,7 @@ SAP_HD_BIG int sapw_collidePair(const sapModel* m, const double* xpos, const dou
     nc = sapc_collide_f64(&a, &b, margin, out);
   } else {
     sapcGeom_f32 a, b;
-    sapcContact_f32 c[SAPC_MAXCON];
+    sapcContact_f32 c[SAPC_PAIRCON];
     sapc_loadGeom_f32(m, xpos, xmat, ga, &a);
     sapc_loadGeom_f32(m, xpos, xmat, gb, &b);
     nc = sapc_collide_f32(&a, &b, (float)margin, c);
@@ -223,7 +225,7 @@ SAP_HD_BIG void sapw_collideWorld(const sapModel* m, const sapData* d, int w, in
   const double* xpos = d->geom_xpos + (long)3 * m->ngeom * w;
   const double* xmat = d->geom_xmat + (long)9 * m->ngeom * w;
   sapcWorldOut o = sapw_worldOut(d, w);
-  sapcContact_f64 c[SAPC_MAXCON];
+  sapcContact_f64 c[SAPC_PAIRCON];
   int n = 0, dropped = 0;
   int frozen = d->world_flags[w] & SAP_WORLD_SKIP;  // a frozen world has no contacts
   for (int p = 0; p < m->npair_max && !frozen; p++) {

@@ -18,6 +18,9 @@ typedef struct SAPT(sapcGeom) {
   R size[3];
   const double* vert;  /* mesh vertices in the geom frame (nvert x 3) */
   int nvert;
+  const float* hdata;  /* heightfield samples (nrow x ncol), heights in [0, 1] */
+  int nrow, ncol;
+  R hsize[4];          /* heightfield half sizes x, y, top height, base depth */
 } G;
 
 typedef struct SAPT(sapcContact) {
@@ -1179,10 +1182,279 @@ SAP_HD_BIG int SAPT(cl_boxBox)(const G* a, const G* b, R margin, C* con) {
   return SAPT(cl_boxFace)(b, a, nr, L, margin, con);
 }
 
+/* ---- heightfield (MuJoCo 4's mjc_ConvexHField, mujoco_semantics.md section 9) ------------ */
+
+/* grid index of local coordinate t in [-s, s] over n samples, rounded down (up = 0) or
+ * up (up = 1), clamped to [0, n - 1] */
+SAP_HD int SAPT(cl_hfIndex)(R t, R s, int n, int up) {
+  R u = (t + s) / (2 * s) * (R)(n - 1);
+  if (!(u > 0)) return 0;  // also NaN
+  if (u >= (R)(n - 1)) return n - 1;
+  int i = (int)u;  // u >= 0: truncation = floor
+  return (up && (R)i < u) ? i + 1 : i;
+}
+
+/* prism over the grid triangle (x[i], y[i], z[i]) (heightfield frame) down to the base
+ * -zb, as a 6-vertex polytope pr (type mesh, vertices v) with h's rotation, centred on
+ * the vertices' mean: MPR starts from the centre, which must lie inside */
+SAP_HD void SAPT(cl_hfPrism)(const G* h, const R* x, const R* y, const R* z, R zb, G* pr, double* v) {
+  R c[3] = {(x[0] + x[1] + x[2]) / 3, (y[0] + y[1] + y[2]) / 3, ((z[0] + z[1] + z[2]) / 3 - zb) / 2};
+  // base vertices first, then the top ones, in MuJoCo's order (support ties pick the first)
+  for (int i = 0; i < 3; i++) {
+    v[3 * i] = v[3 * i + 9] = (double)(x[i] - c[0]);
+    v[3 * i + 1] = v[3 * i + 10] = (double)(y[i] - c[1]);
+    v[3 * i + 2] = (double)(-zb - c[2]);
+    v[3 * i + 11] = (double)(z[i] - c[2]);
+  }
+  *pr = *h;
+  pr->type = SAP_GEOM_MESH;
+  pr->vert = v;
+  pr->nvert = 6;
+  pr->hdata = 0;
+  SAPT(cl_toWorld)(pr->pos, h, c);
+}
+
+/* closest point q to p on triangle (a, b, c) */
+SAP_HD void SAPT(cl_closestOnTri)(R* q, const R* a, const R* b, const R* c, const R* p) {
+  R u[3], v[3], t[3], w[3];
+  SAPT(cl_sub)(u, a, p); SAPT(cl_sub)(v, b, p); SAPT(cl_sub)(t, c, p);
+  SAPT(cl_triClosest)(u, v, t, w);
+  for (int k = 0; k < 3; k++) q[k] = w[0] * a[k] + w[1] * b[k] + w[2] * c[k];
+}
+
+/* closest points of segment [p0, p1] (a point when equal) and triangle (a, b, c) that
+ * the segment does not cross: end points against the triangle, segment against its
+ * edges; returns the squared distance, witnesses qs (segment) and qt (triangle) */
+SAP_HD R SAPT(cl_segTri)(const R* p0, const R* p1, const R* a, const R* b, const R* c, R* qs, R* qt) {
+  const R* tv[3] = {a, b, c};
+  R q[3], x[3], d[3], best = (R)1e30, s, t;
+  SAPT(cl_copy)(qs, p0);
+  SAPT(cl_copy)(qt, a);
+  for (int i = 0; i < 2; i++) {
+    const R* e = i ? p1 : p0;
+    SAPT(cl_closestOnTri)(q, a, b, c, e);
+    SAPT(cl_sub)(d, q, e);
+    R dd = SAPT(cl_dot)(d, d);
+    if (dd < best) { best = dd; SAPT(cl_copy)(qs, e); SAPT(cl_copy)(qt, q); }
+  }
+  for (int i = 0; i < 3; i++) {
+    const R* e0 = tv[i];
+    const R* e1 = tv[(i + 1) % 3];
+    SAPT(cl_segSeg)(p0, p1, e0, e1, &s, &t);
+    SAPT(cl_sub)(d, p1, p0); SAPT(cl_madd)(x, p0, d, s);
+    SAPT(cl_sub)(d, e1, e0); SAPT(cl_madd)(q, e0, d, t);
+    SAPT(cl_sub)(d, q, x);
+    R dd = SAPT(cl_dot)(d, d);
+    if (dd < best) { best = dd; SAPT(cl_copy)(qs, x); SAPT(cl_copy)(qt, q); }
+  }
+  return best;
+}
+
+/* grid vertices (row, column) of top triangle t of cell (r, c): triangle 0 is (c, r+1),
+ * (c, r), (c+1, r+1); triangle 1 is (c, r), (c+1, r+1), (c+1, r) */
+SAP_HD void SAPT(cl_hfTriIds)(int r, int c, int t, int* vr, int* vc) {
+  const int dc[2][3] = {{0, 0, 1}, {0, 1, 1}}, dr[2][3] = {{1, 0, 1}, {0, 1, 0}};
+  for (int i = 0; i < 3; i++) { vr[i] = r + dr[t][i]; vc[i] = c + dc[t][i]; }
+}
+
+/* grid vertex (row vr, column vc) of heightfield h in world coordinates */
+SAP_HD void SAPT(cl_hfVertex)(const G* h, int vr, int vc, R* out) {
+  R l[3] = {2 * h->hsize[0] * (R)vc / (R)(h->ncol - 1) - h->hsize[0],
+            2 * h->hsize[1] * (R)vr / (R)(h->nrow - 1) - h->hsize[1], (R)h->hdata[vr * h->ncol + vc] * h->hsize[2]};
+  SAPT(cl_toWorld)(out, h, l);
+}
+
+/* Ownership of a prism's exact contact (witness x on the prism, core [p0, p1] at
+ * distance gap): the heightfield's surface is the continuous sheet of the top triangles,
+ * so the side walls between prisms and the creases between coplanar triangles are not
+ * there. Interior points of the top triangle are owned; an edge or vertex point is owned
+ * unless a triangle sharing that edge or vertex is closer to the core (then that
+ * triangle's contact stands and this one, tilted by a crease that is not there, goes);
+ * a point on a wall is owned only on the grid's border, and on the base. */
+SAP_HD_BIG int SAPT(cl_hfOwns)(const G* h, int r, int c, int t, const R* x, const R* p0, const R* p1, R gap) {
+  R d[3], l[3], V[3][3], qs[3], qt[3];
+  int vr[3], vc[3], wr[3], wc[3];
+  R btol = sizeof(R) == 4 ? (R)1e-4 : (R)1e-9, gtol = gap * (sizeof(R) == 4 ? (R)1e-4 : (R)1e-9);
+  SAPT(cl_sub)(d, x, h->pos);
+  SAPT(cl_toLocalDir)(l, h, d);
+  SAPT(cl_hfTriIds)(r, c, t, vr, vc);
+  // barycentric coordinates of x over the triangle (heightfield xy), the top's height there
+  R hx[3], hy[3], hz[3];
+  for (int i = 0; i < 3; i++) {
+    hx[i] = 2 * h->hsize[0] * (R)vc[i] / (R)(h->ncol - 1) - h->hsize[0];
+    hy[i] = 2 * h->hsize[1] * (R)vr[i] / (R)(h->nrow - 1) - h->hsize[1];
+    hz[i] = (R)h->hdata[vr[i] * h->ncol + vc[i]] * h->hsize[2];
+  }
+  R bx = hx[1] - hx[0], by = hy[1] - hy[0], cx = hx[2] - hx[0], cy = hy[2] - hy[0];
+  R px = l[0] - hx[0], py = l[1] - hy[0], det = bx * cy - by * cx;
+  R w[3];
+  w[1] = (px * cy - py * cx) / det;
+  w[2] = (bx * py - by * px) / det;
+  w[0] = 1 - w[1] - w[2];
+  R ztop = w[0] * hz[0] + w[1] * hz[1] + w[2] * hz[2], zs = h->hsize[2] + h->hsize[3];
+  if (l[2] < ztop - btol * zs) {  // on a wall or the base
+    int border = CL_FABS(l[0]) >= h->hsize[0] * (1 - btol) || CL_FABS(l[1]) >= h->hsize[1] * (1 - btol);
+    return border || l[2] <= -h->hsize[3] + btol * zs;
+  }
+  int on[3], non = 0;
+  for (int i = 0; i < 3; i++) { on[i] = w[i] > btol; non += on[i]; }
+  if (non == 3) return 1;
+  // triangles sharing the feature (the vertices with weight): any strictly closer?
+  for (int rr = r - 1; rr <= r + 1; rr++)
+    for (int cc = c - 1; cc <= c + 1; cc++)
+      for (int tt = 0; tt < 2; tt++) {
+        if ((rr == r && cc == c && tt == t) || rr < 0 || cc < 0 || rr >= h->nrow - 1 || cc >= h->ncol - 1) continue;
+        SAPT(cl_hfTriIds)(rr, cc, tt, wr, wc);
+        int shares = 1;
+        for (int i = 0; i < 3 && shares; i++) {
+          if (!on[i]) continue;
+          int found = 0;
+          for (int j = 0; j < 3; j++) found |= wr[j] == vr[i] && wc[j] == vc[i];
+          shares = found;
+        }
+        if (!shares) continue;
+        for (int j = 0; j < 3; j++) SAPT(cl_hfVertex)(h, wr[j], wc[j], V[j]);
+        R dd = SAPT(cl_segTri)(p0, p1, V[0], V[1], V[2], qs, qt);
+        if (CL_SQRT(dd) < gap - gtol) return 0;
+      }
+  return 1;
+}
+
+/* sphere or capsule b against prism pr, exactly while its core (point or segment) stays
+ * outside the prism: the closest points of the core and the prism's 8 boundary
+ * triangles, dist = |gap| - radius, normal from the prism to the core. (A sphere over a
+ * heightfield sampled from a plane then gets the plane's distance and normal, which
+ * MPR, stopping at a portal within tolerance or along an oblique direction on a
+ * partly covered prism, does not.) Returns 1 with the contact, 0 for none within the
+ * margin, -1 when the core enters the prism (the caller runs MPR, as MuJoCo) */
+SAP_HD_BIG int SAPT(cl_hfRound)(const G* h, int r, int col, int t, const G* pr, const G* b, R margin, C* c) {
+  const int tri[8][3] = {{3, 4, 5}, {0, 2, 1}, {0, 1, 4}, {0, 4, 3}, {1, 2, 5}, {1, 5, 4}, {2, 0, 3}, {2, 3, 5}};
+  R P[6][3], l[3], p0[3], p1[3], d[3], nf[3], e1[3], e2[3], qs[3], qt[3], bs[3], bt[3];
+  for (int i = 0; i < 6; i++) {
+    for (int k = 0; k < 3; k++) l[k] = (R)pr->vert[3 * i + k];
+    SAPT(cl_toWorld)(P[i], pr, l);
+  }
+  if (b->type == SAP_GEOM_CAPSULE) SAPT(cl_segment)(b, p0, p1);
+  else { SAPT(cl_copy)(p0, b->pos); SAPT(cl_copy)(p1, b->pos); }
+  // clip the core by the 5 face planes (Cyrus-Beck): anything left is inside
+  const int face[5] = {0, 1, 2, 4, 6};  // one triangle of each face
+  R tlo = 0, thi = 1;
+  SAPT(cl_sub)(d, p1, p0);
+  for (int f = 0; f < 5 && tlo <= thi; f++) {
+    const int* v = tri[face[f]];
+    SAPT(cl_sub)(e1, P[v[1]], P[v[0]]);
+    SAPT(cl_sub)(e2, P[v[2]], P[v[0]]);
+    SAPT(cl_cross)(nf, e1, e2);
+    SAPT(cl_sub)(e1, pr->pos, P[v[0]]);  // outward: away from the centre (windings vary)
+    if (SAPT(cl_dot)(nf, e1) > 0) SAPT(cl_neg)(nf, nf);
+    SAPT(cl_sub)(e1, p0, P[v[0]]);
+    R num = SAPT(cl_dot)(nf, e1), den = SAPT(cl_dot)(nf, d);
+    if (CL_FABS(den) <= CL_TINY) { if (num > 0) thi = -1; continue; }
+    R t = -num / den;
+    if (den > 0) thi = t < thi ? t : thi;
+    else tlo = t > tlo ? t : tlo;
+  }
+  if (tlo <= thi) return -1;
+  R best = (R)1e30;
+  SAPT(cl_copy)(bs, p0);
+  SAPT(cl_copy)(bt, P[0]);
+  for (int i = 0; i < 8; i++) {
+    R dd = SAPT(cl_segTri)(p0, p1, P[tri[i][0]], P[tri[i][1]], P[tri[i][2]], qs, qt);
+    if (dd < best) { best = dd; SAPT(cl_copy)(bs, qs); SAPT(cl_copy)(bt, qt); }
+  }
+  R rb = b->size[0], gap = CL_SQRT(best);
+  if (gap - rb >= margin || gap <= CL_TINY) return gap <= CL_TINY ? -1 : 0;
+  SAPT(cl_sub)(c->n, bs, bt);
+  SAPT(cl_normalize)(c->n);
+  c->dist = gap - rb;
+  for (int k = 0; k < 3; k++) c->pos[k] = (R)0.5 * (bt[k] + bs[k] - rb * c->n[k]);
+  return SAPT(cl_hfOwns)(h, r, col, t, bt, p0, p1, gap) ? 1 : 0;
+}
+
+/* keep contact c in a list of n (capacity cap): appended while there is room, else
+ * it replaces the shallowest when deeper (MuJoCo stops at its 50th instead) */
+SAP_HD int SAPT(cl_keepDeepest)(C* con, int n, int cap, const C* c) {
+  if (n < cap) { con[n] = *c; return n + 1; }
+  int worst = 0;
+  for (int i = 1; i < n; i++) if (con[i].dist > con[worst].dist) worst = i;
+  if (c->dist < con[worst].dist) con[worst] = *c;
+  return n;
+}
+
+/* heightfield h (local z up) vs convex b: the union of triangular prisms, one per
+ * half cell (split along the (c, r)-(c+1, r+1) diagonal) from its top heights down to
+ * the base -size[3]. b's bounding box in h's frame selects the sub-grid; prisms whose
+ * three tops lie below b's lowest point (less the margin) are skipped; each other
+ * prism gives at most one contact: spheres and capsules whose core stays outside the
+ * prism by exact closest points (cl_hfRound; sapsim's deviation from MuJoCo), else MPR
+ * on the prism and b inflated by margin/2 each (dist = margin - depth) with b's curved
+ * normal fixed, as MuJoCo with mjDSBL_NATIVECCD; at most SAPC_HFIELD_MAXCON
+ * per pair (the deepest). Planes and heightfields give none (as MuJoCo 4). The
+ * sub-grid bounds use the box grown by the margin, so speculative contacts beside b
+ * are found too (MuJoCo's box is not grown: the same contacts at margin 0). */
+SAP_HD_BIG int SAPT(cl_hfield)(const G* h, const G* b, R margin, C* con) {
+  if (b->type == SAP_GEOM_PLANE || b->type == SAP_GEOM_HFIELD || !h->hdata || h->nrow < 2 || h->ncol < 2)
+    return 0;
+  const R* s = h->hsize;
+  R lo[3], hi[3], ax[3], p[3], d[3], x[3], y[3], z[3];
+  R rb = SAPT(cl_coreRadius)(b);
+  // b's bounding box in h's frame: support points along -+ each local axis
+  for (int k = 0; k < 3; k++) {
+    SAPT(cl_axis)(ax, h, k);
+    SAPT(cl_support)(p, b, ax);
+    SAPT(cl_sub)(d, p, h->pos);
+    hi[k] = SAPT(cl_dot)(d, ax) + rb;
+    SAPT(cl_neg)(ax, ax);
+    SAPT(cl_support)(p, b, ax);
+    SAPT(cl_sub)(d, p, h->pos);
+    lo[k] = -SAPT(cl_dot)(d, ax) - rb;
+  }
+  if (lo[0] - margin > s[0] || hi[0] + margin < -s[0] || lo[1] - margin > s[1] || hi[1] + margin < -s[1] ||
+      lo[2] - margin > s[2] || hi[2] + margin < -s[3])
+    return 0;
+  int nrow = h->nrow, ncol = h->ncol;
+  int c0 = SAPT(cl_hfIndex)(lo[0] - margin, s[0], ncol, 0), c1 = SAPT(cl_hfIndex)(hi[0] + margin, s[0], ncol, 1);
+  int r0 = SAPT(cl_hfIndex)(lo[1] - margin, s[1], nrow, 0), r1 = SAPT(cl_hfIndex)(hi[1] + margin, s[1], nrow, 1);
+  R dx = 2 * s[0] / (R)(ncol - 1), dy = 2 * s[1] / (R)(nrow - 1);
+  R ra = margin / 2, rbi = rb + margin / 2;
+  int n = 0;
+  for (int r = r0; r < r1; r++)
+    for (int c = c0; c < c1; c++)
+      for (int t = 0; t < 2; t++) {
+        // triangle 0: (c, r+1), (c, r), (c+1, r+1); triangle 1: (c, r), (c+1, r+1), (c+1, r)
+        const int dc[2][3] = {{0, 0, 1}, {0, 1, 1}}, dr[2][3] = {{1, 0, 1}, {0, 1, 0}};
+        int above = 0;
+        for (int i = 0; i < 3; i++) {
+          int cc = c + dc[t][i], rr = r + dr[t][i];
+          x[i] = dx * (R)cc - s[0];
+          y[i] = dy * (R)rr - s[1];
+          z[i] = (R)h->hdata[rr * ncol + cc] * s[2];
+          above |= z[i] + margin >= lo[2];
+        }
+        if (!above) continue;
+        G pr;
+        double v[18];
+        C cn;
+        R depth;
+        SAPT(cl_hfPrism)(h, x, y, z, s[3], &pr, v);
+        if (b->type == SAP_GEOM_SPHERE || b->type == SAP_GEOM_CAPSULE) {
+          int k = SAPT(cl_hfRound)(h, r, c, t, &pr, b, margin, &cn);
+          if (k > 0) n = SAPT(cl_keepDeepest)(con, n, SAPC_HFIELD_MAXCON, &cn);
+          if (k >= 0) continue;
+        }
+        if (!SAPT(cl_mpr)(&pr, ra, b, rbi, cn.n, &depth, cn.pos)) continue;
+        cn.dist = margin - depth;
+        if (!(cn.dist < margin)) continue;
+        SAPT(cl_fixNormal)(&pr, b, &cn);
+        n = SAPT(cl_keepDeepest)(con, n, SAPC_HFIELD_MAXCON, &cn);
+      }
+  return n;
+}
+
 /* ---- dispatch ----------------------------------------------------------------------- */
 
-/* contacts of geoms a, b with type(a) <= type(b); returns the count (<= SAPC_MAXCON),
- * each with dist < margin */
+/* contacts of geoms a, b with type(a) <= type(b); returns the count (<= SAPC_MAXCON,
+ * heightfields <= SAPC_HFIELD_MAXCON), each with dist < margin */
 SAP_HD_BIG int SAPT(sapc_collide)(const G* a, const G* b, R margin, C* con) {
   int ta = a->type, tb = b->type;
   if (ta == SAP_GEOM_PLANE) {
@@ -1192,7 +1464,7 @@ SAP_HD_BIG int SAPT(sapc_collide)(const G* a, const G* b, R margin, C* con) {
     if (tb == SAP_GEOM_BOX || tb == SAP_GEOM_MESH) return SAPT(cl_planePoly)(a, b, margin, con);
     return 0;
   }
-  if (ta == SAP_GEOM_HFIELD || tb == SAP_GEOM_HFIELD) return 0;
+  if (ta == SAP_GEOM_HFIELD) return SAPT(cl_hfield)(a, b, margin, con);
   if (ta == SAP_GEOM_SPHERE) {
     if (tb == SAP_GEOM_SPHERE) return SAPT(cl_spheres)(a->pos, a->size[0], b->pos, b->size[0], margin, con);
     if (tb == SAP_GEOM_CAPSULE) return SAPT(cl_sphereCapsule)(a, b, margin, con);
@@ -1217,10 +1489,19 @@ SAP_HD void SAPT(sapc_loadGeom)(const sapModel* m, const double* xpos, const dou
   for (int k = 0; k < 9; k++) out->mat[k] = (R)xmat[9 * g + k];
   out->vert = 0;
   out->nvert = 0;
+  out->hdata = 0;
+  out->nrow = out->ncol = 0;
+  for (int k = 0; k < 4; k++) out->hsize[k] = 0;
   int id = m->geom_dataid ? m->geom_dataid[g] : -1;
   if (out->type == SAP_GEOM_MESH && id >= 0) {
     out->vert = m->mesh_vert + 3 * m->mesh_vertadr[id];
     out->nvert = m->mesh_vertnum[id];
+  }
+  if (out->type == SAP_GEOM_HFIELD && id >= 0 && id < m->nhfield) {
+    out->hdata = m->hfield_data + m->hfield_adr[id];
+    out->nrow = m->hfield_nrow[id];
+    out->ncol = m->hfield_ncol[id];
+    for (int k = 0; k < 4; k++) out->hsize[k] = (R)m->hfield_size[4 * id + k];
   }
 }
 

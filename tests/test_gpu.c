@@ -108,6 +108,9 @@ static void test_parity_contact(void) {
   parity("scenes/quadruped_roll.xml", "approx64", 1, 40, 1e-6);  // condim-6 feet: 6 rows per contact
   parity("scenes/quadruped_roll.xml", "approx32", 1, 40, 1e-3);
   parity("scenes/quadruped_roll.xml", "drake", 1, 40, 1e-6);
+  // heightfield terrain: 0.5 s, the bodies land on the prisms (box, sphere, capsule, ellipsoid)
+  parity("scenes/hfield_terrain.xml", "approx64", 1, 100, 1e-6);
+  parity("scenes/hfield_terrain.xml", "approx32", 1, 52, 1e-3);  // fp32: 0.26 s, before the box tumbles
   solve_kernel = "thread";  // the one-thread-per-world solve kernel too
   parity("scenes/humanoid.xml", "drake", 1, 20, 1e-6);
   parity("scenes/box_stack.xml", "approx64", 1, 40, 1e-6);

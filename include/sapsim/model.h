@@ -38,6 +38,8 @@ typedef struct sapModel {
   int ngeom;       /* geoms */
   int nmesh;       /* meshes (convex hulls) */
   int nmeshvert;   /* vertices of all meshes */
+  int nhfield;     /* heightfields */
+  int nhfielddata; /* height samples of all heightfields */
   int nu;          /* actuators (force laws at actuator_kind below) */
   int ntendon;     /* fixed tendons */
   int nwrap;       /* tendon wraps (joint, coef) */
@@ -108,7 +110,7 @@ typedef struct sapModel {
   int* geom_bodyid;       /* (ngeom)      body */
   int* geom_contype;      /* (ngeom)      contact type bits */
   int* geom_conaffinity;  /* (ngeom)      contact affinity bits */
-  int* geom_dataid;       /* (ngeom)      mesh id, -1 for primitives */
+  int* geom_dataid;       /* (ngeom)      mesh or heightfield id, -1 for primitives */
   double* geom_size;      /* (ngeom x 3)  MuJoCo geom size */
   double* geom_pos;       /* (ngeom x 3)  position in body frame */
   double* geom_quat;      /* (ngeom x 4)  orientation in body frame */
@@ -124,6 +126,13 @@ typedef struct sapModel {
   int* mesh_vertadr;      /* (nmesh)      first vertex */
   int* mesh_vertnum;      /* (nmesh)      number of vertices */
   double* mesh_vert;      /* (nmeshvert x 3) vertices in mesh frame */
+
+  /* heightfields (MuJoCo's compiled grids, mujoco_semantics.md section 9) */
+  double* hfield_size;    /* (nhfield x 4) half sizes x, y, top height z, base depth */
+  int* hfield_nrow;       /* (nhfield)    rows (y), row 0 at y = -size_y */
+  int* hfield_ncol;       /* (nhfield)    columns (x), column 0 at x = -size_x */
+  int* hfield_adr;        /* (nhfield)    first sample in hfield_data */
+  float* hfield_data;     /* (nhfielddata) heights in [0, 1], row-major, z = data * size_z */
 
   /* contact filtering */
   int* exclude_body;      /* (nexclude x 2) body pairs that never collide */

@@ -196,7 +196,7 @@ const sapData* sap_data(const sapSim* s);
 
 /* ---- named arrays, for bindings (python/) ------------------------------------ */
 
-typedef enum { SAP_ARRAY_F64 = 0, SAP_ARRAY_I32 = 1, SAP_ARRAY_CHAR = 2 } sapArrayType;
+typedef enum { SAP_ARRAY_F64 = 0, SAP_ARRAY_I32 = 1, SAP_ARRAY_CHAR = 2, SAP_ARRAY_F32 = 3 } sapArrayType;
 
 /* a model array by its sapModel field name ("body_mass", "key_qpos", "names", ...) or
  * one of "timestep", "gravity", "contact_k", "contact_taud", "contact_margin": its

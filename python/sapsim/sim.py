@@ -71,8 +71,8 @@ _FIELD_ID = {
 FIELDS: tuple[str, ...] = tuple(_FIELD_ID)
 _WRITABLE = ("qpos", "qvel", "ctrl", "time", "qfrc_applied", "mocap_pos", "mocap_quat")
 
-_DTYPES = {0: np.float64, 1: np.int32, 2: np.uint8}
-_CTYPES = {0: ctypes.c_double, 1: ctypes.c_int32, 2: ctypes.c_ubyte}
+_DTYPES = {0: np.float64, 1: np.int32, 2: np.uint8, 3: np.float32}
+_CTYPES = {0: ctypes.c_double, 1: ctypes.c_int32, 2: ctypes.c_ubyte, 3: ctypes.c_float}
 
 Scene = Union[str, "os.PathLike[str]"]
 WorldSelection = Union[None, Sequence[int], npt.NDArray[Any]]
