@@ -129,8 +129,47 @@ SAP_HD int SAPT(sapw_coneProjectN)(const SAP_REAL* par, int cd, const SAP_REAL* 
   return region;
 }
 
-/* the 3-row cone (condim 1, 3): G is 3x3 */
-SAP_HD int SAPT(sapw_coneProject)(const SAP_REAL* par, const SAP_REAL* vc, SAP_REAL* gamma, SAP_REAL* cost,
-                                  SAP_REAL* G) {
-  return SAPT(sapw_coneProjectN)(par, 3, vc, gamma, cost, G);
+/* the 3-row cone (condim 1, 3): sapw_coneProjectN with cd = 3 and every s_k = 1, written
+ * with fixed-size locals (registers on the GPU; the general form's indexed arrays would put
+ * the warp solve's state on the stack); G is 3x3 */
+SAP_HD int SAPT(sapw_coneProject)(const SAP_REAL* par, const SAP_REAL* vc, SAP_REAL* gamma,
+                                  SAP_REAL* cost, SAP_REAL* G) {
+  SAP_REAL rt = par[0], rn = par[1], mu = par[3];
+  SAP_REAL y0 = -vc[0] / rt, y1 = -vc[1] / rt, yn = (par[2] - vc[2]) / rn;
+  SAP_REAL yr = SAP_SQRT(y0 * y0 + y1 * y1 + (SAP_REAL)1e-14);
+  SAP_REAL mu_hat = mu * rt / rn;
+  int region;
+  if (yr <= mu * yn) region = 1;
+  else if (-mu_hat * yr < yn && (mu == 0 || yn < yr / mu)) region = 2;
+  else region = 0;
+
+  if (G) for (int i = 0; i < 9; i++) G[i] = 0;
+  if (region == 1) {
+    // stiction: gamma = y, G = R^-1
+    gamma[0] = y0; gamma[1] = y1; gamma[2] = yn;
+    if (G) { G[0] = 1 / rt; G[4] = 1 / rt; G[8] = 1 / rn; }
+  } else if (region == 2) {
+    // sliding: project along the cone's generator through that
+    SAP_REAL f = 1 / (1 + mu * mu_hat);  // mu_tilde^2 = mu mu_hat
+    SAP_REAL gn = (yn + mu_hat * yr) * f;
+    SAP_REAL t0 = y0 / yr, t1 = y1 / yr;
+    gamma[0] = mu * gn * t0; gamma[1] = mu * gn * t1; gamma[2] = gn;
+    if (G) {
+      // tt = mu (gn/yr Pperp + mu_hat f P)/Rt, tn = nt = mu f that/Rn, nn = f/Rn
+      SAP_REAL a = mu * gn / yr, b = mu * mu_hat * f;
+      SAP_REAL t[2] = {t0, t1};
+      for (int i = 0; i < 2; i++) {
+        for (int j = 0; j < 2; j++) {
+          SAP_REAL p = t[i] * t[j];
+          G[3 * i + j] = (a * ((i == j ? 1 : 0) - p) + b * p) / rt;
+        }
+        G[3 * i + 2] = G[6 + i] = mu * f * t[i] / rn;
+      }
+      G[8] = f / rn;
+    }
+  } else {
+    gamma[0] = gamma[1] = gamma[2] = 0;
+  }
+  *cost = (rt * (gamma[0] * gamma[0] + gamma[1] * gamma[1]) + rn * gamma[2] * gamma[2]) / 2;
+  return region;
 }

@@ -19,7 +19,8 @@ SAP_HD SAP_REAL SAPT(sapw_dot)(const SAP_REAL* a, const SAP_REAL* b, int n) {
 
 /* contact i's cost at vc + alpha dvc, added to acc[0], with -gamma . dvc (d/dalpha) and
  * dvc' G dvc added to acc[1], acc[2]; store: alpha = 0 without dvc, cost only, gamma stored */
-SAP_HD void SAPT(sapw_contactCost)(SAPT(sapProblem)* P, int i, SAP_REAL alpha, int store, SAP_REAL* acc) {
+SAP_HD_COLD void SAPT(sapw_contactCostN)(SAPT(sapProblem)* P, int i, SAP_REAL alpha, int store,
+                                          SAP_REAL* acc) {
   int cd = P->cd;
   SAP_REAL vc[SAP_CDIM_MAX] = {0, 0, 0, 0, 0, 0}, dvc[SAP_CDIM_MAX] = {0, 0, 0, 0, 0, 0};
   SAP_REAL g[SAP_CDIM_MAX], G[SAP_CDIM_MAX * SAP_CDIM_MAX], li;
@@ -36,6 +37,26 @@ SAP_HD void SAPT(sapw_contactCost)(SAPT(sapProblem)* P, int i, SAP_REAL alpha, i
     acc[1] -= gd;
     for (int a = 0; a < cd; a++)
       for (int b = 0; b < cd; b++) acc[2] += dvc[a] * G[cd * a + b] * dvc[b];
+  }
+}
+
+/* the 3-row contact (every model without condim 4 or 6): fixed-size locals */
+SAP_HD void SAPT(sapw_contactCost)(SAPT(sapProblem)* P, int i, SAP_REAL alpha, int store, SAP_REAL* acc) {
+  if (P->cd != 3) {
+    SAPT(sapw_contactCostN)(P, i, alpha, store, acc);
+    return;
+  }
+  SAP_REAL vc[3], dvc[3], g[3], G[9], li;
+  for (int k = 0; k < 3; k++) {
+    dvc[k] = store ? 0 : P->dvc[3 * i + k];
+    vc[k] = P->vc[3 * i + k] + alpha * dvc[k];
+  }
+  SAPT(sapw_coneProject)(P->cpar + SAP_CPAR * i, vc, store ? P->gam + 3 * i : g, &li, store ? (SAP_REAL*)0 : G);
+  acc[0] += li;
+  if (!store) {
+    acc[1] -= g[0] * dvc[0] + g[1] * dvc[1] + g[2] * dvc[2];
+    for (int a = 0; a < 3; a++)
+      for (int b = 0; b < 3; b++) acc[2] += dvc[a] * G[3 * a + b] * dvc[b];
   }
 }
 
@@ -83,9 +104,17 @@ SAP_HD SAP_REAL SAPT(sapw_evaluate)(SAPT(sapProblem)* P) {
 
 /* G_c (cd x cd) of contact c at P->vc (recomputed rather than stored: 8 cd^2 bytes less per
  * contact) */
-SAP_HD void SAPT(sapw_contactHessian)(const SAPT(sapProblem)* P, int c, SAP_REAL* G) {
+SAP_HD_COLD void SAPT(sapw_contactHessianN)(const SAPT(sapProblem)* P, int c, SAP_REAL* G) {
   SAP_REAL g[SAP_CDIM_MAX], l;
   SAPT(sapw_coneProjectN)(P->cpar + SAP_CPAR_OF(P->cd) * c, P->cd, P->vc + P->cd * c, g, &l, G);
+}
+SAP_HD void SAPT(sapw_contactHessian)(const SAPT(sapProblem)* P, int c, SAP_REAL* G) {
+  if (P->cd != 3) {
+    SAPT(sapw_contactHessianN)(P, c, G);
+    return;
+  }
+  SAP_REAL g[3], l;
+  SAPT(sapw_coneProject)(P->cpar + SAP_CPAR * c, P->vc + 3 * c, g, &l, G);
 }
 
 /* the same for cd > 3 rows (G cd x cd), dof indices i >= j */
@@ -135,7 +164,7 @@ SAP_HD void SAPT(sapw_hessian)(SAPT(sapProblem)* P) {
   for (int i = 0; i < nv; i++)
     for (int j = 0; j <= i; j++) P->H[i * nv + j] = (SAP_REAL)P->A[i * nv + j];
   for (int c = 0; c < P->nc; c++) {
-    SAP_REAL G[SAP_CDIM_MAX * SAP_CDIM_MAX];
+    SAP_REAL G[SAP_CDIM_MAX * SAP_CDIM_MAX];  // cd x cd; one thread per world here
     SAPT(sapw_contactHessian)(P, c, G);
     int n = SAPT(sapw_contactRows)(P, c);
     for (int p = 0; p < n; p++)

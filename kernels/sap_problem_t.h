@@ -274,7 +274,7 @@ SAP_HD void SAPT(sapw_dofPointRows)(const SAPT(sapProblem)* P, int i, int j, con
 /* column j of rows (cd x nv) = J_i e_j: side 1's term minus side 0's, for the sides whose
  * chain holds j (one writer per column, so lanes can share one contact's columns; the same
  * sums in the same order as sapw_contactRows) */
-SAP_HD void SAPT(sapw_contactRowColumn)(const SAPT(sapProblem)* P, int i, int j) {
+SAP_HD_COLD void SAPT(sapw_contactRowColumnN)(const SAPT(sapProblem)* P, int i, int j) {
   const sapModel* m = P->m;
   SAP_REAL col[SAP_CDIM_MAX] = {0, 0, 0, 0, 0, 0};
   for (int s = 1; s >= 0; s--) {
@@ -284,6 +284,21 @@ SAP_HD void SAPT(sapw_contactRowColumn)(const SAPT(sapProblem)* P, int i, int j)
     if (on) SAPT(sapw_dofPointRows)(P, i, j, x, s ? 1 : -1, col, 1);
   }
   for (int r = 0; r < P->cd; r++) P->rows[r * P->nv + j] = col[r];
+}
+SAP_HD void SAPT(sapw_contactRowColumn)(const SAPT(sapProblem)* P, int i, int j) {
+  if (P->cd != 3) {
+    SAPT(sapw_contactRowColumnN)(P, i, j);
+    return;
+  }
+  const sapModel* m = P->m;
+  SAP_REAL col[3] = {0, 0, 0};
+  for (int s = 1; s >= 0; s--) {
+    SAP_REAL x[3];
+    int b = SAPT(sapw_contactPoint)(P, i, s, x), on = 0;
+    for (int k = sapw_bodyLastDof(m, b); k >= 0 && !on; k = m->dof_parentid[k]) on = k == j;
+    if (on) SAPT(sapw_dofPointRows)(P, i, j, x, s ? 1 : -1, col, 1);
+  }
+  for (int r = 0; r < 3; r++) P->rows[r * P->nv + j] = col[r];
 }
 
 /* rows (cd x nv) = J_i on the dofs of its chains, listed in P->chain as sapw_contactChain lists

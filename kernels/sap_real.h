@@ -12,8 +12,12 @@
 
 #ifdef __CUDACC__
 #define SAP_HD static inline __host__ __device__
+/* a path most worlds never take (e.g. 4- and 6-row contacts): its local arrays live in
+ * its own frame, not in the calling kernel's (no stack, no spills on the common path) */
+#define SAP_HD_COLD static __host__ __device__ __noinline__
 #else
 #define SAP_HD static inline
+#define SAP_HD_COLD static
 #endif
 
 #define SAP_CAT_(a, b) a##b

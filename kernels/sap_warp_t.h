@@ -79,23 +79,38 @@ SAP_DEV SAP_REAL SAPT(sapv_evaluate)(SAPT(sapProblem)* P, int lane) {
 /* H = A + sum J'GJ + sum G_s S'S: per contact, lane 0 lists the chains' dofs, the lanes
  * compute their Jacobian columns, then add the (p, q) entries of the outer product (distinct
  * entries: one writer each) */
+/* contact c's J_c' G_c J_c into H, G (cd x cd) held by every lane */
+SAP_DEV void SAPT(sapv_contactHessianAdd)(SAPT(sapProblem)* P, int c, SAP_REAL* G, int lane) {
+  SAPT(sapw_contactHessian)(P, c, G);  // every lane: the same cd x cd
+  int n = lane == 0 ? SAPT(sapw_contactChain)(P, c) : 0;
+  n = __shfl_sync(0xffffffffu, n, 0);
+  __syncwarp();
+  for (int k = lane; k < n; k += SAPV_LANES) SAPT(sapw_contactRowColumn)(P, c, P->chain[k]);
+  __syncwarp();
+  for (int t = lane; t < n * n; t += SAPV_LANES) SAPT(sapw_hessianEntry)(P, G, t / n, t % n);
+  __syncwarp();
+  for (int k = lane; k < n; k += SAPV_LANES) SAPT(sapw_clearColumn)(P, P->chain[k]);
+  __syncwarp();
+}
+
+/* the same for 4- and 6-row contacts, in a frame of its own (SAP_HD_COLD) */
+static __device__ __noinline__ void SAPT(sapv_contactHessianAddN)(SAPT(sapProblem)* P, int c, int lane) {
+  SAP_REAL G[SAP_CDIM_MAX * SAP_CDIM_MAX];
+  SAPT(sapv_contactHessianAdd)(P, c, G, lane);
+}
+
 SAP_DEV void SAPT(sapv_hessian)(SAPT(sapProblem)* P, int lane) {
   int nv = P->nv;
   for (int t = lane; t < nv * nv; t += SAPV_LANES)
     if (t % nv <= t / nv) P->H[t] = (SAP_REAL)P->A[t];
   __syncwarp();
   for (int c = 0; c < P->nc; c++) {
-    SAP_REAL G[SAP_CDIM_MAX * SAP_CDIM_MAX];
-    SAPT(sapw_contactHessian)(P, c, G);  // every lane: the same cd x cd
-    int n = lane == 0 ? SAPT(sapw_contactChain)(P, c) : 0;
-    n = __shfl_sync(0xffffffffu, n, 0);
-    __syncwarp();
-    for (int k = lane; k < n; k += SAPV_LANES) SAPT(sapw_contactRowColumn)(P, c, P->chain[k]);
-    __syncwarp();
-    for (int t = lane; t < n * n; t += SAPV_LANES) SAPT(sapw_hessianEntry)(P, G, t / n, t % n);
-    __syncwarp();
-    for (int k = lane; k < n; k += SAPV_LANES) SAPT(sapw_clearColumn)(P, P->chain[k]);
-    __syncwarp();
+    if (P->cd == 3) {
+      SAP_REAL G[9];
+      SAPT(sapv_contactHessianAdd)(P, c, G, lane);
+    } else {
+      SAPT(sapv_contactHessianAddN)(P, c, lane);
+    }
   }
   if (lane == 0)
     for (int s = 0; s < P->ns; s++) SAPT(sapw_hessianRow)(P, s);
