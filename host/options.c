@@ -79,6 +79,9 @@ static const sapName linear_solver_names[] = {
     {"custom", SAP_LINSOLVE_CUSTOM}, {"cusolver", SAP_LINSOLVE_CUSOLVER}, {NULL, 0}};
 static const sapName chol_memory_names[] = {
     {"shared", SAP_CHOL_SHARED}, {"global", SAP_CHOL_GLOBAL}, {NULL, 0}};
+static const sapName friction_combine_names[] = {
+    {"mujoco", SAP_FRICTION_MUJOCO}, {"max", SAP_FRICTION_MUJOCO}, {"harmonic", SAP_FRICTION_HARMONIC},
+    {NULL, 0}};
 static const sapName broad_names[] = {
     {"auto", SAP_BROAD_AUTO}, {"pairs", SAP_BROAD_PAIRS}, {"sweep", SAP_BROAD_SWEEP}, {NULL, 0}};
 static const sapName bool_names[] = {
@@ -211,6 +214,7 @@ static const sapKey keys[] = {
     {"linear_solver", NULL, K_ENUM, OFF(linear_solver), linear_solver_names, 0, 0, 0},
     {"chol_memory", NULL, K_ENUM, OFF(chol_memory), chol_memory_names, 0, 0, 0},
     {"solve_block_worlds", NULL, K_INT, OFF(solve_block_worlds), NULL, 1, 32, 0},
+    {"friction_combine", NULL, K_ENUM, OFF(friction_combine), friction_combine_names, 0, 0, 0},
 };
 #define NKEYS ((int)(sizeof(keys) / sizeof(keys[0])))
 

@@ -23,16 +23,19 @@ static const char* write_xml(const char* tag, const char* xml) {
 }
 
 /* a one-world CPU sim in fp64 geometry; band: sapsim's speculative contact_margin */
-static sapSim* make_sim(const sapModel* m, const char* band) {
+static sapSim* make_sim_with(const sapModel* m, const char* band, const char* combine) {
   sapOptions o;
   sap_optionsDefault(&o);
   o.device = SAP_DEVICE_CPU;
   sapSim* s = NULL;
   if (sap_optionsSet(&o, "preset", "approx64") != SAP_OK ||
+      (combine && sap_optionsSet(&o, "friction_combine", combine) != SAP_OK) ||
       (band && sap_optionsSet(&o, "contact_margin", band) != SAP_OK) || sap_create(m, &o, 1, &s) != SAP_OK)
     fprintf(stderr, "  create: %s\n", sap_lastError());
   return s;
 }
+
+static sapSim* make_sim(const sapModel* m, const char* band) { return make_sim_with(m, band, NULL); }
 
 static int find_pair(const sapModel* m, int a, int b) {
   int g0 = a < b ? a : b, g1 = a < b ? b : a;
@@ -297,6 +300,29 @@ static void test_condim1_body_on_floor(void) {
   }
 }
 
+/* friction_combine=harmonic (Drake's and SAP Warp's rule): the same box and floor get
+ * mu = 2 (0.7)(1) / 1.7 = 0.8235, so at tan t = 0.85 the box slides with
+ * a = g (sin t - mu cos t) (analytic) where MuJoCo's rule (mu 1) sticks */
+static void test_friction_harmonic(void) {
+  const double g = 9.81, mu = 2 * 0.7 * 1.0 / 1.7, tilt = atan(0.85);
+  sapModel* m = incline(tilt);
+  if (!m) { CHECK(0, "incline load"); return; }
+  sapSim* s = make_sim_with(m, NULL, "harmonic");
+  if (!s) { sap_freeModel(m); CHECK(0, "create"); return; }
+  const sapModel* sm = sap_model(s);
+  CHECK(sm->npair_max == 1, "one pair (%d)", sm->npair_max);
+  CHECK_CLOSE(sm->pair_mu[0], mu, 1e-15, 0, "harmonic pair friction");
+  double v0[6], v1[6];
+  sap_step(s, 100);
+  sap_get(s, SAP_FIELD_QVEL, NULL, 1, v0);
+  sap_step(s, 250);
+  sap_get(s, SAP_FIELD_QVEL, NULL, 1, v1);
+  double a = (v1[0] - v0[0]) / (250 * 0.002);
+  CHECK_CLOSE(a, g * (sin(tilt) - mu * cos(tilt)), 2e-3, 1e-2, "harmonic: slide acceleration");
+  sap_free(s);
+  sap_freeModel(m);
+}
+
 /* ---- bad values and unsupported condim --------------------------------------------- */
 
 static void expect(const char* tag, const char* xml, sapStatus want, const char* f1, const char* f2) {
@@ -355,6 +381,7 @@ int main(void) {
   RUN(test_explicit_pairs);
   RUN(test_margin_rest);
   RUN(test_condim1_body_on_floor);
+  RUN(test_friction_harmonic);
   RUN(test_bad_values);
   return check_summary("test_contact_params");
 }

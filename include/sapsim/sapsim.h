@@ -56,6 +56,10 @@ typedef enum { SAP_LINSOLVE_CUSTOM = 0, SAP_LINSOLVE_CUSOLVER = 1 } sapLinearSol
 /* GPU warp Cholesky's working copy of H: in shared memory (when a block's share fits in
  * 48 KiB, else global) or in the world's scratch in global memory */
 typedef enum { SAP_CHOL_SHARED = 0, SAP_CHOL_GLOBAL = 1 } sapCholMemory;
+/* sliding friction of a dynamic geom pair: MuJoCo's rule (the higher priority's, else the
+ * larger), or the harmonic mean 2 mu0 mu1 / (mu0 + mu1) of Drake and SAP Warp; explicit
+ * <pair> elements and frictionless (condim 1) contacts keep theirs */
+typedef enum { SAP_FRICTION_MUJOCO = 0, SAP_FRICTION_HARMONIC = 1 } sapFrictionCombine;
 
 /* Knobs set to -1 (or NaN for reals) take the preset's value when the options are
  * expanded (sap_optionsExpand); an explicit value overrides the preset (seed 002). */
@@ -99,6 +103,7 @@ typedef struct sapOptions {
   int linear_solver;               /* GPU: sapLinearSolver (custom) */
   int chol_memory;                 /* GPU: sapCholMemory (shared) */
   int solve_block_worlds;          /* GPU: worlds (one warp each) per block of the warp solve (2) */
+  int friction_combine;            /* sapFrictionCombine (mujoco) */
 } sapOptions;
 
 /* defaults: approx32, armijo_decay, every knob from the preset */
