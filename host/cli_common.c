@@ -24,7 +24,26 @@ static int parse_worlds(const char* text, sapCli* cli) {
     cli->worlds[cli->nworlds++] = (int)n;
     p = *end ? end + 1 : end;
   }
-  return cli->nworlds ? 0 : 1;
+  if (!cli->nworlds) {
+    fprintf(stderr, "sapsim: --worlds: '%s' is not a list of positive integers\n", text);
+    return 1;
+  }
+  return 0;
+}
+
+/* the value-less flags */
+static int is_flag(const char* a) {
+  return !strcmp(a, "--no-mujoco") || !strcmp(a, "--no-progress") || !strcmp(a, "--quiet");
+}
+
+/* the options that take a value */
+static int takes_value(const char* a) {
+  static const char* names[] = {"--worlds", "--steps", "--device", "--preset", "--line-search", "--vary",
+                                "--set", "--threads", "--key", "--ctrl-noise", "--seed", "--out", "--json",
+                                "--plot"};
+  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+    if (!strcmp(a, names[i])) return 1;
+  return 0;
 }
 
 static int set_option(sapCli* cli, const char* key, const char* value) {
@@ -67,6 +86,10 @@ int sapcli_parse(int argc, char** argv, sapCli* cli, const char* cmd) {
     if (!strcmp(a, "--no-mujoco")) { cli->mujoco = 0; continue; }
     if (!strcmp(a, "--no-progress")) { cli->progress = 0; continue; }
     if (!strcmp(a, "--quiet")) { cli->quiet = 1; continue; }
+    if (!is_flag(a) && !takes_value(a)) {
+      fprintf(stderr, "sapsim: unknown option '%s' (see sapsim help)\n", a);
+      return 1;
+    }
     if (!v) {
       fprintf(stderr, "sapsim: option %s needs a value\n", a);
       return 1;
@@ -112,7 +135,12 @@ int sapcli_parse(int argc, char** argv, sapCli* cli, const char* cmd) {
         return 1;
       }
     } else if (!strcmp(a, "--seed")) {
-      cli->seed = strtoull(v, NULL, 10);
+      char* end;
+      cli->seed = strtoull(v, &end, 10);
+      if (end == v || *end || v[0] == '-') {
+        fprintf(stderr, "sapsim: --seed: '%s' is not a non-negative integer\n", v);
+        return 1;
+      }
     } else if (!strcmp(a, "--out")) {
       cli->out = v;
     } else if (!strcmp(a, "--json")) {

@@ -154,6 +154,13 @@ sapStatus sap_create(const sapModel* m, const sapOptions* opt_in, int nworld, sa
     free_sim(s);
     return st;
   }
+  /* sap_options() reports the values in force, not the "from the scene" markers */
+  s->opt.device = s->on_gpu ? SAP_DEVICE_CUDA : SAP_DEVICE_CPU;
+  s->opt.timestep = s->h;
+  s->opt.ncon_max = s->d.ncon_max;
+  s->opt.contact_k = s->m->contact_k;
+  s->opt.contact_taud = s->m->contact_taud;
+  s->opt.contact_margin = s->m->contact_margin;
   if ((st = sap_reset(s, -1, NULL)) != SAP_OK) {
     free_sim(s);
     return st;

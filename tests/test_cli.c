@@ -384,6 +384,28 @@ static void test_compare(void) {
   free_run(&r);
 }
 
+/* bad flags are named: a non-numeric seed, an empty world list, an unknown last option */
+static void test_bad_flags(void) {
+  if (!have_cli()) SKIP("%s not built (make)", SAPSIM);
+  static const struct { const char* args; const char* frag; } cases[] = {
+      {"run scenes/box.xml --seed abc", "--seed: 'abc'"},
+      {"run scenes/box.xml --seed -3", "--seed: '-3'"},
+      {"run scenes/box.xml --worlds ''", "--worlds"},
+      {"run scenes/box.xml --bogus", "unknown option '--bogus'"},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    cliRun r = run_cli(cases[i].args);
+    CHECK(r.rc != 0 && strstr(r.err, cases[i].frag), "'%s': rc %d, '%s'", cases[i].args, r.rc, r.err);
+    free_run(&r);
+  }
+  /* run prints the options in force, not NaN or -1 markers */
+  cliRun r = run_cli("run scenes/box.xml --worlds 1 --steps 1");
+  CHECK(r.rc == 0 && strstr(r.out, "timestep=0.005") && !strstr(r.out, "ncon_max=-1") &&
+            strstr(r.out, "device=cpu") && !strstr(r.out, "=nan"),
+        "run's options: %.600s", r.out);
+  free_run(&r);
+}
+
 /* output files that cannot be written fail loudly; a FIFO is not a scene */
 static void test_output_errors(void) {
   if (!have_cli()) SKIP("%s not built (make)", SAPSIM);
@@ -451,6 +473,7 @@ int main(void) {
   RUN(test_bad_names);
   RUN(test_compare);
   RUN(test_output_errors);
+  RUN(test_bad_flags);
   char cmd[128];
   snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp_dir);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmp_dir);

@@ -201,6 +201,22 @@ static void test_options_struct(void) {
     CHECK(strstr(sap_lastError(), cases[i].key), "%s: message '%s'", cases[i].key, sap_lastError());
     sap_free(s);
   }
+  /* sap_options reports the values in force: the scene's timestep (0.005 in
+   * pendulum.xml), the resolved capacity and device, the scene's material */
+  sapOptions o;
+  sap_optionsDefault(&o);
+  o.device = SAP_DEVICE_AUTO;
+  sapSim* s = NULL;
+  CHECK(sap_create(m, &o, 1, &s) == SAP_OK, "%s", sap_lastError());
+  if (s) {
+    const sapOptions* e = sap_options(s);
+    CHECK(e->timestep == m->timestep && e->timestep == 0.005, "timestep in force %g", e->timestep);
+    CHECK(e->ncon_max == sap_data(s)->ncon_max, "ncon_max in force %d", e->ncon_max);
+    CHECK(e->device == (sap_onGPU(s) ? SAP_DEVICE_CUDA : SAP_DEVICE_CPU), "device in force %d", e->device);
+    CHECK(e->contact_k == m->contact_k && !isnan(e->contact_taud) && !isnan(e->contact_margin),
+          "material in force");
+    sap_free(s);
+  }
   sap_freeModel(m);
   /* accessors and option helpers take NULL without crashing */
   CHECK(sap_nworld(NULL) == 0 && sap_model(NULL) == NULL && sap_options(NULL) == NULL &&

@@ -190,7 +190,8 @@ sapStatus sap_worldInfo(sapSim* s, const int* worlds, int n, sapWorldInfo* out);
 /* sizes and settings */
 int sap_nworld(const sapSim* s);
 const sapModel* sap_model(const sapSim* s);
-const sapOptions* sap_options(const sapSim* s);  /* expanded */
+const sapOptions* sap_options(const sapSim* s);  /* expanded: the values in force (device,
+                                                    timestep, contact material, ncon_max) */
 int sap_onGPU(const sapSim* s);
 const char* sap_deviceName(const sapSim* s);
 unsigned long long sap_bytesPerWorld(const sapSim* s);
