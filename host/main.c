@@ -75,6 +75,21 @@ static int info_main(const sapCli* cli) {
            m->pair_gap[p], m->pair_k[p], m->pair_taud[p]);
   }
   for (int k = 0; k < m->nkey; k++) printf("  keyframe %d '%s'\n", k, sap_name(m, m->name_keyadr, k));
+  /* memory per world, from a one-world batch with the given options (CPU) */
+  sapOptions o = cli->opt;
+  o.device = SAP_DEVICE_CPU;
+  sapSim* s = NULL;
+  if (sap_create(m, &o, 1, &s) == SAP_OK) {
+    printf("memory: %llu bytes per world (contact capacity %d)\n", sap_bytesPerWorld(s), sap_data(s)->ncon_max);
+    sap_free(s);
+  } else {
+    printf("memory: %s\n", sap_lastError());
+  }
+  /* the batch layout keeps dense nv x nv matrices per world (A, the Newton matrix, its
+   * factor) and factors them every step: cost grows as nv^3 */
+  if (m->nv > 256)
+    printf("warning: nv = %d: each world factors dense %d x %d matrices every step (cost ~ nv^3); "
+           "sapsim's batch layout is built for robots (nv up to about 100)\n", m->nv, m->nv, m->nv);
   sap_freeModel(m);
   return 0;
 }

@@ -406,6 +406,29 @@ static void test_bad_flags(void) {
   free_run(&r);
 }
 
+/* `info` states the memory per world, and warns past the dense layout's range: 50 free
+ * bodies have nv = 300 */
+static void test_info_memory(void) {
+  if (!have_cli()) SKIP("%s not built (make)", SAPSIM);
+  char path[128], args[256];
+  tmp_path(path, sizeof(path), "bodies.xml");
+  FILE* f = fopen(path, "w");
+  if (!f) { CHECK(0, "cannot write %s", path); return; }
+  fprintf(f, "<mujoco><worldbody>");
+  for (int i = 0; i < 50; i++)
+    fprintf(f, "<body pos='%d 0 1'><freejoint/><geom size='.1' contype='0' conaffinity='0'/></body>", i);
+  fprintf(f, "</worldbody></mujoco>");
+  fclose(f);
+  snprintf(args, sizeof(args), "info %s", path);
+  cliRun r = run_cli(args);
+  CHECK(r.rc == 0 && strstr(r.out, "bytes per world") && strstr(r.out, "warning: nv = 300"),
+        "info: rc %d, %.400s", r.rc, r.out);
+  free_run(&r);
+  r = run_cli("info scenes/humanoid.xml");
+  CHECK(r.rc == 0 && strstr(r.out, "bytes per world") && !strstr(r.out, "warning"), "humanoid info: %.300s", r.out);
+  free_run(&r);
+}
+
 /* output files that cannot be written fail loudly; a FIFO is not a scene */
 static void test_output_errors(void) {
   if (!have_cli()) SKIP("%s not built (make)", SAPSIM);
@@ -474,6 +497,7 @@ int main(void) {
   RUN(test_compare);
   RUN(test_output_errors);
   RUN(test_bad_flags);
+  RUN(test_info_memory);
   char cmd[128];
   snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp_dir);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmp_dir);
