@@ -21,10 +21,35 @@ static const char* write_scene(const char* name, const char* xml) {
   return p;
 }
 
+/* with SAPSIM_ERROR_TABLE=FILE, each bad scene appends a Markdown row to FILE: the case,
+ * the status and sapsim's message with the temporary path replaced by SCENE (make
+ * error-table turns the rows into docs/bad_inputs.md) */
+static void table_row(const char* path, sapStatus got) {
+  const char* out = getenv("SAPSIM_ERROR_TABLE");
+  if (!out || got == SAP_OK) return;
+  FILE* f = fopen(out, "a");
+  if (!f) return;
+  const char* base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+  const char* tag = strchr(base, '_') && strchr(strchr(base, '_') + 1, '_') ? strchr(strchr(base, '_') + 1, '_') + 1 : base;
+  fprintf(f, "| %.*s | %s | ", (int)(strrchr(tag, '.') ? strrchr(tag, '.') - tag : (long)strlen(tag)), tag,
+          sap_statusName(got));
+  const char* msg = sap_lastError();
+  size_t np = strlen(path);
+  for (const char* c = msg; *c; c++) {
+    if (!strncmp(c, path, np)) { fputs("SCENE", f); c += np - 1; continue; }
+    if (*c == '\n') { fputc(' ', f); continue; }
+    if (*c == '|') fputc('\\', f);
+    fputc(*c, f);
+  }
+  fputs(" |\n", f);
+  fclose(f);
+}
+
 /* expect status st and every fragment in the message */
 static void expect_load(const char* path, sapStatus st, const char* frag1, const char* frag2) {
   sapModel* m = NULL;
   sapStatus got = sap_loadModel(path, &m);
+  table_row(path, got);
   CHECK(got == st, "%s: status %s, want %s (%s)", path, sap_statusName(got), sap_statusName(st),
         sap_lastError());
   CHECK(m == NULL || st == SAP_OK, "no model on failure");
