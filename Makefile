@@ -67,6 +67,11 @@ $(BUILD)/%.o: %.cu $(KERNEL_HDR)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -c $< -o $@
 
+# extra nvcc flags for the solve kernels only, for register experiments on a device
+# (e.g. SOLVE_NVFLAGS=-maxrregcount=128 BUILD=build-r128)
+SOLVE_NVFLAGS ?=
+$(BUILD)/kernels/solve.o: NVFLAGS += $(SOLVE_NVFLAGS)
+
 $(LIB): $(HOST_OBJ) $(CU_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^

@@ -45,6 +45,7 @@ void sap_optionsDefault(sapOptions* o) {
   o->device = SAP_DEVICE_AUTO;
   o->threads = 0;
   o->solve_block_worlds = 2;
+  o->world_block_threads = 32;
   o->contacts = 1;
 }
 
@@ -214,6 +215,7 @@ static const sapKey keys[] = {
     {"linear_solver", NULL, K_ENUM, OFF(linear_solver), linear_solver_names, 0, 0, 0},
     {"chol_memory", NULL, K_ENUM, OFF(chol_memory), chol_memory_names, 0, 0, 0},
     {"solve_block_worlds", NULL, K_INT, OFF(solve_block_worlds), NULL, 1, 32, 0},
+    {"world_block_threads", NULL, K_INT, OFF(world_block_threads), NULL, 32, 1024, 0},
     {"friction_combine", NULL, K_ENUM, OFF(friction_combine), friction_combine_names, 0, 0, 0},
 };
 #define NKEYS ((int)(sizeof(keys) / sizeof(keys[0])))

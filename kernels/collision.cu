@@ -78,7 +78,7 @@ sapStatus sapg_collision(sapSim* s) {
   int nworld = s->dd.nworld, npair = s->dm.npair_max;
   if (nworld == 0) return SAP_OK;
   if (npair == 0 || !s->dd.scratch || s->dd.nscratch < 4 * npair) {
-    SAPG_LAUNCH(world_kernel, sapg_blocks(nworld, THREADS), THREADS)(s->dm, s->dd, fp64);
+    SAPG_LAUNCH(world_kernel, sapg_blocks(nworld, s->opt.world_block_threads), s->opt.world_block_threads)(s->dm, s->dd, fp64);
     SAPG_CHECK_LAUNCH("collision_world");
     return SAP_OK;
   }
@@ -86,7 +86,7 @@ sapStatus sapg_collision(sapSim* s) {
   int blocks = (int)((n + THREADS - 1) / THREADS);
   SAPG_LAUNCH(count_kernel, blocks, THREADS)(s->dm, s->dd, fp64);
   SAPG_CHECK_LAUNCH("collision_count");
-  SAPG_LAUNCH(offset_kernel, sapg_blocks(nworld, THREADS), THREADS)(s->dm, s->dd, fp64);
+  SAPG_LAUNCH(offset_kernel, sapg_blocks(nworld, s->opt.world_block_threads), s->opt.world_block_threads)(s->dm, s->dd, fp64);
   SAPG_CHECK_LAUNCH("collision_offset");
   SAPG_LAUNCH(write_kernel, blocks, THREADS)(s->dm, s->dd, fp64);
   SAPG_CHECK_LAUNCH("collision_write");

@@ -7,7 +7,8 @@
 #include "integrate.h"
 #include "kernels.h"
 
-#define THREADS 128
+/* threads per block of these one-thread-per-world kernels: option world_block_threads */
+#define THREADS (s->opt.world_block_threads)
 
 static __global__ void kinematics_kernel(sapModel m, sapData d, int fp32) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;

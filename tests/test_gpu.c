@@ -294,15 +294,16 @@ static void test_newton_loop_launches(void) {
       }
 }
 
-/* where the warp Cholesky works (shared memory or the scratch) and how many worlds share a
- * block change no bit of the results */
+/* where the warp Cholesky works (shared memory or the scratch), how many worlds share a
+ * block and the block size of the one-thread-per-world kernels change no bit of the results */
 static void test_solve_layouts(void) {
   if (!gpu_available()) SKIP("no usable GPU");
-  const char* alt[4][4] = {{"chol_memory=global", NULL, NULL, NULL},
+  const char* alt[5][4] = {{"chol_memory=global", NULL, NULL, NULL},
                            {"solve_block_worlds=1", NULL, NULL, NULL},
                            {"solve_block_worlds=3", "preset=approx32", NULL, NULL},
-                           {"newton_loop=while", "chol_memory=global", "solve_block_worlds=5", NULL}};
-  for (int k = 0; k < 4; k++) {
+                           {"newton_loop=while", "chol_memory=global", "solve_block_worlds=5", NULL},
+                           {"world_block_threads=33", NULL, NULL, NULL}};
+  for (int k = 0; k < 5; k++) {
     const char* ref[] = {k == 2 ? "preset=approx32" : "preset=drake", NULL};
     const char* kv[5] = {ref[0], alt[k][0], alt[k][1], alt[k][2], NULL};
     char what[160];

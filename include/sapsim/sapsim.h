@@ -103,6 +103,7 @@ typedef struct sapOptions {
   int linear_solver;               /* GPU: sapLinearSolver (custom) */
   int chol_memory;                 /* GPU: sapCholMemory (shared) */
   int solve_block_worlds;          /* GPU: worlds (one warp each) per block of the warp solve (2) */
+  int world_block_threads;         /* GPU: threads per block of the one-thread-per-world kernels (32) */
   int friction_combine;            /* sapFrictionCombine (mujoco) */
 } sapOptions;
 
