@@ -16,7 +16,7 @@ static __device__ int* pairCounts(const sapData& d, int w) {
   return (int*)(d.scratch + (size_t)w * d.nscratch);
 }
 
-static __global__ void count_kernel(sapModel m, sapData d, int fp64) {
+static __global__ void count_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, int fp64) {
   long idx = (long)blockIdx.x * blockDim.x + threadIdx.x;
   if (idx >= (long)d.nworld * m.npair_max) return;
   int w = (int)(idx / m.npair_max), p = (int)(idx % m.npair_max);
@@ -30,7 +30,7 @@ static __global__ void count_kernel(sapModel m, sapData d, int fp64) {
 }
 
 /* counts -> exclusive offsets; an overflowing world is done here sequentially */
-static __global__ void offset_kernel(sapModel m, sapData d, int fp64) {
+static __global__ void offset_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, int fp64) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w >= d.nworld) return;
   int* count = pairCounts(d, w);
@@ -50,7 +50,7 @@ static __global__ void offset_kernel(sapModel m, sapData d, int fp64) {
   d.world_flags[w] &= ~SAP_WORLD_CONTACT_OVERFLOW;
 }
 
-static __global__ void write_kernel(sapModel m, sapData d, int fp64) {
+static __global__ void write_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, int fp64) {
   long idx = (long)blockIdx.x * blockDim.x + threadIdx.x;
   if (idx >= (long)d.nworld * m.npair_max) return;
   int w = (int)(idx / m.npair_max), p = (int)(idx % m.npair_max);
@@ -68,7 +68,7 @@ static __global__ void write_kernel(sapModel m, sapData d, int fp64) {
 }
 
 /* fallback without scratch for the counts: one thread per world */
-static __global__ void world_kernel(sapModel m, sapData d, int fp64) {
+static __global__ void world_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, int fp64) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w < d.nworld) sapw_collideWorld(&m, &d, w, fp64, NULL);
 }

@@ -43,6 +43,16 @@ static inline int sapg_syncEachLaunch(void) {
 
 static inline int sapg_blocks(int n, int threads) { return (n + threads - 1) / threads; }
 
+/* qualifier of the by-value kernel parameters (sapModel, sapData, sapSolveParams) whose
+ * address the per-world functions take: __grid_constant__ lets &m point at the parameter
+ * in the constant bank, where a plain parameter is first copied to every thread's local
+ * memory (760 bytes of sapModel, 48 local stores at each kernel entry, sm_90) */
+#ifdef SAP_CUDA_SHIM
+#define SAPG_PARAM const
+#else
+#define SAPG_PARAM const __grid_constant__
+#endif
+
 /* kernel<<<grid, block>>>(args) written SAPG_LAUNCH(kernel, grid, block)(args), so that
  * tests/shim can run the same launch on the CPU (CUDA emulation for CI).
  * Dynamic shared memory: launch with SAPG_LAUNCH_SHARED(kernel, grid, block, bytes)(args)

@@ -10,7 +10,7 @@
 /* threads per block of these one-thread-per-world kernels: option world_block_threads */
 #define THREADS (s->opt.world_block_threads)
 
-static __global__ void kinematics_kernel(sapModel m, sapData d, int fp32) {
+static __global__ void kinematics_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, int fp32) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w >= d.nworld || (d.world_flags[w] & SAP_WORLD_SKIP)) return;
   size_t b3 = (size_t)w * m.nbody * 3, b4 = (size_t)w * m.nbody * 4, b9 = (size_t)w * m.nbody * 9;
@@ -35,7 +35,7 @@ sapStatus sapg_kinematics(sapSim* s) {
   return SAP_OK;
 }
 
-static __global__ void free_motion_kernel(sapModel m, sapData d, double h, int explicit_drives,
+static __global__ void free_motion_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, double h, int explicit_drives,
                                           int fp32) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w >= d.nworld || (d.world_flags[w] & SAP_WORLD_SKIP)) return;
@@ -71,7 +71,7 @@ static __device__ int all_finite(const double* x, int n) {
 }
 
 /* integrate; a non-finite world is restored and frozen (SAP_WORLD_NONFINITE) */
-static __global__ void integrate_kernel(sapModel m, sapData d, double h, int midpoint) {
+static __global__ void integrate_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, double h, int midpoint) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w >= d.nworld || (d.world_flags[w] & SAP_WORLD_SKIP)) return;
   double* qpos = d.qpos + (size_t)w * m.nq;
@@ -98,7 +98,7 @@ sapStatus sapg_integrate(sapSim* s) {
 
 /* per-step flag reset: keep only SAP_WORLD_NONFINITE; a non-finite control or
  * applied force refuses this step of the world (SAP_WORLD_BADINPUT) */
-static __global__ void clear_flags_kernel(sapModel m, sapData d) {
+static __global__ void clear_flags_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w >= d.nworld) return;
   d.world_flags[w] &= SAP_WORLD_NONFINITE;

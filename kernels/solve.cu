@@ -29,7 +29,7 @@
 /* warp kernels: option solve_block_worlds warps (worlds) per block */
 #define SHARED_MAX (48 * 1024)  /* dynamic shared memory without cudaFuncSetAttribute */
 
-static __global__ void solve_kernel(sapModel m, sapData d, sapSolveParams prm) {
+static __global__ void solve_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, SAPG_PARAM sapSolveParams prm) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w >= d.nworld) return;
   if (d.world_flags[w] & SAP_WORLD_SKIP) {
@@ -54,7 +54,7 @@ static __global__ void solve_kernel(sapModel m, sapData d, sapSolveParams prm) {
 /* one kernel per objective precision: a kernel holding both paths pays the larger register
  * count of the two (255 registers with spills when both were in one kernel, sm_90) */
 #define SAPV_KERNELS(p)                                                                              \
-  static __global__ void solve_warp_kernel_##p(sapModel m, sapData d, sapSolveParams prm, int chol_bytes) { \
+  static __global__ void solve_warp_kernel_##p(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, SAPG_PARAM sapSolveParams prm, int chol_bytes) { \
     SAPV_WORLD_LANE;                                                                                 \
     if (d.world_flags[w] & SAP_WORLD_SKIP) {                                                    \
       for (int j = lane; j < m.nv; j += SAPV_LANES) d.vnext[(long)w * m.nv + j] = d.qvel[(long)w * m.nv + j]; \
@@ -63,27 +63,27 @@ static __global__ void solve_kernel(sapModel m, sapData d, sapSolveParams prm) {
     SAPV_CHOL_PLACE;                                                                                 \
     sapv_solveWorld_##p(&m, &d, w, &prm, Lfast, lane);                                               \
   }                                                                                                  \
-  static __global__ void loop_begin_kernel_##p(sapModel m, sapData d, sapSolveParams prm, void** Lptr, \
+  static __global__ void loop_begin_kernel_##p(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, SAPG_PARAM sapSolveParams prm, void** Lptr, \
                                                void** Xptr, int* active) {                          \
     SAPV_WORLD_LANE;                                                                                 \
     sapv_loopBegin_##p(&m, &d, w, &prm, Lptr, Xptr, active, lane);                                   \
   }                                                                                                  \
-  static __global__ void loop_iterate_kernel_##p(sapModel m, sapData d, sapSolveParams prm, int chol_bytes, \
+  static __global__ void loop_iterate_kernel_##p(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, SAPG_PARAM sapSolveParams prm, int chol_bytes, \
                                                  int* active) {                                      \
     SAPV_WORLD_LANE;                                                                                 \
     SAPV_CHOL_PLACE;                                                                                 \
     sapv_loopIterate_##p(&m, &d, w, &prm, Lfast, active, lane);                                      \
   }                                                                                                  \
-  static __global__ void loop_assemble_kernel_##p(sapModel m, sapData d, sapSolveParams prm) {      \
+  static __global__ void loop_assemble_kernel_##p(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, SAPG_PARAM sapSolveParams prm) {      \
     SAPV_WORLD_LANE;                                                                                 \
     sapv_loopAssemble_##p(&m, &d, w, &prm, lane);                                                    \
   }                                                                                                  \
-  static __global__ void loop_advance_kernel_##p(sapModel m, sapData d, sapSolveParams prm, const int* info, \
+  static __global__ void loop_advance_kernel_##p(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, SAPG_PARAM sapSolveParams prm, const int* info, \
                                                  int* active) {                                      \
     SAPV_WORLD_LANE;                                                                                 \
     sapv_loopAdvance_##p(&m, &d, w, &prm, info, active, lane);                                       \
   }                                                                                                  \
-  static __global__ void loop_finish_kernel_##p(sapModel m, sapData d, sapSolveParams prm) {        \
+  static __global__ void loop_finish_kernel_##p(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, SAPG_PARAM sapSolveParams prm) {        \
     SAPV_WORLD_LANE;                                                                                 \
     sapv_loopFinish_##p(&m, &d, w, &prm, lane);                                                      \
   }
