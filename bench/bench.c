@@ -120,7 +120,12 @@ static int bench_one(const sapCli* cli, const sapModel* m, const sapOptions* opt
   int rc = 1;
   if (sap_reset(s, key, NULL) || (m->nu && sap_set(s, SAP_FIELD_CTRL, NULL, nworld, ctrl))) goto fail;
   int warm = cli->steps / 10 < 1 ? 1 : cli->steps / 10;
-  if (sap_step(s, warm) || sap_reset(s, key, NULL)) goto fail;
+  /* restart from the same state with the same controls (sap_reset restores the keyframe's
+   * controls, so they are set again: before this, the timed run stepped with the reset
+   * controls while MuJoCo and the stage pass stepped with the random ones) */
+  if (sap_step(s, warm) || sap_reset(s, key, NULL) ||
+      (m->nu && sap_set(s, SAP_FIELD_CTRL, NULL, nworld, ctrl)))
+    goto fail;
   if (sap_step(s, cli->steps)) goto fail;
   sapTimers tm;
   sap_timers(s, &tm);
