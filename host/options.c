@@ -74,6 +74,8 @@ static const sapName device_names[] = {
     {"gpu", SAP_DEVICE_CUDA}, {NULL, 0}};
 static const sapName solve_kernel_names[] = {
     {"warp", SAP_SOLVE_WARP}, {"thread", SAP_SOLVE_THREAD}, {NULL, 0}};
+static const sapName free_motion_kernel_names[] = {
+    {"warp", SAP_FREE_MOTION_WARP}, {"thread", SAP_FREE_MOTION_THREAD}, {NULL, 0}};
 static const sapName newton_loop_names[] = {
     {"kernel", SAP_NEWTON_KERNEL}, {"while", SAP_NEWTON_WHILE}, {"fixed", SAP_NEWTON_FIXED}, {NULL, 0}};
 static const sapName linear_solver_names[] = {
@@ -211,6 +213,7 @@ static const sapKey keys[] = {
     {"graph", "cuda_graph", K_ENUM, OFF(graph), bool_names, 0, 0, 0},
     {"stage_timing", NULL, K_ENUM, OFF(stage_timing), bool_names, 0, 0, 0},
     {"solve_kernel", NULL, K_ENUM, OFF(solve_kernel), solve_kernel_names, 0, 0, 0},
+    {"free_motion_kernel", NULL, K_ENUM, OFF(free_motion_kernel), free_motion_kernel_names, 0, 0, 0},
     {"newton_loop", NULL, K_ENUM, OFF(newton_loop), newton_loop_names, 0, 0, 0},
     {"linear_solver", NULL, K_ENUM, OFF(linear_solver), linear_solver_names, 0, 0, 0},
     {"chol_memory", NULL, K_ENUM, OFF(chol_memory), chol_memory_names, 0, 0, 0},

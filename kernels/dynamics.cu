@@ -1,10 +1,11 @@
 /* CUDA launchers of the foundation stages: kinematics, free motion and
  * integration, one thread per world running the same per-world bodies as the
- * CPU backend (kernels.h). Element-parallel layouts come with the GPU
- * throughput work; these kernels are the correctness reference on the device. */
+ * CPU backend (kernels.h); free motion also on one warp per world (option
+ * free_motion_kernel, dynamics_warp_t.h). */
 #include "backend.h"
 #include "cuda_check.h"
 #include "integrate.h"
+#include "dynamics_warp.h"
 #include "kernels.h"
 
 /* threads per block of these one-thread-per-world kernels: option world_block_threads */
@@ -56,8 +57,38 @@ static __global__ void free_motion_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapD
     for (size_t i = 0; i < nv; i++) d.vstar[v + i] = nan("");
 }
 
+/* the same on one warp per world: items over the lanes (dynamics_warp_t.h) */
+static __global__ void free_motion_warp_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, double h,
+                                               int explicit_drives, int fp32) {
+  int w = (blockIdx.x * blockDim.x + threadIdx.x) / SAPV_LANES, lane = threadIdx.x % SAPV_LANES;
+  if (w >= d.nworld || (d.world_flags[w] & SAP_WORLD_SKIP)) return;
+  size_t nv = m.nv, nb = m.nbody, v = w * nv;
+  void* scratch = d.scratch + (size_t)w * d.nscratch;
+  int fail;
+#define FREE_MOTION_ARGS(T)                                                                \
+  &m, h, explicit_drives, d.qpos + (size_t)w * m.nq, d.qvel + v, d.ctrl + (size_t)w * m.nu,  \
+      d.qfrc_applied + v, d.xpos + 3 * nb * w, d.xmat + 9 * nb * w, d.xipos + 3 * nb * w,    \
+      d.ximat + 9 * nb * w, d.xanchor + 3 * (size_t)m.njnt * w,                              \
+      d.xaxis + 3 * (size_t)m.njnt * w, d.cref + 3 * nb * w, d.cdof + 6 * nv * w,            \
+      d.qA + (size_t)nv * nv * w, d.qfrc_bias + v, d.qfrc_passive + v, d.qfrc_actuator + v,  \
+      d.vstar + v, (T*)scratch, lane
+  if (fp32) fail = sapv_freeMotion_f32(FREE_MOTION_ARGS(float));
+  else fail = sapv_freeMotion_f64(FREE_MOTION_ARGS(double));
+#undef FREE_MOTION_ARGS
+  if (fail)
+    for (size_t i = lane; i < nv; i += SAPV_LANES) d.vstar[v + i] = nan("");
+}
+
 sapStatus sapg_freeMotion(sapSim* s) {
   int fp32 = s->opt.free_motion_precision == SAP_FP32;
+  if (s->opt.free_motion_kernel == SAP_FREE_MOTION_WARP) {
+    /* world_block_threads / 32 worlds (warps) per block */
+    int wpb = THREADS / SAPV_LANES > 0 ? THREADS / SAPV_LANES : 1;
+    SAPG_LAUNCH(free_motion_warp_kernel, sapg_blocks(s->dd.nworld, wpb), wpb * SAPV_LANES)(
+        s->dm, s->dd, s->h, !s->opt.contacts, fp32);
+    SAPG_CHECK_LAUNCH("free_motion_warp");
+    return SAP_OK;
+  }
   SAPG_LAUNCH(free_motion_kernel, sapg_blocks(s->dd.nworld, THREADS), THREADS)(s->dm, s->dd, s->h,
                                                                         !s->opt.contacts, fp32);
   SAPG_CHECK_LAUNCH("free_motion");

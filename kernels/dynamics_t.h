@@ -122,74 +122,94 @@ SAP_HD void SAPT(sapw_kinematics)(const sapModel* m, const double* qpos, const d
   }
 }
 
-/* reference points and motion subspaces cdof = [axis; axis x (cref - anchor)] */
+/* motion subspaces of joint j's dofs, cdof = [axis; axis x (cref - anchor)] */
+SAP_HD void SAPT(sapw_cdofJoint)(const sapModel* m, int j, const double* xmat, const double* xanchor,
+                                 const double* xaxis, const double* cref, double* cdof) {
+  int b = m->jnt_bodyid[j], d = m->jnt_dofadr[j], type = m->jnt_type[j];
+  sreal off[3], anchor[3], axis[3], R[9], s[6];
+  SAPT(sapw_load3)(off, cref + 3 * b);
+  SAPT(sapw_load3)(anchor, xanchor + 3 * j);
+  for (int k = 0; k < 3; k++) off[k] -= anchor[k];
+  for (int k = 0; k < 9; k++) R[k] = (sreal)xmat[9 * b + k];
+  if (type == SAP_JNT_FREE) {
+    /* translation along world axes */
+    for (int i = 0; i < 3; i++, d++)
+      for (int k = 0; k < 6; k++) cdof[6 * d + k] = (k == 3 + i) ? 1.0 : 0.0;
+  }
+  if (type == SAP_JNT_FREE || type == SAP_JNT_BALL) {
+    /* rotation about the body axes (columns of xmat) */
+    for (int i = 0; i < 3; i++, d++) {
+      axis[0] = R[i]; axis[1] = R[3 + i]; axis[2] = R[6 + i];
+      SAPT(sapu_copy3)(s, axis);
+      SAPT(sapu_cross3)(s + 3, axis, off);
+      SAPT(sapw_store)(cdof + 6 * d, s, 6);
+    }
+  } else if (type == SAP_JNT_HINGE) {
+    SAPT(sapw_load3)(axis, xaxis + 3 * j);
+    SAPT(sapu_copy3)(s, axis);
+    SAPT(sapu_cross3)(s + 3, axis, off);
+    SAPT(sapw_store)(cdof + 6 * d, s, 6);
+  } else if (type == SAP_JNT_SLIDE) {
+    SAPT(sapw_load3)(axis, xaxis + 3 * j);
+    s[0] = s[1] = s[2] = 0;
+    SAPT(sapu_copy3)(s + 3, axis);
+    SAPT(sapw_store)(cdof + 6 * d, s, 6);
+  }
+}
+
+/* reference points (each tree's root position) and motion subspaces */
 SAP_HD void SAPT(sapw_comPos)(const sapModel* m, const double* xpos, const double* xmat,
                               const double* xanchor, const double* xaxis, double* cref,
                               double* cdof) {
   for (int b = 0; b < m->nbody; b++)
     for (int k = 0; k < 3; k++) cref[3 * b + k] = xpos[3 * m->body_rootid[b] + k];
-
-  for (int j = 0; j < m->njnt; j++) {
-    int b = m->jnt_bodyid[j], d = m->jnt_dofadr[j], type = m->jnt_type[j];
-    sreal off[3], anchor[3], axis[3], R[9], s[6];
-    SAPT(sapw_load3)(off, cref + 3 * b);
-    SAPT(sapw_load3)(anchor, xanchor + 3 * j);
-    for (int k = 0; k < 3; k++) off[k] -= anchor[k];
-    for (int k = 0; k < 9; k++) R[k] = (sreal)xmat[9 * b + k];
-    if (type == SAP_JNT_FREE) {
-      /* translation along world axes */
-      for (int i = 0; i < 3; i++, d++)
-        for (int k = 0; k < 6; k++) cdof[6 * d + k] = (k == 3 + i) ? 1.0 : 0.0;
-    }
-    if (type == SAP_JNT_FREE || type == SAP_JNT_BALL) {
-      /* rotation about the body axes (columns of xmat) */
-      for (int i = 0; i < 3; i++, d++) {
-        axis[0] = R[i]; axis[1] = R[3 + i]; axis[2] = R[6 + i];
-        SAPT(sapu_copy3)(s, axis);
-        SAPT(sapu_cross3)(s + 3, axis, off);
-        SAPT(sapw_store)(cdof + 6 * d, s, 6);
-      }
-    } else if (type == SAP_JNT_HINGE) {
-      SAPT(sapw_load3)(axis, xaxis + 3 * j);
-      SAPT(sapu_copy3)(s, axis);
-      SAPT(sapu_cross3)(s + 3, axis, off);
-      SAPT(sapw_store)(cdof + 6 * d, s, 6);
-    } else if (type == SAP_JNT_SLIDE) {
-      SAPT(sapw_load3)(axis, xaxis + 3 * j);
-      s[0] = s[1] = s[2] = 0;
-      SAPT(sapu_copy3)(s + 3, axis);
-      SAPT(sapw_store)(cdof + 6 * d, s, 6);
-    }
-  }
+  for (int j = 0; j < m->njnt; j++) SAPT(sapw_cdofJoint)(m, j, xmat, xanchor, xaxis, cref, cdof);
 }
 
-/* body inertias at cref (10 numbers, see sapu_mulInertVec) */
+/* inertia of body b (b > 0) at cref (10 numbers, see sapu_mulInertVec) */
+SAP_HD void SAPT(sapw_cinertBody)(const sapModel* m, int b, const double* xipos, const double* ximat,
+                                  const double* cref, sreal* inert) {
+  sreal mass = (sreal)m->body_mass[b], c[3], Rm[9], d[3];
+  SAPT(sapw_load3)(c, xipos + 3 * b);
+  for (int k = 0; k < 3; k++) c[k] -= (sreal)cref[3 * b + k];
+  for (int k = 0; k < 9; k++) Rm[k] = (sreal)ximat[9 * b + k];
+  SAPT(sapw_load3)(d, m->body_inertia + 3 * b);
+  /* I_com = R diag(d) R' ; I_ref = I_com + m (|c|^2 1 - c c') */
+  sreal Ic[9];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      Ic[3 * i + j] = Rm[3 * i] * d[0] * Rm[3 * j] + Rm[3 * i + 1] * d[1] * Rm[3 * j + 1] +
+                      Rm[3 * i + 2] * d[2] * Rm[3 * j + 2];
+  sreal cc = SAPT(sapu_dot3)(c, c);
+  inert[0] = mass;
+  for (int k = 0; k < 3; k++) inert[1 + k] = mass * c[k];
+  inert[4] = Ic[0] + mass * (cc - c[0] * c[0]);
+  inert[5] = Ic[4] + mass * (cc - c[1] * c[1]);
+  inert[6] = Ic[8] + mass * (cc - c[2] * c[2]);
+  inert[7] = Ic[1] - mass * c[0] * c[1];
+  inert[8] = Ic[2] - mass * c[0] * c[2];
+  inert[9] = Ic[5] - mass * c[1] * c[2];
+}
+
+/* body inertias at cref (the world body's is zero) */
 SAP_HD void SAPT(sapw_cinert)(const sapModel* m, const double* xipos, const double* ximat,
                               const double* cref, sreal* cinert) {
   for (int k = 0; k < 10; k++) cinert[k] = 0;
-  for (int b = 1; b < m->nbody; b++) {
-    sreal* inert = cinert + 10 * b;
-    sreal mass = (sreal)m->body_mass[b], c[3], Rm[9], d[3];
-    SAPT(sapw_load3)(c, xipos + 3 * b);
-    for (int k = 0; k < 3; k++) c[k] -= (sreal)cref[3 * b + k];
-    for (int k = 0; k < 9; k++) Rm[k] = (sreal)ximat[9 * b + k];
-    SAPT(sapw_load3)(d, m->body_inertia + 3 * b);
-    /* I_com = R diag(d) R' ; I_ref = I_com + m (|c|^2 1 - c c') */
-    sreal Ic[9];
-    for (int i = 0; i < 3; i++)
-      for (int j = 0; j < 3; j++)
-        Ic[3 * i + j] = Rm[3 * i] * d[0] * Rm[3 * j] + Rm[3 * i + 1] * d[1] * Rm[3 * j + 1] +
-                        Rm[3 * i + 2] * d[2] * Rm[3 * j + 2];
-    sreal cc = SAPT(sapu_dot3)(c, c);
-    inert[0] = mass;
-    for (int k = 0; k < 3; k++) inert[1 + k] = mass * c[k];
-    inert[4] = Ic[0] + mass * (cc - c[0] * c[0]);
-    inert[5] = Ic[4] + mass * (cc - c[1] * c[1]);
-    inert[6] = Ic[8] + mass * (cc - c[2] * c[2]);
-    inert[7] = Ic[1] - mass * c[0] * c[1];
-    inert[8] = Ic[2] - mass * c[0] * c[2];
-    inert[9] = Ic[5] - mass * c[1] * c[2];
+  for (int b = 1; b < m->nbody; b++) SAPT(sapw_cinertBody)(m, b, xipos, ximat, cref, cinert + 10 * b);
+}
+
+/* entries M[i][j] = M[j][i] of dof i and its ancestors j from the composite inertias,
+ * armature on the diagonal (distinct dofs write distinct entries) */
+SAP_HD void SAPT(sapw_crbColumn)(const sapModel* m, const sreal* crb, const double* cdof, int i, sreal* M) {
+  int nv = m->nv;
+  sreal si[6], f[6], sj[6];
+  for (int k = 0; k < 6; k++) si[k] = (sreal)cdof[6 * i + k];
+  SAPT(sapu_mulInertVec)(f, crb + 10 * m->dof_bodyid[i], si);
+  for (int j = i; j >= 0; j = m->dof_parentid[j]) {
+    for (int k = 0; k < 6; k++) sj[k] = (sreal)cdof[6 * j + k];
+    M[i * nv + j] = M[j * nv + i] = SAPT(sapu_dot6)(sj, f);
   }
+  M[i * nv + i] += (sreal)m->dof_armature[i];
 }
 
 /* composite rigid body algorithm: M (with armature), lower and upper filled */
@@ -203,22 +223,13 @@ SAP_HD void SAPT(sapw_crb)(const sapModel* m, const sreal* cinert, const double*
       for (int k = 0; k < 10; k++) crb[10 * p + k] += crb[10 * b + k];
   }
   for (int i = 0; i < nv * nv; i++) M[i] = 0;
-  for (int i = 0; i < nv; i++) {
-    sreal si[6], f[6], sj[6];
-    for (int k = 0; k < 6; k++) si[k] = (sreal)cdof[6 * i + k];
-    SAPT(sapu_mulInertVec)(f, crb + 10 * m->dof_bodyid[i], si);
-    for (int j = i; j >= 0; j = m->dof_parentid[j]) {
-      for (int k = 0; k < 6; k++) sj[k] = (sreal)cdof[6 * j + k];
-      M[i * nv + j] = M[j * nv + i] = SAPT(sapu_dot6)(sj, f);
-    }
-    M[i * nv + i] += (sreal)m->dof_armature[i];
-  }
+  for (int i = 0; i < nv; i++) SAPT(sapw_crbColumn)(m, crb, cdof, i, M);
 }
 
-/* recursive Newton-Euler with zero acceleration: bias c(q, v) including gravity */
-SAP_HD void SAPT(sapw_rne)(const sapModel* m, const double* qvel, const sreal* cinert,
-                           const double* cdof, sreal* cvel, sreal* cacc, sreal* cfrc,
-                           double* qfrc_bias) {
+/* RNE's forward pass: body velocities and accelerations (zero joint accelerations, the
+ * base accelerating at -g), in tree order */
+SAP_HD void SAPT(sapw_rneVelocity)(const sapModel* m, const double* qvel, const double* cdof,
+                                   sreal* cvel, sreal* cacc) {
   for (int k = 0; k < 6; k++) cvel[k] = cacc[k] = 0;
   for (int k = 0; k < 3; k++) cacc[3 + k] = (sreal)-m->gravity[k];
 
@@ -250,34 +261,47 @@ SAP_HD void SAPT(sapw_rne)(const sapModel* m, const double* qvel, const sreal* c
       }
     }
   }
+}
 
-  /* body forces f = I a + v x* (I v), accumulated towards the root */
-  for (int k = 0; k < 6; k++) cfrc[k] = 0;
-  for (int b = 1; b < m->nbody; b++) {
-    sreal Ia[6], Iv[6], vIv[6];
-    SAPT(sapu_mulInertVec)(Ia, cinert + 10 * b, cacc + 6 * b);
-    SAPT(sapu_mulInertVec)(Iv, cinert + 10 * b, cvel + 6 * b);
-    SAPT(sapu_crossForce)(vIv, cvel + 6 * b, Iv);
-    for (int k = 0; k < 6; k++) cfrc[6 * b + k] = Ia[k] + vIv[k];
-    /* gravity compensation: the force -gc m g at the com cancels gc of the weight,
-     * the part of I a that the base acceleration -g put there (MuJoCo's mj_gravcomp) */
-    sreal gc = (sreal)m->body_gravcomp[b];
-    if (gc != 0) {
-      sreal ag[6] = {0, 0, 0, (sreal)-m->gravity[0], (sreal)-m->gravity[1], (sreal)-m->gravity[2]};
-      SAPT(sapu_mulInertVec)(Ia, cinert + 10 * b, ag);
-      for (int k = 0; k < 6; k++) cfrc[6 * b + k] -= gc * Ia[k];
-    }
+/* body b's force f = I a + v x* (I v), less its gravity compensation */
+SAP_HD void SAPT(sapw_rneBodyForce)(const sapModel* m, int b, const sreal* cinert, const sreal* cvel,
+                                    const sreal* cacc, sreal* cfrc) {
+  sreal Ia[6], Iv[6], vIv[6];
+  SAPT(sapu_mulInertVec)(Ia, cinert + 10 * b, cacc + 6 * b);
+  SAPT(sapu_mulInertVec)(Iv, cinert + 10 * b, cvel + 6 * b);
+  SAPT(sapu_crossForce)(vIv, cvel + 6 * b, Iv);
+  for (int k = 0; k < 6; k++) cfrc[6 * b + k] = Ia[k] + vIv[k];
+  /* gravity compensation: the force -gc m g at the com cancels gc of the weight,
+   * the part of I a that the base acceleration -g put there (MuJoCo's mj_gravcomp) */
+  sreal gc = (sreal)m->body_gravcomp[b];
+  if (gc != 0) {
+    sreal ag[6] = {0, 0, 0, (sreal)-m->gravity[0], (sreal)-m->gravity[1], (sreal)-m->gravity[2]};
+    SAPT(sapu_mulInertVec)(Ia, cinert + 10 * b, ag);
+    for (int k = 0; k < 6; k++) cfrc[6 * b + k] -= gc * Ia[k];
   }
+}
+
+/* generalized bias of dof i: cdof_i . (force of the subtree of its body) */
+SAP_HD double SAPT(sapw_rneProject)(const sapModel* m, int i, const double* cdof, const sreal* cfrc) {
+  sreal s[6];
+  for (int k = 0; k < 6; k++) s[k] = (sreal)cdof[6 * i + k];
+  return (double)SAPT(sapu_dot6)(s, cfrc + 6 * m->dof_bodyid[i]);
+}
+
+/* recursive Newton-Euler with zero acceleration: bias c(q, v) including gravity */
+SAP_HD void SAPT(sapw_rne)(const sapModel* m, const double* qvel, const sreal* cinert,
+                           const double* cdof, sreal* cvel, sreal* cacc, sreal* cfrc,
+                           double* qfrc_bias) {
+  SAPT(sapw_rneVelocity)(m, qvel, cdof, cvel, cacc);
+  /* body forces, accumulated towards the root */
+  for (int k = 0; k < 6; k++) cfrc[k] = 0;
+  for (int b = 1; b < m->nbody; b++) SAPT(sapw_rneBodyForce)(m, b, cinert, cvel, cacc, cfrc);
   for (int b = m->nbody - 1; b > 0; b--) {
     int p = m->body_parentid[b];
     if (p > 0)
       for (int k = 0; k < 6; k++) cfrc[6 * p + k] += cfrc[6 * b + k];
   }
-  for (int i = 0; i < m->nv; i++) {
-    sreal s[6];
-    for (int k = 0; k < 6; k++) s[k] = (sreal)cdof[6 * i + k];
-    qfrc_bias[i] = (double)SAPT(sapu_dot6)(s, cfrc + 6 * m->dof_bodyid[i]);
-  }
+  for (int i = 0; i < m->nv; i++) qfrc_bias[i] = SAPT(sapw_rneProject)(m, i, cdof, cfrc);
 }
 
 /* ---- forces ----------------------------------------------------------------- */

@@ -4,18 +4,8 @@
 #ifndef SAPSIM_SAP_WARP_H
 #define SAPSIM_SAP_WARP_H
 
+#include "sap_chol_warp.h"
 #include "sap_solve.h"
-
-#define SAP_DEV static __device__ inline
-#define SAPV_LANES 32  /* lanes of a warp */
-
-#include "sap_f32.h"
-#include "sap_chol_warp_t.h"
-#include "sap_end.h"
-
-#include "sap_f64.h"
-#include "sap_chol_warp_t.h"
-#include "sap_end.h"
 
 #include "sap_f32.h"
 #include "sap_warp_t.h"

@@ -43,6 +43,7 @@ typedef enum { SAP_BROAD_AUTO = 0, SAP_BROAD_PAIRS = 1, SAP_BROAD_SWEEP = 2 } sa
 /* GPU solve kernel: one warp per world (lanes share contacts, Newton-matrix entries,
  * Cholesky rows and line-search terms) or one thread per world (the CPU's code as is) */
 typedef enum { SAP_SOLVE_WARP = 0, SAP_SOLVE_THREAD = 1 } sapSolveKernel;
+typedef enum { SAP_FREE_MOTION_WARP = 0, SAP_FREE_MOTION_THREAD = 1 } sapFreeMotionKernel;
 /* GPU Newton loop (warp solve): the whole loop inside one kernel; one launch group per
  * iteration, repeated by a conditional while node when the step is captured in a graph
  * (sapsim's graph=1 or a caller's capture of sap_stepAsync) and max_iterations times
@@ -99,6 +100,7 @@ typedef struct sapOptions {
   int graph;                       /* GPU: capture one step in a CUDA graph, replay it (0) */
   int stage_timing;                /* GPU: time each stage with events (1 sync per step) (0) */
   int solve_kernel;                /* GPU: sapSolveKernel (warp) */
+  int free_motion_kernel;          /* GPU: sapFreeMotionKernel (warp) */
   int newton_loop;                 /* GPU: sapNewtonLoop (kernel) */
   int linear_solver;               /* GPU: sapLinearSolver (custom) */
   int chol_memory;                 /* GPU: sapCholMemory (shared) */

@@ -1,0 +1,80 @@
+/* Free motion of one world on one warp (template body; CUDA only, include via
+ * dynamics_warp.h). The same per-item arithmetic as sapw_freeMotion (dynamics_t.h), with the
+ * items over the lanes: bodies (reference points, inertias, body forces), joints (motion
+ * subspaces), dofs (entries of M, the bias projection, the right-hand side) and the 10 or 6
+ * components of the two tree accumulations, each component summed in the serial order, so
+ * that M and the bias equal the one-thread version's bit for bit. RNE's velocity pass (tree
+ * order), the passive forces and the actuation (scattered sums) stay on lane 0. A = M + h D is
+ * factored by the warp Cholesky (sap_chol_warp_t.h, right-looking), whose rounding differs
+ * from the left-looking factor of the one-thread version in the last bits. */
+#define sreal SAP_REAL
+
+SAP_DEV int SAPT(sapv_freeMotion)(const sapModel* m, double h, int explicit_drives,
+                                  const double* qpos, const double* qvel, const double* ctrl,
+                                  const double* qfrc_applied, const double* xpos,
+                                  const double* xmat, const double* xipos, const double* ximat,
+                                  const double* xanchor, const double* xaxis, double* cref,
+                                  double* cdof, double* qA, double* qfrc_bias,
+                                  double* qfrc_passive, double* qfrc_actuator, double* vstar,
+                                  sreal* scratch, int lane) {
+  int nv = m->nv, nb = m->nbody;
+  sreal* cinert = scratch;  // the layout of sapw_freeMotion (sapw_scratchFreeMotion)
+  sreal* crb = cinert + 10 * nb;
+  sreal* cvel = crb + 10 * nb;
+  sreal* cacc = cvel + 6 * nb;
+  sreal* cfrc = cacc + 6 * nb;
+  sreal* L = cfrc + 6 * nb;
+  sreal* x = L + nv * nv;
+
+  for (int b = lane; b < nb; b += SAPV_LANES)
+    for (int k = 0; k < 3; k++) cref[3 * b + k] = xpos[3 * m->body_rootid[b] + k];
+  for (int i = lane; i < nv * nv; i += SAPV_LANES) L[i] = 0;
+  __syncwarp();
+  for (int j = lane; j < m->njnt; j += SAPV_LANES)
+    SAPT(sapw_cdofJoint)(m, j, xmat, xanchor, xaxis, cref, cdof);
+  if (lane < 10) cinert[lane] = 0;
+  for (int b = 1 + lane; b < nb; b += SAPV_LANES)
+    SAPT(sapw_cinertBody)(m, b, xipos, ximat, cref, cinert + 10 * b);
+  __syncwarp();
+  for (int i = lane; i < 10 * nb; i += SAPV_LANES) crb[i] = cinert[i];
+  if (lane == 0) SAPT(sapw_rneVelocity)(m, qvel, cdof, cvel, cacc);
+  __syncwarp();
+
+  /* composite inertias, one component per lane; M; body forces */
+  if (lane < 10)
+    for (int b = nb - 1; b > 0; b--) {
+      int p = m->body_parentid[b];
+      if (p > 0) crb[10 * p + lane] += crb[10 * b + lane];
+    }
+  if (lane < 6) cfrc[lane] = 0;
+  for (int b = 1 + lane; b < nb; b += SAPV_LANES) SAPT(sapw_rneBodyForce)(m, b, cinert, cvel, cacc, cfrc);
+  __syncwarp();
+  for (int i = lane; i < nv; i += SAPV_LANES) {
+    SAPT(sapw_crbColumn)(m, crb, cdof, i, L);
+    L[i * nv + i] += (sreal)(h * m->dof_damping[i]);
+  }
+  if (lane < 6)
+    for (int b = nb - 1; b > 0; b--) {
+      int p = m->body_parentid[b];
+      if (p > 0) cfrc[6 * p + lane] += cfrc[6 * b + lane];
+    }
+  if (lane == 0) {
+    SAPT(sapw_passive)(m, qpos, qvel, qfrc_passive);
+    SAPT(sapw_actuation)(m, qpos, qvel, ctrl, explicit_drives, qfrc_actuator);
+  }
+  __syncwarp();
+
+  for (int i = lane; i < nv * nv; i += SAPV_LANES) qA[i] = (double)L[i];
+  for (int i = lane; i < nv; i += SAPV_LANES) {
+    qfrc_bias[i] = SAPT(sapw_rneProject)(m, i, cdof, cfrc);
+    x[i] = (sreal)(qfrc_applied[i] + qfrc_passive[i] + qfrc_actuator[i] - qfrc_bias[i]);
+  }
+  __syncwarp();
+  int fail = SAPT(sapv_cholFactor)(L, nv, nv, lane);
+  if (fail) return fail;
+  SAPT(sapv_cholSolve)(L, nv, nv, x, lane);
+  for (int i = lane; i < nv; i += SAPV_LANES) vstar[i] = qvel[i] + h * (double)x[i];
+  return 0;
+}
+
+#undef sreal
