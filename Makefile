@@ -56,7 +56,7 @@ CLI := $(BUILD)/sapsim
 SO  := $(BUILD)/libsapsim.so
 CFLAGS += -fPIC
 
-.PHONY: all test test-gpu bench deps clean asan asan-ci fuzz fuzz-ci fuzz-deps error-table
+.PHONY: all test test-gpu bench deps clean asan asan-ci fuzz fuzz-ci fuzz-deps error-table check-templates
 all: $(CLI) $(TEST_BIN) $(EMU_TEST) $(SHIM_TEST)
 
 $(BUILD)/%.o: %.c $(KERNEL_HDR) | $(MJ_LIB)
@@ -164,8 +164,14 @@ $(PY_TEST): $(SO) $(CLI) $(PYENV)/.ready $(PY_SRC)
 	  $(abspath $(CLI)) $(abspath $(PYENV))/bin/python > $@ && chmod +x $@
 
 test: deps
-	$(MAKE) all $(PY_TEST)
+	$(MAKE) all $(PY_TEST) check-templates
 	@bash tests/run.sh $(BUILD)/tests
+
+# the fp32 instances of the per-world templates compute in float (tests/check_templates.c)
+check-templates:
+	$(CC) -std=c11 -fsyntax-only -Wall -Wextra -Werror -Wfloat-conversion -Wdouble-promotion \
+	  -Iinclude -Ikernels -Ihost -isystem $(MJ_DIR)/include tests/check_templates.c
+	@echo "check-templates: the fp32 template instances compute in float"
 
 # GPU tests fail hard when no usable GPU exists
 test-gpu: deps

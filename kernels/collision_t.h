@@ -88,7 +88,7 @@ SAP_HD void SAPT(cl_setContact)(C* c, const R* pa, const R* pb, const R* n) {
   R d[3];
   SAPT(cl_sub)(d, pb, pa);
   c->dist = SAPT(cl_dot)(d, n);
-  for (int i = 0; i < 3; i++) { c->pos[i] = 0.5f * (pa[i] + pb[i]); c->n[i] = n[i]; }
+  for (int i = 0; i < 3; i++) { c->pos[i] = (R)0.5 * (pa[i] + pb[i]); c->n[i] = n[i]; }
 }
 
 /* ---- support maps and features ------------------------------------------------ */

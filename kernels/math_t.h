@@ -35,7 +35,7 @@ SAP_HD void SAPT(sapu_mulMatMat3)(sreal* R, const sreal* A, const sreal* B) {
 }
 
 SAP_HD void SAPT(sapu_normalizeQuat)(sreal* q) {
-  sreal n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  sreal n = SAP_SQRT(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
   if (n > (sreal)1e-30) {
     sreal s = (sreal)1 / n;
     q[0] *= s; q[1] *= s; q[2] *= s; q[3] *= s;
@@ -63,14 +63,14 @@ SAP_HD void SAPT(sapu_quat2Mat)(sreal* R, const sreal* q) {
 
 /* quaternion of a rotation by angle about a unit axis */
 SAP_HD void SAPT(sapu_axisAngle2Quat)(sreal* q, const sreal* axis, sreal angle) {
-  sreal s = sin(angle * (sreal)0.5);
-  q[0] = cos(angle * (sreal)0.5);
+  sreal s = SAP_SIN(angle * (sreal)0.5);
+  q[0] = SAP_COS(angle * (sreal)0.5);
   q[1] = axis[0] * s; q[2] = axis[1] * s; q[3] = axis[2] * s;
 }
 
 /* q <- q * exp(w h / 2): rotate by body-frame angular velocity w over h (exact map) */
 SAP_HD void SAPT(sapu_quatIntegrate)(sreal* q, const sreal* w, sreal h) {
-  sreal n = sqrt(SAPT(sapu_dot3)(w, w));
+  sreal n = SAP_SQRT(SAPT(sapu_dot3)(w, w));
   sreal angle = n * h;
   if (angle > (sreal)1e-12) {
     sreal axis[3] = {w[0] / n, w[1] / n, w[2] / n}, dq[4];
