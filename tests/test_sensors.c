@@ -16,84 +16,7 @@
 
 /* rotated sites and cameras of varied sizes on a floating base with hinge, ball and slide
  * joints, a fixed tendon, motor / position / velocity actuators; every supported type */
-static const char* SCENE_XML =
-    "<mujoco model='sensors'>\n"
-    "  <option timestep='0.002' gravity='0.4 -0.3 -9.81'/>\n"
-    "  <worldbody>\n"
-    "    <geom name='floor' type='plane' size='5 5 .1'/>\n"
-    "    <site name='wsite' pos='0.1 0.2 0.3' quat='0.9 0.1 0.3 -0.2' size='0.05'/>\n"
-    "    <camera name='fixedcam' pos='1 -1 1' xyaxes='1 1 0 -0.5 0.5 1'/>\n"
-    "    <body name='base' pos='0 0 0.25' quat='0.95 0.1 -0.2 0.05'>\n"
-    "      <freejoint name='root'/>\n"
-    "      <geom name='torso' type='box' size='0.2 0.12 0.06' mass='3'/>\n"
-    "      <site name='imu' pos='0.05 -0.03 0.02' quat='0.7 0.2 -0.5 0.3' size='0.01'/>\n"
-    "      <site name='belly' type='box' pos='0 0 -0.06' quat='0.99 0 0 0.1' size='0.25 0.2 0.03'/>\n"
-    "      <camera name='bodycam' pos='0.2 0 0.1' quat='0.5 0.5 -0.5 0.5'/>\n"
-    "      <body name='arm' pos='0.2 0 0' quat='0.8 0 0.6 0'>\n"
-    "        <joint name='hinge' type='hinge' axis='0.3 1 0.2' damping='0.1'/>\n"
-    "        <geom name='armgeom' type='capsule' fromto='0 0 0 0.3 0 0' size='0.04' mass='0.7'/>\n"
-    "        <site name='armsite' type='ellipsoid' pos='0.15 0.02 -0.01' quat='0.3 0.8 0.1 0.5' size='0.02 0.03 0.04'/>\n"
-    "        <body name='forearm' pos='0.3 0 0'>\n"
-    "          <joint name='ball' type='ball' damping='0.05'/>\n"
-    "          <geom type='capsule' fromto='0 0 0 0 0 -0.25' size='0.03' mass='0.4'/>\n"
-    "          <site name='hand' pos='0 0 -0.25' quat='0.2 -0.4 0.8 0.1' size='0.02'/>\n"
-    "          <body name='slider' pos='0 0 -0.25'>\n"
-    "            <joint name='slide' type='slide' axis='0.2 0.3 1' range='-0.1 0.1'/>\n"
-    "            <geom type='sphere' size='0.05' mass='0.3'/>\n"
-    "          </body>\n"
-    "        </body>\n"
-    "      </body>\n"
-    "      <body name='leg' pos='-0.2 0 -0.05'>\n"
-    "        <joint name='hinge2' type='hinge' axis='0 1 0' range='-1 1'/>\n"
-    "        <geom type='capsule' fromto='0 0 0 0 0 -0.3' size='0.04' mass='0.5'/>\n"
-    "        <site name='foot' type='cylinder' pos='0 0 -0.3' quat='0.6 0.8 0 0' size='0.06 0.03'/>\n"
-    "      </body>\n"
-    "    </body>\n"
-    "  </worldbody>\n"
-    "  <tendon><fixed name='ten'><joint joint='hinge' coef='0.7'/><joint joint='hinge2' coef='-0.4'/></fixed></tendon>\n"
-    "  <actuator>\n"
-    "    <motor name='m_hinge' joint='hinge' gear='2'/>\n"
-    "    <position name='p_hinge2' joint='hinge2' kp='20' kv='1'/>\n"
-    "    <velocity name='v_slide' joint='slide' kv='5'/>\n"
-    "    <motor name='m_ten' tendon='ten' gear='1.5'/>\n"
-    "  </actuator>\n"
-    "  <sensor>\n"
-    "    <jointpos joint='hinge'/> <jointpos joint='slide'/>\n"
-    "    <jointvel joint='hinge' cutoff='0.5'/> <jointvel joint='slide'/>\n"
-    "    <tendonpos tendon='ten'/> <tendonvel tendon='ten'/>\n"
-    "    <actuatorpos actuator='m_hinge'/> <actuatorpos actuator='p_hinge2'/>\n"
-    "    <actuatorvel actuator='v_slide'/> <actuatorvel actuator='m_ten'/>\n"
-    "    <ballquat joint='ball'/> <ballangvel joint='ball'/>\n"
-    "    <framepos objtype='site' objname='imu'/>\n"
-    "    <framepos objtype='body' objname='arm'/>\n"
-    "    <framepos objtype='xbody' objname='forearm' reftype='site' refname='imu'/>\n"
-    "    <framepos objtype='geom' objname='armgeom' reftype='camera' refname='bodycam'/>\n"
-    "    <framepos objtype='camera' objname='fixedcam' cutoff='0.8'/>\n"
-    "    <framequat objtype='site' objname='armsite'/>\n"
-    "    <framequat objtype='body' objname='forearm' reftype='xbody' refname='base'/>\n"
-    "    <framequat objtype='geom' objname='torso'/>\n"
-    "    <framexaxis objtype='site' objname='hand'/>\n"
-    "    <frameyaxis objtype='body' objname='arm' reftype='site' refname='wsite'/>\n"
-    "    <framezaxis objtype='camera' objname='bodycam' reftype='geom' refname='armgeom'/>\n"
-    "    <framelinvel objtype='site' objname='hand'/>\n"
-    "    <framelinvel objtype='body' objname='forearm' reftype='site' refname='imu'/>\n"
-    "    <frameangvel objtype='xbody' objname='arm' reftype='xbody' refname='base'/>\n"
-    "    <frameangvel objtype='geom' objname='armgeom'/>\n"
-    "    <gyro site='imu'/> <velocimeter site='imu'/>\n"
-    "    <velocimeter site='armsite' cutoff='0.3'/> <gyro site='wsite'/>\n"
-    "    <subtreecom body='base'/> <subtreecom body='forearm'/>\n"
-    "    <subtreelinvel body='base'/> <subtreelinvel body='arm'/>\n"
-    "    <subtreeangmom body='base'/> <subtreeangmom body='arm'/>\n"
-    "    <clock/>\n"
-    "    <accelerometer site='imu'/> <accelerometer site='armsite'/> <accelerometer site='wsite'/>\n"
-    "    <framelinacc objtype='site' objname='hand'/> <frameangacc objtype='body' objname='arm'/>\n"
-    "    <framelinacc objtype='xbody' objname='base'/>\n"
-    "    <force site='armsite'/> <torque site='armsite'/> <force site='hand'/> <torque site='hand'/>\n"
-    "    <torque site='imu'/> <force site='foot'/>\n"
-    "    <actuatorfrc actuator='m_hinge'/> <actuatorfrc actuator='m_ten'/> <jointactuatorfrc joint='hinge'/>\n"
-    "    <actuatorfrc actuator='p_hinge2' name='servo_force'/> <touch site='belly'/>\n"
-    "  </sensor>\n"
-    "</mujoco>\n";
+#define SCENE "scenes/sensor_zoo.xml"
 
 typedef struct {
   mjModel* mj;
@@ -102,18 +25,14 @@ typedef struct {
   sapSim* s;
 } fixture;
 
-static int open_fixture(fixture* f, const char* xml, const char* preset, int nworld, int contacts) {
+static int open_fixture(fixture* f, const char* path, const char* preset, int nworld, int contacts) {
   memset(f, 0, sizeof(*f));
   char err[1000] = "";
-  mjSpec* spec = mj_parseXMLString(xml, NULL, err, sizeof(err));
-  CHECK(spec != NULL, "parse: %s", err);
-  if (!spec) return 0;
-  f->mj = mj_compile(spec, NULL);
-  mj_deleteSpec(spec);
-  CHECK(f->mj != NULL, "compile");
+  f->mj = mj_loadXML(path, NULL, err, sizeof(err));
+  CHECK(f->mj != NULL, "%s: %s", path, err);
   if (!f->mj) return 0;
   f->md = mj_makeData(f->mj);
-  sapStatus st = sap_loadModelString(xml, &f->m);
+  sapStatus st = sap_loadModel(path, &f->m);
   CHECK(st == SAP_OK, "load: %s", sap_lastError());
   if (st != SAP_OK) return 0;
   sapOptions opt;
@@ -208,7 +127,7 @@ static int contact_xfrc(const fixture* f, int w, double* xfrc) {
  * post-constraint pass fed with sapsim's qacc and contact forces */
 static void check_scene_oracle(const char* preset, int contacts, double tol) {
   fixture f;
-  if (!open_fixture(&f, SCENE_XML, preset, 3, contacts)) { close_fixture(&f); return; }
+  if (!open_fixture(&f, SCENE, preset, 3, contacts)) { close_fixture(&f); return; }
   const sapModel* m = f.m;
   sapSim* s = f.s;
   int nw = 3, nq = m->nq, nv = m->nv;
@@ -270,7 +189,7 @@ static void test_oracle_approx32(void) { check_scene_oracle("approx32", 1, 2e-4)
  * acc sensors read 0 after a reset */
 static void test_reset_and_set(void) {
   fixture f;
-  if (!open_fixture(&f, SCENE_XML, "approx64", 2, 1)) { close_fixture(&f); return; }
+  if (!open_fixture(&f, SCENE, "approx64", 2, 1)) { close_fixture(&f); return; }
   sapSim* s = f.s;
   const sapModel* m = f.m;
   int nq = m->nq, nv = m->nv;
@@ -431,6 +350,78 @@ static void test_servo_force(void) {
   sap_freeModel(m);
 }
 
+/* the touch zone test: sapw_rayHitsZone against MuJoCo's mju_rayGeom on random rays (inside
+ * and outside starts, all directions) for the five zone shapes with varied sizes */
+static void test_ray_zone(void) {
+  int types[5] = {mjGEOM_SPHERE, mjGEOM_CAPSULE, mjGEOM_ELLIPSOID, mjGEOM_CYLINDER, mjGEOM_BOX};
+  double pos[3] = {0, 0, 0}, mat[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  int hits = 0, misses = 0;
+  for (int t = 0; t < 5; t++)
+    for (int trial = 0; trial < 4000; trial++) {
+      double size[3], p[3], u[3];
+      for (int k = 0; k < 3; k++) size[k] = exp(check_uniform(log(0.01), log(2)));
+      double span = 3 * fmax(size[0], fmax(size[1], size[2]));
+      /* half the rays aimed near the zone, so that hits and misses both happen */
+      for (int k = 0; k < 3; k++) {
+        p[k] = check_uniform(-span, span);
+        u[k] = trial % 2 ? check_uniform(-1, 1) : check_uniform(-size[k], size[k]) - p[k];
+      }
+      mju_normalize3(u);
+      int want = mju_rayGeom(pos, mat, size, p, u, types[t], NULL) >= 0;
+      int got = sapw_rayHitsZone(types[t], size, p, u);
+      hits += want;
+      misses += !want;
+      CHECK(got == want, "type %d size (%g %g %g) p (%g %g %g) u (%g %g %g): got %d want %d", types[t],
+            size[0], size[1], size[2], p[0], p[1], p[2], u[0], u[1], u[2], got, want);
+      if (got != want) return;
+    }
+  CHECK(hits > 1000 && misses > 1000, "rays hit %d, missed %d", hits, misses);
+}
+
+/* scenes/ant_sensors.xml (ant.xml plus an observation's sensors) against mj_forward */
+static void test_ant_scene(void) {
+  char err[1000] = "";
+  mjModel* mj = mj_loadXML("scenes/ant_sensors.xml", NULL, err, sizeof(err));
+  CHECK(mj != NULL, "%s", err);
+  if (!mj) return;
+  mjData* md = mj_makeData(mj);
+  sapModel* m = NULL;
+  CHECK(sap_loadModel("scenes/ant_sensors.xml", &m) == SAP_OK, "%s", sap_lastError());
+  sapModel* plain = NULL;
+  CHECK(sap_loadModel("scenes/ant.xml", &plain) == SAP_OK, "%s", sap_lastError());
+  sapOptions opt;
+  sap_optionsDefault(&opt);
+  opt.device = SAP_DEVICE_CPU;
+  sapSim *s = NULL, *s0 = NULL;
+  CHECK(sap_create(m, &opt, 2, &s) == SAP_OK && sap_create(plain, &opt, 2, &s0) == SAP_OK, "%s", sap_lastError());
+  if (s && s0) {
+    CHECK(m->nsensor == 32 && m->nsensordata == 47, "ant sensors %d (%d values)", m->nsensor, m->nsensordata);
+    sap_reset(s, 0, NULL);
+    sap_reset(s0, 0, NULL);
+    for (int i = 0; i < 2 * m->nu; i++) s->d.ctrl[i] = s0->d.ctrl[i] = sin(0.7 * i);
+    sap_step(s, 100);
+    sap_step(s0, 100);
+    /* the sensors change nothing in the physics */
+    CHECK(!memcmp(s->d.qpos, s0->d.qpos, sizeof(double) * 2 * m->nq), "ant_sensors moves unlike ant");
+    for (int w = 0; w < 2; w++) {
+      memcpy(md->qpos, s->d.qpos + w * m->nq, sizeof(double) * m->nq);
+      memcpy(md->qvel, s->d.qvel + w * m->nv, sizeof(double) * m->nv);
+      memcpy(md->ctrl, s->d.ctrl + w * m->nu, sizeof(double) * m->nu);
+      md->time = s->d.time[w];
+      mj_forward(mj, md);
+      /* pos/vel sensors: exact; motor forces (explicit ctrl law): exact too */
+      check_arrays("ant sensordata", s->d.sensordata + w * m->nsensordata, md->sensordata, m->nsensordata,
+                   1e-9, 1e-9);
+    }
+  }
+  sap_free(s);
+  sap_free(s0);
+  sap_freeModel(m);
+  sap_freeModel(plain);
+  mj_deleteData(md);
+  mj_deleteModel(mj);
+}
+
 /* ---- refusals and cost ------------------------------------------------------------------ */
 
 static void expect_refused(const char* sensor_xml, const char* fragment) {
@@ -479,6 +470,8 @@ int main(void) {
   RUN(test_box_fall_and_rest);
   RUN(test_hanging_chain);
   RUN(test_servo_force);
+  RUN(test_ray_zone);
+  RUN(test_ant_scene);
   RUN(test_refused);
   RUN(test_no_sensors_no_cost);
   return check_summary("test_sensors");
