@@ -422,6 +422,37 @@ static void test_ant_scene(void) {
   mj_deleteModel(mj);
 }
 
+/* a mocap body's site: pose from mocap_pos/quat, zero velocity, accelerometer -g in the site
+ * frame, as MuJoCo 4's mj_forward (which gives a mocap site no velocity or acceleration but
+ * the world's) */
+static void test_mocap_site(void) {
+  const char* path = "/tmp/sapsim_test_sensors_mocap.xml";
+  FILE* fp = fopen(path, "w");
+  if (!fp) { CHECK(0, "cannot write %s", path); return; }
+  fputs("<mujoco><option gravity='0.2 0.1 -9.81'/><worldbody><geom type='plane' size='3 3 .1'/>"
+        "<body name='m' mocap='true' pos='0.3 0 0.5'><site name='ms' pos='0.1 0.2 0' quat='0.5 0.5 0.1 0.7' size='0.02'/></body>"
+        "<body pos='0 0 0.2'><freejoint/><geom type='box' size='0.1 0.1 0.1'/></body></worldbody>"
+        "<sensor><accelerometer site='ms'/><gyro site='ms'/><velocimeter site='ms'/>"
+        "<framepos objtype='site' objname='ms'/><framequat objtype='site' objname='ms'/>"
+        "<framelinvel objtype='site' objname='ms'/></sensor></mujoco>", fp);
+  fclose(fp);
+  fixture f;
+  if (!open_fixture(&f, path, "approx64", 1, 1)) { close_fixture(&f); remove(path); return; }
+  double mp[3] = {0.5, -0.2, 0.7}, mq[4] = {0.9, 0.1, -0.3, 0.2};
+  CHECK(sap_set(f.s, SAP_FIELD_MOCAP_POS, NULL, 1, mp) == SAP_OK, "%s", sap_lastError());
+  CHECK(sap_set(f.s, SAP_FIELD_MOCAP_QUAT, NULL, 1, mq) == SAP_OK, "%s", sap_lastError());
+  sap_step(f.s, 5);
+  to_mujoco(&f, 0, f.s->d.qpos, f.s->d.qvel);
+  memcpy(f.md->mocap_pos, mp, sizeof(mp));
+  memcpy(f.md->mocap_quat, mq, sizeof(mq));
+  mj_forward(f.mj, f.md);
+  check_arrays("mocap site sensors", f.s->d.sensordata, f.md->sensordata, f.m->nsensordata, 1e-12, 1e-12);
+  CHECK(fabs(f.md->sensordata[0]) + fabs(f.md->sensordata[1]) + fabs(f.md->sensordata[2]) > 9,
+        "MuJoCo's mocap accelerometer is not -g");
+  close_fixture(&f);
+  remove(path);
+}
+
 /* ---- refusals and cost ------------------------------------------------------------------ */
 
 static void expect_refused(const char* sensor_xml, const char* fragment) {
@@ -471,6 +502,7 @@ int main(void) {
   RUN(test_hanging_chain);
   RUN(test_servo_force);
   RUN(test_ray_zone);
+  RUN(test_mocap_site);
   RUN(test_ant_scene);
   RUN(test_refused);
   RUN(test_no_sensors_no_cost);
