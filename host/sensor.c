@@ -64,22 +64,24 @@ void sapc_sensorSolveInfo(const sapSim* s, void* out) {
   S->midpoint = s->opt.contact_point == SAP_POINT_MIDPOINT;
   S->kdef = s->m->contact_k;
   S->work_off = s->sensor_work_off;
+  S->need = sapw_sensorNeeds(s->m, SAP_STAGE_ACC);
 }
 
-static void posvel_world(const sapSim* s, int w) {
+static void posvel_world(const sapSim* s, int w, int need) {
   const sapModel* m = s->m;
   const sapData* d = &s->d;
   double* work = (double*)(d->scratch + (size_t)w * d->nscratch + s->sensor_work_off);
-  sapw_sensorPosVel(m, d->qpos + (size_t)w * m->nq, d->qvel + (size_t)w * m->nv,
+  sapw_sensorPosVel(m, need, d->qpos + (size_t)w * m->nq, d->qvel + (size_t)w * m->nv,
                     d->mocap_pos + (size_t)w * m->nmocap * 3, d->mocap_quat + (size_t)w * m->nmocap * 4,
                     d->time[w], d->sensordata + (size_t)w * m->nsensordata, work);
 }
 
 void sapc_sensorPosVel(sapSim* s, const unsigned char* mask, int skip) {
   if (s->m->nsensor == 0) return;
+  int need = sapw_sensorNeeds(s->m, SAP_STAGE_VEL);
 #pragma omp parallel for schedule(static) num_threads(sapc_threads(s))
   for (int w = 0; w < s->d.nworld; w++)
-    if (mask ? mask[w] != 0 : !(s->d.world_flags[w] & skip)) posvel_world(s, w);
+    if (mask ? mask[w] != 0 : !(s->d.world_flags[w] & skip)) posvel_world(s, w, need);
 }
 
 void sapc_sensorAcc(sapSim* s) {

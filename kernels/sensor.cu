@@ -7,18 +7,18 @@
 
 #define THREADS 128
 
-static __global__ void sensor_posvel_kernel(sapModel m, sapData d, long work_off, int skip) {
+static __global__ void sensor_posvel_kernel(sapModel m, sapData d, long work_off, int skip, int need) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w >= d.nworld || (d.world_flags[w] & skip)) return;
   double* work = (double*)(d.scratch + (size_t)w * d.nscratch + work_off);
-  sapw_sensorPosVel(&m, d.qpos + (size_t)w * m.nq, d.qvel + (size_t)w * m.nv,
+  sapw_sensorPosVel(&m, need, d.qpos + (size_t)w * m.nq, d.qvel + (size_t)w * m.nv,
                     d.mocap_pos + (size_t)w * m.nmocap * 3, d.mocap_quat + (size_t)w * m.nmocap * 4,
                     d.time[w], d.sensordata + (size_t)w * m.nsensordata, work);
 }
 
 sapStatus sapg_sensorPosVel(sapSim* s, int skip) {
   SAPG_LAUNCH(sensor_posvel_kernel, sapg_blocks(s->dd.nworld, THREADS), THREADS)(
-      s->dm, s->dd, s->sensor_work_off, skip);
+      s->dm, s->dd, s->sensor_work_off, skip, sapw_sensorNeeds(s->m, SAP_STAGE_VEL));
   SAPG_CHECK_LAUNCH("sensor_posvel");
   return SAP_OK;
 }

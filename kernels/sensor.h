@@ -17,7 +17,11 @@
 #define sapv3 sapu_copy3_f64
 
 /* what a sensor set needs (bits of sapw_sensorNeeds) */
-enum { SAP_SNEED_KIN = 1, SAP_SNEED_VEL = 2, SAP_SNEED_SUBTREE = 4, SAP_SNEED_SUBVEL = 8 };
+enum {
+  SAP_SNEED_KIN = 1, SAP_SNEED_VEL = 2, SAP_SNEED_SUBTREE = 4, SAP_SNEED_SUBVEL = 8,
+  SAP_SNEED_MOTION = 16, /* acc stage: cvel and cacc (accelerometer, frame acc, force, torque) */
+  SAP_SNEED_FORCE = 32   /* acc stage: cfrc_int (force, torque) */
+};
 
 SAP_HD int sapw_sensorNeeds(const sapModel* m, int stage) {
   int need = 0;
@@ -32,13 +36,16 @@ SAP_HD int sapw_sensorNeeds(const sapModel* m, int stage) {
     if (t == SAP_SENS_SUBTREECOM) need |= SAP_SNEED_SUBTREE;
     if (t == SAP_SENS_SUBTREELINVEL || t == SAP_SENS_SUBTREEANGMOM)
       need |= SAP_SNEED_KIN | SAP_SNEED_VEL | SAP_SNEED_SUBTREE | SAP_SNEED_SUBVEL;
+    if (t == SAP_SENS_ACCELEROMETER || t == SAP_SENS_FRAMELINACC || t == SAP_SENS_FRAMEANGACC)
+      need |= SAP_SNEED_MOTION;
+    if (t == SAP_SENS_FORCE || t == SAP_SENS_TORQUE) need |= SAP_SNEED_MOTION | SAP_SNEED_FORCE;
   }
   return need;
 }
 
 /* doubles of one world's sensor work area (both stages; they never run at once) */
 SAP_HD long sapw_sensorWork(const sapModel* m) {
-  long pv = 53L * m->nbody + 6L * m->njnt + 12L * m->ngeom + 6L * m->nv;
+  long pv = 53L * m->nbody + 6L * m->njnt + 6L * m->nv;
   long acc = 28L * m->nbody + m->nv;
   return pv > acc ? pv : acc;
 }
@@ -255,11 +262,12 @@ SAP_HD void sapw_sensorActuatorLength(const sapModel* m, const double* qpos, con
 }
 
 /* every position- and velocity-stage sensor of a world from its state; work holds
- * sapw_sensorWork(m) doubles. Acceleration-stage values are left as they are. */
-SAP_HD void sapw_sensorPosVel(const sapModel* m, const double* qpos, const double* qvel,
+ * sapw_sensorWork(m) doubles; need = sapw_sensorNeeds(m, SAP_STAGE_VEL) (computed once per
+ * batch). Acceleration-stage values are left as they are. */
+SAP_HD void sapw_sensorPosVel(const sapModel* m, int need, const double* qpos, const double* qvel,
                               const double* mpos, const double* mquat, double time,
                               double* sensordata, double* work) {
-  int nb = m->nbody, need = sapw_sensorNeeds(m, SAP_STAGE_VEL);
+  int nb = m->nbody;
   double* xpos = work;
   double* xquat = xpos + 3 * nb;
   double* xmat = xquat + 4 * nb;
@@ -275,11 +283,10 @@ SAP_HD void sapw_sensorPosVel(const sapModel* m, const double* qpos, const doubl
   double* cdof = mass + nb;                        /* 53 nb so far */
   double* xanchor = cdof + 6 * m->nv;
   double* xaxis = xanchor + 3 * m->njnt;
-  double* gxpos = xaxis + 3 * m->njnt;
-  double* gxmat = gxpos + 3 * m->ngeom;
   if (need & SAP_SNEED_KIN) {
-    sapw_kinematics_f64(m, qpos, mpos, mquat, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, gxpos, gxmat);
-    sapw_comPos_f64(m, xpos, xmat, xanchor, xaxis, cref, cdof);
+    sapw_kinematics_f64(m, qpos, mpos, mquat, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis,
+                        (double*)0, (double*)0);  /* frames come from the bodies */
+    if (need & SAP_SNEED_VEL) sapw_comPos_f64(m, xpos, xmat, xanchor, xaxis, cref, cdof);
   }
   if (need & SAP_SNEED_VEL) sapw_sensorMotion(m, qvel, (const double*)0, cdof, cvel, (double*)0);
   if (need & SAP_SNEED_SUBTREE)
@@ -393,6 +400,7 @@ typedef struct sapSensorSolve {
   int midpoint;        /* contact force at the stiffness-weighted midpoint, else the witnesses */
   double kdef;         /* geom stiffness where a geom has none (midpoint weights) */
   long work_off;       /* byte offset of the sensor work area in the world's scratch */
+  int need;            /* sapw_sensorNeeds(m, SAP_STAGE_ACC) */
 } sapSensorSolve;
 
 /* impulse row r of a world whose scratch is sc */
@@ -461,14 +469,13 @@ SAP_HD void sapw_sensorAcc(const sapModel* m, const sapData* d, int w, const sap
   if (!S->solved || nc < 0) nc = 0;
 
   /* motion: cvel, cacc (world at -g) */
-  for (int i = 0; i < nv; i++) qacc[i] = (vnext[i] - qvel[i]) / S->h;
-  sapw_sensorMotion(m, qvel, qacc, cdof, cvel, cacc);
+  if (S->need & SAP_SNEED_MOTION) {
+    for (int i = 0; i < nv; i++) qacc[i] = (vnext[i] - qvel[i]) / S->h;
+    sapw_sensorMotion(m, qvel, qacc, cdof, cvel, cacc);
+  }
 
   /* interaction forces cfrc_int = I cacc + v x* (I v) - cfrc_ext, summed into parents */
-  int forces = 0;
-  for (int i = 0; i < m->nsensor; i++)
-    forces |= m->sensor_type[i] == SAP_SENS_FORCE || m->sensor_type[i] == SAP_SENS_TORQUE;
-  if (forces) {
+  if (S->need & SAP_SNEED_FORCE) {
     sapw_cinert_f64(m, xipos, ximat, cref, cinert);
     for (int b = 0; b < nb; b++) {
       double Ia[6], Iv[6], vIv[6];
