@@ -42,6 +42,10 @@ sapStatus sap_backendKinematics(sapSim* s, const unsigned char* mask) {
   return SAP_OK;
 }
 sapStatus sap_backendUpload(sapSim* s) { (void)s; return SAP_OK; }
+sapStatus sap_backendSensors(sapSim* s, const unsigned char* mask) {
+  sapc_sensorPosVel(s, mask, SAP_WORLD_NONFINITE);
+  return SAP_OK;
+}
 sapStatus sap_sync(sapSim* s) {
   if (!s) return sap_fail(SAP_ERR_ARG, "sap_sync: null sim");
   return SAP_OK;
@@ -199,6 +203,18 @@ sapStatus sap_backendKinematics(sapSim* s, const unsigned char* mask) {
   return st;
 }
 
+sapStatus sap_backendSensors(sapSim* s, const unsigned char* mask) {
+  if (s->m->nsensor == 0) return SAP_OK;
+  if (!s->on_gpu) {
+    sapc_sensorPosVel(s, mask, SAP_WORLD_NONFINITE);
+    return SAP_OK;
+  }
+  /* on the device every non-frozen world, as the kinematics: they depend only on the state */
+  sapStatus st = sapg_sensorPosVel(s, SAP_WORLD_NONFINITE);
+  if (st == SAP_OK) s->host_stale = 1;
+  return st;
+}
+
 sapStatus sap_stepGPU(sapSim* s) {
   sapCudaState* cs = (sapCudaState*)s->cuda;
   sapStatus st;
@@ -217,8 +233,12 @@ sapStatus sap_stepGPU(sapSim* s) {
     size_t n = sizeof(double) * (size_t)s->dd.nworld * s->m->nv;
     CUDA_TRY(cudaMemcpyAsync(s->dd.vnext, s->dd.vstar, n, cudaMemcpyDeviceToDevice, sapg_stream));
   }
+  /* acceleration sensors of this step: after the solve, before integration */
+  if (s->m->nsensor && (st = sapg_sensorAcc(s)) != SAP_OK) return st;
   MARK(4);
   if ((st = sapg_integrate(s)) != SAP_OK) return st;
+  /* position/velocity sensors of the new state */
+  if (s->m->nsensor && (st = sapg_sensorPosVel(s, SAP_WORLD_SKIP)) != SAP_OK) return st;
   MARK(5);
   return SAP_OK;
 }

@@ -28,6 +28,7 @@
   X(double, qfrc_actuator, (m)->nv)                               \
   X(double, vstar, (m)->nv)                                       \
   X(double, vnext, (m)->nv)                                       \
+  X(double, sensordata, (m)->nsensordata)                        \
   X(int, ncon, 1)                                                 \
   X(int, ncon_dropped, 1)                                         \
   X(int, con_geom, (c) * 2)                                       \

@@ -75,6 +75,12 @@ static int info_main(const sapCli* cli) {
            m->pair_gap[p], m->pair_k[p], m->pair_taud[p]);
   }
   for (int k = 0; k < m->nkey; k++) printf("  keyframe %d '%s'\n", k, sap_name(m, m->name_keyadr, k));
+  if (m->nsensor) printf("sensors %d  sensordata %d values\n", m->nsensor, m->nsensordata);
+  for (int i = 0; i < m->nsensor; i++) {
+    const char* name = sap_name(m, m->name_sensoradr, i);
+    printf("  sensor %-3d %-16s type %-2d sensordata[%d:%d]\n", i, *name ? name : "-", m->sensor_type[i],
+           m->sensor_adr[i], m->sensor_adr[i] + m->sensor_dim[i]);
+  }
   /* memory per world, from a one-world batch with the given options (CPU) */
   sapOptions o = cli->opt;
   o.device = SAP_DEVICE_CPU;

@@ -16,5 +16,8 @@ int sap_findName(const sapModel* m, const int* adr, int n, const char* name);
 /* convert a compiled mjModel (host/model_load.c); path is used in messages */
 struct mjModel_;
 sapStatus sap_convertModel(const struct mjModel_* mj, const char* path, sapModel** out);
+/* sensors (host/model_sensors.c): refuse what sapsim cannot compute; copy the table */
+sapStatus sap_checkSensors(const struct mjModel_* mj, const char* path);
+void sap_copySensors(sapModel* m, const struct mjModel_* mj);
 
 #endif

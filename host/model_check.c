@@ -18,13 +18,15 @@ static void element_name(const sapModel* m, const char* field, long i, char* out
   static const struct { const char* prefix; const char* kind; } kinds[] = {
       {"body_", "body"}, {"jnt_", "joint"}, {"dof_", "dof"}, {"geom_", "geom"},
       {"mesh_", "mesh vertex"}, {"actuator_", "actuator"}, {"tendon_", "tendon"},
-      {"wrap_", "tendon wrap"}, {"key_", "keyframe"}, {"qpos", "coordinate"}};
+      {"wrap_", "tendon wrap"}, {"key_", "keyframe"}, {"qpos", "coordinate"},
+      {"sensor_", "sensor"}};
   const char* kind = "element";
   for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
     if (!strncmp(field, kinds[k].prefix, strlen(kinds[k].prefix))) kind = kinds[k].kind;
   const int* adr = !strcmp(kind, "body") ? m->name_bodyadr : !strcmp(kind, "joint") ? m->name_jntadr
                    : !strcmp(kind, "geom") ? m->name_geomadr : !strcmp(kind, "actuator") ? m->name_actuatoradr
-                   : !strcmp(kind, "keyframe") ? m->name_keyadr : NULL;
+                   : !strcmp(kind, "keyframe") ? m->name_keyadr
+                   : !strcmp(kind, "sensor") ? m->name_sensoradr : NULL;
   if (!strcmp(kind, "dof")) {
     snprintf(out, n, "joint '%s'", sap_name(m, m->name_jntadr, m->dof_jntid[i]));
     return;
@@ -45,6 +47,7 @@ static long elements(const sapModel* m, const char* field) {
   if (!strncmp(field, "tendon_", 7)) return m->ntendon;
   if (!strncmp(field, "wrap_", 5)) return m->nwrap;
   if (!strncmp(field, "key_", 4)) return m->nkey;
+  if (!strncmp(field, "sensor_", 7)) return m->nsensor;
   return 0;
 }
 

@@ -94,6 +94,20 @@
   X(int, eq_obj1id, (m)->neq)                                    \
   X(int, eq_obj2id, (m)->neq)                                    \
   X(double, eq_data, (m)->neq * SAP_EQ_NDATA)                    \
+  X(int, sensor_type, (m)->nsensor)                              \
+  X(int, sensor_stage, (m)->nsensor)                             \
+  X(int, sensor_datatype, (m)->nsensor)                          \
+  X(int, sensor_objtype, (m)->nsensor)                           \
+  X(int, sensor_objid, (m)->nsensor)                             \
+  X(int, sensor_reftype, (m)->nsensor)                           \
+  X(int, sensor_refid, (m)->nsensor)                             \
+  X(int, sensor_adr, (m)->nsensor)                               \
+  X(int, sensor_dim, (m)->nsensor)                               \
+  X(int, sensor_body, (m)->nsensor * 2)                          \
+  X(double, sensor_frame, (m)->nsensor * 14)                     \
+  X(double, sensor_cutoff, (m)->nsensor)                         \
+  X(int, sensor_zonetype, (m)->nsensor)                          \
+  X(double, sensor_zonesize, (m)->nsensor * 3)                   \
   X(double, key_time, (m)->nkey)                                 \
   X(double, key_qpos, (long long)(m)->nkey * (m)->nq)             \
   X(double, key_qvel, (long long)(m)->nkey * (m)->nv)             \
@@ -105,4 +119,5 @@
   X(int, name_geomadr, (m)->ngeom)                               \
   X(int, name_actuatoradr, (m)->nu)                              \
   X(int, name_keyadr, (m)->nkey)                                 \
+  X(int, name_sensoradr, (m)->nsensor)                           \
   X(char, names, (m)->nnames)

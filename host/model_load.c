@@ -1,8 +1,9 @@
 /* Scene import: MJCF/URDF compiled by MuJoCo's own loader (mj_loadXML), then
  * converted to sapModel (DESIGN.md §3). Everything sapsim cannot simulate is
  * rejected by name; nothing that affects the physics is silently dropped.
- * Ignored on purpose (no effect on sapsim's dynamics): sites, cameras, lights,
- * sensors, visual settings, MuJoCo's solref/solimp/solver options. */
+ * Ignored on purpose (no effect on sapsim's dynamics): sites and cameras (except as
+ * sensor frames), lights, visual settings, MuJoCo's solref/solimp/solver options.
+ * Sensors: host/model_sensors.c. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -120,7 +121,7 @@ static sapStatus check_sizes(const mjModel* mj, const char* path) {
       {"nhfield", mj->nhfield}, {"nhfielddata", mj->nhfielddata},
       {"nu", mj->nu}, {"ntendon", mj->ntendon}, {"nwrap", mj->nwrap},
       {"nexclude", mj->nexclude}, {"nkey", mj->nkey}, {"nmocap", mj->nmocap},
-      {"nnames", mj->nnames}};
+      {"nnames", mj->nnames}, {"nsensor", mj->nsensor}, {"nsensordata", mj->nsensordata}};
   /* the candidate pair table counts ngeom (ngeom - 1) / 2 pairs in an int */
   if (mj->ngeom > 46340)
     return sap_fail(SAP_ERR_UNSUPPORTED, "%s: the model has %lld geoms; sapsim supports up to 46340",
@@ -440,6 +441,7 @@ static sapStatus check_supported(const mjModel* mj, const char* path) {
   if ((st = check_pairs(mj, path)) != SAP_OK) return st;
   if ((st = check_tendons(mj, path)) != SAP_OK) return st;
   if ((st = check_equality(mj, path)) != SAP_OK) return st;
+  if ((st = sap_checkSensors(mj, path)) != SAP_OK) return st;
   return check_actuators(mj, path);
 }
 
@@ -463,6 +465,8 @@ static void copy_sizes(sapModel* m, const mjModel* mj) {
   m->nkey = (int)mj->nkey;
   m->nmocap = (int)mj->nmocap;
   m->nnames = (int)mj->nnames;
+  m->nsensor = (int)mj->nsensor;
+  m->nsensordata = (int)mj->nsensordata;
   for (int i = 0; i < mj->neq; i++) m->neq += eq_used(mj, i);
   m->npair_max = 0;
   m->filter_parent = !(mj->opt.disableflags & mjDSBL_FILTERPARENT);
@@ -865,6 +869,7 @@ sapStatus sap_convertModel(const mjModel* mj, const char* path, sapModel** out) 
     return st;
   }
   copy_keys_names(&tmp, mj);
+  sap_copySensors(&tmp, mj);
   copy_equality(&tmp, mj);
   count_solve_rows(&tmp);
   if ((st = sap_checkModelValues(&tmp, path)) != SAP_OK) {

@@ -36,7 +36,9 @@ static long scratch_bytes(const sapModel* m, const sapOptions* o, int ncon_max) 
                  ? sapw_problemBytes_f32(m->nv, m->nbody, ncon_max, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin)
                  : sapw_problemBytes_f64(m->nv, m->nbody, ncon_max, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin);
   long n = fm > col ? fm : col;
-  return n > sol ? n : sol;  /* below 2^31 for nv <= SAP_MAX_NV and ncon_max <= 2^20 */
+  n = n > sol ? n : sol;
+  long sens = sapc_sensorScratchBytes(m, o, ncon_max);  /* 0 without sensors */
+  return n > sens ? n : sens;  /* below 2^31 for nv <= SAP_MAX_NV and ncon_max <= 2^20 */
 }
 
 unsigned long long sap_dataBytes(const sapModel* m, int nworld, int ncon_max, int nscratch) {
@@ -138,6 +140,7 @@ sapStatus sap_create(const sapModel* m, const sapOptions* opt_in, int nworld, sa
                     "per world)", nbytes / 1e6, nworld, nbytes / nworld);
   }
   sap_dataCarve(s->m, &s->d, buf);
+  sapc_sensorSetup(s);
 
   /* initial state: MuJoCo's qpos0, zero velocity and control */
   int nq = s->m->nq, nv = s->m->nv, nu = s->m->nu;
@@ -196,6 +199,8 @@ static void reset_world(sapSim* s, int w, int key) {
   s->d.world_flags[w] = 0;
   s->d.newton_iter[w] = s->d.ls_iter[w] = s->d.nfactor[w] = 0;
   s->d.ncon[w] = s->d.ncon_dropped[w] = 0;
+  /* sensors: acceleration ones read 0 until the first step; the others follow the state */
+  memset(s->d.sensordata + (size_t)w * m->nsensordata, 0, sizeof(double) * m->nsensordata);
 }
 
 /* the per-world arrays a reset writes, as (host array, bytes of all worlds) */
@@ -210,7 +215,8 @@ static int reset_ranges(sapSim* s, sapRange* r) {
       {d->ctrl, n * m->nu * dbl}, {d->qfrc_applied, n * m->nv * dbl}, {d->time, n * dbl},
       {d->mocap_pos, n * m->nmocap * 3 * dbl}, {d->mocap_quat, n * m->nmocap * 4 * dbl},
       {d->world_flags, n * in}, {d->newton_iter, n * in}, {d->ls_iter, n * in},
-      {d->nfactor, n * in}, {d->ncon, n * in}, {d->ncon_dropped, n * in}};
+      {d->nfactor, n * in}, {d->ncon, n * in}, {d->ncon_dropped, n * in},
+      {d->sensordata, n * m->nsensordata * dbl}};
   int count = (int)(sizeof(all) / sizeof(all[0]));
   memcpy(r, all, sizeof(all));
   return count;
@@ -232,14 +238,15 @@ sapStatus sap_reset(sapSim* s, int key, const unsigned char* mask) {
     if (!mask || mask[w]) reset_world(s, w, key);
   for (int i = 0; i < nr && st == SAP_OK; i++) st = sap_backendPush(s, r[i].ptr, r[i].bytes);
   if (st != SAP_OK) return st;
-  return sap_backendKinematics(s, mask);
+  if ((st = sap_backendKinematics(s, mask)) != SAP_OK) return st;
+  return sap_backendSensors(s, mask);
 }
 
 /* ---- fields ----------------------------------------------------------------------- */
 
 static const char* field_names[SAP_NFIELD] = {"qpos", "qvel", "ctrl", "time", "qfrc_applied",
                                               "xpos", "xquat", "qacc_free", "mocap_pos",
-                                              "mocap_quat"};
+                                              "mocap_quat", "sensordata"};
 
 const char* sap_fieldName(sapField f) {
   return (unsigned)f < SAP_NFIELD ? field_names[f] : "?";
@@ -259,6 +266,7 @@ int sap_fieldSize(const sapSim* s, sapField f) {
     case SAP_FIELD_QACC_FREE: return m->nv;
     case SAP_FIELD_MOCAP_POS: return 3 * m->nmocap;
     case SAP_FIELD_MOCAP_QUAT: return 4 * m->nmocap;
+    case SAP_FIELD_SENSORDATA: return m->nsensordata;
     default: return -1;
   }
 }
@@ -275,6 +283,7 @@ double* sap_fieldPtr(sapData* d, sapField f) {
     case SAP_FIELD_QACC_FREE: return d->vstar;
     case SAP_FIELD_MOCAP_POS: return d->mocap_pos;
     case SAP_FIELD_MOCAP_QUAT: return d->mocap_quat;
+    case SAP_FIELD_SENSORDATA: return d->sensordata;
     default: return NULL;
   }
 }
@@ -356,7 +365,10 @@ sapStatus sap_set(sapSim* s, sapField f, const int* worlds, int n, const double*
   /* poses of every world, as after a qpos edit (both backends alike: xpos always shows the
    * current state of every world after a pose edit) */
   int pose = f == SAP_FIELD_QPOS || f == SAP_FIELD_MOCAP_POS || f == SAP_FIELD_MOCAP_QUAT;
-  return pose ? sap_backendKinematics(s, NULL) : SAP_OK;
+  if (pose && (st = sap_backendKinematics(s, NULL)) != SAP_OK) return st;
+  /* position/velocity sensors follow a state edit (and the clock a time edit) */
+  int sensed = pose || f == SAP_FIELD_QVEL || f == SAP_FIELD_TIME;
+  return sensed ? sap_backendSensors(s, NULL) : SAP_OK;
 }
 
 sapStatus sap_worldInfo(sapSim* s, const int* worlds, int n, sapWorldInfo* out) {

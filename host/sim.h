@@ -28,6 +28,8 @@ struct sapSim {
   double* init_ctrl;      /* (nu) */
   sapTimers timers;
   char device_name[256];
+  long sensor_work_off;   /* byte offset of the sensor work area in a world's scratch */
+  long sensor_gam_off;    /* byte offset of the SAP impulses in a world's scratch */
 };
 
 /* error reporting shared by host files: sets the thread's message, returns s */
@@ -48,6 +50,16 @@ void sapc_freeMotion(sapSim* s);
 void sapc_solve(sapSim* s);
 void sapc_integrate(sapSim* s);
 
+/* sensors (host/sensor.c, kernels/sensor.h): scratch bytes a world needs for them (0 without
+ * sensors), the offsets in sapSim, pos/vel sensors of the worlds in mask (NULL: every world
+ * without a flag of skip), acc sensors after the solve; S: a sapSensorSolve */
+long sapc_sensorScratchBytes(const sapModel* m, const sapOptions* o, int ncon_max);
+void sapc_sensorSetup(sapSim* s);
+int sap_modelAccSensors(const sapModel* m);
+void sapc_sensorSolveInfo(const sapSim* s, void* S);
+void sapc_sensorPosVel(sapSim* s, const unsigned char* mask, int skip);
+void sapc_sensorAcc(sapSim* s);
+
 /* collision set-up (host/collision.c): dynamic candidate pairs after static
  * filtering (the loader merges explicit <pair> elements), written to out (npair x 2)
  * when out != NULL; returns the count */
@@ -65,6 +77,8 @@ sapStatus sapg_collision(sapSim* s);
 sapStatus sapg_freeMotion(sapSim* s);
 sapStatus sapg_solve(sapSim* s);
 sapStatus sapg_integrate(sapSim* s);
+sapStatus sapg_sensorPosVel(sapSim* s, int skip);  /* every world without a flag of skip */
+sapStatus sapg_sensorAcc(sapSim* s);
 /* device buffers, cuSOLVER handle and capture stream of newton_loop=while/fixed, made at
  * sap_create so that no step allocates (kernels/solve.cu) */
 sapStatus sapg_solveInit(sapSim* s);

@@ -158,8 +158,12 @@ static void step_cpu(sapSim* s) {
   t = now_s(); s->timers.free_motion += t - t0; t0 = t;
   if (s->opt.contacts) sapc_solve(s);
   else copy_free_motion(s);
+  /* acceleration sensors of this step (its start state, solved acceleration and impulses) */
+  if (s->m->nsensor) sapc_sensorAcc(s);
   t = now_s(); s->timers.solve += t - t0; t0 = t;
   sapc_integrate(s);
+  /* position/velocity sensors of the new state */
+  if (s->m->nsensor) sapc_sensorPosVel(s, NULL, SAP_WORLD_SKIP);
   t = now_s(); s->timers.integrate += t - t0;
 }
 

@@ -74,7 +74,8 @@ SAP_HD void SAPT(sapw_childFrame)(double* xpos, double* xmat, const sreal* bpos,
 /* poses of bodies, coms, joints and geoms of one world; a mocap body (a jointless child
  * of the world) takes its offset from the world's mocap_pos/quat (nmocap x 3, x 4)
  * instead of body_pos/quat, the quaternion normalised on use, never in place (MuJoCo's
- * mj_kinematics1); its descendants follow through their parent frames */
+ * mj_kinematics1); its descendants follow through their parent frames. geom_xpos NULL: no
+ * geom frames (the sensors' kinematics) */
 SAP_HD void SAPT(sapw_kinematics)(const sapModel* m, const double* qpos, const double* mocap_pos,
                                   const double* mocap_quat, double* xpos, double* xquat,
                                   double* xmat, double* xipos, double* ximat, double* xanchor,
@@ -112,7 +113,7 @@ SAP_HD void SAPT(sapw_kinematics)(const sapModel* m, const double* qpos, const d
                           m->body_iquat + 4 * b);
   }
 
-  for (int g = 0; g < m->ngeom; g++) {
+  for (int g = 0; geom_xpos && g < m->ngeom; g++) {
     int b = m->geom_bodyid[g];
     sreal pos[3], R[9];
     SAPT(sapw_load3)(pos, xpos + 3 * b);

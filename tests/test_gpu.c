@@ -553,6 +553,55 @@ done:
   sap_free(sim[1]);
 }
 
+/* sensors (kernels/sensor.cu vs the CPU driver): sensordata after steps (pos/vel of the new
+ * state, acc from the step's impulses read in the solver's scratch), after a masked reset and
+ * a velocity edit; every solve layout that leaves the impulses in the scratch */
+static void sensor_parity(const char* path, const char* const* kv, double tol) {
+  enum { N = 4 };
+  sapSim* sim[2] = {make_with(path, N, SAP_DEVICE_CPU, kv), make_with(path, N, SAP_DEVICE_CUDA, kv)};
+  if (!sim[0] || !sim[1]) goto done;
+  int nd = sim[0]->m->nsensordata, nv = sim[0]->m->nv;
+  CHECK(nd > 0 && nd <= 256, "%s: nsensordata %d", path, nd);
+  static double sd[2][3][N * 256];
+  double qv[N * 64];
+  for (int i = 0; i < N * nv; i++) qv[i] = 0.4 * cos(0.3 * i);
+  unsigned char mask[N] = {0, 1, 0, 1};
+  for (int b = 0; b < 2; b++) {
+    set_ctrl(sim[b]);
+    CHECK(sap_step(sim[b], 30) == SAP_OK, "%s", sap_lastError());
+    sap_get(sim[b], SAP_FIELD_SENSORDATA, NULL, N, sd[b][0]);
+    CHECK(sap_reset(sim[b], -1, mask) == SAP_OK, "%s", sap_lastError());
+    CHECK(sap_set(sim[b], SAP_FIELD_QVEL, NULL, N, qv) == SAP_OK, "%s", sap_lastError());
+    sap_get(sim[b], SAP_FIELD_SENSORDATA, NULL, N, sd[b][1]);
+    CHECK(sap_step(sim[b], 10) == SAP_OK, "%s", sap_lastError());
+    sap_get(sim[b], SAP_FIELD_SENSORDATA, NULL, N, sd[b][2]);
+  }
+  const char* when[3] = {"after steps", "after reset and set", "after more steps"};
+  for (int k = 0; k < 3; k++) {
+    char what[200];
+    snprintf(what, sizeof(what), "%s %s %s sensordata %s", path, kv[0], kv[1] ? kv[1] : "", when[k]);
+    check_arrays(what, sd[1][k], sd[0][k], N * nd, tol, tol);
+  }
+done:
+  sap_free(sim[0]);
+  sap_free(sim[1]);
+}
+
+static void test_sensor_parity(void) {
+  if (!gpu_available()) SKIP("no usable GPU");
+  const char* a64[] = {"preset=approx64", NULL};
+  const char* drake[] = {"preset=drake", "solve_kernel=thread", NULL};
+  const char* loop[] = {"preset=approx64", "newton_loop=while", NULL};
+  const char* a32[] = {"preset=approx32", NULL};
+  const char* graph[] = {"preset=approx64", "graph=1", NULL};
+  sensor_parity("scenes/sensor_zoo.xml", a64, 1e-6);
+  sensor_parity("scenes/sensor_zoo.xml", drake, 1e-6);
+  sensor_parity("scenes/sensor_zoo.xml", loop, 1e-6);
+  sensor_parity("scenes/sensor_zoo.xml", graph, 1e-6);
+  sensor_parity("scenes/sensor_zoo.xml", a32, 1e-2);
+  sensor_parity("scenes/ant_sensors.xml", a32, 1e-3);
+}
+
 int main(void) {
   RUN(test_parity_free_motion);
   RUN(test_parity_contact);
@@ -568,6 +617,7 @@ int main(void) {
   RUN(test_stage_timing);
   RUN(test_state_edits);
   RUN(test_mocap_edits);
+  RUN(test_sensor_parity);
 #ifdef SAP_CUDA_SHIM
   return check_summary("test_gpu (CUDA emulated on the CPU)");
 #else

@@ -60,6 +60,10 @@ typedef struct sapData {
   double* vstar;          /* (nworld x nv)         free-motion velocity */
   double* vnext;          /* (nworld x nv)         solved velocity v_{n+1} */
 
+  /* sensors (kernels/sensor.h): pos/vel sensors describe the current state (after a step, a
+   * reset or a state edit); acc sensors the last step (its solved acceleration and forces) */
+  double* sensordata;     /* (nworld x nsensordata) MuJoCo's layout (sensor_adr, sensor_dim) */
+
   /* contacts (collision pipeline output, deterministic order) */
   int* ncon;              /* (nworld)              live contacts */
   int* ncon_dropped;      /* (nworld)              contacts dropped by capacity */

@@ -26,6 +26,21 @@ enum { SAP_ACT_MOTOR = 0, SAP_ACT_POSITION = 1, SAP_ACT_VELOCITY = 2 };
 enum { SAP_EQ_CONNECT = 0, SAP_EQ_WELD = 1, SAP_EQ_JOINT = 2, SAP_EQ_TENDON = 3 };
 #define SAP_EQ_NDATA 8  /* eq_data slots per equality constraint */
 
+/* sensor types: numbering as MuJoCo's mjtSensor (the supported subset, host/model_load.c) */
+enum {
+  SAP_SENS_TOUCH = 0, SAP_SENS_ACCELEROMETER = 1, SAP_SENS_VELOCIMETER = 2, SAP_SENS_GYRO = 3,
+  SAP_SENS_FORCE = 4, SAP_SENS_TORQUE = 5, SAP_SENS_JOINTPOS = 9, SAP_SENS_JOINTVEL = 10,
+  SAP_SENS_TENDONPOS = 11, SAP_SENS_TENDONVEL = 12, SAP_SENS_ACTUATORPOS = 13,
+  SAP_SENS_ACTUATORVEL = 14, SAP_SENS_ACTUATORFRC = 15, SAP_SENS_JOINTACTFRC = 16,
+  SAP_SENS_BALLQUAT = 18, SAP_SENS_BALLANGVEL = 19, SAP_SENS_FRAMEPOS = 26, SAP_SENS_FRAMEQUAT = 27,
+  SAP_SENS_FRAMEXAXIS = 28, SAP_SENS_FRAMEYAXIS = 29, SAP_SENS_FRAMEZAXIS = 30,
+  SAP_SENS_FRAMELINVEL = 31, SAP_SENS_FRAMEANGVEL = 32, SAP_SENS_FRAMELINACC = 33,
+  SAP_SENS_FRAMEANGACC = 34, SAP_SENS_SUBTREECOM = 35, SAP_SENS_SUBTREELINVEL = 36,
+  SAP_SENS_SUBTREEANGMOM = 37, SAP_SENS_CLOCK = 45
+};
+/* when a sensor is computed: numbering as MuJoCo's mjtStage (sensor_needstage) */
+enum { SAP_STAGE_POS = 1, SAP_STAGE_VEL = 2, SAP_STAGE_ACC = 3 };
+
 /* actuator transmission */
 enum { SAP_TRN_JOINT = 0, SAP_TRN_TENDON = 1 };
 
@@ -54,6 +69,8 @@ typedef struct sapModel {
   int nsolve_nnz;  /* entries of a scalar SAP row at most: 1, the longest fixed tendon, or the
                     * longest equality row */
   int ncondim;     /* solver rows per contact: 3, or the largest pair condim when 4 or 6 */
+  int nsensor;     /* sensors (MuJoCo's order) */
+  int nsensordata; /* values of all sensors: sum of sensor_dim */
 
   /* options */
   double timestep;      /* h (s) */
@@ -191,6 +208,24 @@ typedef struct sapModel {
                            * point in body 2 frame [3:6] (site form: the site positions);
                            * joint/tendon: polycoef [0:5], y0 = object 1 at qpos0 [5], x0 [6] */
 
+  /* sensors (kernels/sensor.h; README "Sensors"): values at sensordata[sensor_adr : + sensor_dim],
+   * MuJoCo's layout and order. Frame objects (body, xbody, geom, site, camera) are stored as a
+   * pose in the body that carries them */
+  int* sensor_type;       /* (nsensor)      SAP_SENS_* */
+  int* sensor_stage;      /* (nsensor)      SAP_STAGE_*: pos/vel from the state, acc from a step */
+  int* sensor_datatype;   /* (nsensor)      MuJoCo's mjtDataType: 0 real, 1 positive, 2 axis, 3 quaternion */
+  int* sensor_objtype;    /* (nsensor)      MuJoCo's mjtObj of the object */
+  int* sensor_objid;      /* (nsensor)      object id (joint, tendon, actuator, body, site ...) */
+  int* sensor_reftype;    /* (nsensor)      MuJoCo's mjtObj of the reference frame, 0 none */
+  int* sensor_refid;      /* (nsensor)      reference object id, -1: world frame */
+  int* sensor_adr;        /* (nsensor)      first value in sensordata */
+  int* sensor_dim;        /* (nsensor)      number of values */
+  int* sensor_body;       /* (nsensor x 2)  body carrying the object, the reference (-1 none) */
+  double* sensor_frame;   /* (nsensor x 14) object pose in its body (pos 3, quat 4), reference pose */
+  double* sensor_cutoff;  /* (nsensor)      clamp of real (+-) and positive (above) data; 0 none */
+  int* sensor_zonetype;   /* (nsensor)      touch: SAP_GEOM_* of the site zone, else -1 */
+  double* sensor_zonesize;/* (nsensor x 3)  touch: the site's size */
+
   /* keyframes */
   double* key_time;       /* (nkey) */
   double* key_qpos;       /* (nkey x nq) */
@@ -206,6 +241,7 @@ typedef struct sapModel {
   int* name_geomadr;      /* (ngeom) */
   int* name_actuatoradr;  /* (nu) */
   int* name_keyadr;       /* (nkey) */
+  int* name_sensoradr;    /* (nsensor) */
   char* names;            /* (nnames) */
 
   /* storage */

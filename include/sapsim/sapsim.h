@@ -163,6 +163,7 @@ sapStatus sap_reset(sapSim* s, int key, const unsigned char* mask);
 typedef enum {
   SAP_FIELD_QPOS = 0, SAP_FIELD_QVEL, SAP_FIELD_CTRL, SAP_FIELD_TIME, SAP_FIELD_QFRC_APPLIED,
   SAP_FIELD_XPOS, SAP_FIELD_XQUAT, SAP_FIELD_QACC_FREE, SAP_FIELD_MOCAP_POS, SAP_FIELD_MOCAP_QUAT,
+  SAP_FIELD_SENSORDATA, /* (nsensordata) read-only: MuJoCo's layout (sensor_adr, sensor_dim) */
   SAP_NFIELD
 } sapField;
 

@@ -47,8 +47,8 @@ class SapTimers(ctypes.Structure):
     ]
 
 
-SAP_NFIELD = 10  # sapField values: qpos, qvel, ctrl, time, qfrc_applied, xpos, xquat, qacc_free,
-#               mocap_pos, mocap_quat
+SAP_NFIELD = 11  # sapField values: qpos, qvel, ctrl, time, qfrc_applied, xpos, xquat, qacc_free,
+#               mocap_pos, mocap_quat, sensordata
 
 # sapOptions is only ever handled through a pointer to storage the library fills
 # (sap_optionsDefault): this upper bound of its size keeps the binding independent

@@ -66,8 +66,9 @@ _FIELD_ID = {
     "qacc_free": 7,
     "mocap_pos": 8,
     "mocap_quat": 9,
+    "sensordata": 10,
 }
-#: fields of ``Sim.get`` / ``Sim.set`` (xpos, xquat and qacc_free are read-only)
+#: fields of ``Sim.get`` / ``Sim.set`` (xpos, xquat, qacc_free and sensordata are read-only)
 FIELDS: tuple[str, ...] = tuple(_FIELD_ID)
 _WRITABLE = ("qpos", "qvel", "ctrl", "time", "qfrc_applied", "mocap_pos", "mocap_quat")
 
@@ -264,6 +265,7 @@ class Model:
             "nu": "actuator_kind",
             "nkey": "key_time",
             "ntendon": "tendon_adr",
+            "nsensor": "sensor_type",
         }
         for size, array in sizes.items():
             setattr(self, size, self.array(array).shape[0])
@@ -277,6 +279,9 @@ class Model:
         self.geom_names: list[str] = self._names("name_geomadr")
         self.actuator_names: list[str] = self._names("name_actuatoradr")
         self.key_names: list[str] = self._names("name_keyadr")
+        self.sensor_names: list[str] = self._names("name_sensoradr")
+        #: values of all sensors per world (MuJoCo's nsensordata)
+        self.nsensordata: int = int(self.array("sensor_dim").sum())
 
     nq: int  #: generalized coordinates
     nv: int  #: degrees of freedom
@@ -287,6 +292,21 @@ class Model:
     nkey: int  #: keyframes
     ntendon: int  #: fixed tendons
     nmocap: int  #: mocap bodies (``body_mocapid`` >= 0)
+    nsensor: int  #: sensors (MuJoCo's order; ``sensor_adr``, ``sensor_dim`` give the layout)
+
+    def sensor(self, name: Union[int, str]) -> slice:
+        """The columns of sensor ``name`` (or id) in ``Sim.sensordata``:
+        ``slice(sensor_adr, sensor_adr + sensor_dim)``, MuJoCo's layout."""
+        if isinstance(name, str):
+            if name not in self.sensor_names:
+                raise ArgumentError(f"no sensor named '{name}' (sensors: {[n for n in self.sensor_names if n]})")
+            i = self.sensor_names.index(name)
+        elif isinstance(name, (int, np.integer)) and 0 <= name < self.nsensor:
+            i = int(name)
+        else:
+            raise ArgumentError(f"sensor {name!r} does not exist (the scene has {self.nsensor})")
+        adr = int(self.array("sensor_adr")[i])
+        return slice(adr, adr + int(self.array("sensor_dim")[i]))
 
     def array(self, name: str) -> np.ndarray:
         """A model array by its ``sapModel`` field name (``"body_mass"``,
@@ -632,6 +652,21 @@ class Sim:
         """(nworld, nbody, 4) float64 body frame orientations, w-x-y-z (read-only);
         as :attr:`xpos`, those of the state the last step started from."""
         return self._field("xquat")
+
+    @property
+    def sensordata(self) -> np.ndarray:
+        """(nworld, nsensordata) float64 sensor values (read-only), MuJoCo's layout and
+        order (``model.sensor(name)`` gives a sensor's columns). Position and velocity
+        sensors describe the current state (after a step, a reset or a state write);
+        acceleration sensors (accelerometer, force, torque, touch, actuatorfrc, ...) the
+        last step: its solved acceleration (v' - v) / h and contact forces (impulses / h),
+        0 after a reset. MuJoCo's ``mj_step`` instead leaves ``sensordata`` of the state the
+        step started from. A view on the CPU, a snapshot on the GPU."""
+        return self._field("sensordata")
+
+    def sensor(self, name: Union[int, str]) -> np.ndarray:
+        """(nworld, sensor_dim) values of one sensor by name or id (see :attr:`sensordata`)."""
+        return self.sensordata[:, self._model.sensor(name)]
 
     def _diag(self, name: str) -> np.ndarray:
         if self.on_gpu:

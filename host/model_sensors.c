@@ -1,0 +1,184 @@
+/* Sensor import: MuJoCo's compiled sensors (sensor_type/objtype/objid/reftype/refid/adr/dim/
+ * cutoff, mujoco_semantics.md §8) converted to sapModel's sensor table, same order and layout.
+ * Frame objects become a pose in the body that carries them; a sensor type, object or option
+ * sapsim does not compute is refused by name. Noise is stored by MuJoCo and never applied
+ * (as MuJoCo's mj_forward), so it is ignored here. */
+#include <math.h>
+#include <string.h>
+
+#include <mujoco/mujoco.h>
+
+#include "model.h"
+#include "sim.h"
+
+/* MuJoCo's numbering is sapsim's (include/sapsim/model.h) */
+_Static_assert(SAP_SENS_TOUCH == (int)mjSENS_TOUCH && SAP_SENS_TORQUE == (int)mjSENS_TORQUE &&
+               SAP_SENS_JOINTPOS == (int)mjSENS_JOINTPOS && SAP_SENS_JOINTACTFRC == (int)mjSENS_JOINTACTFRC &&
+               SAP_SENS_BALLQUAT == (int)mjSENS_BALLQUAT && SAP_SENS_BALLANGVEL == (int)mjSENS_BALLANGVEL &&
+               SAP_SENS_FRAMEPOS == (int)mjSENS_FRAMEPOS && SAP_SENS_FRAMEANGACC == (int)mjSENS_FRAMEANGACC &&
+               SAP_SENS_SUBTREECOM == (int)mjSENS_SUBTREECOM &&
+               SAP_SENS_SUBTREEANGMOM == (int)mjSENS_SUBTREEANGMOM && SAP_SENS_CLOCK == (int)mjSENS_CLOCK &&
+               SAP_STAGE_POS == (int)mjSTAGE_POS && SAP_STAGE_ACC == (int)mjSTAGE_ACC,
+               "sensor numbering differs from MuJoCo's");
+
+/* MuJoCo's name of a sensor type, for messages */
+static const char* type_name(int t) {
+  static const struct { int t; const char* n; } names[] = {
+      {mjSENS_TOUCH, "touch"}, {mjSENS_ACCELEROMETER, "accelerometer"},
+      {mjSENS_VELOCIMETER, "velocimeter"}, {mjSENS_GYRO, "gyro"}, {mjSENS_FORCE, "force"},
+      {mjSENS_TORQUE, "torque"}, {mjSENS_MAGNETOMETER, "magnetometer"},
+      {mjSENS_RANGEFINDER, "rangefinder"}, {mjSENS_CAMPROJECTION, "camprojection"},
+      {mjSENS_JOINTPOS, "jointpos"}, {mjSENS_JOINTVEL, "jointvel"}, {mjSENS_TENDONPOS, "tendonpos"},
+      {mjSENS_TENDONVEL, "tendonvel"}, {mjSENS_ACTUATORPOS, "actuatorpos"},
+      {mjSENS_ACTUATORVEL, "actuatorvel"}, {mjSENS_ACTUATORFRC, "actuatorfrc"},
+      {mjSENS_JOINTACTFRC, "jointactuatorfrc"}, {mjSENS_TENDONACTFRC, "tendonactuatorfrc"},
+      {mjSENS_BALLQUAT, "ballquat"}, {mjSENS_BALLANGVEL, "ballangvel"},
+      {mjSENS_JOINTLIMITPOS, "jointlimitpos"}, {mjSENS_JOINTLIMITVEL, "jointlimitvel"},
+      {mjSENS_JOINTLIMITFRC, "jointlimitfrc"}, {mjSENS_TENDONLIMITPOS, "tendonlimitpos"},
+      {mjSENS_TENDONLIMITVEL, "tendonlimitvel"}, {mjSENS_TENDONLIMITFRC, "tendonlimitfrc"},
+      {mjSENS_FRAMEPOS, "framepos"}, {mjSENS_FRAMEQUAT, "framequat"},
+      {mjSENS_FRAMEXAXIS, "framexaxis"}, {mjSENS_FRAMEYAXIS, "frameyaxis"},
+      {mjSENS_FRAMEZAXIS, "framezaxis"}, {mjSENS_FRAMELINVEL, "framelinvel"},
+      {mjSENS_FRAMEANGVEL, "frameangvel"}, {mjSENS_FRAMELINACC, "framelinacc"},
+      {mjSENS_FRAMEANGACC, "frameangacc"}, {mjSENS_SUBTREECOM, "subtreecom"},
+      {mjSENS_SUBTREELINVEL, "subtreelinvel"}, {mjSENS_SUBTREEANGMOM, "subtreeangmom"},
+      {mjSENS_INSIDESITE, "insidesite"}, {mjSENS_GEOMDIST, "distance"},
+      {mjSENS_GEOMNORMAL, "normal"}, {mjSENS_GEOMFROMTO, "fromto"}, {mjSENS_CONTACT, "contact"},
+      {mjSENS_E_POTENTIAL, "e_potential"}, {mjSENS_E_KINETIC, "e_kinetic"},
+      {mjSENS_CLOCK, "clock"}, {mjSENS_TACTILE, "tactile"}, {mjSENS_PLUGIN, "plugin"},
+      {mjSENS_USER, "user"}};
+  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+    if (names[i].t == t) return names[i].n;
+  return "unknown";
+}
+
+static int supported_type(int t) {
+  switch (t) {
+    case mjSENS_TOUCH: case mjSENS_ACCELEROMETER: case mjSENS_VELOCIMETER: case mjSENS_GYRO:
+    case mjSENS_FORCE: case mjSENS_TORQUE: case mjSENS_JOINTPOS: case mjSENS_JOINTVEL:
+    case mjSENS_TENDONPOS: case mjSENS_TENDONVEL: case mjSENS_ACTUATORPOS: case mjSENS_ACTUATORVEL:
+    case mjSENS_ACTUATORFRC: case mjSENS_JOINTACTFRC: case mjSENS_BALLQUAT: case mjSENS_BALLANGVEL:
+    case mjSENS_FRAMEPOS: case mjSENS_FRAMEQUAT: case mjSENS_FRAMEXAXIS: case mjSENS_FRAMEYAXIS:
+    case mjSENS_FRAMEZAXIS: case mjSENS_FRAMELINVEL: case mjSENS_FRAMEANGVEL:
+    case mjSENS_FRAMELINACC: case mjSENS_FRAMEANGACC: case mjSENS_SUBTREECOM:
+    case mjSENS_SUBTREELINVEL: case mjSENS_SUBTREEANGMOM: case mjSENS_CLOCK:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+static const char* sname(const mjModel* mj, int i) {
+  const char* n = mj->names + mj->name_sensoradr[i];
+  return *n ? n : "(unnamed)";
+}
+
+/* body and local pose (pos, quat) of a frame object; 0 when the object type has no frame */
+static int object_frame(const mjModel* mj, int type, int id, int* body, double* pose) {
+  static const double ident[7] = {0, 0, 0, 1, 0, 0, 0};
+  memcpy(pose, ident, sizeof(ident));
+  switch (type) {
+    case mjOBJ_XBODY: *body = id; return 1;
+    case mjOBJ_BODY:
+      *body = id;
+      memcpy(pose, mj->body_ipos + 3 * id, 3 * sizeof(double));
+      memcpy(pose + 3, mj->body_iquat + 4 * id, 4 * sizeof(double));
+      return 1;
+    case mjOBJ_GEOM:
+      *body = mj->geom_bodyid[id];
+      memcpy(pose, mj->geom_pos + 3 * id, 3 * sizeof(double));
+      memcpy(pose + 3, mj->geom_quat + 4 * id, 4 * sizeof(double));
+      return 1;
+    case mjOBJ_SITE:
+      *body = mj->site_bodyid[id];
+      memcpy(pose, mj->site_pos + 3 * id, 3 * sizeof(double));
+      memcpy(pose + 3, mj->site_quat + 4 * id, 4 * sizeof(double));
+      return 1;
+    case mjOBJ_CAMERA:
+      *body = mj->cam_bodyid[id];
+      memcpy(pose, mj->cam_pos + 3 * id, 3 * sizeof(double));
+      memcpy(pose + 3, mj->cam_quat + 4 * id, 4 * sizeof(double));
+      return 1;
+    default: return 0;
+  }
+}
+
+/* the sensors sapsim cannot compute, named; SAP_OK when all can be */
+sapStatus sap_checkSensors(const mjModel* mj, const char* path) {
+  if (mj->nsensor == 0) return SAP_OK;
+  if (mj->opt.disableflags & mjDSBL_SENSOR)
+    return sap_fail(SAP_ERR_UNSUPPORTED, "%s: <flag sensor=\"disable\"/> is not supported (remove the "
+                    "sensors or enable them)", path);
+  int connect = 0;
+  for (int e = 0; e < mj->neq; e++) connect |= mj->eq_type[e] == mjEQ_CONNECT || mj->eq_type[e] == mjEQ_WELD;
+  for (int i = 0; i < mj->nsensor; i++) {
+    int t = mj->sensor_type[i], ot = mj->sensor_objtype[i], id = mj->sensor_objid[i];
+    const char* n = sname(mj, i);
+    if (!supported_type(t))
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: sensor '%s' has type %s, which sapsim does not compute "
+                      "(supported: README \"Sensors\")", path, n, type_name(t));
+    if (mj->sensor_plugin[i] >= 0)
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: sensor '%s' is a plugin sensor, which is not supported", path, n);
+    if (mj->sensor_history[2 * i] > 0 || mj->sensor_historyadr[i] >= 0 || mj->sensor_delay[i] != 0 ||
+        mj->sensor_interval[2 * i] != 0)
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: sensor '%s' has a history, delay or interval "
+                      "(nsample/delay/interval), which is not supported", path, n);
+    if (mj->sensor_needstage[i] < mjSTAGE_POS || mj->sensor_needstage[i] > mjSTAGE_ACC)
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: sensor '%s' (%s) has an unexpected stage %d", path, n,
+                      type_name(t), mj->sensor_needstage[i]);
+    for (int r = 0; r < 2; r++) {
+      int ty = r ? mj->sensor_reftype[i] : ot, oid = r ? mj->sensor_refid[i] : id;
+      if (oid >= 0 && ty == mjOBJ_CAMERA && mj->cam_mode[oid] != mjCAMLIGHT_FIXED)
+        return sap_fail(SAP_ERR_UNSUPPORTED, "%s: sensor '%s' uses a tracking camera (mode other than "
+                        "fixed), which is not supported", path, n);
+    }
+    if (t == mjSENS_TOUCH) {
+      int st = mj->site_type[id];
+      if (st != mjGEOM_SPHERE && st != mjGEOM_CAPSULE && st != mjGEOM_ELLIPSOID &&
+          st != mjGEOM_CYLINDER && st != mjGEOM_BOX)
+        return sap_fail(SAP_ERR_UNSUPPORTED, "%s: touch sensor '%s' has a site of geom type %d; "
+                        "sapsim supports sphere, capsule, ellipsoid, cylinder and box zones", path, n, st);
+    }
+    if ((t == mjSENS_FORCE || t == mjSENS_TORQUE) && connect)
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: %s sensor '%s' in a model with connect or weld "
+                      "equality constraints is not supported (their forces are not in cfrc_int)", path,
+                      type_name(t), n);
+    if ((t == mjSENS_ACTUATORPOS || t == mjSENS_ACTUATORVEL || t == mjSENS_ACTUATORFRC) &&
+        mj->sensor_dim[i] != 1)
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: sensor '%s' has %d values; sapsim supports one output "
+                      "per actuator", path, n, mj->sensor_dim[i]);
+    if (!isfinite(mj->sensor_cutoff[i]) || mj->sensor_cutoff[i] < 0)
+      return sap_fail(SAP_ERR_SCENE, "%s: sensor '%s' has cutoff %g; it must be finite and >= 0", path,
+                      n, mj->sensor_cutoff[i]);
+  }
+  return SAP_OK;
+}
+
+/* fill m's sensor table (sizes set, arrays allocated) from mj */
+void sap_copySensors(sapModel* m, const mjModel* mj) {
+  for (int i = 0; i < m->nsensor; i++) {
+    int t = mj->sensor_type[i];
+    m->sensor_type[i] = t;
+    m->sensor_stage[i] = mj->sensor_needstage[i];
+    m->sensor_datatype[i] = mj->sensor_datatype[i];
+    m->sensor_objtype[i] = mj->sensor_objtype[i];
+    m->sensor_objid[i] = mj->sensor_objid[i];
+    m->sensor_reftype[i] = mj->sensor_reftype[i];
+    m->sensor_refid[i] = mj->sensor_refid[i];
+    m->sensor_adr[i] = mj->sensor_adr[i];
+    m->sensor_dim[i] = mj->sensor_dim[i];
+    m->sensor_cutoff[i] = mj->sensor_cutoff[i];
+    m->name_sensoradr[i] = mj->name_sensoradr[i];
+    m->sensor_zonetype[i] = -1;
+    int* body = m->sensor_body + 2 * i;
+    double* frame = m->sensor_frame + 14 * i;
+    body[0] = body[1] = -1;
+    if (!object_frame(mj, mj->sensor_objtype[i], mj->sensor_objid[i], body, frame)) body[0] = -1;
+    if (mj->sensor_refid[i] < 0 || !object_frame(mj, mj->sensor_reftype[i], mj->sensor_refid[i], body + 1, frame + 7))
+      body[1] = -1;
+    if (t == mjSENS_TOUCH) {
+      m->sensor_zonetype[i] = mj->site_type[mj->sensor_objid[i]];
+      memcpy(m->sensor_zonesize + 3 * i, mj->site_size + 3 * mj->sensor_objid[i], 3 * sizeof(double));
+    }
+  }
+}

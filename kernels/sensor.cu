@@ -1,0 +1,39 @@
+/* CUDA launchers of the sensor stages: one thread per world running the per-world sensor
+ * bodies of the CPU backend (kernels/sensor.h; host/sensor.c has the CPU drivers and the
+ * scratch offsets). Sensors are light next to the solve; this is the reference layout. */
+#include "backend.h"
+#include "cuda_check.h"
+#include "sensor.h"
+
+#define THREADS 128
+
+static __global__ void sensor_posvel_kernel(sapModel m, sapData d, long work_off, int skip, int need) {
+  int w = blockIdx.x * blockDim.x + threadIdx.x;
+  if (w >= d.nworld || (d.world_flags[w] & skip)) return;
+  double* work = (double*)(d.scratch + (size_t)w * d.nscratch + work_off);
+  sapw_sensorPosVel(&m, need, d.qpos + (size_t)w * m.nq, d.qvel + (size_t)w * m.nv,
+                    d.mocap_pos + (size_t)w * m.nmocap * 3, d.mocap_quat + (size_t)w * m.nmocap * 4,
+                    d.time[w], d.sensordata + (size_t)w * m.nsensordata, work);
+}
+
+sapStatus sapg_sensorPosVel(sapSim* s, int skip) {
+  SAPG_LAUNCH(sensor_posvel_kernel, sapg_blocks(s->dd.nworld, THREADS), THREADS)(
+      s->dm, s->dd, s->sensor_work_off, skip, sapw_sensorNeeds(s->m, SAP_STAGE_VEL));
+  SAPG_CHECK_LAUNCH("sensor_posvel");
+  return SAP_OK;
+}
+
+static __global__ void sensor_acc_kernel(sapModel m, sapData d, sapSensorSolve S) {
+  int w = blockIdx.x * blockDim.x + threadIdx.x;
+  if (w >= d.nworld || (d.world_flags[w] & SAP_WORLD_SKIP)) return;
+  sapw_sensorAcc(&m, &d, w, &S);
+}
+
+sapStatus sapg_sensorAcc(sapSim* s) {
+  if (!sap_modelAccSensors(s->m)) return SAP_OK;
+  sapSensorSolve S;
+  sapc_sensorSolveInfo(s, &S);
+  SAPG_LAUNCH(sensor_acc_kernel, sapg_blocks(s->dd.nworld, THREADS), THREADS)(s->dm, s->dd, S);
+  SAPG_CHECK_LAUNCH("sensor_acc");
+  return SAP_OK;
+}

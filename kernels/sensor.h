@@ -1,0 +1,593 @@
+/* Sensors of one world (MuJoCo's mj_sensorPos / mj_sensorVel / mj_sensorAcc, engine_sensor.c,
+ * with mj_objectVelocity, mj_objectAcceleration, mj_subtreeVel and mj_rnePostConstraint;
+ * mujoco_semantics.md §8), in fp64, shared by the CPU backend (host/sensor.c) and the CUDA
+ * kernels (kernels/sensor.cu). Reference version: one thread per world.
+ *   position/velocity stage (sapw_sensorPosVel): from (qpos, qvel) alone, own kinematics;
+ *   acceleration stage (sapw_sensorAcc): from a step's start state, its solved acceleration
+ *     qacc = (v_{n+1} - v_n) / h and its SAP impulses (contact force = impulse / h).
+ * Spatial vectors are [angular; linear] about each tree's root body origin (cref, as in
+ * dynamics_t.h); MuJoCo's are about the root's subtree com: any point gives the same values. */
+#ifndef SAPSIM_SENSOR_H
+#define SAPSIM_SENSOR_H
+
+#include "kernels.h"
+#include "sap_solve.h"  /* sapw_midpointAlpha0, SAP_CDIM_MAX */
+#include "sapsim/data.h"
+
+#define sapv3 sapu_copy3_f64
+
+/* what a sensor set needs (bits of sapw_sensorNeeds) */
+enum {
+  SAP_SNEED_KIN = 1, SAP_SNEED_VEL = 2, SAP_SNEED_SUBTREE = 4, SAP_SNEED_SUBVEL = 8,
+  SAP_SNEED_MOTION = 16, /* acc stage: cvel and cacc (accelerometer, frame acc, force, torque) */
+  SAP_SNEED_FORCE = 32   /* acc stage: cfrc_int (force, torque) */
+};
+
+SAP_HD int sapw_sensorNeeds(const sapModel* m, int stage) {
+  int need = 0;
+  for (int i = 0; i < m->nsensor; i++) {
+    int t = m->sensor_type[i];
+    if (m->sensor_stage[i] == SAP_STAGE_ACC && stage != SAP_STAGE_ACC) continue;
+    if (m->sensor_stage[i] != SAP_STAGE_ACC && stage == SAP_STAGE_ACC) continue;
+    if (m->sensor_body[2 * i] >= 0 || t == SAP_SENS_SUBTREECOM) need |= SAP_SNEED_KIN;
+    if (t == SAP_SENS_VELOCIMETER || t == SAP_SENS_GYRO || t == SAP_SENS_FRAMELINVEL ||
+        t == SAP_SENS_FRAMEANGVEL)
+      need |= SAP_SNEED_KIN | SAP_SNEED_VEL;
+    if (t == SAP_SENS_SUBTREECOM) need |= SAP_SNEED_SUBTREE;
+    if (t == SAP_SENS_SUBTREELINVEL || t == SAP_SENS_SUBTREEANGMOM)
+      need |= SAP_SNEED_KIN | SAP_SNEED_VEL | SAP_SNEED_SUBTREE | SAP_SNEED_SUBVEL;
+    if (t == SAP_SENS_ACCELEROMETER || t == SAP_SENS_FRAMELINACC || t == SAP_SENS_FRAMEANGACC)
+      need |= SAP_SNEED_MOTION;
+    if (t == SAP_SENS_FORCE || t == SAP_SENS_TORQUE) need |= SAP_SNEED_MOTION | SAP_SNEED_FORCE;
+  }
+  return need;
+}
+
+/* doubles of one world's sensor work area (both stages; they never run at once) */
+SAP_HD long sapw_sensorWork(const sapModel* m) {
+  long pv = 53L * m->nbody + 6L * m->njnt + 6L * m->nv;
+  long acc = 28L * m->nbody + m->nv;
+  return pv > acc ? pv : acc;
+}
+
+/* ---- small fp64 helpers ------------------------------------------------------------ */
+
+/* world pose (pos, quat, R) of a point frame given in body b's frame (lp, lq): MuJoCo's
+ * mj_local2Global (pos = x_b + R_b lp, quat = q_b * lq, R from quat) */
+SAP_HD void sapw_sensorFrame(const double* xpos, const double* xquat, const double* xmat, int b,
+                             const double* lp, const double* lq, double* pos, double* quat,
+                             double* R) {
+  double t[3];
+  sapu_mulMatVec3_f64(t, xmat + 9 * b, lp);
+  for (int k = 0; k < 3; k++) pos[k] = xpos[3 * b + k] + t[k];
+  sapu_quatMul_f64(quat, xquat + 4 * b, lq);
+  sapu_quat2Mat_f64(R, quat);
+}
+
+/* body velocities cvel [omega; v at cref] and, when qacc != 0, accelerations cacc
+ * = parent + cdof_dot qvel + cdof qacc with the world at -g (mj_comVel, mj_rnePostConstraint) */
+SAP_HD void sapw_sensorMotion(const sapModel* m, const double* qvel, const double* qacc,
+                              const double* cdof, double* cvel, double* cacc) {
+  for (int k = 0; k < 6; k++) cvel[k] = 0;
+  if (qacc) {
+    for (int k = 0; k < 3; k++) cacc[k] = 0;
+    for (int k = 0; k < 3; k++) cacc[3 + k] = -m->gravity[k];
+  }
+  for (int b = 1; b < m->nbody; b++) {
+    int p = m->body_parentid[b];
+    double* v = cvel + 6 * b;
+    double* a = qacc ? cacc + 6 * b : (double*)0;
+    for (int k = 0; k < 6; k++) v[k] = cvel[6 * p + k];
+    if (a)
+      for (int k = 0; k < 6; k++) a[k] = cacc[6 * p + k];
+    for (int j = m->body_jntadr[b]; j < m->body_jntadr[b] + m->body_jntnum[b]; j++) {
+      int d = m->jnt_dofadr[j], type = m->jnt_type[j], nrot = 1;
+      double s[6], sdot[6], vbefore[6];
+      if (type == SAP_JNT_FREE) {  /* translations: cdof_dot = 0 (root joint) */
+        for (int i = d; i < d + 3; i++)
+          for (int k = 0; k < 6; k++) {
+            v[k] += cdof[6 * i + k] * qvel[i];
+            if (a) a[k] += cdof[6 * i + k] * qacc[i];
+          }
+        d += 3;
+      }
+      if (type == SAP_JNT_FREE || type == SAP_JNT_BALL) nrot = 3;
+      for (int k = 0; k < 6; k++) vbefore[k] = v[k];
+      for (int i = d; i < d + nrot; i++) {
+        for (int k = 0; k < 6; k++) s[k] = cdof[6 * i + k];
+        sapu_crossMotion_f64(sdot, vbefore, s);
+        for (int k = 0; k < 6; k++) {
+          if (a) a[k] += sdot[k] * qvel[i] + s[k] * qacc[i];
+          v[k] += s[k] * qvel[i];
+        }
+      }
+    }
+  }
+}
+
+/* 6D velocity (or acceleration with the omega x v term) of the point pos moving with body b,
+ * from the body's spatial vector X at cref: [X_ang; X_lin + X_ang x (pos - cref)] */
+SAP_HD void sapw_sensorPoint(const double* X, const double* cref, const double* pos, double* out) {
+  double r[3], c[3];
+  for (int k = 0; k < 3; k++) r[k] = pos[k] - cref[k];
+  sapu_cross3_f64(c, X, r);
+  for (int k = 0; k < 3; k++) {
+    out[k] = X[k];
+    out[3 + k] = X[3 + k] + c[k];
+  }
+}
+
+/* clamp by cutoff: real data to [-c, c], positive data from above (apply_cutoff) */
+SAP_HD void sapw_sensorCutoff(const sapModel* m, int i, double* out) {
+  double c = m->sensor_cutoff[i];
+  if (!(c > 0)) return;
+  for (int k = 0; k < m->sensor_dim[i]; k++) {
+    if (m->sensor_datatype[i] == 0) out[k] = out[k] < -c ? -c : (out[k] > c ? c : out[k]);
+    else if (m->sensor_datatype[i] == 1) out[k] = out[k] > c ? c : out[k];
+  }
+}
+
+/* t-interval where a quadratic a t^2 + b t + c <= 0 (a > 0); 0 when empty */
+SAP_HD int sapw_quadInterval(double a, double b, double c, double* lo, double* hi) {
+  double disc = b * b - 4 * a * c;
+  if (!(a > 0) || disc < 0) return 0;
+  double s = sqrt(disc);
+  *lo = (-b - s) / (2 * a);
+  *hi = (-b + s) / (2 * a);
+  return 1;
+}
+
+/* t-interval where |p + t u| <= s along one axis; 0 when empty */
+SAP_HD int sapw_slabInterval(double p, double u, double s, double* lo, double* hi) {
+  if (u == 0) {
+    *lo = -1e300; *hi = 1e300;
+    return p >= -s && p <= s;
+  }
+  double t1 = (-s - p) / u, t2 = (s - p) / u;
+  *lo = t1 < t2 ? t1 : t2;
+  *hi = t1 < t2 ? t2 : t1;
+  return 1;
+}
+
+/* does the ray p + t u, t >= 0 (local frame of the zone) meet the solid zone of type
+ * SAP_GEOM_* with MuJoCo sizes? (mju_rayGeom >= 0 for sphere, capsule, ellipsoid,
+ * cylinder, box; every shape is convex, so the ray meets it iff its t-interval reaches t >= 0) */
+SAP_HD int sapw_rayHitsZone(int type, const double* size, const double* p, const double* u) {
+  double lo = 0, hi = 1e300, a, b;
+  if (type == SAP_GEOM_SPHERE || type == SAP_GEOM_ELLIPSOID) {
+    double q[3], v[3];
+    for (int k = 0; k < 3; k++) {
+      double s = type == SAP_GEOM_SPHERE ? size[0] : size[k];
+      q[k] = p[k] / s;
+      v[k] = u[k] / s;
+    }
+    if (!sapw_quadInterval(sapu_dot3_f64(v, v), 2 * sapu_dot3_f64(q, v), sapu_dot3_f64(q, q) - 1, &a, &b))
+      return 0;
+    return b >= 0;
+  }
+  if (type == SAP_GEOM_BOX) {
+    for (int k = 0; k < 3; k++) {
+      if (!sapw_slabInterval(p[k], u[k], size[k], &a, &b)) return 0;
+      lo = a > lo ? a : lo;
+      hi = b < hi ? b : hi;
+    }
+    return lo <= hi;
+  }
+  if (type == SAP_GEOM_CYLINDER || type == SAP_GEOM_CAPSULE) {
+    double r = size[0], hl = size[1], qa = u[0] * u[0] + u[1] * u[1];
+    double qb = 2 * (p[0] * u[0] + p[1] * u[1]), qc = p[0] * p[0] + p[1] * p[1] - r * r;
+    int hit = 0;
+    /* the straight part: inside the infinite cylinder and within the slab |z| <= hl */
+    double c0 = -1e300, c1 = 1e300;
+    int in = qa > 0 ? sapw_quadInterval(qa, qb, qc, &c0, &c1) : qc <= 0;
+    if (in && sapw_slabInterval(p[2], u[2], hl, &a, &b)) {
+      a = a > c0 ? a : c0;
+      b = b < c1 ? b : c1;
+      a = a > 0 ? a : 0;
+      hit = a <= b;
+    }
+    /* the caps of a capsule: spheres at z = +-hl */
+    for (int s = -1; s <= 1 && !hit && type == SAP_GEOM_CAPSULE; s += 2) {
+      double q[3] = {p[0], p[1], p[2] - s * hl};
+      if (sapw_quadInterval(sapu_dot3_f64(u, u), 2 * sapu_dot3_f64(q, u), sapu_dot3_f64(q, q) - r * r, &a, &b))
+        hit = b >= 0;
+    }
+    return hit;
+  }
+  return 0;
+}
+
+/* ---- position and velocity stage -------------------------------------------------- */
+
+/* subtree coms, linear velocities and angular momenta (mj_comPos, mj_subtreeVel) */
+SAP_HD void sapw_sensorSubtree(const sapModel* m, const double* xipos, const double* ximat,
+                               const double* cref, const double* cvel, int vel, double* com,
+                               double* lin, double* ang, double* bvel, double* mass) {
+  int nb = m->nbody;
+  for (int b = 0; b < nb; b++) {
+    mass[b] = m->body_mass[b];
+    for (int k = 0; k < 3; k++) com[3 * b + k] = xipos[3 * b + k] * m->body_mass[b];
+  }
+  for (int b = nb - 1; b > 0; b--) {
+    int p = m->body_parentid[b];
+    mass[p] += mass[b];
+    for (int k = 0; k < 3; k++) com[3 * p + k] += com[3 * b + k];
+  }
+  for (int b = 0; b < nb; b++)
+    for (int k = 0; k < 3; k++)
+      com[3 * b + k] = mass[b] > 1e-15 ? com[3 * b + k] / mass[b] : xipos[3 * b + k];
+  if (!vel) return;
+  for (int b = 0; b < nb; b++) {
+    /* body com velocity (zero for a body without dofs up to its weld) and momenta */
+    double* bv = bvel + 6 * b;
+    if (b == 0 || m->body_dofnum[m->body_weldid[b]] == 0)
+      for (int k = 0; k < 6; k++) bv[k] = 0;
+    else
+      sapw_sensorPoint(cvel + 6 * b, cref + 3 * b, xipos + 3 * b, bv);
+    double dv[3];
+    for (int k = 0; k < 3; k++) lin[3 * b + k] = bv[3 + k] * m->body_mass[b];
+    sapu_mulMatTVec3_f64(dv, ximat + 9 * b, bv);
+    for (int k = 0; k < 3; k++) dv[k] *= m->body_inertia[3 * b + k];
+    sapu_mulMatVec3_f64(ang + 3 * b, ximat + 9 * b, dv);
+  }
+  for (int b = nb - 1; b >= 0; b--) {
+    if (b)
+      for (int k = 0; k < 3; k++) lin[3 * m->body_parentid[b] + k] += lin[3 * b + k];
+    double s = 1 / (mass[b] > 1e-15 ? mass[b] : 1e-15);
+    for (int k = 0; k < 3; k++) lin[3 * b + k] *= s;
+  }
+  for (int b = nb - 1; b > 0; b--) {
+    int p = m->body_parentid[b];
+    double dx[3], dv[3], dL[3];
+    for (int k = 0; k < 3; k++) {
+      dx[k] = xipos[3 * b + k] - com[3 * b + k];
+      dv[k] = (bvel[6 * b + 3 + k] - lin[3 * b + k]) * m->body_mass[b];
+    }
+    sapu_cross3_f64(dL, dx, dv);
+    for (int k = 0; k < 3; k++) ang[3 * b + k] += dL[k];
+    for (int k = 0; k < 3; k++) ang[3 * p + k] += ang[3 * b + k];
+    for (int k = 0; k < 3; k++) {
+      dx[k] = com[3 * b + k] - com[3 * p + k];
+      dv[k] = (lin[3 * b + k] - lin[3 * p + k]) * mass[b];
+    }
+    sapu_cross3_f64(dL, dx, dv);
+    for (int k = 0; k < 3; k++) ang[3 * p + k] += dL[k];
+  }
+}
+
+/* transmission length and velocity of actuator u (actuatorpos / actuatorvel) */
+SAP_HD void sapw_sensorActuatorLength(const sapModel* m, const double* qpos, const double* qvel, int u,
+                                      double* len, double* vel) {
+  sapw_actuatorLength_f64(m, qpos, qvel, u, len, vel);
+}
+
+/* every position- and velocity-stage sensor of a world from its state; work holds
+ * sapw_sensorWork(m) doubles; need = sapw_sensorNeeds(m, SAP_STAGE_VEL) (computed once per
+ * batch). Acceleration-stage values are left as they are. */
+SAP_HD void sapw_sensorPosVel(const sapModel* m, int need, const double* qpos, const double* qvel,
+                              const double* mpos, const double* mquat, double time,
+                              double* sensordata, double* work) {
+  int nb = m->nbody;
+  double* xpos = work;
+  double* xquat = xpos + 3 * nb;
+  double* xmat = xquat + 4 * nb;
+  double* xipos = xmat + 9 * nb;
+  double* ximat = xipos + 3 * nb;
+  double* cref = ximat + 9 * nb;
+  double* cvel = cref + 3 * nb;
+  double* com = cvel + 6 * nb;
+  double* lin = com + 3 * nb;
+  double* ang = lin + 3 * nb;
+  double* bvel = ang + 3 * nb;
+  double* mass = bvel + 6 * nb;
+  double* cdof = mass + nb;                        /* 53 nb so far */
+  double* xanchor = cdof + 6 * m->nv;
+  double* xaxis = xanchor + 3 * m->njnt;
+  if (need & SAP_SNEED_KIN) {
+    sapw_kinematics_f64(m, qpos, mpos, mquat, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis,
+                        (double*)0, (double*)0);  /* frames come from the bodies */
+    if (need & SAP_SNEED_VEL) sapw_comPos_f64(m, xpos, xmat, xanchor, xaxis, cref, cdof);
+  }
+  if (need & SAP_SNEED_VEL) sapw_sensorMotion(m, qvel, (const double*)0, cdof, cvel, (double*)0);
+  if (need & SAP_SNEED_SUBTREE)
+    sapw_sensorSubtree(m, xipos, ximat, cref, cvel, (need & SAP_SNEED_SUBVEL) != 0, com, lin, ang, bvel, mass);
+
+  for (int i = 0; i < m->nsensor; i++) {
+    if (m->sensor_stage[i] == SAP_STAGE_ACC) continue;
+    int t = m->sensor_type[i], id = m->sensor_objid[i];
+    int b = m->sensor_body[2 * i], rb = m->sensor_body[2 * i + 1];
+    double* out = sensordata + m->sensor_adr[i];
+    double pos[3] = {0, 0, 0}, quat[4] = {1, 0, 0, 0}, R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    double rpos[3] = {0, 0, 0}, rquat[4] = {1, 0, 0, 0}, rR[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    double V[6], Vr[6], tmp[3], tmp2[3];
+    const double* fr = m->sensor_frame + 14 * i;
+    if (b >= 0) sapw_sensorFrame(xpos, xquat, xmat, b, fr, fr + 3, pos, quat, R);
+    if (rb >= 0) sapw_sensorFrame(xpos, xquat, xmat, rb, fr + 7, fr + 10, rpos, rquat, rR);
+    switch (t) {
+      case SAP_SENS_JOINTPOS: out[0] = qpos[m->jnt_qposadr[id]]; break;
+      case SAP_SENS_JOINTVEL: out[0] = qvel[m->jnt_dofadr[id]]; break;
+      case SAP_SENS_TENDONPOS:
+      case SAP_SENS_TENDONVEL: {
+        double l = 0, v = 0;
+        for (int k = m->tendon_adr[id]; k < m->tendon_adr[id] + m->tendon_num[id]; k++) {
+          l += m->wrap_coef[k] * qpos[m->jnt_qposadr[m->wrap_jnt[k]]];
+          v += m->wrap_coef[k] * qvel[m->jnt_dofadr[m->wrap_jnt[k]]];
+        }
+        out[0] = t == SAP_SENS_TENDONPOS ? l : v;
+        break;
+      }
+      case SAP_SENS_ACTUATORPOS:
+      case SAP_SENS_ACTUATORVEL: {
+        double l, v;
+        sapw_sensorActuatorLength(m, qpos, qvel, id, &l, &v);
+        out[0] = t == SAP_SENS_ACTUATORPOS ? l : v;
+        break;
+      }
+      case SAP_SENS_BALLQUAT: {
+        for (int k = 0; k < 4; k++) out[k] = qpos[m->jnt_qposadr[id] + k];
+        double n = sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3]);
+        if (n < 1e-15) { out[0] = 1; out[1] = out[2] = out[3] = 0; }
+        else for (int k = 0; k < 4; k++) out[k] /= n;
+        break;
+      }
+      case SAP_SENS_BALLANGVEL: sapv3(out, qvel + m->jnt_dofadr[id]); break;
+      case SAP_SENS_CLOCK: out[0] = time; break;
+      case SAP_SENS_FRAMEPOS:
+        if (rb < 0) sapv3(out, pos);
+        else {
+          for (int k = 0; k < 3; k++) tmp[k] = pos[k] - rpos[k];
+          sapu_mulMatTVec3_f64(out, rR, tmp);
+        }
+        break;
+      case SAP_SENS_FRAMEXAXIS:
+      case SAP_SENS_FRAMEYAXIS:
+      case SAP_SENS_FRAMEZAXIS: {
+        int c = t - SAP_SENS_FRAMEXAXIS;
+        for (int k = 0; k < 3; k++) tmp[k] = R[3 * k + c];
+        if (rb < 0) sapv3(out, tmp);
+        else sapu_mulMatTVec3_f64(out, rR, tmp);
+        break;
+      }
+      case SAP_SENS_FRAMEQUAT:
+        if (rb < 0) for (int k = 0; k < 4; k++) out[k] = quat[k];
+        else {
+          double qi[4] = {rquat[0], -rquat[1], -rquat[2], -rquat[3]};
+          sapu_quatMul_f64(out, qi, quat);
+        }
+        break;
+      case SAP_SENS_GYRO:
+      case SAP_SENS_VELOCIMETER:
+        sapw_sensorPoint(cvel + 6 * b, cref + 3 * b, pos, V);
+        sapu_mulMatTVec3_f64(out, R, t == SAP_SENS_GYRO ? V : V + 3);
+        break;
+      case SAP_SENS_FRAMELINVEL:
+      case SAP_SENS_FRAMEANGVEL:
+        sapw_sensorPoint(cvel + 6 * b, cref + 3 * b, pos, V);
+        if (rb >= 0) {
+          /* relative to the moving reference: subtract its velocity, add (x - x_ref) x w_ref,
+           * then express in the reference frame */
+          sapw_sensorPoint(cvel + 6 * rb, cref + 3 * rb, rpos, Vr);
+          for (int k = 0; k < 6; k++) V[k] -= Vr[k];
+          for (int k = 0; k < 3; k++) tmp[k] = pos[k] - rpos[k];
+          sapu_cross3_f64(tmp2, tmp, Vr);
+          for (int k = 0; k < 3; k++) V[3 + k] += tmp2[k];
+          sapu_mulMatTVec3_f64(tmp, rR, V);
+          sapu_mulMatTVec3_f64(tmp2, rR, V + 3);
+          sapv3(V, tmp);
+          sapv3(V + 3, tmp2);
+        }
+        sapv3(out, t == SAP_SENS_FRAMEANGVEL ? V : V + 3);
+        break;
+      case SAP_SENS_SUBTREECOM: sapv3(out, com + 3 * id); break;
+      case SAP_SENS_SUBTREELINVEL: sapv3(out, lin + 3 * id); break;
+      case SAP_SENS_SUBTREEANGMOM: sapv3(out, ang + 3 * id); break;
+      default: break;
+    }
+    sapw_sensorCutoff(m, i, out);
+  }
+}
+
+/* ---- acceleration stage -------------------------------------------------------------- */
+
+/* where a world's SAP impulses are after its solve (host/sensor.c fills it from the solver's
+ * scratch layout, kernels/sap_problem_t.h sapw_carve) */
+typedef struct sapSensorSolve {
+  double h;            /* time step */
+  int solved;          /* the SAP solve ran (contacts enabled): drives are implicit rows */
+  long gam_off;        /* byte offset of the impulses (cd nc + ns) in the world's scratch */
+  int gam_fp32;        /* impulses stored in fp32 */
+  int cd;              /* rows per contact */
+  int midpoint;        /* contact force at the stiffness-weighted midpoint, else the witnesses */
+  double kdef;         /* geom stiffness where a geom has none (midpoint weights) */
+  long work_off;       /* byte offset of the sensor work area in the world's scratch */
+  int need;            /* sapw_sensorNeeds(m, SAP_STAGE_ACC) */
+} sapSensorSolve;
+
+/* impulse row r of a world whose scratch is sc */
+SAP_HD double sapw_sensorImpulse(const sapSensorSolve* S, const unsigned char* sc, int r) {
+  const unsigned char* g = sc + S->gam_off;
+  return S->gam_fp32 ? (double)((const float*)g)[r] : ((const double*)g)[r];
+}
+
+/* actuator u's force in the step: the SAP drive row's impulse / h (position and velocity
+ * actuators under the solve), else the explicit law at the step's start (dynamics_t.h) */
+SAP_HD double sapw_sensorActuatorForce(const sapModel* m, const sapData* d, int w, const sapSensorSolve* S,
+                                       const unsigned char* sc, int nc, int u) {
+  const double* qpos = d->qpos + (long)w * m->nq;
+  const double* qvel = d->qvel + (long)w * m->nv;
+  int kind = m->actuator_kind[u];
+  if (S->solved && kind != SAP_ACT_MOTOR) {
+    int row = 0;  /* drive rows come first, one per position/velocity actuator (sapw_buildDrives) */
+    for (int k = 0; k < u; k++) row += m->actuator_kind[k] != SAP_ACT_MOTOR;
+    return sapw_sensorImpulse(S, sc, S->cd * nc + row) / S->h;
+  }
+  double uc = d->ctrl[(long)w * m->nu + u], len, vel, f;
+  if (m->actuator_ctrllimited[u])
+    uc = fmin(fmax(uc, m->actuator_ctrlrange[2 * u]), m->actuator_ctrlrange[2 * u + 1]);
+  sapw_actuatorLength_f64(m, qpos, qvel, u, &len, &vel);
+  double tg = m->actuator_gain[u] * uc + m->actuator_bias[u];
+  if (kind == SAP_ACT_MOTOR) f = tg;
+  else if (kind == SAP_ACT_POSITION) f = m->actuator_kp[u] * (tg - len) - m->actuator_kv[u] * vel;
+  else f = m->actuator_kv[u] * (tg - vel);
+  if (m->actuator_forcelimited[u])
+    f = fmin(fmax(f, m->actuator_forcerange[2 * u]), m->actuator_forcerange[2 * u + 1]);
+  return f;
+}
+
+/* the contact point of side s (0, 1) of contact ci where the SAP solve applies its force */
+SAP_HD void sapw_sensorContactPoint(const sapModel* m, const sapData* d, long ci, int s,
+                                    const sapSensorSolve* S, double* x) {
+  int g0 = d->con_geom[2 * ci], g1 = d->con_geom[2 * ci + 1];
+  const double* x0 = d->con_pos + 6 * ci;
+  double a0 = s ? 0 : 1;
+  if (S->midpoint) a0 = sapw_midpointAlpha0(m->geom_k[g0], m->geom_k[g1], S->kdef);
+  for (int k = 0; k < 3; k++) x[k] = a0 * x0[k] + (1 - a0) * x0[3 + k];
+}
+
+/* every acceleration-stage sensor of world w at the start state of the step just solved
+ * (d's kinematics, cref, cdof, qpos, qvel) with qacc = (vnext - qvel) / h and contact
+ * forces = impulses / h; runs after the solve, before integration. */
+SAP_HD void sapw_sensorAcc(const sapModel* m, const sapData* d, int w, const sapSensorSolve* S) {
+  int nb = m->nbody, nv = m->nv;
+  unsigned char* sc = d->scratch + (long)w * d->nscratch;
+  double* cinert = (double*)(sc + S->work_off);
+  double* cvel = cinert + 10 * nb;
+  double* cacc = cvel + 6 * nb;
+  double* cfrc = cacc + 6 * nb;
+  double* qacc = cfrc + 6 * nb;
+  const double* xpos = d->xpos + (long)w * nb * 3;
+  const double* xquat = d->xquat + (long)w * nb * 4;
+  const double* xmat = d->xmat + (long)w * nb * 9;
+  const double* xipos = d->xipos + (long)w * nb * 3;
+  const double* ximat = d->ximat + (long)w * nb * 9;
+  const double* cref = d->cref + (long)w * nb * 3;
+  const double* cdof = d->cdof + (long)w * nv * 6;
+  const double* qvel = d->qvel + (long)w * nv;
+  const double* vnext = d->vnext + (long)w * nv;
+  double* sensordata = d->sensordata + (long)w * m->nsensordata;
+  int nc = d->ncon[w] < d->ncon_max ? d->ncon[w] : d->ncon_max;
+  if (!S->solved || nc < 0) nc = 0;
+
+  /* motion: cvel, cacc (world at -g) */
+  if (S->need & SAP_SNEED_MOTION) {
+    for (int i = 0; i < nv; i++) qacc[i] = (vnext[i] - qvel[i]) / S->h;
+    sapw_sensorMotion(m, qvel, qacc, cdof, cvel, cacc);
+  }
+
+  /* interaction forces cfrc_int = I cacc + v x* (I v) - cfrc_ext, summed into parents */
+  if (S->need & SAP_SNEED_FORCE) {
+    sapw_cinert_f64(m, xipos, ximat, cref, cinert);
+    for (int b = 0; b < nb; b++) {
+      double Ia[6], Iv[6], vIv[6];
+      sapu_mulInertVec_f64(Ia, cinert + 10 * b, cacc + 6 * b);
+      sapu_mulInertVec_f64(Iv, cinert + 10 * b, cvel + 6 * b);
+      sapu_crossForce_f64(vIv, cvel + 6 * b, Iv);
+      for (int k = 0; k < 6; k++) cfrc[6 * b + k] = b ? Ia[k] + vIv[k] : 0;
+    }
+    /* contact wrenches (sapw_contactWrench): impulse frame' gamma on body 1, minus on body 0,
+     * at the solver's contact points, spin and rolling torques for condim 4 / 6 */
+    for (int i = 0; i < nc; i++) {
+      long ci = (long)w * d->ncon_max + i;
+      const double* fr = d->con_frame + 9 * ci;
+      double g[SAP_CDIM_MAX];
+      for (int r = 0; r < S->cd; r++) g[r] = sapw_sensorImpulse(S, sc, S->cd * i + r) / S->h;
+      for (int s = 0; s < 2; s++) {
+        int bb = m->geom_bodyid[d->con_geom[2 * ci + s]];
+        if (bb == 0) continue;
+        double sign = s ? 1 : -1, f[3], x[3], tq[3];
+        for (int k = 0; k < 3; k++) f[k] = sign * (fr[k] * g[0] + fr[3 + k] * g[1] + fr[6 + k] * g[2]);
+        sapw_sensorContactPoint(m, d, ci, s, S, x);
+        for (int k = 0; k < 3; k++) x[k] -= cref[3 * bb + k];
+        sapu_cross3_f64(tq, x, f);
+        for (int r = 3; r < S->cd; r++) {
+          const double* ax = fr + 3 * (r == 3 ? 2 : r - 4);
+          for (int k = 0; k < 3; k++) tq[k] += sign * ax[k] * g[r];
+        }
+        for (int k = 0; k < 3; k++) {
+          cfrc[6 * bb + k] -= tq[k];
+          cfrc[6 * bb + 3 + k] -= f[k];
+        }
+      }
+    }
+    for (int b = nb - 1; b > 0; b--)
+      for (int k = 0; k < 6; k++) cfrc[6 * m->body_parentid[b] + k] += cfrc[6 * b + k];
+  }
+
+  for (int i = 0; i < m->nsensor; i++) {
+    if (m->sensor_stage[i] != SAP_STAGE_ACC) continue;
+    int t = m->sensor_type[i], id = m->sensor_objid[i], b = m->sensor_body[2 * i];
+    double* out = sensordata + m->sensor_adr[i];
+    const double* fr = m->sensor_frame + 14 * i;
+    double pos[3] = {0, 0, 0}, quat[4] = {1, 0, 0, 0}, R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    double A[6], V[6], c[3];
+    if (b >= 0) sapw_sensorFrame(xpos, xquat, xmat, b, fr, fr + 3, pos, quat, R);
+    switch (t) {
+      case SAP_SENS_ACCELEROMETER:
+      case SAP_SENS_FRAMELINACC:
+      case SAP_SENS_FRAMEANGACC:
+        /* mj_objectAcceleration: cacc at the point plus omega x v */
+        sapw_sensorPoint(cacc + 6 * b, cref + 3 * b, pos, A);
+        sapw_sensorPoint(cvel + 6 * b, cref + 3 * b, pos, V);
+        sapu_cross3_f64(c, V, V + 3);
+        for (int k = 0; k < 3; k++) A[3 + k] += c[k];
+        if (t == SAP_SENS_ACCELEROMETER) sapu_mulMatTVec3_f64(out, R, A + 3);
+        else sapv3(out, t == SAP_SENS_FRAMEANGACC ? A : A + 3);
+        break;
+      case SAP_SENS_FORCE:
+      case SAP_SENS_TORQUE: {
+        /* the wrench the parent exerts on the subtree, torque about the site, site frame */
+        const double* F = cfrc + 6 * b;
+        double r[3], tq[3];
+        for (int k = 0; k < 3; k++) r[k] = pos[k] - cref[3 * b + k];
+        sapu_cross3_f64(c, r, F + 3);
+        for (int k = 0; k < 3; k++) tq[k] = F[k] - c[k];
+        sapu_mulMatTVec3_f64(out, R, t == SAP_SENS_FORCE ? F + 3 : tq);
+        break;
+      }
+      case SAP_SENS_TOUCH: {
+        /* normal forces of the contacts of exactly this body whose point is in the zone or
+         * whose normal ray (out of the sensor body) meets it */
+        out[0] = 0;
+        for (int k = 0; k < nc; k++) {
+          long ci = (long)w * d->ncon_max + k;
+          int b0 = m->geom_bodyid[d->con_geom[2 * ci]], b1 = m->geom_bodyid[d->con_geom[2 * ci + 1]];
+          if (b != b0 && b != b1) continue;
+          double fn = sapw_sensorImpulse(S, sc, S->cd * k + 2) / S->h;
+          if (!(fn > 0)) continue;
+          const double* n = d->con_frame + 9 * ci + 6;
+          const double* x = d->con_pos + 6 * ci;
+          double sg = b == b1 ? -1 : 1, p[3], u[3], pl[3], ul[3];
+          for (int j = 0; j < 3; j++) {
+            p[j] = 0.5 * (x[j] + x[3 + j]) - pos[j];
+            u[j] = sg * n[j];
+          }
+          sapu_mulMatTVec3_f64(pl, R, p);
+          sapu_mulMatTVec3_f64(ul, R, u);
+          if (sapw_rayHitsZone(m->sensor_zonetype[i], m->sensor_zonesize + 3 * i, pl, ul)) out[0] += fn;
+        }
+        break;
+      }
+      case SAP_SENS_ACTUATORFRC: out[0] = sapw_sensorActuatorForce(m, d, w, S, sc, nc, id); break;
+      case SAP_SENS_JOINTACTFRC: {
+        /* qfrc_actuator at the joint's dof: gear (times the tendon coefficient) times force */
+        double q = 0;
+        for (int u = 0; u < m->nu; u++) {
+          int tid = m->actuator_trnid[u];
+          double g = 0;
+          if (m->actuator_trntype[u] == SAP_TRN_JOINT) g = tid == id ? m->actuator_gear[u] : 0;
+          else
+            for (int k = m->tendon_adr[tid]; k < m->tendon_adr[tid] + m->tendon_num[tid]; k++)
+              if (m->wrap_jnt[k] == id) g += m->actuator_gear[u] * m->wrap_coef[k];
+          if (g != 0) q += g * sapw_sensorActuatorForce(m, d, w, S, sc, nc, u);
+        }
+        out[0] = q;
+        break;
+      }
+      default: break;
+    }
+    sapw_sensorCutoff(m, i, out);
+  }
+}
+
+#undef sapv3
+#endif
