@@ -5,9 +5,10 @@
 #include "cuda_check.h"
 #include "sensor.h"
 
-#define THREADS 128
+/* threads per block of these one-thread-per-world kernels: option world_block_threads */
+#define THREADS (s->opt.world_block_threads)
 
-static __global__ void sensor_posvel_kernel(sapModel m, sapData d, long work_off, int skip, int need) {
+static __global__ void sensor_posvel_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, long work_off, int skip, int need) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w >= d.nworld || (d.world_flags[w] & skip)) return;
   double* work = (double*)(d.scratch + (size_t)w * d.nscratch + work_off);
@@ -23,7 +24,7 @@ sapStatus sapg_sensorPosVel(sapSim* s, int skip) {
   return SAP_OK;
 }
 
-static __global__ void sensor_acc_kernel(sapModel m, sapData d, sapSensorSolve S) {
+static __global__ void sensor_acc_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, SAPG_PARAM sapSensorSolve S) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w >= d.nworld || (d.world_flags[w] & SAP_WORLD_SKIP)) return;
   sapw_sensorAcc(&m, &d, w, &S);
