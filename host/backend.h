@@ -20,6 +20,9 @@ sapStatus sap_backendFetch(sapSim* s, const void* host_ptr, size_t bytes);
 sapStatus sap_backendPush(sapSim* s, const void* host_ptr, size_t bytes);
 /* recompute kinematics after a state edit: on the device, or masked on the CPU */
 sapStatus sap_backendKinematics(sapSim* s, const unsigned char* mask);
+/* GPU: mirror the per-world parameter tables (host/world_params.c) on the device; the
+ * first call allocates them (and drops a captured step graph, whose arguments change) */
+sapStatus sap_backendWorldTables(sapSim* s);
 int sap_cudaUsable(char* name, int nname); /* 1 if a CUDA device can be used */
 
 unsigned long long sap_dataBytes(const sapModel* m, int nworld, int ncon_max, int nscratch);

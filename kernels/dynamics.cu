@@ -6,6 +6,7 @@
 #include "cuda_check.h"
 #include "integrate.h"
 #include "kernels.h"
+#include "world_view.h"
 
 #define THREADS 128
 
@@ -41,8 +42,10 @@ static __global__ void free_motion_kernel(sapModel m, sapData d, double h, int e
   size_t nv = m.nv, nb = m.nbody, v = w * nv;
   void* scratch = d.scratch + (size_t)w * d.nscratch;
   int fail;
+  sapModel view;
+  const sapModel* mw = sapw_worldView(&m, w, &view);  /* the world's parameters */
 #define FREE_MOTION_ARGS(T)                                                                \
-  &m, h, explicit_drives, d.qpos + (size_t)w * m.nq, d.qvel + v, d.ctrl + (size_t)w * m.nu,  \
+  mw, h, explicit_drives, d.qpos + (size_t)w * m.nq, d.qvel + v, d.ctrl + (size_t)w * m.nu,  \
       d.qfrc_applied + v, d.xpos + 3 * nb * w, d.xmat + 9 * nb * w, d.xipos + 3 * nb * w,    \
       d.ximat + 9 * nb * w, d.xanchor + 3 * (size_t)m.njnt * w,                              \
       d.xaxis + 3 * (size_t)m.njnt * w, d.cref + 3 * nb * w, d.cdof + 6 * nv * w,            \
