@@ -242,6 +242,11 @@ sapStatus sap_setParam(sapSim* s, sapParam p, const int* worlds, int n, const do
     for (int e = 0; e < nel; e++) {
       const double* x = buf + (size_t)i * q.size + (size_t)e * q.per;
       const char* why = bad_value(p, x, q.per);
+      /* the solver's dry-friction rows are counted at load (nsolve_rows): a world can
+       * change a dof's frictionloss, or remove it, but not add one */
+      if (!why && p == SAP_PARAM_DOF_FRICTIONLOSS && x[0] > 0 && !(s->m->dof_frictionloss[e] > 0))
+        why = "is positive on a dof without frictionloss in the model (sapsim sizes the solver's dry-friction "
+              "rows at load: give the joint a frictionloss in the scene to randomize it)";
       if (!why) continue;
       char who[200] = "", val[96];
       if (*q.kind) element_name(s->m, q.kind, e, who, sizeof(who));

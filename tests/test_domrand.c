@@ -77,7 +77,9 @@ static void random_values(const sapSim* s, sapParam p, double* x) {
     case SAP_PARAM_ACTUATOR_KV: for (int i = 0; i < n; i++) x[i] = decade(-1.5, 1); break;
     case SAP_PARAM_DOF_DAMPING: for (int i = 0; i < n; i++) x[i] = decade(-3, 1); break;
     case SAP_PARAM_DOF_ARMATURE: for (int i = 0; i < n; i++) x[i] = decade(-4, -0.5); break;
-    case SAP_PARAM_DOF_FRICTIONLOSS: for (int i = 0; i < n; i++) x[i] = decade(-3, 0); break;
+    case SAP_PARAM_DOF_FRICTIONLOSS:  /* only where the model has dry friction (rows counted at load) */
+      for (int i = 0; i < n; i++) x[i] = m->dof_frictionloss[i] > 0 ? decade(-3, 0) : 0;
+      break;
     case SAP_PARAM_GRAVITY:
       for (int k = 0; k < 3; k++) x[k] = check_uniform(-1, 1);
       x[2] = -decade(-0.5, 1.5);
@@ -753,6 +755,9 @@ static void test_bad_input(void) {
   double g[6] = {0, 0, -9.81, 0, INFINITY, 0};
   int two[2] = {0, 2};
   expect_bad(s, SAP_PARAM_GRAVITY, two, 2, g, SAP_ERR_NONFINITE, "world 2", "gravity");
+  double fl[64] = {0};
+  fl[3] = 0.5;  /* humanoid: no dof has frictionloss */
+  expect_bad(s, SAP_PARAM_DOF_FRICTIONLOSS, &w1, 1, fl, SAP_ERR_ARG, "dof 3", "without frictionloss in the model");
   double kp[64] = {0};
   kp[3] = -5;
   expect_bad(s, SAP_PARAM_ACTUATOR_KP, &w1, 1, kp, SAP_ERR_ARG, "actuator", "negative");

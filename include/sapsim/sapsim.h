@@ -194,7 +194,8 @@ sapStatus sap_set(sapSim* s, sapField f, const int* worlds, int n, const double*
  *     law (model.h: motor force = gain u + bias; position servo kp (gain u + bias - l)
  *     - kv l'; velocity kv (gain u + bias - l')): MuJoCo's position servo with
  *     gainprm[0] = kp, biasprm = (0, -kp, -kv) is gain 1, kp, kv here;
- *   dof_damping, dof_armature, dof_frictionloss (nv), gravity (3).
+ *   dof_damping, dof_armature, dof_frictionloss (nv; a dof whose model frictionloss is 0
+ *     keeps 0: the solver's dry-friction rows are counted at load), gravity (3).
  * sap_setParam writes n x size values for worlds (n ids, NULL = all, in order); every
  * value and id is checked first (non-finite, negative where a sign is physical,
  * inertia off the triangle inequality, id out of range: SAP_ERR_ARG naming the world,
