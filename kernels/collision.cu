@@ -38,8 +38,8 @@ static __global__ void offset_kernel(sapModel m, sapData d, int fp64) {
   int total = 0;
   for (int p = 0; p < m.npair_max; p++) total += count[p];
   if (total > d.ncon_max) {
-    sapModel view;  /* the world's contact material */
-    sapw_collideWorld(sapw_worldView(&m, w, &view), &d, w, fp64, NULL);
+    sapw_worldApply(&m, w);  /* the world's contact material */
+    sapw_collideWorld(&m, &d, w, fp64, NULL);
     return;
   }
   for (int p = 0, off = 0; p < m.npair_max; p++) {
@@ -66,16 +66,16 @@ static __global__ void write_kernel(sapModel m, sapData d, int fp64) {
   int g0 = m.pair_geom[2 * p], g1 = m.pair_geom[2 * p + 1];
   int nc = sapw_collidePair(&m, xpos, xmat, g0, g1, m.pair_detect[p], fp64, c);
   sapcWorldOut o = sapw_worldOut(&d, w);
-  sapModel view;  /* the world's contact material */
-  const sapModel* mw = sapw_worldView(&m, w, &view);
-  for (int i = 0; i < nc && off[p] + i < end; i++) sapw_writeContact(mw, o, off[p] + i, p, c + i);
+  sapw_worldApply(&m, w);  /* the world's contact material */
+  for (int i = 0; i < nc && off[p] + i < end; i++) sapw_writeContact(&m, o, off[p] + i, p, c + i);
 }
 
 /* fallback without scratch for the counts: one thread per world */
 static __global__ void world_kernel(sapModel m, sapData d, int fp64) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
-  sapModel view;  /* the world's contact material */
-  if (w < d.nworld) sapw_collideWorld(sapw_worldView(&m, w, &view), &d, w, fp64, NULL);
+  if (w >= d.nworld) return;
+  sapw_worldApply(&m, w);  /* the world's contact material */
+  sapw_collideWorld(&m, &d, w, fp64, NULL);
 }
 
 sapStatus sapg_collision(sapSim* s) {

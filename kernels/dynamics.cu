@@ -42,8 +42,8 @@ static __global__ void free_motion_kernel(sapModel m, sapData d, double h, int e
   size_t nv = m.nv, nb = m.nbody, v = w * nv;
   void* scratch = d.scratch + (size_t)w * d.nscratch;
   int fail;
-  sapModel view;
-  const sapModel* mw = sapw_worldView(&m, w, &view);  /* the world's parameters */
+  sapw_worldApply(&m, w);  /* the world's parameters */
+  const sapModel* mw = &m;
 #define FREE_MOTION_ARGS(T)                                                                \
   mw, h, explicit_drives, d.qpos + (size_t)w * m.nq, d.qvel + v, d.ctrl + (size_t)w * m.nu,  \
       d.qfrc_applied + v, d.xpos + 3 * nb * w, d.xmat + 9 * nb * w, d.xipos + 3 * nb * w,    \

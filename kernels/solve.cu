@@ -37,18 +37,17 @@ static __global__ void solve_kernel(sapModel m, sapData d, sapSolveParams prm) {
     for (int j = 0; j < m.nv; j++) d.vnext[(long)w * m.nv + j] = d.qvel[(long)w * m.nv + j];
     return;
   }
-  sapModel view;
-  const sapModel* mw = sapw_worldView(&m, w, &view);  /* the world's parameters */
-  if (prm.contact_fp32) sapw_solveWorld_f32(mw, &d, w, &prm);
-  else sapw_solveWorld_f64(mw, &d, w, &prm);
+  sapw_worldApply(&m, w);  /* the world's parameters */
+  if (prm.contact_fp32) sapw_solveWorld_f32(&m, &d, w, &prm);
+  else sapw_solveWorld_f64(&m, &d, w, &prm);
 }
 
 /* world and lane of a warp kernel's thread; the whole warp returns past the last world */
 #define SAPV_WORLD_LANE                                                                   \
   int w = (blockIdx.x * blockDim.x + threadIdx.x) / SAPV_LANES, lane = threadIdx.x % SAPV_LANES; \
   if (w >= d.nworld) return;                                                              \
-  sapModel view_;                                                                         \
-  const sapModel* mw = sapw_worldView(&m, w, &view_) /* the world's parameters */
+  sapw_worldApply(&m, w); /* the world's parameters (uniform over the warp) */            \
+  const sapModel* mw = &m
 
 /* this warp's share of the block's dynamic shared memory for the Cholesky (chol_bytes per
  * warp), or null when the kernel got none */

@@ -34,19 +34,27 @@
   X(pair_k, SAP_WO_PAIRS, (m)->npair_max)                        \
   X(pair_taud, SAP_WO_PAIRS, (m)->npair_max)
 
-/* the model world w sees: m itself when w has no override, else *tmp, a copy of m
- * whose overridden arrays point at w's rows */
-SAP_HD const sapModel* sapw_worldView(const sapModel* m, int w, sapModel* tmp) {
+/* point m's overridden arrays at world w's rows (in place). The CUDA kernels apply it
+ * to their by-value copy of the model: with the accesses inlined the overridable
+ * pointers become registers, every other field stays a parameter load */
+SAP_HD void sapw_worldApply(sapModel* m, int w) {
   unsigned bits = m->world_override ? m->world_override[w] : 0u;
-  if (!bits) return m;
-  *tmp = *m;
+  if (!bits) return;
   size_t row = (size_t)w;
 #define SAP_VIEW_ROW(name, bit, count) \
-  if (bits & (bit)) tmp->name = m->world_##name + row * (size_t)(count);
+  if (bits & (bit)) m->name = m->world_##name + row * (size_t)(count);
   SAP_WORLD_TABLES(SAP_VIEW_ROW, m)
 #undef SAP_VIEW_ROW
   if (bits & SAP_WO_GRAVITY)
-    for (int k = 0; k < 3; k++) tmp->gravity[k] = m->world_gravity[3 * row + k];
+    for (int k = 0; k < 3; k++) m->gravity[k] = m->world_gravity[3 * row + k];
+}
+
+/* the model world w sees (CPU drivers, which share one model): m itself when w has no
+ * override, else *tmp, a copy of m whose overridden arrays point at w's rows */
+SAP_HD const sapModel* sapw_worldView(const sapModel* m, int w, sapModel* tmp) {
+  if (!m->world_override || !m->world_override[w]) return m;
+  *tmp = *m;
+  sapw_worldApply(tmp, w);
   return tmp;
 }
 
