@@ -23,6 +23,9 @@ sapStatus sap_backendKinematics(sapSim* s, const unsigned char* mask);
 /* position/velocity sensors after a state edit (worlds in mask, NULL: all but frozen ones);
  * nothing without sensors */
 sapStatus sap_backendSensors(sapSim* s, const unsigned char* mask);
+/* GPU: mirror the per-world parameter tables (host/world_params.c) on the device; the
+ * first call allocates them (and drops a captured step graph, whose arguments change) */
+sapStatus sap_backendWorldTables(sapSim* s);
 int sap_cudaUsable(char* name, int nname); /* 1 if a CUDA device can be used */
 
 unsigned long long sap_dataBytes(const sapModel* m, int nworld, int ncon_max, int nscratch);

@@ -10,6 +10,7 @@
 
 #include "backend.h"
 #include "model.h"
+#include "world_view.h"
 
 static void cpu_name(sapSim* s) {
   int n = 1;
@@ -46,6 +47,7 @@ sapStatus sap_backendSensors(sapSim* s, const unsigned char* mask) {
   sapc_sensorPosVel(s, mask, SAP_WORLD_NONFINITE);
   return SAP_OK;
 }
+sapStatus sap_backendWorldTables(sapSim* s) { (void)s; return SAP_OK; }
 sapStatus sap_sync(sapSim* s) {
   if (!s) return sap_fail(SAP_ERR_ARG, "sap_sync: null sim");
   return SAP_OK;
@@ -149,7 +151,55 @@ void sap_backendFree(sapSim* s) {
   s->cuda = NULL;
   if (s->dm.buffer) cudaFree(s->dm.buffer);
   if (s->dd.buffer) cudaFree(s->dd.buffer);
-  s->dm.buffer = s->dd.buffer = NULL;
+  if (s->wp_device) cudaFree(s->wp_device);
+  s->dm.buffer = s->dd.buffer = s->wp_device = NULL;
+}
+
+/* the per-world parameter tables on the device: one allocation holding the override
+ * bits and every table (gravity last), made at the first override; each call copies the
+ * host tables that exist (rows of worlds without the bit are never read) */
+sapStatus sap_backendWorldTables(sapSim* s) {
+  const sapModel* m = s->m;
+  if (!s->on_gpu || !m->world_override) return SAP_OK;
+  size_t nw = (size_t)s->d.nworld, head = (sizeof(unsigned) * nw + 63) & ~(size_t)63;
+  if (!s->wp_device) {
+    size_t bytes = head + sizeof(double) * nw * 3;
+#define X(name, bit, count) bytes += sizeof(double) * nw * (size_t)(count);
+    SAP_WORLD_TABLES(X, m)
+#undef X
+    void* buf = NULL;
+    cudaError_t e = cudaMalloc(&buf, bytes);
+    if (e != cudaSuccess)
+      return sap_fail(SAP_ERR_MEMORY, "device: cannot allocate %.1f MB of per-world parameters: %s",
+                      bytes / 1e6, cudaGetErrorString(e));
+    s->wp_device = buf;
+    char* p = (char*)buf;
+    s->dm.world_override = (unsigned*)p;
+    p += head;
+#define X(name, bit, count)          \
+    s->dm.world_##name = (double*)p; \
+    p += sizeof(double) * nw * (size_t)(count);
+    SAP_WORLD_TABLES(X, m)
+#undef X
+    s->dm.world_gravity = (double*)p;
+    /* a captured step holds the old model twin as its kernels' argument */
+    sapCudaState* cs = (sapCudaState*)s->cuda;
+    if (cs && cs->have_graph) {
+      cudaGraphExecDestroy(cs->step_graph);
+      cs->have_graph = 0;
+    }
+  }
+  CUDA_TRY(cudaStreamSynchronize(sapg_stream));
+  CUDA_TRY(cudaMemcpy(s->dm.world_override, m->world_override, sizeof(unsigned) * nw, cudaMemcpyHostToDevice));
+#define X(name, bit, count)                                                                     \
+  if (m->world_##name)                                                                          \
+    CUDA_TRY(cudaMemcpy(s->dm.world_##name, m->world_##name, sizeof(double) * nw * (size_t)(count), \
+                        cudaMemcpyHostToDevice));
+  SAP_WORLD_TABLES(X, m)
+#undef X
+  if (m->world_gravity)
+    CUDA_TRY(cudaMemcpy(s->dm.world_gravity, m->world_gravity, sizeof(double) * nw * 3, cudaMemcpyHostToDevice));
+  return SAP_OK;
 }
 
 sapStatus sap_backendUpload(sapSim* s) {

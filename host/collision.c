@@ -14,6 +14,7 @@
 #include "collision.h"
 #include "sim.h"
 #include "../kernels/collision.h"
+#include "../kernels/world_view.h"
 
 /* ---- static filtering --------------------------------------------------------- */
 
@@ -218,6 +219,7 @@ void sapc_collision(sapSim* s) {
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
   for (int w = 0; w < d->nworld; w++) {
     const unsigned* mask = sweep ? sweepWorld(m, d, w, d->scratch + (long)d->nscratch * w) : NULL;
-    sapw_collideWorld(m, d, w, fp64, mask);
+    sapModel view;  /* the world's contact material */
+    sapw_collideWorld(sapw_worldView(m, w, &view), d, w, fp64, mask);
   }
 }

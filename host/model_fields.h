@@ -48,6 +48,8 @@
   X(double, geom_margin, (m)->ngeom)                             \
   X(double, geom_gap, (m)->ngeom)                                \
   X(double, geom_mu, (m)->ngeom)                                 \
+  X(double, geom_friction, (m)->ngeom * 3)                       \
+  X(int, geom_priority, (m)->ngeom)                              \
   X(double, geom_k, (m)->ngeom)                                  \
   X(double, geom_taud, (m)->ngeom)                               \
   X(double, geom_detect, (m)->ngeom)                             \

@@ -555,6 +555,8 @@ static void copy_geoms(sapModel* m, const mjModel* mj) {
   m->contact_margin = custom_numeric(mj, "sap_contact_margin", SAP_DEFAULT_CONTACT_MARGIN);
   for (int g = 0; g < mj->ngeom; g++) {
     m->geom_mu[g] = mj->geom_friction[3 * g];
+    for (int k = 0; k < 3; k++) m->geom_friction[3 * g + k] = mj->geom_friction[3 * g + k];
+    m->geom_priority[g] = mj->geom_priority[g];
     const double* u = mj->geom_user + g * mj->nuser_geom;
     m->geom_k[g] = (mj->nuser_geom >= 1 && u[0] > 0) ? u[0] : -1;     /* -1: scene default */
     m->geom_taud[g] = (mj->nuser_geom >= 2 && u[1] > 0) ? u[1] : -1;

@@ -10,6 +10,7 @@
 #include "backend.h"
 #include "sensor.h"
 #include "sim.h"
+#include "world_view.h"
 
 static long align64(long n) { return (n + 63) & ~63L; }
 
@@ -68,7 +69,8 @@ void sapc_sensorSolveInfo(const sapSim* s, void* out) {
 }
 
 static void posvel_world(const sapSim* s, int w, int need) {
-  const sapModel* m = s->m;
+  sapModel view;  /* the world's parameters (masses for the subtree sensors) */
+  const sapModel* m = sapw_worldView(s->m, w, &view);
   const sapData* d = &s->d;
   double* work = (double*)(d->scratch + (size_t)w * d->nscratch + s->sensor_work_off);
   sapw_sensorPosVel(m, need, d->qpos + (size_t)w * m->nq, d->qvel + (size_t)w * m->nv,
@@ -90,5 +92,8 @@ void sapc_sensorAcc(sapSim* s) {
   sapc_sensorSolveInfo(s, &S);
 #pragma omp parallel for schedule(static) num_threads(sapc_threads(s))
   for (int w = 0; w < s->d.nworld; w++)
-    if (!(s->d.world_flags[w] & SAP_WORLD_SKIP)) sapw_sensorAcc(s->m, &s->d, w, &S);
+    if (!(s->d.world_flags[w] & SAP_WORLD_SKIP)) {
+      sapModel view;  /* the world's parameters (masses, gravity) */
+      sapw_sensorAcc(sapw_worldView(s->m, w, &view), &s->d, w, &S);
+    }
 }

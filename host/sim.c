@@ -12,6 +12,7 @@
 #include "model.h"
 #include "sim.h"
 #include "sap_solve.h"
+#include "world_view.h"
 
 #define SAP_ALIGN(n) (((n) + 63ULL) & ~63ULL)
 #define SAP_MAX_WORLDS (1 << 24)
@@ -99,6 +100,7 @@ static sapStatus check_model_size(const sapModel* m) {
 static void free_sim(sapSim* s) {
   if (!s) return;
   sap_backendFree(s);
+  if (s->m) sap_worldParamsFree(s);
   free(s->d.buffer);
   free(s->init_qpos);
   sap_freeModel(s->m);
@@ -125,6 +127,13 @@ sapStatus sap_create(const sapModel* m, const sapOptions* opt_in, int nworld, sa
     free(s);
     return st;
   }
+  /* per-world overrides belong to a batch: none in a new one (the source may be another
+   * batch's model, sap_model) */
+  s->m->world_override = NULL;
+#define X(name, bit, count) s->m->world_##name = NULL;
+  SAP_WORLD_TABLES(X, s->m)
+#undef X
+  s->m->world_gravity = NULL;
   apply_material(s->m, &opt);
   s->h = isnan(opt.timestep) ? s->m->timestep : opt.timestep;
 

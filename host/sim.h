@@ -30,6 +30,11 @@ struct sapSim {
   char device_name[256];
   long sensor_work_off;   /* byte offset of the sensor work area in a world's scratch */
   long sensor_gam_off;    /* byte offset of the SAP impulses in a world's scratch */
+  /* per-world parameter inputs read on the host only (host/world_params.c): the pairs'
+   * recombination takes them; NULL until a world overrides them */
+  double* wp_geom_friction; /* (nworld x ngeom x 3) */
+  double* wp_geom_taud;     /* (nworld x ngeom) */
+  void* wp_device;          /* GPU: one device buffer holding every per-world table */
 };
 
 /* error reporting shared by host files: sets the thread's message, returns s */
@@ -67,6 +72,9 @@ int sapc_buildPairs(const sapModel* m, int* out);
 /* pair_k, pair_taud, pair_detect and geom_detect from the geoms' resolved material
  * and the scene's contact_k, contact_taud, contact_margin (at load and at sap_create) */
 void sapc_pairMaterial(sapModel* m);
+/* per-world parameters (host/world_params.c): free the batch's tables */
+void sap_worldParamsFree(sapSim* s);
+
 /* default per-world contact capacity for a model (documented rule) */
 int sapc_estimateNconMax(const sapModel* m);
 

@@ -3,6 +3,7 @@
  * Reference backend: the CUDA launcher (kernels/solve.cu) runs the same per-world code. */
 #include "sap_solve.h"
 #include "sim.h"
+#include "world_view.h"
 
 void sapc_solve(sapSim* s) {
   sapSolveParams prm;
@@ -17,7 +18,9 @@ void sapc_solve(sapSim* s) {
       for (int j = 0; j < m->nv; j++) d->vnext[(long)w * m->nv + j] = d->qvel[(long)w * m->nv + j];
       continue;
     }
-    if (fp32) sapw_solveWorld_f32(m, d, w, &prm);
-    else sapw_solveWorld_f64(m, d, w, &prm);
+    sapModel view;
+    const sapModel* mw = sapw_worldView(m, w, &view);  /* the world's parameters */
+    if (fp32) sapw_solveWorld_f32(mw, d, w, &prm);
+    else sapw_solveWorld_f64(mw, d, w, &prm);
   }
 }

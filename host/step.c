@@ -15,6 +15,7 @@
 #include "integrate.h"
 #include "kernels.h"
 #include "sim.h"
+#include "world_view.h"
 
 static double now_s(void) {
   struct timespec t;
@@ -67,7 +68,8 @@ void sapc_kinematics(sapSim* s) {
 }
 
 static void free_motion_world(const sapSim* s, sapData* d, int w) {
-  const sapModel* m = s->m;
+  sapModel view;
+  const sapModel* m = sapw_worldView(s->m, w, &view);  /* the world's parameters */
   size_t nv = m->nv, nb = m->nbody;
   size_t q = w * (size_t)m->nq, v = w * nv, u = w * (size_t)m->nu;
   int explicit_drives = !s->opt.contacts;

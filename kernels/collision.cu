@@ -7,6 +7,7 @@
 #include "backend.h"
 #include "collision.h"
 #include "cuda_check.h"
+#include "world_view.h"
 #include "../host/collision.h"
 
 #define THREADS 128
@@ -37,7 +38,8 @@ static __global__ void offset_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d
   int total = 0;
   for (int p = 0; p < m.npair_max; p++) total += count[p];
   if (total > d.ncon_max) {
-    sapw_collideWorld(&m, &d, w, fp64, NULL);
+    sapModel view;  /* the world's contact material */
+    sapw_collideWorld(sapw_worldView(&m, w, &view), &d, w, fp64, NULL);
     return;
   }
   for (int p = 0, off = 0; p < m.npair_max; p++) {
@@ -64,13 +66,17 @@ static __global__ void write_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d,
   int g0 = m.pair_geom[2 * p], g1 = m.pair_geom[2 * p + 1];
   int nc = sapw_collidePair(&m, xpos, xmat, g0, g1, m.pair_detect[p], fp64, c);
   sapcWorldOut o = sapw_worldOut(&d, w);
-  for (int i = 0; i < nc && off[p] + i < end; i++) sapw_writeContact(&m, o, off[p] + i, p, c + i);
+  sapModel view;  /* the world's contact material */
+  const sapModel* mw = sapw_worldView(&m, w, &view);
+  for (int i = 0; i < nc && off[p] + i < end; i++) sapw_writeContact(mw, o, off[p] + i, p, c + i);
 }
 
 /* fallback without scratch for the counts: one thread per world */
 static __global__ void world_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, int fp64) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
-  if (w < d.nworld) sapw_collideWorld(&m, &d, w, fp64, NULL);
+  if (w >= d.nworld) return;
+  sapModel view;  /* the world's contact material */
+  sapw_collideWorld(sapw_worldView(&m, w, &view), &d, w, fp64, NULL);
 }
 
 sapStatus sapg_collision(sapSim* s) {

@@ -7,6 +7,7 @@
 #include "integrate.h"
 #include "dynamics_warp.h"
 #include "kernels.h"
+#include "world_view.h"
 
 /* threads per block of these one-thread-per-world kernels: option world_block_threads */
 #define THREADS (s->opt.world_block_threads)
@@ -43,8 +44,10 @@ static __global__ void free_motion_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapD
   size_t nv = m.nv, nb = m.nbody, v = w * nv;
   void* scratch = d.scratch + (size_t)w * d.nscratch;
   int fail;
+  sapModel view;  /* the world's parameters: the model itself unless w overrides some */
+  const sapModel* mw = sapw_worldView(&m, w, &view);
 #define FREE_MOTION_ARGS(T)                                                                \
-  &m, h, explicit_drives, d.qpos + (size_t)w * m.nq, d.qvel + v, d.ctrl + (size_t)w * m.nu,  \
+  mw, h, explicit_drives, d.qpos + (size_t)w * m.nq, d.qvel + v, d.ctrl + (size_t)w * m.nu,  \
       d.qfrc_applied + v, d.xpos + 3 * nb * w, d.xmat + 9 * nb * w, d.xipos + 3 * nb * w,    \
       d.ximat + 9 * nb * w, d.xanchor + 3 * (size_t)m.njnt * w,                              \
       d.xaxis + 3 * (size_t)m.njnt * w, d.cref + 3 * nb * w, d.cdof + 6 * nv * w,            \
@@ -65,8 +68,10 @@ static __global__ void free_motion_warp_kernel(SAPG_PARAM sapModel m, SAPG_PARAM
   size_t nv = m.nv, nb = m.nbody, v = w * nv;
   void* scratch = d.scratch + (size_t)w * d.nscratch;
   int fail;
+  sapModel view;  /* the world's parameters: the model itself unless w overrides some */
+  const sapModel* mw = sapw_worldView(&m, w, &view);
 #define FREE_MOTION_ARGS(T)                                                                \
-  &m, h, explicit_drives, d.qpos + (size_t)w * m.nq, d.qvel + v, d.ctrl + (size_t)w * m.nu,  \
+  mw, h, explicit_drives, d.qpos + (size_t)w * m.nq, d.qvel + v, d.ctrl + (size_t)w * m.nu,  \
       d.qfrc_applied + v, d.xpos + 3 * nb * w, d.xmat + 9 * nb * w, d.xipos + 3 * nb * w,    \
       d.ximat + 9 * nb * w, d.xanchor + 3 * (size_t)m.njnt * w,                              \
       d.xaxis + 3 * (size_t)m.njnt * w, d.cref + 3 * nb * w, d.cdof + 6 * nv * w,            \

@@ -4,6 +4,7 @@
 #include "backend.h"
 #include "cuda_check.h"
 #include "sensor.h"
+#include "world_view.h"
 
 /* threads per block of these one-thread-per-world kernels: option world_block_threads */
 #define THREADS (s->opt.world_block_threads)
@@ -12,7 +13,8 @@ static __global__ void sensor_posvel_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sa
   int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w >= d.nworld || (d.world_flags[w] & skip)) return;
   double* work = (double*)(d.scratch + (size_t)w * d.nscratch + work_off);
-  sapw_sensorPosVel(&m, need, d.qpos + (size_t)w * m.nq, d.qvel + (size_t)w * m.nv,
+  sapModel view;  /* the world's parameters (masses for the subtree sensors) */
+  sapw_sensorPosVel(sapw_worldView(&m, w, &view), need, d.qpos + (size_t)w * m.nq, d.qvel + (size_t)w * m.nv,
                     d.mocap_pos + (size_t)w * m.nmocap * 3, d.mocap_quat + (size_t)w * m.nmocap * 4,
                     d.time[w], d.sensordata + (size_t)w * m.nsensordata, work);
 }
@@ -27,7 +29,8 @@ sapStatus sapg_sensorPosVel(sapSim* s, int skip) {
 static __global__ void sensor_acc_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, SAPG_PARAM sapSensorSolve S) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w >= d.nworld || (d.world_flags[w] & SAP_WORLD_SKIP)) return;
-  sapw_sensorAcc(&m, &d, w, &S);
+  sapModel view;  /* the world's parameters (masses, gravity) */
+  sapw_sensorAcc(sapw_worldView(&m, w, &view), &d, w, &S);
 }
 
 sapStatus sapg_sensorAcc(sapSim* s) {

@@ -24,6 +24,7 @@
 
 #include "cuda_check.h"
 #include "sap_warp.h"
+#include "world_view.h"
 
 #define THREADS 64  /* thread kernel: worlds per block */
 /* warp kernels: option solve_block_worlds warps (worlds) per block */
@@ -36,14 +37,18 @@ static __global__ void solve_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d,
     for (int j = 0; j < m.nv; j++) d.vnext[(long)w * m.nv + j] = d.qvel[(long)w * m.nv + j];
     return;
   }
-  if (prm.contact_fp32) sapw_solveWorld_f32(&m, &d, w, &prm);
-  else sapw_solveWorld_f64(&m, &d, w, &prm);
+  sapModel view;  /* the world's parameters: the model itself unless w overrides some */
+  const sapModel* mw = sapw_worldView(&m, w, &view);
+  if (prm.contact_fp32) sapw_solveWorld_f32(mw, &d, w, &prm);
+  else sapw_solveWorld_f64(mw, &d, w, &prm);
 }
 
 /* world and lane of a warp kernel's thread; the whole warp returns past the last world */
 #define SAPV_WORLD_LANE                                                                   \
   int w = (blockIdx.x * blockDim.x + threadIdx.x) / SAPV_LANES, lane = threadIdx.x % SAPV_LANES; \
-  if (w >= d.nworld) return
+  if (w >= d.nworld) return;                                                              \
+  sapModel view_; /* the world's parameters: the model unless w overrides some */          \
+  const sapModel* mw = sapw_worldView(&m, w, &view_)
 
 /* this warp's share of the block's dynamic shared memory for the Cholesky (chol_bytes per
  * warp), or null when the kernel got none */
@@ -61,31 +66,31 @@ static __global__ void solve_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d,
       return;                                                                                        \
     }                                                                                                \
     SAPV_CHOL_PLACE;                                                                                 \
-    sapv_solveWorld_##p(&m, &d, w, &prm, Lfast, lane);                                               \
+    sapv_solveWorld_##p(mw, &d, w, &prm, Lfast, lane);                                               \
   }                                                                                                  \
   static __global__ void loop_begin_kernel_##p(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, SAPG_PARAM sapSolveParams prm, void** Lptr, \
                                                void** Xptr, int* active) {                          \
     SAPV_WORLD_LANE;                                                                                 \
-    sapv_loopBegin_##p(&m, &d, w, &prm, Lptr, Xptr, active, lane);                                   \
+    sapv_loopBegin_##p(mw, &d, w, &prm, Lptr, Xptr, active, lane);                                   \
   }                                                                                                  \
   static __global__ void loop_iterate_kernel_##p(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, SAPG_PARAM sapSolveParams prm, int chol_bytes, \
                                                  int* active) {                                      \
     SAPV_WORLD_LANE;                                                                                 \
     SAPV_CHOL_PLACE;                                                                                 \
-    sapv_loopIterate_##p(&m, &d, w, &prm, Lfast, active, lane);                                      \
+    sapv_loopIterate_##p(mw, &d, w, &prm, Lfast, active, lane);                                      \
   }                                                                                                  \
   static __global__ void loop_assemble_kernel_##p(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, SAPG_PARAM sapSolveParams prm) {      \
     SAPV_WORLD_LANE;                                                                                 \
-    sapv_loopAssemble_##p(&m, &d, w, &prm, lane);                                                    \
+    sapv_loopAssemble_##p(mw, &d, w, &prm, lane);                                                    \
   }                                                                                                  \
   static __global__ void loop_advance_kernel_##p(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, SAPG_PARAM sapSolveParams prm, const int* info, \
                                                  int* active) {                                      \
     SAPV_WORLD_LANE;                                                                                 \
-    sapv_loopAdvance_##p(&m, &d, w, &prm, info, active, lane);                                       \
+    sapv_loopAdvance_##p(mw, &d, w, &prm, info, active, lane);                                       \
   }                                                                                                  \
   static __global__ void loop_finish_kernel_##p(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, SAPG_PARAM sapSolveParams prm) {        \
     SAPV_WORLD_LANE;                                                                                 \
-    sapv_loopFinish_##p(&m, &d, w, &prm, lane);                                                      \
+    sapv_loopFinish_##p(mw, &d, w, &prm, lane);                                                      \
   }
 SAPV_KERNELS(f32)
 SAPV_KERNELS(f64)

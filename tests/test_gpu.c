@@ -602,6 +602,88 @@ static void test_sensor_parity(void) {
   sensor_parity("scenes/ant_sensors.xml", a32, 1e-3);
 }
 
+/* per-world parameters (domain randomization): the same overrides on both backends
+ * (worlds 1 and 5 every parameter, world 3 gravity and friction only) step alike; the
+ * tables' first upload drops a captured graph, later sets reuse the device tables */
+static void randomize_same(sapSim* c, sapSim* g) {
+  const sapModel* m = c->m;
+  int ids[3] = {1, 5, 3};
+  for (int p = 0; p < SAP_NPARAM; p++) {
+    int n = sap_paramSize(c, (sapParam)p);
+    if (!n) continue;
+    double* x = malloc(sizeof(double) * 2 * n);
+    CHECK(sap_getParam(c, (sapParam)p, ids, 2, x) == SAP_OK, "%s", sap_lastError());
+    int per = p == SAP_PARAM_BODY_INERTIA ? 3 : 1;  /* one factor per body keeps a + b >= c */
+    for (int i = 0; i < 2 * n; i++) {
+      double f = 1 + 0.4 * sin(1.3 * (i / per) + p);  /* 0.6 .. 1.4 of the model's value */
+      x[i] = p == SAP_PARAM_GRAVITY ? x[i] * f + 0.3 * cos(i) : x[i] * f;
+      if (p == SAP_PARAM_DOF_DAMPING) x[i] += 0.05;
+    }
+    CHECK(sap_setParam(c, (sapParam)p, ids, 2, x) == SAP_OK, "%s", sap_lastError());
+    CHECK(sap_setParam(g, (sapParam)p, ids, 2, x) == SAP_OK, "%s", sap_lastError());
+    free(x);
+  }
+  double grav[3] = {0.8, -0.3, -6};
+  double* fr = malloc(sizeof(double) * 3 * m->ngeom);
+  sap_getParam(c, SAP_PARAM_GEOM_FRICTION, ids + 2, 1, fr);
+  for (int i = 0; i < 3 * m->ngeom; i += 3) fr[i] *= 0.3;
+  sapSim* both[2] = {c, g};
+  for (int k = 0; k < 2; k++) {
+    CHECK(sap_setParam(both[k], SAP_PARAM_GRAVITY, ids + 2, 1, grav) == SAP_OK, "%s", sap_lastError());
+    CHECK(sap_setParam(both[k], SAP_PARAM_GEOM_FRICTION, ids + 2, 1, fr) == SAP_OK, "%s", sap_lastError());
+  }
+  free(fr);
+}
+
+static void domrand_parity(const char* path, const char* const* kv, int nstep, double tol) {
+  int n = 8;
+  sapSim* c = make_with(path, n, SAP_DEVICE_CPU, kv);
+  sapSim* g = make_with(path, n, SAP_DEVICE_CUDA, kv);
+  if (!c || !g) goto done;
+  CHECK(sap_step(g, 3) == SAP_OK && sap_step(c, 3) == SAP_OK, "%s", sap_lastError());  /* a graph, if any, captured */
+  randomize_same(c, g);
+  CHECK(sap_step(c, nstep) == SAP_OK, "%s", sap_lastError());
+  CHECK(sap_step(g, nstep) == SAP_OK, "%s", sap_lastError());
+  int nq = c->m->nq, nv = c->m->nv;
+  double *qc = malloc(sizeof(double) * n * nq), *qg = malloc(sizeof(double) * n * nq);
+  double *vc = malloc(sizeof(double) * n * nv), *vg = malloc(sizeof(double) * n * nv);
+  sap_get(c, SAP_FIELD_QPOS, NULL, n, qc);
+  sap_get(g, SAP_FIELD_QPOS, NULL, n, qg);
+  sap_get(c, SAP_FIELD_QVEL, NULL, n, vc);
+  sap_get(g, SAP_FIELD_QVEL, NULL, n, vg);
+  char what[200];
+  snprintf(what, sizeof(what), "%s randomized qpos", path);
+  check_arrays(what, qg, qc, n * nq, tol, tol);
+  snprintf(what, sizeof(what), "%s randomized qvel", path);
+  check_arrays(what, vg, vc, n * nv, 10 * tol, 10 * tol);
+  CHECK(memcmp(qc + nq, qc, sizeof(double) * nq) != 0, "%s: world 1 differs from world 0", path);
+  /* back to the model on both backends: the same states after a reset */
+  CHECK(sap_resetParam(c, -1, NULL, n) == SAP_OK && sap_resetParam(g, -1, NULL, n) == SAP_OK, "%s", sap_lastError());
+  sap_reset(c, -1, NULL);
+  sap_reset(g, -1, NULL);
+  CHECK(sap_step(c, 10) == SAP_OK && sap_step(g, 10) == SAP_OK, "%s", sap_lastError());
+  sap_get(c, SAP_FIELD_QPOS, NULL, n, qc);
+  sap_get(g, SAP_FIELD_QPOS, NULL, n, qg);
+  snprintf(what, sizeof(what), "%s after sap_resetParam qpos", path);
+  check_arrays(what, qg, qc, n * nq, tol, tol);
+  free(qc); free(qg); free(vc); free(vg);
+done:
+  sap_free(c);
+  sap_free(g);
+}
+
+static void test_domrand_parity(void) {
+  if (!gpu_available()) SKIP("no usable GPU");
+  static const char* const a64[] = {"preset=approx64", NULL};
+  static const char* const a64_graph[] = {"preset=approx64", "graph=1", NULL};
+  static const char* const drake_loop[] = {"preset=drake", "newton_loop=while", "graph=1", NULL};
+  static const char* const thread[] = {"preset=approx64", "solve_kernel=thread", "contact_point=contact_midpoint", NULL};
+  domrand_parity("scenes/humanoid.xml", a64, 40, 1e-6);
+  domrand_parity("scenes/servo_arm.xml", a64_graph, 40, 1e-6);
+  domrand_parity("scenes/quadruped_roll.xml", drake_loop, 40, 1e-6);
+  domrand_parity("scenes/box_stack.xml", thread, 40, 1e-6);
+}
+
 int main(void) {
   RUN(test_parity_free_motion);
   RUN(test_parity_contact);
@@ -618,6 +700,7 @@ int main(void) {
   RUN(test_state_edits);
   RUN(test_mocap_edits);
   RUN(test_sensor_parity);
+  RUN(test_domrand_parity);
 #ifdef SAP_CUDA_SHIM
   return check_summary("test_gpu (CUDA emulated on the CPU)");
 #else

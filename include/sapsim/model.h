@@ -44,6 +44,17 @@ enum { SAP_STAGE_POS = 1, SAP_STAGE_VEL = 2, SAP_STAGE_ACC = 3 };
 /* actuator transmission */
 enum { SAP_TRN_JOINT = 0, SAP_TRN_TENDON = 1 };
 
+/* bits of sapModel.world_override: which arrays world w reads from its own row */
+enum {
+  SAP_WO_BODY_MASS = 1 << 0, SAP_WO_BODY_INERTIA = 1 << 1, SAP_WO_GEOM_K = 1 << 2,
+  SAP_WO_DOF_DAMPING = 1 << 3, SAP_WO_DOF_ARMATURE = 1 << 4, SAP_WO_DOF_FRICTIONLOSS = 1 << 5,
+  SAP_WO_ACTUATOR_GAIN = 1 << 6, SAP_WO_ACTUATOR_BIAS = 1 << 7, SAP_WO_ACTUATOR_KP = 1 << 8,
+  SAP_WO_ACTUATOR_KV = 1 << 9, SAP_WO_GRAVITY = 1 << 10,
+  SAP_WO_PAIRS = 1 << 11,         /* pair_mu, torsion, rolling, k, taud (from the geoms below) */
+  SAP_WO_GEOM_FRICTION = 1 << 12, /* host only: inputs of the pairs' recombination */
+  SAP_WO_GEOM_TAUD = 1 << 13
+};
+
 typedef struct sapModel {
   /* sizes */
   int nq;          /* generalized coordinates */
@@ -135,6 +146,9 @@ typedef struct sapModel {
   double* geom_margin;    /* (ngeom)      MJCF margin: inflates the surface (pairs sum it) */
   double* geom_gap;       /* (ngeom)      MJCF gap: detection band beyond the margin (summed) */
   double* geom_mu;        /* (ngeom)      MJCF friction[0] (pairs combine it, pair_mu) */
+  double* geom_friction;  /* (ngeom x 3)  MJCF friction: sliding, torsional, rolling (per-world
+                           *               overrides recombine pairs from it) */
+  int* geom_priority;     /* (ngeom)      MJCF priority: the higher one's friction wins in a pair */
   double* geom_k;         /* (ngeom)      SAP contact stiffness (N/m) */
   double* geom_taud;      /* (ngeom)      SAP dissipation time scale (s) */
   double* geom_detect;    /* (ngeom)      largest pair_detect of its pairs (broad-phase inflation) */
@@ -243,6 +257,28 @@ typedef struct sapModel {
   int* name_keyadr;       /* (nkey) */
   int* name_sensoradr;    /* (nsensor) */
   char* names;            /* (nnames) */
+
+  /* per-world overrides (domain randomization, host/world_params.c, kernels/world_view.h):
+   * world w reads an overridden array from its row of world_<array> instead of the model's
+   * array when bit SAP_WO_<ARRAY> of world_override[w] is set. All NULL in a loaded model; a
+   * batch allocates a table at its first override (not part of buffer). */
+  unsigned* world_override;       /* (nworld)  SAP_WO_* bits; NULL: no world has an override */
+  double* world_body_mass;        /* (nworld x nbody) */
+  double* world_body_inertia;     /* (nworld x nbody x 3) */
+  double* world_geom_k;           /* (nworld x ngeom)   resolved stiffness (midpoint weights) */
+  double* world_dof_damping;      /* (nworld x nv) */
+  double* world_dof_armature;     /* (nworld x nv) */
+  double* world_dof_frictionloss; /* (nworld x nv) */
+  double* world_actuator_gain;    /* (nworld x nu) */
+  double* world_actuator_bias;    /* (nworld x nu) */
+  double* world_actuator_kp;      /* (nworld x nu) */
+  double* world_actuator_kv;      /* (nworld x nu) */
+  double* world_gravity;          /* (nworld x 3) */
+  double* world_pair_mu;          /* (nworld x npair_max) pairs recombined from the world's geoms */
+  double* world_pair_torsion;     /* (nworld x npair_max) */
+  double* world_pair_rolling;     /* (nworld x npair_max) */
+  double* world_pair_k;           /* (nworld x npair_max) */
+  double* world_pair_taud;        /* (nworld x npair_max) */
 
   /* storage */
   void* buffer;           /* the single allocation holding every array above */

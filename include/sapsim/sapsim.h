@@ -180,6 +180,52 @@ const char* sap_fieldName(sapField f);
 sapStatus sap_get(sapSim* s, sapField f, const int* worlds, int n, double* buf);
 sapStatus sap_set(sapSim* s, sapField f, const int* worlds, int n, const double* buf);
 
+/* ---- per-world parameters (domain randomization) -------------------------------
+ * Each world may override the model's values of these parameters; a world without an
+ * override reads the shared model (no per-world copy: a table nworld x size is allocated
+ * at a parameter's first override, and the step's stages read world w's row only where w
+ * has one). Values are the model's fields (include/sapsim/model.h) in SI units:
+ *   body_mass (nbody), body_inertia (nbody x 3, principal moments about the com: each
+ *     >= 0 and a + b >= c for every ordering) - free motion, gravity, gravity
+ *     compensation (-gravcomp m g) and the body_inertia contact weights all follow;
+ *   geom_friction (ngeom x 3: sliding, torsional, rolling), geom_k (N/m, SAP stiffness),
+ *     geom_taud (s, SAP dissipation time scale) - every dynamic pair of the world is
+ *     recombined from its geoms as at load (friction: the higher priority's, else the
+ *     larger element-wise, or option friction_combine=harmonic for the sliding value;
+ *     condim 4/6 floors at 1e-5; k in series; tau_d summed); explicit <pair> elements
+ *     keep their own friction;
+ *   actuator_gain, actuator_bias, actuator_kp, actuator_kv (nu): sapsim's actuator
+ *     law (model.h: motor force = gain u + bias; position servo kp (gain u + bias - l)
+ *     - kv l'; velocity kv (gain u + bias - l')): MuJoCo's position servo with
+ *     gainprm[0] = kp, biasprm = (0, -kp, -kv) is gain 1, kp, kv here;
+ *   dof_damping, dof_armature, dof_frictionloss (nv; a dof whose model frictionloss is 0
+ *     keeps 0: the solver's dry-friction rows are counted at load), gravity (3).
+ * sap_setParam writes n x size values for worlds (n ids, NULL = all, in order); every
+ * value and id is checked first (non-finite, negative where a sign is physical,
+ * inertia off the triangle inequality, id out of range: SAP_ERR_ARG naming the world,
+ * element and value) and nothing changes when one is bad. sap_getParam reads the values
+ * in force. sap_resetParam returns worlds to the model's values (param -1: every
+ * parameter). sap_reset (the state) keeps the parameters. On the GPU the tables are
+ * mirrored on the device; the first override allocates them there, after which a step
+ * graph sapsim captured is captured again (a caller's own capture of sap_stepAsync must
+ * be made after the first sap_setParam). */
+typedef enum sapParam {
+  SAP_PARAM_BODY_MASS = 0, SAP_PARAM_BODY_INERTIA, SAP_PARAM_GEOM_FRICTION, SAP_PARAM_GEOM_K,
+  SAP_PARAM_GEOM_TAUD, SAP_PARAM_ACTUATOR_GAIN, SAP_PARAM_ACTUATOR_BIAS, SAP_PARAM_ACTUATOR_KP,
+  SAP_PARAM_ACTUATOR_KV, SAP_PARAM_DOF_DAMPING, SAP_PARAM_DOF_ARMATURE, SAP_PARAM_DOF_FRICTIONLOSS,
+  SAP_PARAM_GRAVITY,
+  SAP_NPARAM
+} sapParam;
+
+const char* sap_paramName(sapParam p);              /* "body_mass", ...; "?" out of range */
+int sap_paramFind(const char* name);                /* its sapParam, or -1 (message lists the names) */
+int sap_paramSize(const sapSim* s, sapParam p);     /* values per world */
+sapStatus sap_setParam(sapSim* s, sapParam p, const int* worlds, int n, const double* buf);
+sapStatus sap_getParam(sapSim* s, sapParam p, const int* worlds, int n, double* buf);
+sapStatus sap_resetParam(sapSim* s, int p, const int* worlds, int n);
+/* 1 when world w reads its own value of p (an override is in force), else 0 */
+int sap_paramOverridden(const sapSim* s, sapParam p, int w);
+
 /* per-world diagnostics of the last step */
 typedef struct sapWorldInfo {
   int flags;          /* SAP_WORLD_* bits */

@@ -29,6 +29,7 @@ from .errors import (
     SceneError,
     UnsupportedError,
 )
+from .params import PARAMS
 from .sim import (
     FIELDS,
     LINE_SEARCHES,
@@ -50,6 +51,7 @@ __all__ = [
     "StateArray",
     "WorldFlag",
     "FIELDS",
+    "PARAMS",
     "PRESETS",
     "LINE_SEARCHES",
     "cuda_available",

@@ -121,6 +121,13 @@ _declare("sap_modelArray", c_void_p, _P, c_char_p, POINTER(c_int), POINTER(c_int
 _declare("sap_dataArray", c_void_p, _P, c_char_p, POINTER(c_int), POINTER(c_int))
 _declare("sap_checkInputs", c_int, _P)
 _declare("sap_cudaUsable", c_int, c_char_p, c_int)
+_declare("sap_paramName", c_char_p, c_int)
+_declare("sap_paramFind", c_int, c_char_p)
+_declare("sap_paramSize", c_int, _P, c_int)
+_declare("sap_setParam", c_int, _P, c_int, POINTER(c_int), c_int, POINTER(c_double))
+_declare("sap_getParam", c_int, _P, c_int, POINTER(c_int), c_int, POINTER(c_double))
+_declare("sap_resetParam", c_int, _P, c_int, POINTER(c_int), c_int)
+_declare("sap_paramOverridden", c_int, _P, c_int, c_int)
 
 
 def last_error() -> str:

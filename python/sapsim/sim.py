@@ -36,6 +36,7 @@ import numpy.typing as npt
 from . import _capi
 from ._capi import check, lib
 from .errors import ArgumentError
+from .params import ParamsMixin
 
 __all__ = [
     "Sim",
@@ -360,8 +361,10 @@ def _parse_value(text: str) -> Union[int, float, str]:
     return text
 
 
-class Sim:
+class Sim(ParamsMixin):
     """A batch of ``nworld`` replicated worlds of one scene, stepped together.
+    Per-world physical parameters (domain randomization): :meth:`set_param`,
+    :meth:`get_param`, :meth:`randomize`, :meth:`reset_params` (sapsim.params).
 
     Args:
         scene: path of an MJCF or URDF file, or the scene's XML text (a string
