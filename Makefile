@@ -113,7 +113,8 @@ $(BUILD)/tests/test_shim_gpu: tests/test_shim.cu tests/check.h $(KERNEL_HDR)
 	$(NVCC) $(NVFLAGS) -Itests $< -o $@
 
 # install what is missing (Debian packages); a no-op when everything is there
-DEB_PKGS := python3-pip python3-venv unzip liblapacke-dev libblas-dev liblapack-dev python3-matplotlib
+DEB_PKGS := python3-pip python3-venv unzip liblapacke-dev libblas-dev liblapack-dev python3-matplotlib \
+            libosmesa6
 deps:
 	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -145,10 +146,10 @@ PYENV   := $(BUILD)/pyenv
 PY_TEST := $(BUILD)/tests/test_python
 PY_SRC  := $(wildcard python/sapsim/*.py) python/pyproject.toml python/setup.py scenes/ant.xml scenes/humanoid.xml
 
-$(PYENV)/.ready:
+$(PYENV)/.ready: python/requirements-test.txt
 	@rm -rf $(PYENV)
 	@python3 -m venv $(PYENV) || { echo "python: 'python3 -m venv' failed (Debian: python3-venv)"; exit 1; }
-	$(PYENV)/bin/pip install -q --disable-pip-version-check setuptools wheel numpy pytest
+	$(PYENV)/bin/pip install -q --disable-pip-version-check -r python/requirements-test.txt
 	@touch $@
 
 $(PY_TEST): $(SO) $(CLI) $(PYENV)/.ready $(PY_SRC)

@@ -121,6 +121,11 @@ _declare("sap_modelArray", c_void_p, _P, c_char_p, POINTER(c_int), POINTER(c_int
 _declare("sap_dataArray", c_void_p, _P, c_char_p, POINTER(c_int), POINTER(c_int))
 _declare("sap_checkInputs", c_int, _P)
 _declare("sap_cudaUsable", c_int, c_char_p, c_int)
+_declare("sap_deviceArray", c_void_p, _P, c_char_p, POINTER(c_int), POINTER(c_int))
+_declare("sap_stepStream", c_int, _P, c_int, c_void_p)
+_declare("sap_streamWait", c_int, _P, c_void_p)
+_declare("sap_commit", c_int, _P, POINTER(c_ubyte), c_void_p)
+_declare("sap_cudaStream", c_void_p)
 
 
 def last_error() -> str:
