@@ -144,7 +144,8 @@ $(MJ_LIB):
 # build/tests/test_python beside the C tests, and tests/run.sh counts them
 PYENV   := $(BUILD)/pyenv
 PY_TEST := $(BUILD)/tests/test_python
-PY_SRC  := $(wildcard python/sapsim/*.py) python/pyproject.toml python/setup.py scenes/ant.xml scenes/humanoid.xml
+PY_SRC  := $(wildcard python/sapsim/*.py) python/pyproject.toml python/setup.py scenes/ant.xml scenes/humanoid.xml \
+           scenes/cartpole.xml scenes/quadruped_roll.xml
 
 $(PYENV)/.ready: python/requirements-test.txt
 	@rm -rf $(PYENV)

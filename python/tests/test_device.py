@@ -53,6 +53,7 @@ def test_dlpack_is_the_batch_memory():
 def test_dlpack_keeps_the_batch_alive():
     sim = sapsim.Sim(SCENES / "pendulum.xml", nworld=2)
     exp = sim.qpos_device
+    gc.collect()  # tensors of earlier tests
     before = len(dlpack._LIVE)
     a = np.from_dlpack(exp)
     assert len(dlpack._LIVE) == before + 1
