@@ -1,5 +1,5 @@
 # sapsim build: CPU library + CLI always; the CUDA backend whenever nvcc is found.
-# Targets: all, test, test-gpu, bench, deps, clean, asan.
+# Targets: all, test, test-gpu, bench, deps, clean, asan, train-example.
 
 CC      ?= gcc
 NVCC    ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
@@ -56,7 +56,7 @@ CLI := $(BUILD)/sapsim
 SO  := $(BUILD)/libsapsim.so
 CFLAGS += -fPIC
 
-.PHONY: all test test-gpu bench deps clean asan asan-ci fuzz fuzz-ci fuzz-deps error-table
+.PHONY: all test test-gpu bench deps clean asan asan-ci fuzz fuzz-ci fuzz-deps error-table train-example
 all: $(CLI) $(TEST_BIN) $(EMU_TEST) $(SHIM_TEST)
 
 $(BUILD)/%.o: %.c $(KERNEL_HDR) | $(MJ_LIB)
@@ -163,6 +163,27 @@ $(PY_TEST): $(SO) $(CLI) $(PYENV)/.ready $(PY_SRC)
 test: deps
 	$(MAKE) all $(PY_TEST)
 	@bash tests/run.sh $(BUILD)/tests
+
+# Training examples (not part of make test): a venv of the build with
+# python/requirements-train.txt (stable-baselines3, torch, gymnasium, matplotlib),
+# then cartpole balance and ant locomotion with PPO on the CPU; the curves, CSVs and
+# summaries land in docs/ (train_cartpole.*, train_ant.*). TRAIN_PIP_OPTS is passed
+# to pip (e.g. an index of CPU-only torch wheels); TRAIN_ARGS to both scripts.
+TRAINENV := $(BUILD)/trainenv
+TRAIN_PIP_OPTS ?=
+TRAIN_ARGS ?=
+$(TRAINENV)/.ready: python/requirements-train.txt
+	@rm -rf $(TRAINENV)
+	@python3 -m venv $(TRAINENV)
+	$(TRAINENV)/bin/pip install -q --disable-pip-version-check $(TRAIN_PIP_OPTS) -r python/requirements-train.txt
+	@touch $@
+
+train-example: deps
+	$(MAKE) $(SO) $(TRAINENV)/.ready
+	cd python/examples && SAPSIM_LIB=$(abspath $(SO)) PYTHONPATH=$(abspath python) OMP_NUM_THREADS=1 \
+	  $(abspath $(TRAINENV))/bin/python train_cartpole.py $(TRAIN_ARGS)
+	cd python/examples && SAPSIM_LIB=$(abspath $(SO)) PYTHONPATH=$(abspath python) OMP_NUM_THREADS=1 \
+	  $(abspath $(TRAINENV))/bin/python train_ant.py $(TRAIN_ARGS)
 
 # GPU tests fail hard when no usable GPU exists
 test-gpu: deps

@@ -14,7 +14,11 @@ dtype) and hands it to array libraries without a copy:
 Device arrays of a GPU batch (``device="cuda"``) point into the device allocation; a
 CPU batch exports its host memory the same way (DLPack device ``kDLCPU``), so the same
 code runs on both. Ordering with a consumer's stream: ``__dlpack__(stream=s)`` makes
-``s`` wait (an event, no host wait) for the steps sapsim has enqueued so far.
+``s`` wait (an event, no host wait) for the steps sapsim has enqueued so far; a view
+kept across steps stays ordered when the steps run on the consumer's stream
+(``Sim.step(n, stream=s)``), and after a reset, set or commit (whose pose kernels run
+on sapsim's stream) ``Sim.stream_wait(s)`` orders ``s`` after them. sapsim's stream is
+a blocking stream, so work on the legacy default stream is ordered with it anyway.
 
 Write rules (the C API's, include/sapsim/sapsim.h): ``ctrl`` and ``qfrc_applied`` may
 be written through a view at any time (a step refuses a world whose inputs are not

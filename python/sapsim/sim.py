@@ -524,6 +524,14 @@ class Sim:
             mask[ids] = 1
         check(lib.sap_commit(self._h.sim, _ptr(mask, c_ubyte), _stream_handle(stream)))
 
+    def stream_wait(self, stream: Any) -> None:
+        """Make ``stream`` (a torch/cupy stream or an integer handle) wait, without a
+        host wait, for all the work sapsim has enqueued so far (``sap_streamWait``):
+        call it before reading device views on a stream of your own after a reset,
+        set or commit (their pose kernels run on sapsim's stream). Steps taken with
+        ``step(stream=...)`` need it not. A no-op on the CPU."""
+        check(lib.sap_streamWait(self._h.sim, _stream_handle(stream)))
+
     def device_array(self, name: str) -> DeviceArray:
         """A per-world array of the batch by its ``sapData`` name (``"qpos"``,
         ``"ctrl"``, ``"xpos"``, ``"world_flags"``, ``"con_dist"``, ...) exported without

@@ -304,6 +304,8 @@ class SapsimVectorEnv(VectorEnv):
         sim.set("qpos", qpos, done)
         sim.set("qvel", qvel, done)
         self._steps[done] = 0
+        if self.backend == "torch" and self.sim.on_gpu:  # the reset's pose kernels before torch reads
+            self.sim.stream_wait(self._t.cuda.current_stream())
         if self._delay_buf is not None:
             idx = np.flatnonzero(done)
             if self.backend == "torch":
