@@ -321,7 +321,7 @@ sapStatus sap_stepStream(sapSim* s, int nstep, void* stream) {
   if (!s->on_gpu) return sap_step(s, nstep);
   sapCudaState* cs = (sapCudaState*)s->cuda;
   cudaStream_t caller = (cudaStream_t)stream;
-  cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
+  enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
   if (caller) CUDA_TRY(cudaStreamIsCapturing(caller, &cap));
   memset(&s->timers, 0, sizeof(s->timers));
   sapStatus st = SAP_OK;

@@ -18,7 +18,7 @@ def evaluate(env, policy):
 
 
 if __name__ == "__main__":
-    run("cartpole", 150_000,
+    run("cartpole", 1_000_000,
         dict(n_steps=256, batch_size=1024, n_epochs=10, learning_rate=3e-4, gamma=0.99, gae_lambda=0.95,
              clip_range=0.2, ent_coef=0.0),
         {}, evaluate, num_envs=16, normalize=False)

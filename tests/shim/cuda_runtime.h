@@ -75,7 +75,7 @@ struct cudaDeviceProp { char name[256]; };
 typedef struct sapShimNode* cudaGraphNode_t;
 typedef struct cudaGraphEdgeData { unsigned char from_port, to_port, type, reserved[5]; } cudaGraphEdgeData;
 typedef unsigned long long cudaGraphConditionalHandle;
-typedef enum {
+typedef enum cudaStreamCaptureStatus {
   cudaStreamCaptureStatusNone = 0, cudaStreamCaptureStatusActive = 1, cudaStreamCaptureStatusInvalidated = 2
 } cudaStreamCaptureStatus;
 enum cudaStreamUpdateCaptureDependenciesFlags { cudaStreamAddCaptureDependencies = 0, cudaStreamSetCaptureDependencies = 1 };
