@@ -34,6 +34,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python"))
 sys.path.insert(0, str(ROOT / "bench"))
+# pure-Python wheels carried to a machine without network (gymnasium and its
+# dependencies: build/gpu_wheels, or SAPSIM_WHEELS) import straight from the zip files
+for _whl in sorted(Path(os.environ.get("SAPSIM_WHEELS", ROOT / "build" / "gpu_wheels")).glob("*.whl")):
+    sys.path.append(str(_whl))
 
 import numpy as np  # noqa: E402
 
@@ -95,6 +99,7 @@ def main() -> int:
             import jax
             import jax.dlpack
 
+            jax.config.update("jax_enable_x64", True)  # float64 buffers as they are
             ja = jax.dlpack.from_dlpack(g.qpos_device)
             ptr = ja.unsafe_buffer_pointer()
             jax_note = f"jax {jax.__version__}: {'same address' if ptr == exp.ptr else 'COPIED'}"
