@@ -2,7 +2,9 @@
 ctypes on the batch handle: the library's time plus one ctypes call, about 1 us),
 ``Sim.step`` (input check + the same call), and a vector-env step
 (``SapsimVectorEnv.step`` with frame_skip=1: actions in, observation, reward,
-termination out; no resets in the timed steps). Medians over repeated steps.
+termination out). The three are timed in turn within each round (the same evolving
+state, the same machine load); figures are medians over rounds, overheads medians of
+the per-round differences. Resets of fallen worlds may fall in the env's steps.
 
     python bench/py_overhead.py [--scene ant] [--worlds 1,64,1024] [--device cpu|cuda] [--threads 1]
 
@@ -20,20 +22,22 @@ import time
 from pathlib import Path
 
 
-def _median_us(fn, reps: int, sync=None) -> float:
-    import numpy as np
-
-    fn()
-    if sync:
-        sync()
-    t = []
+def _interleaved_us(fns, reps: int, sync=None) -> list[list[float]]:
+    """Time each of `fns` once per round, `reps` rounds, interleaved so that every
+    function sees the same evolving state and the same machine load; microseconds."""
+    out: list[list[float]] = [[] for _ in fns]
+    for f in fns:  # warm-up
+        f()
     for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        if sync:
-            sync()
-        t.append(time.perf_counter() - t0)
-    return float(np.median(t) * 1e6)
+        for i, f in enumerate(fns):
+            if sync:
+                sync()
+            t0 = time.perf_counter()
+            f()
+            if sync:
+                sync()
+            out[i].append((time.perf_counter() - t0) * 1e6)
+    return out
 
 
 def measure(task: str, worlds: list[int], device: str, threads: int, reps: int = 0) -> list[dict]:
@@ -59,13 +63,16 @@ def measure(task: str, worlds: list[int], device: str, threads: int, reps: int =
             zeros = torch.zeros((n, sim.nu), dtype=torch.float64, device="cuda" if sim.on_gpu else "cpu")
             if sim.on_gpu:
                 sync = torch.cuda.synchronize
-        raw = _median_us(lambda: lib.sap_step(handle, 1), r, sync)
-        py = _median_us(lambda: sim.step(1), r, sync)
-        envt = _median_us(lambda: env.step(zeros), r, sync)
+        t_raw, t_sim, t_env = _interleaved_us(
+            [lambda: lib.sap_step(handle, 1), lambda: sim.step(1), lambda: env.step(zeros)], r, sync)
+        raw, py, envt = (float(np.median(t)) for t in (t_raw, t_sim, t_env))
+        # overheads: medians of the per-round differences (the state is the same within a round)
+        d_sim = float(np.median(np.subtract(t_sim, t_raw)))
+        d_env = float(np.median(np.subtract(t_env, t_raw)))
         rows.append({"task": task, "device": sim.device_name, "nworld": n, "raw_c_step_us": round(raw, 1),
                      "sim_step_us": round(py, 1), "env_step_us": round(envt, 1),
-                     "sim_overhead_us": round(py - raw, 1), "env_overhead_us": round(envt - raw, 1),
-                     "env_overhead_pct": round(100 * (envt - raw) / raw, 1)})
+                     "sim_overhead_us": round(d_sim, 1), "env_overhead_us": round(d_env, 1),
+                     "env_overhead_pct": round(100 * d_env / raw, 1)})
         env.close()
     return rows
 
@@ -80,7 +87,7 @@ def main() -> int:
     ap.add_argument("--json", help="append JSON lines here")
     args = ap.parse_args()
     rows = measure(args.task, [int(x) for x in args.worlds.split(",")], args.device, args.threads, args.reps)
-    print(f"{'nworld':>7} {'raw C step':>11} {'Sim.step':>10} {'env.step':>10} {'Sim ovh':>8} {'env ovh':>8}  (us, medians)")
+    print(f"{'nworld':>7} {'raw C step':>11} {'Sim.step':>10} {'env.step':>10} {'Sim ovh':>8} {'env ovh':>8}  (us; overhead: median per-round difference)")
     for r in rows:
         print(f"{r['nworld']:>7} {r['raw_c_step_us']:>11.1f} {r['sim_step_us']:>10.1f} {r['env_step_us']:>10.1f} "
               f"{r['sim_overhead_us']:>8.1f} {r['env_overhead_us']:>8.1f}  {r['device']}")

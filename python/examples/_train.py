@@ -67,6 +67,10 @@ def run(task: str, default_steps: int, ppo_kwargs: dict[str, Any], env_kwargs: d
     model = PPO("MlpPolicy", venv, seed=args.seed, device="cpu", verbose=0, **ppo_kwargs)
     model.learn(total_timesteps=args.steps, callback=Curve())
     wall = time.perf_counter() - t0
+    build = Path(__file__).resolve().parents[2] / "build"
+    model.save(build / f"train_{task}_ppo.zip")  # the policy, for replays
+    if normalize:
+        venv.save(str(build / f"train_{task}_vecnormalize.pkl"))
 
     # evaluation: deterministic actions on a fresh batch (normalisation frozen)
     eval_env = SapsimVectorEnv(task, num_envs=16, device=args.device, seed=args.seed + 1000,
@@ -101,19 +105,31 @@ def run(task: str, default_steps: int, ppo_kwargs: dict[str, Any], env_kwargs: d
     print(f"wrote {out / f'train_{task}.png'}", flush=True)
 
 
-def rollout(env: Any, policy: Callable[[Any], Any], steps: int) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+def rollout(env: Any, policy: Callable[[Any], Any], steps: int,
+            record: bool = False) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
     """Run `policy` for `steps` vector steps from a reset; returns the per-world return
-    of each world's first episode, its length, and the last info."""
+    of each world's first episode, its length, and per-world means over that episode
+    of the info terms (``x_velocity``, ...); with `record`, ``qpos`` (T, nq) of world 0
+    before each step's autoreset."""
     obs, _ = env.reset()
     ret = np.zeros(env.num_envs)
     length = np.zeros(env.num_envs, dtype=int)
     live = np.ones(env.num_envs, dtype=bool)
-    info: dict[str, Any] = {}
+    sums: dict[str, Any] = {}
+    frames = []
     for _ in range(steps):
         obs, r, te, tr, info = env.step(policy(obs))
+        if record and live[0]:
+            frames.append(env.sim.get("qpos", [0])[0] if not (te[0] or tr[0]) else None)
         ret += np.where(live, r, 0)
         length += live
+        for key in ("x_velocity", "reward_forward", "reward_ctrl"):
+            if key in info:
+                sums[key] = sums.get(key, 0) + np.where(live, np.asarray(info[key]), 0)
         live &= ~(np.asarray(te) | np.asarray(tr))
         if not live.any():
             break
-    return ret, length, info
+    means = {k: v / np.maximum(length, 1) for k, v in sums.items()}
+    if record:
+        means["qpos"] = np.array([f for f in frames if f is not None])
+    return ret, length, means
