@@ -1,5 +1,5 @@
 # sapsim build: CPU library + CLI always; the CUDA backend whenever nvcc is found.
-# Targets: all, test, test-gpu, bench, deps, clean, asan.
+# Targets: all, test, test-gpu, bench, deps, clean, asan, train-example.
 
 CC      ?= gcc
 NVCC    ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
@@ -56,7 +56,8 @@ CLI := $(BUILD)/sapsim
 SO  := $(BUILD)/libsapsim.so
 CFLAGS += -fPIC
 
-.PHONY: all test test-gpu bench deps clean asan asan-ci fuzz fuzz-ci fuzz-deps error-table check-templates
+.PHONY: all test test-gpu bench deps clean asan asan-ci fuzz fuzz-ci fuzz-deps error-table check-templates \
+        train-example
 all: $(CLI) $(TEST_BIN) $(EMU_TEST) $(SHIM_TEST)
 
 $(BUILD)/%.o: %.c $(KERNEL_HDR) | $(MJ_LIB)
@@ -118,7 +119,8 @@ $(BUILD)/tests/test_shim_gpu: tests/test_shim.cu tests/check.h $(KERNEL_HDR)
 	$(NVCC) $(NVFLAGS) -Itests $< -o $@
 
 # install what is missing (Debian packages); a no-op when everything is there
-DEB_PKGS := python3-pip python3-venv unzip liblapacke-dev libblas-dev liblapack-dev python3-matplotlib
+DEB_PKGS := python3-pip python3-venv unzip liblapacke-dev libblas-dev liblapack-dev python3-matplotlib \
+            libosmesa6
 deps:
 	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -148,12 +150,13 @@ $(MJ_LIB):
 # build/tests/test_python beside the C tests, and tests/run.sh counts them
 PYENV   := $(BUILD)/pyenv
 PY_TEST := $(BUILD)/tests/test_python
-PY_SRC  := $(wildcard python/sapsim/*.py) python/pyproject.toml python/setup.py scenes/ant.xml scenes/humanoid.xml
+PY_SRC  := $(wildcard python/sapsim/*.py) python/pyproject.toml python/setup.py scenes/ant.xml scenes/humanoid.xml \
+           scenes/cartpole.xml scenes/quadruped_roll.xml
 
-$(PYENV)/.ready:
+$(PYENV)/.ready: python/requirements-test.txt
 	@rm -rf $(PYENV)
 	@python3 -m venv $(PYENV) || { echo "python: 'python3 -m venv' failed (Debian: python3-venv)"; exit 1; }
-	$(PYENV)/bin/pip install -q --disable-pip-version-check setuptools wheel numpy pytest
+	$(PYENV)/bin/pip install -q --disable-pip-version-check -r python/requirements-test.txt
 	@touch $@
 
 $(PY_TEST): $(SO) $(CLI) $(PYENV)/.ready $(PY_SRC)
@@ -172,6 +175,27 @@ check-templates:
 	$(CC) -std=c11 -fsyntax-only -Wall -Wextra -Werror -Wfloat-conversion -Wdouble-promotion \
 	  -Iinclude -Ikernels -Ihost -isystem $(MJ_DIR)/include tests/check_templates.c
 	@echo "check-templates: the fp32 template instances compute in float"
+
+# Training examples (not part of make test): a venv of the build with
+# python/requirements-train.txt (stable-baselines3, torch, gymnasium, matplotlib),
+# then cartpole balance and ant locomotion with PPO on the CPU; the curves, CSVs and
+# summaries land in docs/ (train_cartpole.*, train_ant.*). TRAIN_PIP_OPTS is passed
+# to pip (e.g. an index of CPU-only torch wheels); TRAIN_ARGS to both scripts.
+TRAINENV := $(BUILD)/trainenv
+TRAIN_PIP_OPTS ?=
+TRAIN_ARGS ?=
+$(TRAINENV)/.ready: python/requirements-train.txt
+	@rm -rf $(TRAINENV)
+	@python3 -m venv $(TRAINENV)
+	$(TRAINENV)/bin/pip install -q --disable-pip-version-check $(TRAIN_PIP_OPTS) -r python/requirements-train.txt
+	@touch $@
+
+train-example: deps
+	$(MAKE) $(SO) $(TRAINENV)/.ready
+	cd python/examples && SAPSIM_LIB=$(abspath $(SO)) PYTHONPATH=$(abspath python) OMP_NUM_THREADS=1 \
+	  $(abspath $(TRAINENV))/bin/python train_cartpole.py $(TRAIN_ARGS)
+	cd python/examples && SAPSIM_LIB=$(abspath $(SO)) PYTHONPATH=$(abspath python) OMP_NUM_THREADS=1 \
+	  $(abspath $(TRAINENV))/bin/python train_ant.py $(TRAIN_ARGS)
 
 # GPU tests fail hard when no usable GPU exists
 test-gpu: deps

@@ -32,6 +32,9 @@ unsigned long long sap_dataBytes(const sapModel* m, int nworld, int ncon_max, in
 void sap_dataCarve(const sapModel* m, sapData* d, void* buffer);
 double* sap_fieldPtr(sapData* d, sapField f);
 
+/* the host waits for the caller's `stream` (NULL: the whole device); a no-op on the CPU */
+sapStatus sap_backendWaitStream(sapSim* s, void* stream);
+
 /* CPU kinematics of the worlds in mask (NULL = all): used by reset and set */
 void sapc_kinematicsMasked(sapSim* s, const unsigned char* mask);
 

@@ -52,6 +52,15 @@ sapStatus sap_sync(sapSim* s) {
   if (!s) return sap_fail(SAP_ERR_ARG, "sap_sync: null sim");
   return SAP_OK;
 }
+sapStatus sap_backendWaitStream(sapSim* s, void* stream) { (void)s; (void)stream; return SAP_OK; }
+sapStatus sap_stepStream(sapSim* s, int nstep, void* stream) {
+  (void)stream;
+  return sap_step(s, nstep);
+}
+sapStatus sap_streamWait(sapSim* s, void* stream) {
+  (void)stream;
+  return s ? SAP_OK : sap_fail(SAP_ERR_ARG, "sap_streamWait: null sim");
+}
 
 #else
 
@@ -76,6 +85,7 @@ typedef struct {
   int have_graph;
   cudaEvent_t ev[6];  /* stage boundaries of one step, when stage_timing=1 */
   int have_events;
+  cudaEvent_t join[2]; /* ordering with a caller's stream: [0] caller -> sapsim, [1] back */
 } sapCudaState;
 
 #define CUDA_TRY(call)                                                                \
@@ -115,6 +125,10 @@ sapStatus sap_backendInit(sapSim* s) {
   if (!sapg_stream) CUDA_TRY(cudaStreamCreate(&sapg_stream));
   s->cuda = calloc(1, sizeof(sapCudaState));
   if (!s->cuda) return sap_fail(SAP_ERR_MEMORY, "sap_create: out of memory");
+  {
+    sapCudaState* cs = (sapCudaState*)s->cuda;
+    for (int i = 0; i < 2; i++) CUDA_TRY(cudaEventCreate(&cs->join[i]));
+  }
   if (s->opt.stage_timing) {
     sapCudaState* cs = (sapCudaState*)s->cuda;
     for (int i = 0; i < 6; i++) CUDA_TRY(cudaEventCreate(&cs->ev[i]));
@@ -147,6 +161,8 @@ void sap_backendFree(sapSim* s) {
   if (cs && cs->have_graph) cudaGraphExecDestroy(cs->step_graph);
   if (cs && cs->have_events)
     for (int i = 0; i < 6; i++) cudaEventDestroy(cs->ev[i]);
+  for (int i = 0; cs && i < 2; i++)
+    if (cs->join[i]) cudaEventDestroy(cs->join[i]);
   free(cs);
   s->cuda = NULL;
   if (s->dm.buffer) cudaFree(s->dm.buffer);
@@ -344,6 +360,52 @@ sapStatus sap_stepsGPU(sapSim* s, int nstep) {
   }
   for (int k = 0; k < nstep; k++) CUDA_TRY(cudaGraphLaunch(cs->step_graph, sapg_stream));
   s->host_stale = s->host_stale || nstep > 0;
+  return SAP_OK;
+}
+
+/* ---- the caller's stream (sapsim.h: ordering) ------------------------------------ */
+
+/* `waiter` runs its later work after what `signaler` has enqueued so far; no host wait */
+static sapStatus stream_after(cudaStream_t waiter, cudaStream_t signaler, cudaEvent_t ev) {
+  CUDA_TRY(cudaEventRecord(ev, signaler));
+  CUDA_TRY(cudaStreamWaitEvent(waiter, ev, 0));
+  return SAP_OK;
+}
+
+sapStatus sap_backendWaitStream(sapSim* s, void* stream) {
+  if (!s->on_gpu) return SAP_OK;
+  if (stream) CUDA_TRY(cudaStreamSynchronize((cudaStream_t)stream));
+  else CUDA_TRY(cudaDeviceSynchronize());
+  return SAP_OK;
+}
+
+sapStatus sap_streamWait(sapSim* s, void* stream) {
+  if (!s) return sap_fail(SAP_ERR_ARG, "sap_streamWait: null sim");
+  if (!s->on_gpu || (cudaStream_t)stream == sapg_stream) return SAP_OK;
+  return stream_after((cudaStream_t)stream, sapg_stream, ((sapCudaState*)s->cuda)->join[1]);
+}
+
+sapStatus sap_stepStream(sapSim* s, int nstep, void* stream) {
+  if (!s) return sap_fail(SAP_ERR_ARG, "sap_stepStream: null sim");
+  if (nstep < 0) return sap_fail(SAP_ERR_ARG, "sap_stepStream: nstep %d is negative", nstep);
+  if (!s->on_gpu) return sap_step(s, nstep);
+  sapCudaState* cs = (sapCudaState*)s->cuda;
+  cudaStream_t caller = (cudaStream_t)stream;
+  enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
+  if (caller) CUDA_TRY(cudaStreamIsCapturing(caller, &cap));
+  memset(&s->timers, 0, sizeof(s->timers));
+  sapStatus st = SAP_OK;
+  if (caller != sapg_stream && (st = stream_after(sapg_stream, caller, cs->join[0])) != SAP_OK) return st;
+  if (cap != cudaStreamCaptureStatusNone || !s->opt.graph) {
+    /* direct launches: inside a caller's capture sapsim's stream is part of it */
+    for (int k = 0; k < nstep && st == SAP_OK; k++) st = sap_stepGPU(s);
+  } else {
+    st = sap_stepsGPU(s, nstep);
+  }
+  if (st != SAP_OK) return st;
+  s->host_stale = 1;
+  if (caller != sapg_stream && (st = stream_after(caller, sapg_stream, cs->join[1])) != SAP_OK) return st;
+  CUDA_TRY(cudaGetLastError());
   return SAP_OK;
 }
 

@@ -61,6 +61,29 @@ void* sap_dataArray(const sapSim* s, const char* name, int* count, sapArrayType*
   return NULL;
 }
 
+void* sap_deviceArray(const sapSim* s, const char* name, int* count, sapArrayType* type) {
+  if (!s || !name || !count || !type) {
+    sap_fail(SAP_ERR_ARG, "sap_deviceArray: null argument");
+    return NULL;
+  }
+  if (!s->on_gpu) {
+    sap_fail(SAP_ERR_ARG, "sap_deviceArray: the batch runs on the CPU (%s); its arrays are host "
+             "memory: use sap_dataArray", s->device_name);
+    return NULL;
+  }
+  /* the device twin has the host data's layout: the same field, the twin's base */
+#define X(ctype, field, n)                \
+  if (!strcmp(name, #field)) {            \
+    *count = (int)(n);                    \
+    *type = type_code(#ctype);            \
+    return s->dd.field;                   \
+  }
+  SAP_DATA_FIELDS(X, s->m, s->d.ncon_max)
+#undef X
+  sap_fail(SAP_ERR_ARG, "sap_deviceArray: the batch has no array '%s'", name);
+  return NULL;
+}
+
 /* first non-finite value of a (nworld x n) input, as a failure naming it */
 static sapStatus check_finite(const double* x, int nworld, int n, const char* field) {
   for (long i = 0; i < (long)nworld * n; i++)

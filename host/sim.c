@@ -380,6 +380,84 @@ sapStatus sap_set(sapSim* s, sapField f, const int* worlds, int n, const double*
   return sensed ? sap_backendSensors(s, NULL) : SAP_OK;
 }
 
+/* ---- commit: state written in place (device or host addresses) -------------------- */
+
+/* the first bad value of one world's committed state, as a failure naming it (status
+ * kept in *bad); 0 when the world's state is good */
+static int bad_state(const sapSim* s, int w, sapStatus* bad) {
+  const sapModel* m = s->m;
+  const sapData* d = &s->d;
+  struct { const double* x; int n; const char* name; } st[] = {
+      {d->qpos + (size_t)w * m->nq, m->nq, "qpos"}, {d->qvel + (size_t)w * m->nv, m->nv, "qvel"},
+      {d->time + w, 1, "time"}, {d->mocap_pos + (size_t)w * m->nmocap * 3, m->nmocap * 3, "mocap_pos"},
+      {d->mocap_quat + (size_t)w * m->nmocap * 4, m->nmocap * 4, "mocap_quat"}};
+  for (size_t f = 0; f < sizeof(st) / sizeof(st[0]); f++)
+    for (int i = 0; i < st[f].n; i++)
+      if (!isfinite(st[f].x[i])) {
+        if (*bad == SAP_OK)
+          *bad = sap_fail(SAP_ERR_NONFINITE, "sap_commit: %s of world %d, index %d is not finite (%g); "
+                          "the world is frozen until a reset or a valid set or commit", st[f].name,
+                          w, i, st[f].x[i]);
+        return 1;
+      }
+  const double* q = st[4].x;
+  for (int b = 0; b < m->nmocap; b++)
+    if (q[4 * b] == 0 && q[4 * b + 1] == 0 && q[4 * b + 2] == 0 && q[4 * b + 3] == 0) {
+      if (*bad == SAP_OK)
+        *bad = sap_fail(SAP_ERR_ARG, "sap_commit: mocap_quat of world %d, mocap body %d is zero; the "
+                        "world is frozen until a reset or a valid set or commit", w, b);
+      return 1;
+    }
+  return 0;
+}
+
+sapStatus sap_commit(sapSim* s, const unsigned char* mask, void* stream) {
+  if (!s) return sap_fail(SAP_ERR_ARG, "sap_commit: null sim");
+  sapStatus st = sap_backendWaitStream(s, stream);
+  if (st != SAP_OK) return st;
+  /* the caller wrote the device copy: every host array is older now */
+  if (s->on_gpu) s->host_stale = 1;
+  const sapModel* m = s->m;
+  sapData* d = &s->d;
+  size_t n = (size_t)d->nworld, dbl = sizeof(double);
+  sapRange in[] = {{d->qpos, n * m->nq * dbl}, {d->qvel, n * m->nv * dbl}, {d->time, n * dbl},
+                   {d->mocap_pos, n * m->nmocap * 3 * dbl}, {d->mocap_quat, n * m->nmocap * 4 * dbl},
+                   {d->ctrl, n * m->nu * dbl}, {d->qfrc_applied, n * m->nv * dbl},
+                   {d->world_flags, n * sizeof(int)}, {d->vnext, n * m->nv * dbl}};
+  int nin = (int)(sizeof(in) / sizeof(in[0]));
+  for (int i = 0; i < nin && st == SAP_OK; i++) st = sap_backendFetch(s, in[i].ptr, in[i].bytes);
+  if (st != SAP_OK) return st;
+  sapStatus bad = SAP_OK;
+  for (int w = 0; w < d->nworld; w++) {
+    if (mask && !mask[w]) continue;
+    if (bad_state(s, w, &bad)) {
+      d->world_flags[w] |= SAP_WORLD_NONFINITE;
+      continue;
+    }
+    d->world_flags[w] &= ~SAP_WORLD_NONFINITE;
+    memcpy(d->vnext + (size_t)w * m->nv, d->qvel + (size_t)w * m->nv, dbl * m->nv);
+  }
+  /* inputs: named, not frozen (a step refuses the world, SAP_WORLD_BADINPUT) */
+  if (bad == SAP_OK)
+    for (int w = 0; w < d->nworld && bad == SAP_OK; w++) {
+      if (mask && !mask[w]) continue;
+      for (int i = 0; i < m->nu && bad == SAP_OK; i++)
+        if (!isfinite(d->ctrl[(size_t)w * m->nu + i]))
+          bad = sap_fail(SAP_ERR_NONFINITE, "sap_commit: ctrl of world %d, index %d is not finite "
+                         "(%g); a step refuses the world while it is", w, i, d->ctrl[(size_t)w * m->nu + i]);
+      for (int i = 0; i < m->nv && bad == SAP_OK; i++)
+        if (!isfinite(d->qfrc_applied[(size_t)w * m->nv + i]))
+          bad = sap_fail(SAP_ERR_NONFINITE, "sap_commit: qfrc_applied of world %d, index %d is not "
+                         "finite (%g); a step refuses the world while it is", w, i,
+                         d->qfrc_applied[(size_t)w * m->nv + i]);
+    }
+  if ((st = sap_backendPush(s, d->world_flags, n * sizeof(int))) != SAP_OK) return st;
+  if ((st = sap_backendPush(s, d->vnext, n * m->nv * dbl)) != SAP_OK) return st;
+  /* poses of the committed worlds (the device recomputes every world not frozen) */
+  if ((st = sap_backendKinematics(s, mask)) != SAP_OK) return st;
+  return bad;
+}
+
 sapStatus sap_worldInfo(sapSim* s, const int* worlds, int n, sapWorldInfo* out) {
   if (!s || !out) return sap_fail(SAP_ERR_ARG, "sap_worldInfo: null argument");
   sapStatus st = check_worlds(s, "sap_worldInfo", worlds, n);

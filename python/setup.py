@@ -4,7 +4,7 @@ The package is pure Python over a C library loaded with ctypes (sapsim/_capi.py)
 Building it puts that library inside the package: ``libsapsim.so`` (built by the
 checkout's Makefile, with the CUDA backend when nvcc is found) and MuJoCo's
 ``libmujoco.so.*`` that it links, found beside it through its ``$ORIGIN`` rpath;
-and the scenes of ``sapsim.envs``' tasks (scenes/ant.xml, humanoid.xml).
+and the scenes of the tasks of ``sapsim.envs`` and ``sapsim.vector`` (ant, humanoid, cartpole, quadruped_roll).
 
 Where the libraries come from: ``SAPSIM_LIB`` and ``SAPSIM_MUJOCO_LIB`` when set
 (``make test`` sets both), otherwise ``make -C <checkout> build/libsapsim.so`` runs
@@ -62,7 +62,7 @@ class BuildWithLibrary(build_py):
         # the scenes of sapsim.envs' tasks
         scenes = os.path.join(self.build_lib, "sapsim", "scenes")
         os.makedirs(scenes, exist_ok=True)
-        for name in ("ant.xml", "humanoid.xml"):
+        for name in ("ant.xml", "humanoid.xml", "cartpole.xml", "quadruped_roll.xml"):
             shutil.copy2(os.path.join(ROOT, "scenes", name), os.path.join(scenes, name))
 
 

@@ -684,6 +684,94 @@ static void test_domrand_parity(void) {
   domrand_parity("scenes/box_stack.xml", thread, 40, 1e-6);
 }
 
+/* writes through device addresses (sap_deviceArray) and sap_commit, steps on a caller's
+ * stream (sap_stepStream): the same edits through sap_set on the CPU backend must give the
+ * same states; a non-finite qpos written on the device freezes only its world */
+static void test_device_arrays(void) {
+  if (!gpu_available()) SKIP("no usable GPU");
+  enum { N = 5 };
+  sapSim* sim[2] = {make("scenes/ant.xml", N, "approx64", SAP_DEVICE_CPU, 1),
+                    make("scenes/ant.xml", N, "approx64", SAP_DEVICE_CUDA, 1)};
+  cudaStream_t caller = NULL;
+  if (!sim[0] || !sim[1]) goto done;
+  int nq = sim[0]->m->nq, nv = sim[0]->m->nv, nu = sim[0]->m->nu, count = 0;
+  sapArrayType type;
+  CHECK(sap_deviceArray(sim[0], "qpos", &count, &type) == NULL, "a CPU batch has no device arrays");
+  double* dq = (double*)sap_deviceArray(sim[1], "qpos", &count, &type);
+  CHECK(dq == sim[1]->dd.qpos && count == nq && type == SAP_ARRAY_F64, "device qpos %p (%d)", (void*)dq, count);
+  double* dv = (double*)sap_deviceArray(sim[1], "qvel", &count, &type);
+  double* du = (double*)sap_deviceArray(sim[1], "ctrl", &count, &type);
+  int* dflags = (int*)sap_deviceArray(sim[1], "world_flags", &count, &type);
+  CHECK(dv && du && dflags && type == SAP_ARRAY_I32, "device qvel, ctrl, world_flags");
+  CHECK(sap_deviceArray(sim[1], "nope", &count, &type) == NULL && strstr(sap_lastError(), "'nope'"),
+        "unknown array named: %s", sap_lastError());
+  CHECK(cudaStreamCreate(&caller) == cudaSuccess, "caller stream");
+  double q[N * 15], v[N * 14], u[N * 8], out[2][N * 15], vout[2][N * 14], xpos[2][N * 64 * 3];
+  CHECK(nq == 15 && nv == 14 && nu == 8 && sim[0]->m->nbody <= 64, "ant sizes");
+  for (int b = 0; b < 2; b++) {
+    sap_get(sim[b], SAP_FIELD_QPOS, NULL, N, q);
+    for (int w = 0; w < N; w++) {
+      q[w * nq + 2] += 0.02 * w;              /* heights */
+      q[w * nq + 7] = 0.1 * sin(w + 1.0);     /* first hip */
+    }
+    for (int i = 0; i < N * nv; i++) v[i] = 0.2 * cos(0.7 * i);
+    for (int i = 0; i < N * nu; i++) u[i] = 0.6 * sin(0.31 * i);
+    if (b == 0) {
+      sap_set(sim[0], SAP_FIELD_QPOS, NULL, N, q);
+      sap_set(sim[0], SAP_FIELD_QVEL, NULL, N, v);
+      sap_set(sim[0], SAP_FIELD_CTRL, NULL, N, u);
+    } else {
+      cudaMemcpyAsync(dq, q, sizeof(q), cudaMemcpyHostToDevice, caller);
+      cudaMemcpyAsync(dv, v, sizeof(v), cudaMemcpyHostToDevice, caller);
+      cudaMemcpyAsync(du, u, sizeof(u), cudaMemcpyHostToDevice, caller);
+      CHECK(sap_commit(sim[1], NULL, caller) == SAP_OK, "commit: %s", sap_lastError());
+    }
+    sap_get(sim[b], SAP_FIELD_XPOS, NULL, N, xpos[b]);
+    CHECK(sap_stepStream(sim[b], 6, caller) == SAP_OK, "stepStream: %s", sap_lastError());
+    CHECK(sap_streamWait(sim[b], caller) == SAP_OK, "streamWait: %s", sap_lastError());
+    if (b == 1) {
+      /* read back on the caller's stream, after the steps */
+      cudaMemcpyAsync(out[1], dq, sizeof(out[1]), cudaMemcpyDeviceToHost, caller);
+      cudaMemcpyAsync(vout[1], dv, sizeof(vout[1]), cudaMemcpyDeviceToHost, caller);
+      cudaStreamSynchronize(caller);
+    } else {
+      sap_get(sim[0], SAP_FIELD_QPOS, NULL, N, out[0]);
+      sap_get(sim[0], SAP_FIELD_QVEL, NULL, N, vout[0]);
+    }
+  }
+  check_arrays("xpos after a device qpos write and commit", xpos[1], xpos[0], N * sim[0]->m->nbody * 3, 1e-12, 1e-12);
+  check_arrays("qpos after device writes and caller-stream steps", out[1], out[0], N * nq, 1e-8, 1e-8);
+  check_arrays("qvel after device writes and caller-stream steps", vout[1], vout[0], N * nv, 1e-7, 1e-7);
+  CHECK(out[0][2] != q[2], "the steps moved world 0");
+
+  /* a NaN qpos of world 3 written on the device: commit names it, freezes world 3 only */
+  double nan_q = NAN, held[15], after[15], other[2][15];
+  sap_get(sim[1], SAP_FIELD_QPOS, (int[]){3}, 1, held);
+  sap_get(sim[1], SAP_FIELD_QPOS, (int[]){1}, 1, other[0]);
+  cudaMemcpy(dq + 3 * nq + 8, &nan_q, sizeof(double), cudaMemcpyHostToDevice);
+  CHECK(sap_commit(sim[1], NULL, NULL) == SAP_ERR_NONFINITE && strstr(sap_lastError(), "qpos of world 3, index 8"),
+        "commit names the bad value: %s", sap_lastError());
+  sapWorldInfo wi[N];
+  sap_worldInfo(sim[1], NULL, N, wi);
+  CHECK((wi[3].flags & SAP_WORLD_NONFINITE) && !(wi[1].flags & SAP_WORLD_NONFINITE), "world 3 frozen only (%d, %d)",
+        wi[3].flags, wi[1].flags);
+  CHECK(sap_stepStream(sim[1], 3, NULL) == SAP_OK, "%s", sap_lastError());
+  sap_get(sim[1], SAP_FIELD_QPOS, (int[]){3}, 1, after);
+  sap_get(sim[1], SAP_FIELD_QPOS, (int[]){1}, 1, other[1]);
+  CHECK(isnan(after[8]) && after[0] == held[0] && after[9] == held[9], "the frozen world was left as it is");
+  CHECK(other[1][0] != other[0][0] || other[1][2] != other[0][2], "the other worlds stepped");
+  /* a valid commit of world 3 after fixing the value releases it */
+  cudaMemcpy(dq + 3 * nq + 8, &held[8], sizeof(double), cudaMemcpyHostToDevice);
+  unsigned char mask[N] = {0, 0, 0, 1, 0};
+  CHECK(sap_commit(sim[1], mask, NULL) == SAP_OK, "%s", sap_lastError());
+  sap_worldInfo(sim[1], NULL, N, wi);
+  CHECK(!(wi[3].flags & SAP_WORLD_NONFINITE), "world 3 released (%d)", wi[3].flags);
+done:
+  if (caller) cudaStreamDestroy(caller);
+  sap_free(sim[0]);
+  sap_free(sim[1]);
+}
+
 int main(void) {
   RUN(test_parity_free_motion);
   RUN(test_parity_contact);
@@ -701,6 +789,7 @@ int main(void) {
   RUN(test_mocap_edits);
   RUN(test_sensor_parity);
   RUN(test_domrand_parity);
+  RUN(test_device_arrays);
 #ifdef SAP_CUDA_SHIM
   return check_summary("test_gpu (CUDA emulated on the CPU)");
 #else

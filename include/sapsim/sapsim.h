@@ -272,6 +272,46 @@ void* sap_dataArray(const sapSim* s, const char* name, int* count, sapArrayType*
  * whose copies only sap_set writes) */
 sapStatus sap_checkInputs(const sapSim* s);
 
+/* ---- device arrays and the caller's CUDA stream (python/: DLPack, torch, JAX) ------
+ *
+ * A GPU batch's per-world arrays live in one device allocation with the host data's
+ * layout. sap_deviceArray gives the device address of world 0's block of an array by
+ * its sapData field name (count and type as sap_dataArray; world w's block starts
+ * w * count elements later); NULL with a message for a CPU batch or an unknown name.
+ * The addresses are fixed for the life of the sim.
+ *
+ * Ordering. sapsim enqueues its GPU work on its own stream (sap_cudaStream). A caller
+ * that reads or writes the device arrays on a stream of its own orders that work with
+ * sapsim's through these calls, which never wait on the host:
+ *  - sap_stepStream(s, n, stream): the n steps start after the work enqueued so far on
+ *    `stream`, and work enqueued on `stream` after the call sees their results (an
+ *    event recorded on each side, cudaStreamWaitEvent on the other). When `stream` is
+ *    being captured into a graph, sapsim's stream joins the capture and the steps are
+ *    recorded as direct launches (no host synchronisation inside).
+ *  - sap_streamWait(s, stream): work enqueued on `stream` after the call sees all of
+ *    sapsim's work enqueued so far (a DLPack consumer's stream).
+ * stream is a cudaStream_t (NULL: the legacy default stream). On a CPU batch the
+ * stream is ignored: sap_stepStream is sap_step and sap_streamWait a no-op.
+ *
+ * Writes through device (or host, via sap_dataArray) addresses. ctrl and qfrc_applied
+ * may be written freely: a step refuses the worlds whose values are not finite
+ * (SAP_WORLD_BADINPUT, the world keeps its state). Every other array that sap_set
+ * writes (qpos, qvel, time, mocap_pos, mocap_quat) may be written too, but then the
+ * caller must call sap_commit before the next step, reset, get or set: it waits on the
+ * host for `stream` (the stream the writes were enqueued on; NULL: the whole device),
+ * checks the state of the worlds in mask (nworld bytes, NULL = all) as sap_set does,
+ * copies qvel to the solver's velocity, releases a world frozen as non-finite and
+ * recomputes the poses. A world with a non-finite qpos, qvel, time or mocap pose, or a
+ * zero mocap quaternion, is frozen (SAP_WORLD_NONFINITE: steps leave it as it is) until
+ * a reset, a valid sap_set or a later commit, and the call fails with
+ * SAP_ERR_NONFINITE (SAP_ERR_ARG for a zero quaternion) naming the first such value;
+ * the other worlds are committed. A non-finite ctrl or qfrc_applied is named too
+ * (SAP_ERR_NONFINITE) but freezes nothing. Every other array is read-only. */
+void* sap_deviceArray(const sapSim* s, const char* name, int* count, sapArrayType* type);
+sapStatus sap_stepStream(sapSim* s, int nstep, void* stream);
+sapStatus sap_streamWait(sapSim* s, void* stream);
+sapStatus sap_commit(sapSim* s, const unsigned char* mask, void* stream);
+
 /* 1 when sapsim was built with CUDA and a device is usable; name (nname bytes) gets the
  * device's name or the reason why none is */
 int sap_cudaUsable(char* name, int nname);

@@ -7,8 +7,9 @@
 >>> sim.qpos.shape, sim.converged.all()
 ((64, 15), True)
 
-``sapsim.envs.LocomotionEnv`` is a batched environment (Gymnasium's call
-signatures, numpy arrays, gymnasium not required).
+Device arrays without a copy: ``torch.from_dlpack(sim.qpos_device)`` (DLPack and
+``__cuda_array_interface__``, :mod:`sapsim.dlpack`). Gymnasium vector environments:
+:mod:`sapsim.vector` (cartpole, ant, humanoid, quadruped). Videos: :mod:`sapsim.render`.
 
 The package wraps sapsim's C library (``libsapsim.so``) with ctypes and adds no
 physics of its own. See :class:`Sim` for the arrays and the rules for writing them.
@@ -17,6 +18,7 @@ physics of its own. See :class:`Sim` for the arrays and the rules for writing th
 from __future__ import annotations
 
 from ._capi import library_path
+from .dlpack import DeviceArray
 from .errors import (
     ArgumentError,
     CudaError,
@@ -47,6 +49,7 @@ __version__: str = "0.1.0"
 
 __all__ = [
     "Sim",
+    "DeviceArray",
     "Model",
     "StateArray",
     "WorldFlag",

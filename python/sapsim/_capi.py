@@ -128,6 +128,11 @@ _declare("sap_setParam", c_int, _P, c_int, POINTER(c_int), c_int, POINTER(c_doub
 _declare("sap_getParam", c_int, _P, c_int, POINTER(c_int), c_int, POINTER(c_double))
 _declare("sap_resetParam", c_int, _P, c_int, POINTER(c_int), c_int)
 _declare("sap_paramOverridden", c_int, _P, c_int, c_int)
+_declare("sap_deviceArray", c_void_p, _P, c_char_p, POINTER(c_int), POINTER(c_int))
+_declare("sap_stepStream", c_int, _P, c_int, c_void_p)
+_declare("sap_streamWait", c_int, _P, c_void_p)
+_declare("sap_commit", c_int, _P, POINTER(c_ubyte), c_void_p)
+_declare("sap_cudaStream", c_void_p)
 
 
 def last_error() -> str:

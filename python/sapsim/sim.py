@@ -16,8 +16,13 @@ Writes follow the C API's rules (``sap_set``):
 - every other array (poses, diagnostics, contacts) is read-only.
 
 On the CUDA backend the same properties return host snapshots (fetched per field,
-read-only, ``StateArray`` semantics for the writable fields); device arrays through
-DLPack are the next step (see python/README.md).
+read-only, ``StateArray`` semantics for the writable fields). Device arrays without a
+copy: :meth:`Sim.device_array` and the ``*_device`` properties (``sim.qpos_device``)
+export the batch's memory through DLPack and ``__cuda_array_interface__``
+(``torch.from_dlpack(sim.qpos_device)``; see :mod:`sapsim.dlpack` for the write
+rules: after writing ``qpos``, ``qvel``, ``time`` or mocap poses through such a view,
+call :meth:`Sim.commit`). :meth:`Sim.step` takes ``stream=`` to order the steps with
+the caller's CUDA stream.
 
 The C batch is freed when the ``Sim`` and every array viewing it are gone.
 """
@@ -35,6 +40,7 @@ import numpy.typing as npt
 
 from . import _capi
 from ._capi import check, lib
+from .dlpack import KDL_CPU, KDL_CUDA, DeviceArray
 from .errors import ArgumentError
 from .params import ParamsMixin
 
@@ -194,6 +200,20 @@ def _flat_poses(value: npt.ArrayLike) -> np.ndarray:
     """Mocap poses ((nworld,) nmocap, 3 or 4) as sap_set's rows ((nworld,) nmocap * 3 or 4)."""
     a = np.asarray(value, dtype=np.float64)
     return a.reshape(a.shape[:-2] + (-1,)) if a.ndim >= 2 else a
+
+
+def _stream_handle(stream: Any) -> Optional[c_void_p]:
+    """A CUDA stream given as an integer, a torch or cupy stream object (``cuda_stream``
+    or ``ptr``) or None (NULL: the legacy default stream, or the whole device)."""
+    if stream is None:
+        return None
+    for attr in ("cuda_stream", "ptr"):
+        if hasattr(stream, attr):
+            stream = getattr(stream, attr)
+            break
+    if not isinstance(stream, (int, np.integer)) or isinstance(stream, bool) or stream < 0:
+        raise ArgumentError(f"stream must be a CUDA stream handle (integer) or a stream object, got {stream!r}")
+    return c_void_p(int(stream)) if stream else None
 
 
 class StateArray(np.ndarray):
@@ -475,8 +495,14 @@ class Sim(ParamsMixin):
 
     # ---- stepping and resets ------------------------------------------------------
 
-    def step(self, n: int = 1) -> None:
+    def step(self, n: int = 1, stream: Any = None) -> None:
         """Advance every world by ``n`` steps.
+
+        With ``stream`` (GPU batches: a ``torch.cuda.Stream``, an object with a
+        ``cuda_stream`` attribute, or an integer ``cudaStream_t``) the steps are
+        enqueued after the work already on that stream, later work on it sees their
+        results, and the call returns without waiting (``sap_stepStream``); without
+        it the call returns when the steps are done. On the CPU ``stream`` is ignored.
 
         Raises:
             NonFiniteError: a control or applied force written in place is not
@@ -484,8 +510,80 @@ class Sim(ParamsMixin):
         """
         if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
             raise ArgumentError(f"step: n must be a non-negative integer, got {n!r}")
+        handle = _stream_handle(stream)
         check(lib.sap_checkInputs(self._h.sim))
+        if stream is not None:
+            # the caller's stream: ordered by events, no host wait (CPU: a plain step)
+            check(lib.sap_stepStream(self._h.sim, int(n), handle))
+            return
         check(lib.sap_step(self._h.sim, int(n)))
+
+    def commit(self, worlds: WorldSelection = None, stream: Any = None) -> None:
+        """Declare state written in place through :meth:`device_array` views (or
+        DLPack views of the host arrays): ``qpos``, ``qvel``, ``time``, ``mocap_pos``,
+        ``mocap_quat``. Call it after such writes, before the next step, reset, get
+        or set (``ctrl`` and ``qfrc_applied`` need no commit: a step refuses a world
+        whose inputs are not finite). It waits for ``stream`` (the stream the writes
+        were enqueued on: a ``torch.cuda.Stream``, an object with ``cuda_stream``, or
+        an integer handle; None: the whole device), checks the worlds' state as
+        :meth:`set` does, recomputes their poses and releases worlds frozen as
+        non-finite.
+
+        Args:
+            worlds: the worlds written (boolean mask or ids); None: all.
+            stream: see above.
+
+        Raises:
+            NonFiniteError: a value is not finite (the message names it). A world with
+                a bad state is frozen (``WorldFlag.NONFINITE``: steps leave it as it
+                is) until a reset, a valid set or commit; the other worlds are
+                committed. A bad ``ctrl`` or ``qfrc_applied`` is named, freezes nothing.
+            ArgumentError: a zero mocap quaternion (its world is frozen).
+        """
+        ids = _world_ids(worlds, self.nworld)
+        mask = None
+        if ids is not None:
+            mask = np.zeros(self.nworld, dtype=np.uint8)
+            mask[ids] = 1
+        check(lib.sap_commit(self._h.sim, _ptr(mask, c_ubyte), _stream_handle(stream)))
+
+    def stream_wait(self, stream: Any) -> None:
+        """Make ``stream`` (a torch/cupy stream or an integer handle) wait, without a
+        host wait, for all the work sapsim has enqueued so far (``sap_streamWait``):
+        call it before reading device views on a stream of your own after a reset,
+        set or commit (their pose kernels run on sapsim's stream). Steps taken with
+        ``step(stream=...)`` need it not. A no-op on the CPU."""
+        check(lib.sap_streamWait(self._h.sim, _stream_handle(stream)))
+
+    def device_array(self, name: str) -> DeviceArray:
+        """A per-world array of the batch by its ``sapData`` name (``"qpos"``,
+        ``"ctrl"``, ``"xpos"``, ``"world_flags"``, ``"con_dist"``, ...) exported without
+        a copy: device memory on the GPU, host memory on the CPU, shaped like the
+        numpy properties ((nworld, n), (nworld, nbody, 3), (nworld,)). Hand it to
+        ``torch.from_dlpack``, ``jax.dlpack.from_dlpack``, ``numpy.from_dlpack`` (host)
+        or ``torch.as_tensor`` / cupy (``__cuda_array_interface__``). The address is
+        fixed for the life of the ``Sim``; an export keeps the batch alive. Write
+        rules: :mod:`sapsim.dlpack` (``qpos`` and other state: :meth:`commit`)."""
+        count, typecode = c_int(), c_int()
+        if self.on_gpu:
+            addr = lib.sap_deviceArray(self._h.sim, name.encode(), byref(count), byref(typecode))
+        else:
+            addr = lib.sap_dataArray(self._h.sim, name.encode(), byref(count), byref(typecode))
+        if not addr:
+            raise ArgumentError(_capi.last_error())
+        n = count.value
+        tails = {"xpos": (self._model.nbody, 3), "xquat": (self._model.nbody, 4),
+                 "mocap_pos": (self._model.nmocap, 3), "mocap_quat": (self._model.nmocap, 4)}
+        tail = tails.get(name, () if n == 1 else (n,))
+        h = self._h
+        if not self.on_gpu:
+            return DeviceArray(name, addr, (self.nworld,) + tail, np.dtype(_DTYPES[typecode.value]), KDL_CPU, h)
+
+        def wait(consumer: int) -> None:
+            check(lib.sap_streamWait(h.sim, c_void_p(consumer) if consumer else None))
+
+        return DeviceArray(name, addr, (self.nworld,) + tail, np.dtype(_DTYPES[typecode.value]), KDL_CUDA, h,
+                           lib.sap_cudaStream() or 0, wait)
 
     def reset(self, keyframe: Union[int, str, None] = None, worlds: WorldSelection = None) -> None:
         """Reset worlds to a keyframe (id or name) or, with None, to the model's
@@ -745,3 +843,19 @@ class Sim(ParamsMixin):
     def __repr__(self) -> str:
         return (f"sapsim.Sim(nworld={self.nworld}, nq={self.nq}, nv={self.nv}, nu={self.nu}, "
                 f"device='{self.device_name}', preset='{self.options.get('preset')}')")
+
+
+def _device_property(name: str) -> property:
+    def get(self: Sim) -> DeviceArray:
+        return self.device_array(name)
+
+    get.__doc__ = (f"``{name}`` exported without a copy (DLPack, ``__cuda_array_interface__``): "
+                   f"``Sim.device_array(\"{name}\")``.")
+    return property(get)
+
+
+#: arrays with a ``<name>_device`` property on :class:`Sim` (``sim.qpos_device``)
+DEVICE_PROPERTIES: tuple[str, ...] = ("qpos", "qvel", "ctrl", "qfrc_applied", "time", "xpos", "xquat",
+                                      "mocap_pos", "mocap_quat", "world_flags", "newton_iter", "ncon")
+for _name in DEVICE_PROPERTIES:
+    setattr(Sim, _name + "_device", _device_property(_name))

@@ -75,7 +75,7 @@ struct cudaDeviceProp { char name[256]; };
 typedef struct sapShimNode* cudaGraphNode_t;
 typedef struct cudaGraphEdgeData { unsigned char from_port, to_port, type, reserved[5]; } cudaGraphEdgeData;
 typedef unsigned long long cudaGraphConditionalHandle;
-typedef enum {
+typedef enum cudaStreamCaptureStatus {
   cudaStreamCaptureStatusNone = 0, cudaStreamCaptureStatusActive = 1, cudaStreamCaptureStatusInvalidated = 2
 } cudaStreamCaptureStatus;
 enum cudaStreamUpdateCaptureDependenciesFlags { cudaStreamAddCaptureDependencies = 0, cudaStreamSetCaptureDependencies = 1 };
@@ -139,6 +139,8 @@ cudaError_t cudaEventCreate(cudaEvent_t* ev);
 cudaError_t cudaEventDestroy(cudaEvent_t ev);
 cudaError_t cudaEventRecord(cudaEvent_t ev, cudaStream_t st);
 cudaError_t cudaEventSynchronize(cudaEvent_t ev);
+/* work runs in submission order here, so a stream never has anything to wait for */
+cudaError_t cudaStreamWaitEvent(cudaStream_t st, cudaEvent_t ev, unsigned int flags);
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t a, cudaEvent_t b);
 
 #ifdef __cplusplus

@@ -560,6 +560,9 @@ cudaError_t cudaEventRecord(cudaEvent_t ev, cudaStream_t) {
   sapShimSubmit([=]() { ev->t = now_ms(); ev->recorded = 1; });
   return cudaSuccess;
 }
+cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t ev, unsigned int flags) {
+  return ev && flags == 0 ? cudaSuccess : cudaErrorInvalidValue;
+}
 cudaError_t cudaEventSynchronize(cudaEvent_t ev) {
   return capture_graph ? cudaErrorStreamCaptureUnsupported : (ev->recorded ? cudaSuccess : cudaErrorInvalidValue);
 }

@@ -1,0 +1,411 @@
+"""Gymnasium vector environments over one sapsim batch (``gymnasium.vector.VectorEnv``).
+
+One :class:`~sapsim.Sim` holds every sub-environment as a world; a vector step writes
+the actions into ``ctrl``, advances the batch ``frame_skip`` steps and computes
+observations, rewards and terminations for all worlds at once.
+
+Arrays. ``device="cpu"`` returns numpy arrays (views of the batch are read without a
+copy and the results are new arrays). ``device="cuda"`` returns torch tensors on the GPU
+when torch is installed: the env reads and writes the batch through DLPack views
+(``torch.from_dlpack(sim.qpos_device)``), steps on torch's current stream
+(``Sim.step(stream=...)``), and nothing crosses to the host in a step without resets.
+``array_backend="torch"`` also gives torch (CPU) tensors on the CPU.
+
+Autoreset: ``AutoresetMode.SAME_STEP`` (``metadata["autoreset_mode"]``). A world that
+terminates or is truncated in ``step`` is reset inside that call; its row of the
+returned observation is the new episode's first observation, and
+``info["final_obs"]`` (rows where ``info["_final_obs"]`` is True) holds the
+observation that ended the episode. Chosen because the reset then costs no extra
+step, and it is what stable-baselines3's ``VecEnv`` and most GPU RL libraries expect.
+
+``info`` (every step, per world): ``newton_iter`` (Newton iterations of the last
+simulation step), ``world_flags`` (:class:`~sapsim.WorldFlag` bits), ``ncon`` (live
+contacts), and the reward terms of the task (``reward_forward``, ``reward_ctrl``,
+``reward_healthy``, ``x_velocity``, ...).
+
+Options of every task: ``frame_skip`` (simulation steps per env step),
+``obs_noise`` (std of Gaussian noise added to returned observations),
+``action_delay`` (k: the action applied is the one given k env steps earlier; zero
+actions for the first k steps of an episode), ``reset_noise_scale``,
+``max_episode_steps``, ``seed``, and any :class:`~sapsim.Sim` option (``preset``,
+``threads``, ...). Determinism: ``reset(seed=s)`` seeds every random draw (reset
+noise, observation noise); the same seed and actions give the same results.
+
+Tasks (:data:`TASKS`), following Gymnasium's MuJoCo v5 definitions where one exists:
+
+- ``cartpole`` (InvertedPendulum-v5): obs qpos, qvel (4); reward 1 per step while
+  alive; terminated when |pole angle| > 0.2 rad or the state is not finite;
+  reset noise U(-0.01, 0.01) on qpos and qvel; 1000 steps (maximum return 1000).
+  Differs: scenes/cartpole.xml (a 1 kg cart and a 0.1 kg pole, gear 100, timestep
+  0.005): actions in [-1, 1] are scaled by 0.1 (at most 10 N, classic CartPole's force;
+  the full 100 N tips the light pole within a step), frame_skip 4 (0.02 s env step).
+- ``ant`` (Ant-v5): obs qpos[2:], qvel (27); reward = x velocity of the torso (its
+  ``xpos``, as Gymnasium's ``body("torso").xpos``) + healthy_reward 1 - 0.5 |a|^2;
+  terminated when the torso height leaves [0.2, 1.0] or the state is not finite;
+  reset noise U(-0.1, 0.1) on qpos (the root quaternion renormalised) and 0.1 N(0,1)
+  on qvel. Differs: no contact cost and no cfrc_ext in the observation (sapsim has no
+  cfrc_ext); scenes/ant.xml (gear 60, timestep 0.005, frame_skip 10: env step 0.05 s
+  as Ant-v5); starts from the keyframe "init".
+- ``humanoid`` (Humanoid-v5): obs qpos[2:], qvel (26 + 27); reward = 1.25 x velocity of
+  the centre of mass (mass-weighted ``xipos``) + 5 - 0.1 |a|^2; terminated when the
+  torso height leaves [1.0, 2.0]; reset noise U(-0.01, 0.01) on qpos and qvel.
+  Differs: no contact cost, no cinert/cvel/qfrc_actuator/cfrc_ext observations;
+  scenes/humanoid.xml (timestep 0.005, frame_skip 3: 0.015 s as Humanoid-v5).
+- ``quadruped`` (no Gymnasium counterpart): scenes/quadruped_roll.xml, a 12-kg-class
+  quadruped on condim-6 feet with 8 position servos (the Menagerie-style actuation:
+  actions are joint targets, scaled from [-1, 1] to the servos' range); obs qpos[2:],
+  qvel (13 + 14); reward = torso x velocity + 0.5 (alive) - 0.05 |a|^2; terminated when
+  the torso drops below 0.12 m or tips over (body z axis below 0.3 of vertical);
+  reset noise U(-0.05, 0.05) on the joints and qvel; timestep 0.002, frame_skip 10.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional, Union
+
+import numpy as np
+
+try:
+    import gymnasium
+    from gymnasium import spaces
+    from gymnasium.vector import VectorEnv
+    from gymnasium.vector.utils import batch_space
+    from gymnasium.vector.vector_env import AutoresetMode
+except ImportError as e:  # pragma: no cover
+    raise ImportError("sapsim.vector needs gymnasium 1.x: pip install 'gymnasium>=1.0'") from e
+
+from .envs import _scene_path
+from .errors import ArgumentError
+from .sim import Sim, WorldFlag
+
+__all__ = ["SapsimVectorEnv", "TASKS", "TaskSpec", "make_vec"]
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """A task's scene and constants (see the module doc for the definitions)."""
+
+    scene: str
+    keyframe: Optional[str]
+    frame_skip: int
+    max_episode_steps: int
+    reset_noise_scale: float
+    qvel_noise: str  # "uniform" or "normal" (Gymnasium's per-task choice)
+    free_root: bool  # qpos[:7] is a free joint (obs drops x, y)
+    ctrl_cost_weight: float = 0.0
+    healthy_reward: float = 0.0
+    forward_weight: float = 0.0
+    healthy_z: tuple[float, float] = (-np.inf, np.inf)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+#: the tasks of :class:`SapsimVectorEnv`
+TASKS: dict[str, TaskSpec] = {
+    "cartpole": TaskSpec("cartpole.xml", None, 4, 1000, 0.01, "uniform", False,
+                         extra={"max_angle": 0.2, "action_scale": 0.1}),
+    "ant": TaskSpec("ant.xml", "init", 10, 1000, 0.1, "normal", True, 0.5, 1.0, 1.0, (0.2, 1.0)),
+    "humanoid": TaskSpec("humanoid.xml", "stand", 3, 1000, 0.01, "uniform", True, 0.1, 5.0, 1.25, (1.0, 2.0)),
+    "quadruped": TaskSpec("quadruped_roll.xml", None, 10, 1000, 0.05, "uniform", True, 0.05, 0.5, 1.0,
+                          (0.12, np.inf), extra={"min_upright": 0.3}),
+}
+
+
+def _torch() -> Any:
+    try:
+        import torch
+    except ImportError as e:
+        raise ImportError("sapsim.vector: torch tensors (device='cuda' or array_backend='torch') need "
+                          "torch installed") from e
+    return torch
+
+
+class SapsimVectorEnv(VectorEnv):
+    """A Gymnasium vector environment of ``num_envs`` worlds of one task.
+
+    Args:
+        task: a name of :data:`TASKS` (``"cartpole"``, ``"ant"``, ``"humanoid"``,
+            ``"quadruped"``).
+        num_envs: sub-environments (worlds of the batch).
+        device: ``"cpu"`` or ``"cuda"``.
+        array_backend: ``"numpy"`` or ``"torch"``; default numpy on the CPU and
+            torch on the GPU.
+        frame_skip, max_episode_steps, reset_noise_scale: override the task's.
+        obs_noise: std of Gaussian noise on returned observations (0: none).
+        action_delay: steps k between an action's arrival and its application.
+        seed: seed of the first reset's draws (``reset(seed=...)`` reseeds).
+        **sim_options: passed to :class:`~sapsim.Sim`.
+    """
+
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(self, task: str = "cartpole", num_envs: int = 16, device: str = "cpu",
+                 array_backend: Optional[str] = None, frame_skip: Optional[int] = None,
+                 max_episode_steps: Optional[int] = None, reset_noise_scale: Optional[float] = None,
+                 obs_noise: float = 0.0, action_delay: int = 0, seed: Optional[int] = None,
+                 **sim_options: Any) -> None:
+        if task not in TASKS:
+            raise ArgumentError(f"unknown task '{task}' (tasks: {', '.join(TASKS)})")
+        if action_delay < 0 or obs_noise < 0:
+            raise ArgumentError(f"action_delay ({action_delay}) and obs_noise ({obs_noise}) must be >= 0")
+        self.task = task
+        self.spec_ = spec = TASKS[task]
+        self.frame_skip = int(frame_skip or spec.frame_skip)
+        if self.frame_skip < 1:
+            raise ArgumentError(f"frame_skip must be >= 1, got {frame_skip}")
+        self.max_episode_steps = int(max_episode_steps or spec.max_episode_steps)
+        self.reset_noise_scale = spec.reset_noise_scale if reset_noise_scale is None else float(reset_noise_scale)
+        self.obs_noise = float(obs_noise)
+        self.action_delay = int(action_delay)
+        self.num_envs = int(num_envs)
+        self.sim = Sim(_scene_path(spec.scene), nworld=self.num_envs, device=device, **sim_options)
+        sim, model = self.sim, self.sim.model
+        self.backend = array_backend or ("torch" if sim.on_gpu else "numpy")
+        if self.backend not in ("numpy", "torch"):
+            raise ArgumentError(f"array_backend must be 'numpy' or 'torch', got {array_backend!r}")
+        self.dt = sim.timestep * self.frame_skip
+        self._key = model.keyframe(spec.keyframe) if spec.keyframe else None
+
+        # spaces: actions in the actuators' control range clipped to [-1, 1] (position
+        # servos: [-1, 1] scaled to their range)
+        rng_ = model.ctrl_range
+        self._servo = task == "quadruped"
+        if self._servo:
+            self._ctrl_lo, self._ctrl_hi = rng_[:, 0].copy(), rng_[:, 1].copy()
+            lo, hi = -np.ones(sim.nu), np.ones(sim.nu)
+        else:
+            lo, hi = np.clip(rng_[:, 0], -1, 1), np.clip(rng_[:, 1], -1, 1)
+        self.single_action_space = spaces.Box(lo.astype(np.float32), hi.astype(np.float32), dtype=np.float32)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        nobs = (sim.nq - 2 if spec.free_root else sim.nq) + sim.nv
+        self.single_observation_space = spaces.Box(-np.inf, np.inf, (nobs,), dtype=np.float64)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+
+        # views of the batch: numpy (CPU) or torch through DLPack (no copy)
+        self._mass = model.array("body_mass").copy()
+        self._torso = model.body_names.index("torso") if "torso" in model.body_names else 1
+        if self.backend == "torch":
+            torch = _torch()
+            self._t = torch
+            self._dev = torch.device("cuda" if sim.on_gpu else "cpu")
+            self._v = {n: torch.from_dlpack(sim.device_array(n))
+                       for n in ("qpos", "qvel", "ctrl", "xpos", "xipos", "xmat", "world_flags", "newton_iter",
+                                 "ncon")}
+            self._mass_t = torch.as_tensor(self._mass, device=self._dev)
+            self._lo_t = torch.as_tensor(lo, device=self._dev)
+            self._hi_t = torch.as_tensor(hi, device=self._dev)
+            if self._servo:
+                self._clo_t = torch.as_tensor(self._ctrl_lo, device=self._dev)
+                self._chi_t = torch.as_tensor(self._ctrl_hi, device=self._dev)
+            self._gen = torch.Generator(device=self._dev)
+        elif sim.on_gpu:
+            self._v = None  # host snapshots per step (slow path; torch recommended on the GPU)
+        else:
+            self._v = {"qpos": sim.qpos, "qvel": sim.qvel, "ctrl": sim.ctrl, "xpos": sim.xpos,
+                       "xipos": sim.array("xipos"), "xmat": sim.array("xmat"), "world_flags": sim.world_flags,
+                       "newton_iter": sim.newton_iter, "ncon": sim.ncon}
+        self._lo, self._hi = lo, hi
+        self._steps = np.zeros(self.num_envs, dtype=np.int64)
+        self._delay_buf = self._zeros((self.action_delay, self.num_envs, sim.nu)) if self.action_delay else None
+        self._rng = np.random.default_rng(seed)
+        self._seeded = seed
+
+    # ---- array helpers (numpy or torch) ---------------------------------------------
+
+    def _zeros(self, shape: tuple[int, ...]) -> Any:
+        if self.backend == "torch":
+            return self._t.zeros(shape, dtype=self._t.float64, device=self._dev)
+        return np.zeros(shape)
+
+    def _views(self) -> dict[str, Any]:
+        if self._v is not None:
+            return self._v
+        s = self.sim  # numpy on a GPU batch: snapshots
+        return {"qpos": s.qpos, "qvel": s.qvel, "xpos": s.xpos, "xipos": s.array("xipos"), "xmat": s.array("xmat"),
+                "world_flags": s.world_flags, "newton_iter": s.newton_iter, "ncon": s.ncon}
+
+    def _cat(self, parts: list[Any]) -> Any:
+        return self._t.cat(parts, dim=1) if self.backend == "torch" else np.concatenate(parts, axis=1)
+
+    def _host(self, x: Any) -> np.ndarray:
+        return x.cpu().numpy() if self.backend == "torch" else np.asarray(x)
+
+    # ---- the task ---------------------------------------------------------------------
+
+    def _obs(self, v: dict[str, Any]) -> Any:
+        qpos = v["qpos"][:, 2:] if self.spec_.free_root else v["qpos"]
+        obs = self._cat([qpos, v["qvel"]])
+        return obs.clone() if self.backend == "torch" else np.array(obs)
+
+    def _noisy(self, obs: Any) -> Any:
+        if self.obs_noise <= 0:
+            return obs
+        if self.backend == "torch":
+            return obs + self.obs_noise * self._t.randn(obs.shape, generator=self._gen, dtype=obs.dtype,
+                                                        device=self._dev)
+        return obs + self.obs_noise * self._rng.standard_normal(obs.shape)
+
+    def _forward_x(self, v: dict[str, Any]) -> Any:
+        """The x coordinate whose rate is the task's forward velocity."""
+        if self.task == "humanoid":  # centre of mass: sum m_b xipos_b / sum m_b
+            xi = v["xipos"].reshape(self.num_envs, -1, 3)[:, :, 0]
+            m = self._mass_t if self.backend == "torch" else self._mass
+            return (xi * m).sum(1) / m.sum()
+        return v["xpos"][:, self._torso, 0] * 1.0  # a copy: the view changes with the step
+
+    def _reward_done(self, v: dict[str, Any], x0: Any, a: Any) -> tuple[Any, Any, dict[str, Any]]:
+        spec, qpos = self.spec_, v["qpos"]
+        xp = self._t if self.backend == "torch" else np
+        flags = v["world_flags"]
+        nonfinite = (flags & int(WorldFlag.NONFINITE)) != 0
+        terms: dict[str, Any] = {}
+        if self.task == "cartpole":
+            alive = (qpos[:, 1].abs() if self.backend == "torch" else np.abs(qpos[:, 1])) <= spec.extra["max_angle"]
+            terminated = ~alive | nonfinite
+            reward = xp.ones_like(qpos[:, 0])
+            terms["reward_survive"] = reward
+            return reward, terminated, terms
+        z = qpos[:, 2]
+        healthy = (z >= spec.healthy_z[0]) & (z <= spec.healthy_z[1]) & ~nonfinite
+        if self.task == "quadruped":  # upright: the torso's z axis (xmat row 2, column 2)
+            upright = v["xmat"].reshape(self.num_envs, -1, 9)[:, self._torso, 8]
+            healthy = healthy & (upright >= spec.extra["min_upright"])
+        x_vel = (self._forward_x(v) - x0) / self.dt
+        forward = spec.forward_weight * x_vel
+        ctrl_cost = spec.ctrl_cost_weight * (a * a).sum(1)
+        healthy_reward = spec.healthy_reward * xp.ones_like(z)
+        reward = forward + healthy_reward - ctrl_cost
+        reward = xp.where(nonfinite, xp.zeros_like(reward), reward)
+        terms.update(x_velocity=x_vel, reward_forward=forward, reward_ctrl=-ctrl_cost, reward_healthy=healthy_reward)
+        return reward, ~healthy, terms
+
+    def _reset_worlds(self, done: np.ndarray) -> None:
+        """Reset the worlds in the boolean mask `done` (host): keyframe or initial
+        state, then the task's reset noise (drawn on the host from the seeded
+        generator, written through Sim.set: validated, poses recomputed)."""
+        n = int(done.sum())
+        if n == 0:
+            return
+        if self.backend == "torch" and self.sim.on_gpu:
+            self._t.cuda.current_stream().synchronize()  # host calls below: the stream's work first
+        sim, spec, s = self.sim, self.spec_, self.reset_noise_scale
+        sim.reset(self._key, worlds=done)
+        qpos = sim.get("qpos", done)
+        qvel = sim.get("qvel", done)
+        first = 7 if spec.free_root and self.task == "quadruped" else 0
+        qpos[:, first:] += self._rng.uniform(-s, s, (n, sim.nq - first))
+        if spec.free_root:
+            qpos[:, 3:7] /= np.linalg.norm(qpos[:, 3:7], axis=1, keepdims=True)
+        if spec.qvel_noise == "normal":
+            qvel += s * self._rng.standard_normal((n, sim.nv))
+        else:
+            qvel += self._rng.uniform(-s, s, (n, sim.nv))
+        sim.set("qpos", qpos, done)
+        sim.set("qvel", qvel, done)
+        self._steps[done] = 0
+        if self.backend == "torch" and self.sim.on_gpu:  # the reset's pose kernels before torch reads
+            self.sim.stream_wait(self._t.cuda.current_stream())
+        if self._delay_buf is not None:
+            idx = np.flatnonzero(done)
+            if self.backend == "torch":
+                idx = self._t.as_tensor(idx, device=self._dev)
+            self._delay_buf[:, idx] = 0
+
+    # ---- the Gymnasium API --------------------------------------------------------------
+
+    def reset(self, *, seed: Optional[Union[int, list[int]]] = None,
+              options: Optional[dict[str, Any]] = None) -> tuple[Any, dict[str, Any]]:
+        """Reset every world (``options={"reset_mask": mask}``: only those); ``seed``
+        reseeds every random draw of the env."""
+        if isinstance(seed, (list, tuple)):
+            seed = seed[0]
+        if seed is None and self._seeded is not None and not hasattr(self, "_started"):
+            seed = self._seeded  # the constructor's seed, on the first reset
+        self._started = True
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+            if self.backend == "torch":  # observation noise's generator, on the device
+                self._gen.manual_seed(int(np.random.SeedSequence([int(seed), 1]).generate_state(1)[0]))
+        mask = np.ones(self.num_envs, dtype=bool)
+        if options and "reset_mask" in options:
+            mask = np.asarray(self._host(options["reset_mask"]), dtype=bool)
+        self._reset_worlds(mask)
+        return self._noisy(self._obs(self._views())), {}
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Apply (num_envs, nu) actions for ``frame_skip`` simulation steps; returns
+        (obs, reward, terminated, truncated, info) as arrays of the env's backend."""
+        sim = self.sim
+        if self.backend == "torch":
+            a = self._t.as_tensor(actions, dtype=self._t.float64, device=self._dev)
+        else:
+            a = np.asarray(actions, dtype=np.float64)
+        if tuple(a.shape) != (self.num_envs, sim.nu):
+            raise ArgumentError(f"actions must have shape ({self.num_envs}, {sim.nu}), got {tuple(a.shape)}")
+        if self.backend == "torch":
+            a = self._t.minimum(self._t.maximum(a, self._lo_t), self._hi_t)
+        else:
+            a = np.clip(a, self._lo, self._hi)
+        applied = a
+        if self._delay_buf is not None:  # FIFO of k actions: apply the oldest
+            applied = self._delay_buf[0].clone() if self.backend == "torch" else self._delay_buf[0].copy()
+            self._delay_buf[:-1] = self._delay_buf[1:].clone() if self.backend == "torch" else self._delay_buf[1:]
+            self._delay_buf[-1] = a
+        ctrl = applied * self.spec_.extra.get("action_scale", 1.0)
+        if self._servo:  # joint targets in the servos' range
+            lo, hi = (self._clo_t, self._chi_t) if self.backend == "torch" else (self._ctrl_lo, self._ctrl_hi)
+            ctrl = lo + (applied + 1) * 0.5 * (hi - lo)
+        v = self._views()
+        x0 = self._forward_x(v) if self.task != "cartpole" else None
+        if self.backend == "torch":
+            self._v["ctrl"].copy_(ctrl)
+            stream = self._t.cuda.current_stream() if sim.on_gpu else None
+            sim.step(self.frame_skip, stream=stream)
+        else:
+            if sim.on_gpu:
+                sim.ctrl = ctrl
+            else:
+                sim.ctrl[:] = ctrl
+            sim.step(self.frame_skip)
+        v = self._views()
+        self._steps += 1
+        reward, terminated, terms = self._reward_done(v, x0, applied)
+        trunc_host = self._steps >= self.max_episode_steps
+        term_host = self._host(terminated).astype(bool)
+        trunc_host &= ~term_host
+        obs = self._obs(v)
+        info: dict[str, Any] = {"newton_iter": v["newton_iter"] * 1, "world_flags": v["world_flags"] * 1,
+                                "ncon": v["ncon"] * 1, **terms}
+        done = term_host | trunc_host
+        if done.any():
+            info["final_obs"] = self._noisy(obs)
+            info["_final_obs"] = done
+            self._reset_worlds(done)
+            obs = self._obs(self._views())
+        if self.backend == "torch":
+            truncated = self._t.as_tensor(trunc_host, device=self._dev)
+            terminated = terminated.to(self._t.bool)
+        else:
+            truncated = trunc_host
+            terminated = np.asarray(terminated, dtype=bool)
+        return self._noisy(obs), reward, terminated, truncated, info
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Free the batch."""
+        self.sim = None  # type: ignore[assignment]
+        self._v = None
+
+
+def make_vec(task: str, num_envs: int = 16, **kwargs: Any) -> SapsimVectorEnv:
+    """``SapsimVectorEnv(task, num_envs, **kwargs)``."""
+    return SapsimVectorEnv(task, num_envs, **kwargs)
+
+
+# the gymnasium registry: gymnasium.make_vec("sapsim/Ant-v0", num_envs=64, vectorization_mode="vector_entry_point")
+for _name, _id in (("cartpole", "Cartpole"), ("ant", "Ant"), ("humanoid", "Humanoid"), ("quadruped", "Quadruped")):
+    _env_id = f"sapsim/{_id}-v0"
+    if _env_id not in gymnasium.registry:
+        gymnasium.register(_env_id, entry_point=None,
+                           vector_entry_point=f"sapsim.vector:{SapsimVectorEnv.__name__}",
+                           kwargs={"task": _name})
