@@ -2,7 +2,9 @@
 # Runs on a lent GPU machine from the project root, over what ../shared/gpu/pack.sh
 # carried in .gpu/ (copy this file to .gpu/run.sh after packing). Logs go to $OUT.
 # Every step is bounded so the whole run ends inside one 10-minute device command.
-# Usage: bash .gpu/run.sh [all|tests|sweep|vary|sanitize|ncu]...   (default: all)
+# Usage: bash .gpu/run.sh [all|tests|sweep|vary|python|sanitize|ncu]...   (default: all)
+# Packing: ../shared/gpu/pack.sh, then copy this file to .gpu/run.sh, build/libsapsim.so to
+# .gpu/lib and the gymnasium wheels (pip download gymnasium) to .gpu/wheels.
 set -uo pipefail
 export LD_LIBRARY_PATH="$PWD/.gpu/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 OUT=${OUT:-gpu_out}; mkdir -p "$OUT"
@@ -46,6 +48,10 @@ print(f"python: cuda vs cpu, {n} humanoids x {k} steps, approx64: max |qpos diff
       f"converged {int(np.asarray(a.converged).sum())}/{n}")
 assert d < 1e-6, d
 PY
+  # device arrays, caller streams, vector env on torch (python/tests/gpu_check.py); gymnasium
+  # and its dependencies come as wheels in .gpu/wheels (the machine has no network)
+  SAPSIM_WHEELS=.gpu/wheels SAPSIM_LIB=.gpu/lib/libsapsim.so PYTHONPATH=python timeout 200 \
+    python3 python/tests/gpu_check.py 2>&1 | tee "$OUT/gpu_check.log" | tail -n 12
 fi
 if want sanitize && command -v compute-sanitizer >/dev/null; then
   echo "== compute-sanitizer (small)"
