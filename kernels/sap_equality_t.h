@@ -1,8 +1,8 @@
 /* MuJoCo equality constraints as SAP holonomic constraints (template body in the contact
  * objective precision; include via sap_solve.h after sap_problem_t.h): joint and fixed-tendon
- * polynomial couplings (1 row), connect (3 rows). Each row is a bilateral box row of
+ * polynomial couplings (1 row), connect (3 rows), weld (6 rows; 3 when torquescale is 0). Each row is a bilateral box row of
  * sap_box_t.h, g(q) = 0 linearized at the step's q: vc = J v, g(q + h v) ~ g + h J v.
- * Compliance of Drake's plant couplers/ball constraints (drake_sap_spec.md §3.3, §5.4): k = inf,
+ * Compliance of Drake's plant couplers/ball/weld constraints (drake_sap_spec.md §3.3, §5.4): k = inf,
  * tau = 0, beta = 0.1, so always near-rigid. Residuals and eq_data as mujoco_semantics.md §4.
  * Reference version: one thread per world (the warp solver calls it from lane 0). */
 
@@ -93,19 +93,87 @@ SAP_HD int SAPT(sapw_eqConnect)(const sapModel* m, const sapData* d, int w, int 
   return ok;
 }
 
-/* equality constraints from row ns, in model order (inactive ones were dropped at load);
- * returns the rows written */
+/* r = a * b, double quaternions (w, x, y, z) */
+SAP_HD void SAPT(sapw_eqQuatMul)(double* r, const double* a, const double* b) {
+  double w = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3];
+  double x = a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2];
+  double y = a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1];
+  double z = a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0];
+  r[0] = w; r[1] = x; r[2] = y; r[3] = z;
+}
+
+/* weld e, 6 rows from slot ns (3 when torquescale is 0), MuJoCo's residual (mujoco_semantics.md
+ * §4, engine_core_constraint.c): eq_data [0:3] anchor in body 2 frame, [3:6] anchor in body 1
+ * frame, [6:10] q1' (relpose, or site 1's frame), [10] torquescale ts, [11:15] q2' (identity, or
+ * site 2's frame).
+ *   position  g[0:3] = p1 - p2, p1 = x1 + R1 a1, p2 = x2 + R2 a2, J as connect
+ *   rotation  g[3:6] = ts Im(A B), A = (q2 q2')^-1, B = q1 q1'
+ * With q_i' = d/dt q_i = 1/2 [w_i] q_i (world angular velocity), d/dt(A B) = 1/2 A [w1 - w2] B,
+ * so the rotation row of dof j is ts/2 Im(A [cdof_ang_j] B), linear in the axis: its 3x3 map
+ * M e_k = Im(A [e_k] B) is formed once. */
+SAP_HD int SAPT(sapw_eqWeld)(const sapModel* m, const sapData* d, int w, int e, SAPT(sapProblem)* P, int ns,
+                             double g[6]) {
+  const double* a = m->eq_data + SAP_EQ_NDATA * e;
+  int ok = 1, nr = a[10] != 0 ? 6 : 3;
+  int b1 = m->eq_obj1id[e], b2 = m->eq_obj2id[e];
+  sapRow row[6];
+  for (int r = 0; r < nr; r++) row[r] = sapw_row(P->sidx, P->sval, ns + r, P->snz);
+  // A = (q2 q2')^-1, B = q1 q1', residual ts Im(A B)
+  double A[4], B[4], AB[4], M[9];
+  SAPT(sapw_eqQuatMul)(A, d->xquat + ((long)w * m->nbody + b2) * 4, a + 11);
+  A[1] = -A[1]; A[2] = -A[2]; A[3] = -A[3];
+  SAPT(sapw_eqQuatMul)(B, d->xquat + ((long)w * m->nbody + b1) * 4, a + 6);
+  SAPT(sapw_eqQuatMul)(AB, A, B);
+  for (int k = 0; k < 3; k++) {
+    double ek[4] = {0, 0, 0, 0}, t[4], u[4];
+    ek[k + 1] = 1;
+    SAPT(sapw_eqQuatMul)(t, A, ek);
+    SAPT(sapw_eqQuatMul)(u, t, B);
+    for (int r = 0; r < 3; r++) M[3 * r + k] = (double)0.5 * a[10] * u[r + 1];
+    g[3 + k] = a[10] * AB[k + 1];
+  }
+  for (int s = 0; s < 2; s++) {
+    int b = s ? b2 : b1;
+    const double* anc = s ? a : a + 3;
+    const double* xp = d->xpos + ((long)w * m->nbody + b) * 3;
+    const double* R = d->xmat + ((long)w * m->nbody + b) * 9;
+    const double* cr = P->cref + 3 * b;
+    double p[3], x[3], sign = s ? -1 : 1;
+    for (int k = 0; k < 3; k++) {
+      p[k] = xp[k] + R[3 * k] * anc[0] + R[3 * k + 1] * anc[1] + R[3 * k + 2] * anc[2];
+      x[k] = p[k] - cr[k];
+      g[k] = s ? g[k] - p[k] : p[k];
+    }
+    for (int j = sapw_bodyLastDof(m, b); j >= 0; j = m->dof_parentid[j]) {
+      const double* cd = P->cdof + 6 * j;
+      double u[6] = {cd[3] + cd[1] * x[2] - cd[2] * x[1], cd[4] + cd[2] * x[0] - cd[0] * x[2],
+                     cd[5] + cd[0] * x[1] - cd[1] * x[0], 0, 0, 0};
+      for (int r = 0; r < 3; r++) u[3 + r] = M[3 * r] * cd[0] + M[3 * r + 1] * cd[1] + M[3 * r + 2] * cd[2];
+      for (int r = 0; r < nr; r++) SAPT(sapw_rowAccum)(&row[r], j, sign * u[r], &ok);
+    }
+  }
+  return ok;
+}
+
+/* equality constraints from row ns, in model order, the ones active in world w
+ * (sapData.eq_active: MuJoCo's mjData.eq_active; an inactive one has no rows); returns the rows
+ * written */
 SAP_HD int SAPT(sapw_buildEquality)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
                                     SAPT(sapProblem)* P, int ns) {
   int ns0 = ns, nv = m->nv;
   const double* qpos = d->qpos + (long)w * m->nq;
   SAP_REAL h = (SAP_REAL)prm->h;
+  const int* active = d->eq_active + (long)w * m->neq;
   for (int e = 0; e < m->neq; e++) {
-    double g[3];
+    if (!active[e]) continue;
+    double g[6];
     int nr = 1, ok;
     if (m->eq_type[e] == SAP_EQ_CONNECT) {
       nr = 3;
       ok = SAPT(sapw_eqConnect)(m, d, w, e, P, ns, g);
+    } else if (m->eq_type[e] == SAP_EQ_WELD) {
+      nr = m->eq_data[SAP_EQ_NDATA * e + 10] != 0 ? 6 : 3;
+      ok = SAPT(sapw_eqWeld)(m, d, w, e, P, ns, g);
     } else {
       sapRow row = sapw_row(P->sidx, P->sval, ns, P->snz);
       ok = SAPT(sapw_eqCoupling)(m, qpos, e, &row, g);

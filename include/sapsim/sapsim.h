@@ -176,6 +176,16 @@ const char* sap_fieldName(sapField f);
 sapStatus sap_get(sapSim* s, sapField f, const int* worlds, int n, double* buf);
 sapStatus sap_set(sapSim* s, sapField f, const int* worlds, int n, const double* buf);
 
+/* equality constraints switched per world (MuJoCo's mjData.eq_active): an inactive one
+ * puts no rows in that world's problem. A reset restores the model's eq_active0 (MJCF
+ * active). sap_setEqActive sets equality eq (-1: all) in world w (-1: all) to active (0 or
+ * 1); sap_setEqActiveArray sets every value from buf (nworld x neq, each 0 or 1);
+ * sap_getEqActive copies them to buf (nworld x neq). Bad indices or values are named and
+ * change nothing. */
+sapStatus sap_setEqActive(sapSim* s, int world, int eq, int active);
+sapStatus sap_setEqActiveArray(sapSim* s, const int* buf);
+sapStatus sap_getEqActive(sapSim* s, int* buf);
+
 /* per-world diagnostics of the last step */
 typedef struct sapWorldInfo {
   int flags;          /* SAP_WORLD_* bits */
