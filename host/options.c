@@ -46,6 +46,7 @@ void sap_optionsDefault(sapOptions* o) {
   o->threads = 0;
   o->solve_block_worlds = 2;
   o->contacts = 1;
+  o->eq_curvature = 1;
 }
 
 /* ---- name tables ---------------------------------------------------------------- */
@@ -215,6 +216,7 @@ static const sapKey keys[] = {
     {"chol_memory", NULL, K_ENUM, OFF(chol_memory), chol_memory_names, 0, 0, 0},
     {"solve_block_worlds", NULL, K_INT, OFF(solve_block_worlds), NULL, 1, 32, 0},
     {"friction_combine", NULL, K_ENUM, OFF(friction_combine), friction_combine_names, 0, 0, 0},
+    {"eq_curvature", NULL, K_ENUM, OFF(eq_curvature), bool_names, 0, 0, 0},
 };
 #define NKEYS ((int)(sizeof(keys) / sizeof(keys[0])))
 

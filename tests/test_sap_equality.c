@@ -5,7 +5,7 @@
  * linkage geometry); a coupled pair of pendulums (joint and fixed-tendon forms, q1 = 2 q2)
  * swings with the period of the combined inertia; the two-finger gripper (scenes/gripper2.xml)
  * keeps its fingers coupled within the near-rigid bound and follows MuJoCo 4 on the same MJCF;
- * inactive constraints, the equality disable flag and weld (not implemented) at load. */
+ * inactive constraints (loaded, off at reset) and the equality disable flag at load. */
 #include <unistd.h>
 
 #include <mujoco/mujoco.h>
@@ -191,7 +191,8 @@ static void test_coupled_pendulums(void) {
 static void test_equality_load(void) {
   char xml[2048];
   sapModel* m = load_xml(pend_xml(0, "false", xml, sizeof(xml)));
-  CHECK(m && m->neq == 0 && m->nsolve_rows == 0, "active='false': dropped (neq %d)", m ? m->neq : -1);
+  CHECK(m && m->neq == 1 && m->nsolve_rows == 1 && m->eq_active0[0] == 0,
+        "active='false': loaded, off at reset (neq %d, eq_active0 %d)", m ? m->neq : -1, m ? m->eq_active0[0] : -1);
   sap_freeModel(m);
   // the disable flag
   pend_xml(0, "true", xml, sizeof(xml));
@@ -202,15 +203,15 @@ static void test_equality_load(void) {
   m = load_xml(flagged);
   CHECK(m && m->neq == 0, "equality disabled: no rows (neq %d)", m ? m->neq : -1);
   sap_freeModel(m);
-  // weld is not implemented: rejected by name
+  // weld loads (tests/test_sap_weld.c): 6 rows
   char path[64];
   write_xml("<mujoco><worldbody><body name='a'><freejoint/><geom size='0.1'/></body></worldbody>"
             "<equality><weld name='glue' body1='a'/></equality></mujoco>", path, sizeof(path));
   m = NULL;
   sapStatus st = sap_loadModel(path, &m);
   unlink(path);
-  CHECK(st == SAP_ERR_UNSUPPORTED && strstr(sap_lastError(), "'glue'") && strstr(sap_lastError(), "weld"),
-        "weld rejected by name: %s", sap_lastError());
+  CHECK(st == SAP_OK && m->neq == 1 && m->eq_type[0] == SAP_EQ_WELD && m->nsolve_rows == 6,
+        "weld loads: %s", sap_lastError());
   sap_freeModel(m);
   // connect, site form: the sites need not coincide at qpos0
   write_xml("<mujoco><worldbody><site name='w' pos='0 0 1'/><body name='a'><freejoint/><geom size='0.1'/>"

@@ -104,6 +104,8 @@ typedef struct sapOptions {
   int chol_memory;                 /* GPU: sapCholMemory (shared) */
   int solve_block_worlds;          /* GPU: worlds (one warp each) per block of the warp solve (2) */
   int friction_combine;            /* sapFrictionCombine (mujoco) */
+  int eq_curvature;                /* 1: connect and weld rows include the curvature term h/2 Jdot v
+                                      in their velocity target (less drift at speed) (1) */
 } sapOptions;
 
 /* defaults: approx32, armijo_decay, every knob from the preset */
