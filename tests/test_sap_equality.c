@@ -69,9 +69,8 @@ static int verbose(void) { return getenv("SAPSIM_TEST_VERBOSE") != NULL; }
  * torques (uniform in the control range, a new value every 20 steps), 4 worlds; the crank
  * turns about 3.5 rad. What remains of the violation is the rows' linearization at the step's
  * q (Drake's formulation): g(q + h v) - (g + h J v) = h^2/2 v' g'' v, the centripetal term
- * h^2 omega^2 r / 2 per step, which the correction -g/(2h) halves each step. It grows with
- * speed: measured 2.4e-5 m (drake) and 4.8e-5 m (midpoint presets) here, 1.8e-3 m with 6x
- * the torque and 1/10 the damping (the crank at ~25 rad/s). MuJoCo subtracts J'(q, v) v for this; not done here. */
+ * h^2 omega^2 r / 2 per step; the rows' bias h/2 Jdot v (eq_curvature, sap_equality_t.h)
+ * takes it out to third order (test_fourbar_fast measures it at speed). */
 static void fourbar_run(const char* preset, double tol) {
   sapModel* m = NULL;
   CHECK(sap_loadModel("scenes/fourbar.xml", &m) == SAP_OK, "%s", sap_lastError());
@@ -116,6 +115,81 @@ static void test_fourbar_closed(void) {
   fourbar_run("approx64", 1e-4);
   fourbar_run("drake", 1e-4);
   fourbar_run("approx32", 1e-4);
+}
+
+/* ---- a fast four-bar: drift at speed with and without the curvature bias --------------- */
+
+/* scenes/fourbar.xml with 1/10 the damping and a constant crank torque of 0.1 N m: the crank
+ * spins up to 20-30 rad/s in 1 s. The largest loop violation over the last 0.5 s (oracle: the
+ * loop point from the body poses and the scene's geometry, as fourbar_run) with the rows'
+ * curvature bias off (Drake's formulation: vhat = -g/(2h)) and on (vhat = -g/(2h) - b,
+ * b = h/2 Jdot v, x2 for midpoint). Without it the violation grows as h^2 omega^2 r; with it
+ * it must stay below 1e-4 m and below a fifth of the uncorrected figure. Measured (h = 2 ms):
+ *   torque  crank        without   with
+ *   0.03    9-10 rad/s   3.5e-4    1.0e-5 m (approx64; drake 1.7e-4 / 5.6e-6)
+ *   0.1     19-30 rad/s  8.3e-4    4.3e-5 m (approx64; drake 3.6e-4 / 2.8e-5)
+ *   0.3     53-89 rad/s  1.0e-2    3.4e-3 m (approx64; drake 2.6e-3 / 5.4e-4)
+ * (FAST_TORQUE=0.3 SAPSIM_TEST_VERBOSE=1 build/tests/test_sap_equality); at h omega ~ 0.2 rad
+ * per step the third-order terms (h^3 omega^3 r) left by the correction dominate. */
+/* src with the first `from` replaced by `to` into dst (n bytes); 0 when absent */
+static int replace1(char* dst, size_t n, const char* src, const char* from, const char* to) {
+  const char* at = strstr(src, from);
+  if (!at) return 0;
+  snprintf(dst, n, "%.*s%s%s", (int)(at - src), src, to, at + strlen(from));
+  return 1;
+}
+
+static double fast_torque = 0.1;
+static double fourbar_fast(const char* preset, int curvature, double* speed) {
+  FILE* f = fopen("scenes/fourbar.xml", "r");
+  static char xml[8192], x1[8192], x2[8192];
+  size_t n = f ? fread(xml, 1, sizeof(xml) - 1, f) : 0;
+  if (f) fclose(f);
+  xml[n] = 0;
+  if (!replace1(x1, sizeof(x1), xml, "damping=\"0.02\"", "damping=\"0.002\"") ||
+      !replace1(x2, sizeof(x2), x1, "ctrlrange=\"-0.05 0.05\"", "ctrlrange=\"-1 1\""))
+    return INFINITY;
+  sapModel* m = load_xml(x2);
+  if (!m) return INFINITY;
+  sapOptions o;
+  sap_optionsDefault(&o);
+  o.device = SAP_DEVICE_CPU;
+  sap_optionsSet(&o, "preset", preset);
+  o.eq_curvature = curvature;
+  sapSim* s = NULL;
+  if (sap_create(m, &o, 1, &s) != SAP_OK) { sap_freeModel(m); return INFINITY; }
+  const double a1[3] = {0.26150623, 0, 0.14701868}, a2[3] = {-0.03849377, 0, 0.24701868}, u = fast_torque;
+  double viol = 0, xpos[12], xquat[16], qvel[3];
+  sap_set(s, SAP_FIELD_CTRL, NULL, 1, &u);
+  for (int k = 0; k < 500; k++) {
+    if (sap_step(s, 1) != SAP_OK) { viol = INFINITY; break; }
+    sap_get(s, SAP_FIELD_XPOS, NULL, 1, xpos);
+    sap_get(s, SAP_FIELD_XQUAT, NULL, 1, xquat);
+    double p1[3], p2[3], e = 0;
+    body_point(xpos + 6, xquat + 8, a1, p1);
+    body_point(xpos + 9, xquat + 12, a2, p2);
+    for (int r = 0; r < 3; r++) e += (p1[r] - p2[r]) * (p1[r] - p2[r]);
+    if (k >= 250 && sqrt(e) > viol) viol = sqrt(e);
+  }
+  sap_get(s, SAP_FIELD_QVEL, NULL, 1, qvel);
+  *speed = fabs(qvel[0]);
+  sap_free(s);
+  sap_freeModel(m);
+  return viol;
+}
+
+static void test_fourbar_fast(void) {
+  const char* presets[] = {"approx64", "drake", "approx32"};
+  if (getenv("FAST_TORQUE")) fast_torque = atof(getenv("FAST_TORQUE"));
+  for (int i = 0; i < 3; i++) {
+    double w0, w1, off = fourbar_fast(presets[i], 0, &w0), on = fourbar_fast(presets[i], 1, &w1);
+    CHECK(w0 > 15 && w1 > 15, "%s: the crank spins fast (%.3g, %.3g rad/s)", presets[i], w0, w1);
+    CHECK(on < 1e-4 && on < off / 5, "%s: fast four-bar violation %.3g m with the curvature bias, %.3g m without",
+          presets[i], on, off);
+    if (verbose())
+      fprintf(stderr, "  %s: crank %.3g rad/s: violation %.3g m without the curvature bias, %.3g m with\n",
+              presets[i], w1, off, on);
+  }
 }
 
 /* ---- coupled pendulums: the period of the combined inertia ---------------------------- */
@@ -315,5 +389,6 @@ int main(void) {
   RUN(test_gripper_coupling);
   RUN(test_coupled_pendulums);
   RUN(test_fourbar_closed);
+  RUN(test_fourbar_fast);
   return check_summary("test_sap_equality");
 }
