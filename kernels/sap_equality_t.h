@@ -228,6 +228,11 @@ SAP_HD int SAPT(sapw_buildEquality)(const sapModel* m, const sapData* d, int w, 
   const double* qpos = d->qpos + (long)w * m->nq;
   SAP_REAL h = (SAP_REAL)prm->h;
   const int* active = d->eq_active + (long)w * m->neq;
+  // 2 x kinetic energy v_n' A v_n, the scale of the curvature bias' cap
+  const double* vn = d->qvel + (long)w * nv;
+  double vav = 0;
+  for (int i = 0; i < nv && prm->eq_curvature; i++)
+    for (int j = 0; j < nv; j++) vav += vn[i] * P->A[(long)i * nv + j] * vn[j];
   for (int e = 0; e < m->neq; e++) {
     if (!active[e]) continue;
     double g[6], kap[6] = {0, 0, 0, 0, 0, 0};
@@ -245,12 +250,18 @@ SAP_HD int SAPT(sapw_buildEquality)(const sapModel* m, const sapData* d, int w, 
     if (!ok) continue;  // cannot happen: nsolve_nnz counts the longest equality row at load
     for (int r = 0; r < nr; r++) {
       sapRow row = sapw_rowAt(P->sidx, P->sval, ns + r, P->snz);
-      // curvature: g(q + h v) = g + h J v + h^2/2 Jdot v v with kap = Jdot(v_n) v_n; sap_euler
-      // (q' = q + h v'): J v' = -g/(2h) - h/2 kap gives g' = g/2. Midpoint (q' = q + h (v_n + v')/2,
-      // J(q_n) v_n = -g_{n-1}/(2h) + h kap after the last step): J v' = -g/(2h) - h kap gives
-      // g' = 3/4 g - 1/4 g_{n-1}, roots of modulus 1/2: the violation decays as fast
-      SAP_REAL b = (SAP_REAL)(0.5 * prm->eq_curvature * prm->h * kap[r]);
-      SAPT(sapw_holonomicSetup)(h, (SAP_REAL)g[r], b, SAPT(sapw_rowDelassus)(&row, P->A, nv), P->spar + SAP_SPAR * (ns + r));
+      // curvature: g(q + h v) = g + h J v + h^2/2 Jdot v v with kap = Jdot(v_n) v_n; with
+      // sap_euler (q' = q + h v') J v' = -g/(2h) - h/2 kap gives g' = g/2 to third order.
+      // Not with the midpoint rule (q' = q + h (v_n + v')/2): there J(q_n) v_n moves g too, and a
+      // connect switched on 7 cm away on a hinge's own circle (redundant rows) went from a
+      // clean return (2.9e-8 m) to a 5e-4 m chatter with the bias in (tests/test_eq_active.c).
+      // Cap: b^2 <= 0.1 w v_n' A v_n. A curvature the motion produces (kap ~ omega^2 r,
+      // w ~ r^2/I) is b^2 ~ (h omega)^2/2 w v'Av, far inside; a row the dofs can hardly move
+      // (w -> 0, the radial row of that connect) would otherwise ask for an unbounded velocity
+      SAP_REAL wr = SAPT(sapw_rowDelassus)(&row, P->A, nv);
+      double b = 0.5 * prm->eq_curvature * prm->h * kap[r], cap = sqrt(0.1 * (double)wr * vav);
+      b = b > cap ? cap : b < -cap ? -cap : b;
+      SAPT(sapw_holonomicSetup)(h, (SAP_REAL)g[r], (SAP_REAL)b, wr, P->spar + SAP_SPAR * (ns + r));
     }
     ns += nr;
   }

@@ -123,14 +123,12 @@ static void test_fourbar_closed(void) {
  * spins up to 20-30 rad/s in 1 s. The largest loop violation over the last 0.5 s (oracle: the
  * loop point from the body poses and the scene's geometry, as fourbar_run) with the rows'
  * curvature bias off (Drake's formulation: vhat = -g/(2h)) and on (vhat = -g/(2h) - b,
- * b = h/2 Jdot v, x2 for midpoint). Without it the violation grows as h^2 omega^2 r; with it
- * it must stay below 1e-4 m and below a fifth of the uncorrected figure. Measured (h = 2 ms):
- *   torque  crank        without   with
- *   0.03    9-10 rad/s   3.5e-4    1.0e-5 m (approx64; drake 1.7e-4 / 5.6e-6)
- *   0.1     19-30 rad/s  8.3e-4    4.3e-5 m (approx64; drake 3.6e-4 / 2.8e-5)
- *   0.3     53-89 rad/s  1.0e-2    3.4e-3 m (approx64; drake 2.6e-3 / 5.4e-4)
- * (FAST_TORQUE=0.3 SAPSIM_TEST_VERBOSE=1 build/tests/test_sap_equality); at h omega ~ 0.2 rad
- * per step the third-order terms (h^3 omega^3 r) left by the correction dominate. */
+ * b = h/2 Jdot v; sap_euler integration only). Without it the violation grows as
+ * h^2 omega^2 r; with it it must stay below 1e-4 m and below a fifth of the uncorrected
+ * figure. With the midpoint rule (approx presets' default) the option has no effect.
+ * FAST_TORQUE=0.3 SAPSIM_TEST_VERBOSE=1 build/tests/test_sap_equality prints the figures of
+ * README's equality section at 53-89 rad/s; at h omega ~ 0.2 rad per step the third-order terms
+ * (h^3 omega^3 r) left by the correction dominate. */
 /* src with the first `from` replaced by `to` into dst (n bytes); 0 when absent */
 static int replace1(char* dst, size_t n, const char* src, const char* from, const char* to) {
   const char* at = strstr(src, from);
@@ -140,7 +138,7 @@ static int replace1(char* dst, size_t n, const char* src, const char* from, cons
 }
 
 static double fast_torque = 0.1;
-static double fourbar_fast(const char* preset, int curvature, double* speed) {
+static double fourbar_fast(const char* preset, const char* integration, int curvature, double* speed) {
   FILE* f = fopen("scenes/fourbar.xml", "r");
   static char xml[8192], x1[8192], x2[8192];
   size_t n = f ? fread(xml, 1, sizeof(xml) - 1, f) : 0;
@@ -155,6 +153,7 @@ static double fourbar_fast(const char* preset, int curvature, double* speed) {
   sap_optionsDefault(&o);
   o.device = SAP_DEVICE_CPU;
   sap_optionsSet(&o, "preset", preset);
+  if (integration) sap_optionsSet(&o, "integration", integration);
   o.eq_curvature = curvature;
   sapSim* s = NULL;
   if (sap_create(m, &o, 1, &s) != SAP_OK) { sap_freeModel(m); return INFINITY; }
@@ -179,16 +178,20 @@ static double fourbar_fast(const char* preset, int curvature, double* speed) {
 }
 
 static void test_fourbar_fast(void) {
-  const char* presets[] = {"approx64", "drake", "approx32"};
+  const char* presets[] = {"drake", "approx64", "approx32", "approx64"};
+  const char* integ[] = {NULL, "sap_euler", "sap_euler", NULL};
   if (getenv("FAST_TORQUE")) fast_torque = atof(getenv("FAST_TORQUE"));
-  for (int i = 0; i < 3; i++) {
-    double w0, w1, off = fourbar_fast(presets[i], 0, &w0), on = fourbar_fast(presets[i], 1, &w1);
+  for (int i = 0; i < 4; i++) {
+    double w0, w1, off = fourbar_fast(presets[i], integ[i], 0, &w0), on = fourbar_fast(presets[i], integ[i], 1, &w1);
     CHECK(w0 > 15 && w1 > 15, "%s: the crank spins fast (%.3g, %.3g rad/s)", presets[i], w0, w1);
-    CHECK(on < 1e-4 && on < off / 5, "%s: fast four-bar violation %.3g m with the curvature bias, %.3g m without",
-          presets[i], on, off);
+    if (integ[i] || !strcmp(presets[i], "drake"))
+      CHECK(on < 1e-4 && on < off / 5, "%s/sap_euler: fast four-bar violation %.3g m with the curvature bias, %.3g m "
+            "without", presets[i], on, off);
+    else  // midpoint: the option has no effect
+      CHECK(on == off, "%s/midpoint: eq_curvature has no effect (%.3g m, %.3g m)", presets[i], on, off);
     if (verbose())
-      fprintf(stderr, "  %s: crank %.3g rad/s: violation %.3g m without the curvature bias, %.3g m with\n",
-              presets[i], w1, off, on);
+      fprintf(stderr, "  %s/%s: crank %.3g rad/s: violation %.3g m without the curvature bias, %.3g m with\n",
+              presets[i], integ[i] ? integ[i] : "preset", w1, off, on);
   }
 }
 
