@@ -75,6 +75,7 @@ static int info_main(const sapCli* cli) {
            m->pair_gap[p], m->pair_k[p], m->pair_taud[p]);
   }
   for (int k = 0; k < m->nkey; k++) printf("  keyframe %d '%s'\n", k, sap_name(m, m->name_keyadr, k));
+  fputs(sap_modelNotes(m), stdout);
   /* memory per world, from a one-world batch with the given options (CPU) */
   sapOptions o = cli->opt;
   o.device = SAP_DEVICE_CPU;

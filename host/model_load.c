@@ -468,6 +468,9 @@ static void copy_sizes(sapModel* m, const mjModel* mj) {
   for (int i = 0; i < mj->neq; i++) m->neq += eq_used(mj, i);
   m->npair_max = 0;
   m->filter_parent = !(mj->opt.disableflags & mjDSBL_FILTERPARENT);
+  /* MuJoCo's pyramidal cone is its solver's discretization of the friction cone; SAP always
+   * solves the elliptic one: a note (sap_modelNotes), not a refusal (it is MuJoCo's default) */
+  m->cone_pyramidal = mj->opt.cone == mjCONE_PYRAMIDAL && !disabled(mj, mjDSBL_CONTACT);
 }
 
 static void copy_int(int* dst, const int* src, int n) { memcpy(dst, src, sizeof(int) * n); }

@@ -62,6 +62,10 @@ typedef struct sapModel {
   double contact_taud;  /* scene default SAP dissipation time scale (s) */
   double contact_margin;/* scene speculative detection band (m) beyond the inflated surface */
   int filter_parent;    /* 1: a body never collides with its parent (MuJoCo's default) */
+  int cone_pyramidal;   /* 1: the scene asks for MuJoCo's pyramidal friction cone (MJCF cone,
+                         * MuJoCo's default): SAP solves the exact (elliptic,
+                         * regularized) Coulomb cone regardless; sap_modelNotes says so when
+                         * the scene has contact pairs */
 
   /* bodies */
   int* body_parentid;     /* (nbody)      parent body; 0 for roots and the world */

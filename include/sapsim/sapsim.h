@@ -132,6 +132,10 @@ sapStatus sap_loadModel(const char* path, sapModel** out);
 /* the same from the scene's text (asset files resolve relative to the working directory) */
 sapStatus sap_loadModelString(const char* xml, sapModel** out);
 void sap_freeModel(sapModel* m);
+/* what the loaded model does differently from what the scene asks, short of an error, as
+ * "note: ..." lines ("" when nothing): MuJoCo's pyramidal friction cone is solved as the
+ * exact elliptic cone. sapsim info and run print them. */
+const char* sap_modelNotes(const sapModel* m);
 
 /* ---- batched simulation ------------------------------------------------------- */
 
