@@ -5,8 +5,8 @@
  * measured joint angles every step (pure damping), as in teleoperation. Oracles: the target
  * path itself (each simulator's hand against it), the cube's rise against the hand's, and
  * MuJoCo 4 for the whole trajectory. sapsim's weld is near-rigid (lag 2 u h behind a target
- * moving at u); MuJoCo's is soft (solref 0.02 1: the hand trails by about u x 0.02 s and sags
- * under the cube's inertia), so the two hands differ by about MuJoCo's own lag. */
+ * moving at u); MuJoCo's is soft (solref 0.02 1: the hand trails by about 2 u x 0.02 s and
+ * sags under the cube's inertia), so the two hands differ by about MuJoCo's own lag. */
 #include <unistd.h>
 
 #include <mujoco/mujoco.h>
