@@ -113,6 +113,7 @@ int sap_runMain(sapCli* cli) {
            m->nq, m->nv, m->nbody, m->ngeom, m->nu, n, sap_options(s)->timestep == sap_options(s)->timestep
                ? sap_options(s)->timestep : m->timestep, sap_deviceName(s));
     for (char* line = strtok(desc, "\n"); line; line = strtok(NULL, "\n")) printf("  %s\n", line);
+    fputs(sap_modelNotes(m), stdout);
   }
   qpos = malloc(sizeof(double) * n * m->nq);
   qvel = malloc(sizeof(double) * n * m->nv);

@@ -11,6 +11,7 @@
   X(double, qfrc_applied, (m)->nv)                                \
   X(double, mocap_pos, (m)->nmocap * 3)                           \
   X(double, mocap_quat, (m)->nmocap * 4)                          \
+  X(int, eq_active, (m)->neq)                                     \
   X(double, xpos, (m)->nbody * 3)                                 \
   X(double, xquat, (m)->nbody * 4)                                \
   X(double, xmat, (m)->nbody * 9)                                 \

@@ -81,6 +81,7 @@ static int info_main(const sapCli* cli) {
     printf("  sensor %-3d %-16s type %-2d sensordata[%d:%d]\n", i, *name ? name : "-", m->sensor_type[i],
            m->sensor_adr[i], m->sensor_adr[i] + m->sensor_dim[i]);
   }
+  fputs(sap_modelNotes(m), stdout);
   /* memory per world, from a one-world batch with the given options (CPU) */
   sapOptions o = cli->opt;
   o.device = SAP_DEVICE_CPU;

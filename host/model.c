@@ -56,6 +56,13 @@ void sap_freeModel(sapModel* m) {
   free(m);
 }
 
+const char* sap_modelNotes(const sapModel* m) {
+  if (m && m->cone_pyramidal && m->npair_max > 0)
+    return "note: the scene uses MuJoCo's pyramidal friction cone (cone=\"pyramidal\", MuJoCo's default); "
+           "sapsim solves the exact elliptic Coulomb cone (SAP's regularized cone) instead\n";
+  return "";
+}
+
 const char* sap_name(const sapModel* m, const int* adr, int id) {
   if (!adr || id < 0) return "";
   return m->names + adr[id];

@@ -93,6 +93,7 @@
   X(int, wrap_jnt, (m)->nwrap)                                   \
   X(double, wrap_coef, (m)->nwrap)                               \
   X(int, eq_type, (m)->neq)                                      \
+  X(int, eq_active0, (m)->neq)                                   \
   X(int, eq_obj1id, (m)->neq)                                    \
   X(int, eq_obj2id, (m)->neq)                                    \
   X(double, eq_data, (m)->neq * SAP_EQ_NDATA)                    \

@@ -331,28 +331,30 @@ static sapStatus check_tendons(const mjModel* mj, const char* path) {
   return SAP_OK;
 }
 
-/* equality constraint i takes part: active at reset (eq_active0) and equalities not
- * disabled. The per-world run-time switch (MuJoCo's mjData.eq_active) is not supported:
- * an inactive constraint is dropped at load. */
+/* equality constraint i takes part unless the model disables equalities: every one is
+ * loaded, active or not at reset (eq_active0), since MuJoCo's mjData.eq_active switches them
+ * per world at run time (sapData.eq_active, sap_setEqActive) */
 static int eq_used(const mjModel* mj, int i) {
-  return mj->eq_active0[i] && !disabled(mj, mjDSBL_EQUALITY);
+  (void)i;
+  return !disabled(mj, mjDSBL_EQUALITY);
 }
 
-/* equality constraints: connect (body or site form), joint and fixed-tendon couplings;
- * weld and the flex equalities are rejected by name */
+/* equality constraints: connect and weld (body or site form), joint and fixed-tendon
+ * couplings; the flex equalities are rejected by name, inactive ones too (they can be
+ * switched on at run time) */
 static sapStatus check_equality(const mjModel* mj, const char* path) {
   static const char* names[] = {"connect", "weld", "joint", "tendon", "flex", "flexvert", "flexstrain"};
   for (int i = 0; i < mj->neq; i++) {
     if (!eq_used(mj, i)) continue;
     const char* name = mjname(mj, mj->name_eqadr, i);
     int t = mj->eq_type[i];
-    if (t != mjEQ_CONNECT && t != mjEQ_JOINT && t != mjEQ_TENDON)
+    if (t != mjEQ_CONNECT && t != mjEQ_WELD && t != mjEQ_JOINT && t != mjEQ_TENDON)
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: equality constraint '%s' of type %s is not supported "
-                      "(connect, joint and tendon are)", path, name,
+                      "(connect, weld, joint and tendon are)", path, name,
                       t >= 0 && t < (int)(sizeof(names) / sizeof(names[0])) ? names[t] : "unknown");
-    if (t == mjEQ_CONNECT && mj->eq_objtype[i] != mjOBJ_BODY && mj->eq_objtype[i] != mjOBJ_SITE)
-      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: connect constraint '%s' joins neither bodies nor sites",
-                      path, name);
+    if ((t == mjEQ_CONNECT || t == mjEQ_WELD) && mj->eq_objtype[i] != mjOBJ_BODY && mj->eq_objtype[i] != mjOBJ_SITE)
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: %s constraint '%s' joins neither bodies nor sites",
+                      path, names[t], name);
     for (int s = 0; t == mjEQ_JOINT && s < 2; s++) {
       int j = s ? mj->eq_obj2id[i] : mj->eq_obj1id[i];
       if (j >= 0 && mj->jnt_type[j] != mjJNT_HINGE && mj->jnt_type[j] != mjJNT_SLIDE)
@@ -470,6 +472,9 @@ static void copy_sizes(sapModel* m, const mjModel* mj) {
   for (int i = 0; i < mj->neq; i++) m->neq += eq_used(mj, i);
   m->npair_max = 0;
   m->filter_parent = !(mj->opt.disableflags & mjDSBL_FILTERPARENT);
+  /* MuJoCo's pyramidal cone is its solver's discretization of the friction cone; SAP always
+   * solves the elliptic one: a note (sap_modelNotes), not a refusal (it is MuJoCo's default) */
+  m->cone_pyramidal = mj->opt.cone == mjCONE_PYRAMIDAL && !disabled(mj, mjDSBL_CONTACT);
 }
 
 static void copy_int(int* dst, const int* src, int n) { memcpy(dst, src, sizeof(int) * n); }
@@ -628,7 +633,9 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
 
 /* the used equality constraints in model order (layout in include/sapsim/model.h): connect
  * sites become their bodies with the site positions as anchors (MuJoCo reads site_xpos,
- * which is the body point at site_pos); couplings take y0, x0 from qpos0 or tendon_length0 */
+ * which is the body point at site_pos); weld sites likewise, with the site frames as q1', q2';
+ * couplings take y0, x0 from qpos0 or tendon_length0; eq_active0 is the reset value of the
+ * per-world switch */
 static void copy_equality(sapModel* m, const mjModel* mj) {
   int e = 0;
   for (int i = 0; i < mj->neq; i++) {
@@ -636,22 +643,38 @@ static void copy_equality(sapModel* m, const mjModel* mj) {
     const mjtNum* src = mj->eq_data + mjNEQDATA * i;
     double* a = m->eq_data + SAP_EQ_NDATA * e;
     int t = mj->eq_type[i], o1 = mj->eq_obj1id[i], o2 = mj->eq_obj2id[i];
+    int site = mj->eq_objtype[i] == mjOBJ_SITE && (t == mjEQ_CONNECT || t == mjEQ_WELD);
     memset(a, 0, sizeof(double) * SAP_EQ_NDATA);
     m->eq_type[e] = t;
-    if (t == mjEQ_CONNECT && mj->eq_objtype[i] == mjOBJ_SITE) {
+    m->eq_active0[e] = mj->eq_active0[i] != 0;
+    if (t == mjEQ_CONNECT && site) {
       copy_num(a, mj->site_pos + 3 * o1, 3);
       copy_num(a + 3, mj->site_pos + 3 * o2, 3);
-      o1 = mj->site_bodyid[o1];
-      o2 = mj->site_bodyid[o2];
     } else if (t == mjEQ_CONNECT) {
       copy_num(a, src, 6);
-      if (o2 < 0) o2 = 0;  // body2 omitted: the world
+    } else if (t == mjEQ_WELD && site) {
+      /* g = p(site1) - p(site2), ts Im((q2 qs2)^-1 q1 qs1) */
+      copy_num(a, mj->site_pos + 3 * o2, 3);
+      copy_num(a + 3, mj->site_pos + 3 * o1, 3);
+      copy_num(a + 6, mj->site_quat + 4 * o1, 4);
+      a[10] = src[10];
+      copy_num(a + 11, mj->site_quat + 4 * o2, 4);
+    } else if (t == mjEQ_WELD) {
+      /* MuJoCo's compiled data: anchor (body 2), relpose position and quaternion (body 1) */
+      copy_num(a, src, 11);
+      a[11] = 1;
+      a[12] = a[13] = a[14] = 0;
     } else {
       copy_num(a, src, 5);
       int tendon = t == mjEQ_TENDON;
       a[5] = tendon ? mj->tendon_length0[o1] : mj->qpos0[mj->jnt_qposadr[o1]];
       if (o2 >= 0) a[6] = tendon ? mj->tendon_length0[o2] : mj->qpos0[mj->jnt_qposadr[o2]];
     }
+    if (site) {
+      o1 = mj->site_bodyid[o1];
+      o2 = mj->site_bodyid[o2];
+    }
+    if ((t == mjEQ_CONNECT || t == mjEQ_WELD) && o2 < 0) o2 = 0;  // body2 omitted: the world
     m->eq_obj1id[e] = o1;
     m->eq_obj2id[e] = o2;
     e++;
@@ -694,7 +717,8 @@ static void copy_keys_names(sapModel* m, const mjModel* mj) {
 
 /* scalar SAP constraint rows a world can need: one per position/velocity actuator
  * (PD drive), two per limited hinge/slide joint and per limited tendon, one per dof and
- * per tendon with frictionloss, one per joint/tendon equality and three per connect */
+ * per tendon with frictionloss, one per joint/tendon equality, three per connect and six per
+ * weld (three with torquescale 0), active at reset or not */
 static void count_solve_rows(sapModel* m) {
   int n = 0;
   for (int u = 0; u < m->nu; u++) n += m->actuator_kind[u] != SAP_ACT_MOTOR;
@@ -707,8 +731,8 @@ static void count_solve_rows(sapModel* m) {
     if (m->tendon_num[t] > m->nsolve_nnz) m->nsolve_nnz = m->tendon_num[t];
   for (int e = 0; e < m->neq; e++) {
     int t = m->eq_type[e], o1 = m->eq_obj1id[e], o2 = m->eq_obj2id[e], nnz = 2;
-    n += t == SAP_EQ_CONNECT ? 3 : 1;
-    if (t == SAP_EQ_CONNECT) nnz = chain_union(m, o1, o2);
+    n += t == SAP_EQ_CONNECT ? 3 : t == SAP_EQ_WELD ? (m->eq_data[SAP_EQ_NDATA * e + 10] != 0 ? 6 : 3) : 1;
+    if (t == SAP_EQ_CONNECT || t == SAP_EQ_WELD) nnz = chain_union(m, o1, o2);
     if (t == SAP_EQ_TENDON) nnz = m->tendon_num[o1] + (o2 >= 0 ? m->tendon_num[o2] : 0);
     if (nnz > m->nsolve_nnz) m->nsolve_nnz = nnz;
   }

@@ -47,6 +47,7 @@ void sap_optionsDefault(sapOptions* o) {
   o->solve_block_worlds = 2;
   o->world_block_threads = 32;
   o->contacts = 1;
+  o->eq_curvature = 1;
 }
 
 /* ---- name tables ---------------------------------------------------------------- */
@@ -220,6 +221,7 @@ static const sapKey keys[] = {
     {"solve_block_worlds", NULL, K_INT, OFF(solve_block_worlds), NULL, 1, 32, 0},
     {"world_block_threads", NULL, K_INT, OFF(world_block_threads), NULL, 32, 1024, 0},
     {"friction_combine", NULL, K_ENUM, OFF(friction_combine), friction_combine_names, 0, 0, 0},
+    {"eq_curvature", NULL, K_ENUM, OFF(eq_curvature), bool_names, 0, 0, 0},
 };
 #define NKEYS ((int)(sizeof(keys) / sizeof(keys[0])))
 

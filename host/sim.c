@@ -204,6 +204,7 @@ static void reset_world(sapSim* s, int w, int key) {
     memcpy(s->d.mocap_pos + ((size_t)w * m->nmocap + id) * 3, pos, sizeof(double) * 3);
     memcpy(s->d.mocap_quat + ((size_t)w * m->nmocap + id) * 4, quat, sizeof(double) * 4);
   }
+  memcpy(s->d.eq_active + (size_t)w * m->neq, m->eq_active0, sizeof(int) * m->neq);
   s->d.time[w] = key < 0 ? 0 : m->key_time[key];
   s->d.world_flags[w] = 0;
   s->d.newton_iter[w] = s->d.ls_iter[w] = s->d.nfactor[w] = 0;
@@ -223,7 +224,7 @@ static int reset_ranges(sapSim* s, sapRange* r) {
       {d->qpos, n * m->nq * dbl}, {d->qvel, n * m->nv * dbl}, {d->vnext, n * m->nv * dbl},
       {d->ctrl, n * m->nu * dbl}, {d->qfrc_applied, n * m->nv * dbl}, {d->time, n * dbl},
       {d->mocap_pos, n * m->nmocap * 3 * dbl}, {d->mocap_quat, n * m->nmocap * 4 * dbl},
-      {d->world_flags, n * in}, {d->newton_iter, n * in}, {d->ls_iter, n * in},
+      {d->eq_active, n * m->neq * in}, {d->world_flags, n * in}, {d->newton_iter, n * in}, {d->ls_iter, n * in},
       {d->nfactor, n * in}, {d->ncon, n * in}, {d->ncon_dropped, n * in},
       {d->sensordata, n * m->nsensordata * dbl}};
   int count = (int)(sizeof(all) / sizeof(all[0]));
@@ -238,7 +239,7 @@ sapStatus sap_reset(sapSim* s, int key, const unsigned char* mask) {
   if (key < -1 || key >= s->m->nkey)
     return sap_fail(SAP_ERR_ARG, "sap_reset: keyframe %d does not exist (the scene has %d)", key,
                     s->m->nkey);
-  sapRange r[16];
+  sapRange r[32];
   int nr = reset_ranges(s, r);
   sapStatus st = SAP_OK;
   for (int i = 0; i < nr && st == SAP_OK; i++) st = sap_backendFetch(s, r[i].ptr, r[i].bytes);
@@ -456,6 +457,46 @@ sapStatus sap_commit(sapSim* s, const unsigned char* mask, void* stream) {
   /* poses of the committed worlds (the device recomputes every world not frozen) */
   if ((st = sap_backendKinematics(s, mask)) != SAP_OK) return st;
   return bad;
+}
+
+/* ---- equality constraints on and off per world ------------------------------------- */
+
+sapStatus sap_setEqActive(sapSim* s, int world, int eq, int active) {
+  if (!s) return sap_fail(SAP_ERR_ARG, "sap_setEqActive: null sim");
+  int neq = s->m->neq, nw = s->d.nworld;
+  if (world < -1 || world >= nw)
+    return sap_fail(SAP_ERR_ARG, "sap_setEqActive: world %d out of range [0, %d) (-1: all worlds)", world, nw);
+  if (eq < -1 || eq >= neq)
+    return sap_fail(SAP_ERR_ARG, "sap_setEqActive: equality %d out of range [0, %d) (-1: all)%s", eq, neq,
+                    s->m->neq == 0 ? "; the model has none (or disables them)" : "");
+  if (active != 0 && active != 1)
+    return sap_fail(SAP_ERR_ARG, "sap_setEqActive: active must be 0 or 1, got %d", active);
+  size_t bytes = sizeof(int) * (size_t)nw * neq;
+  sapStatus st = sap_backendFetch(s, s->d.eq_active, bytes);
+  if (st != SAP_OK) return st;
+  for (int w = world < 0 ? 0 : world; w < (world < 0 ? nw : world + 1); w++)
+    for (int e = eq < 0 ? 0 : eq; e < (eq < 0 ? neq : eq + 1); e++) s->d.eq_active[(size_t)w * neq + e] = active;
+  return sap_backendPush(s, s->d.eq_active, bytes);
+}
+
+sapStatus sap_setEqActiveArray(sapSim* s, const int* buf) {
+  if (!s || !buf) return sap_fail(SAP_ERR_ARG, "sap_setEqActiveArray: null argument");
+  int neq = s->m->neq;
+  long n = (long)s->d.nworld * neq;
+  for (long i = 0; i < n; i++)
+    if (buf[i] != 0 && buf[i] != 1)
+      return sap_fail(SAP_ERR_ARG, "sap_setEqActiveArray: world %ld, equality %ld: active must be 0 or 1, "
+                      "got %d; nothing was changed", i / neq, i % neq, buf[i]);
+  memcpy(s->d.eq_active, buf, sizeof(int) * (size_t)n);
+  return sap_backendPush(s, s->d.eq_active, sizeof(int) * (size_t)n);
+}
+
+sapStatus sap_getEqActive(sapSim* s, int* buf) {
+  if (!s || !buf) return sap_fail(SAP_ERR_ARG, "sap_getEqActive: null argument");
+  size_t bytes = sizeof(int) * (size_t)s->d.nworld * s->m->neq;
+  sapStatus st = sap_backendFetch(s, s->d.eq_active, bytes);
+  if (st == SAP_OK) memcpy(buf, s->d.eq_active, bytes);
+  return st;
 }
 
 sapStatus sap_worldInfo(sapSim* s, const int* worlds, int n, sapWorldInfo* out) {

@@ -53,6 +53,7 @@ typedef struct sapSolveParams {
   int weight_mode, contact_point; /* SAP_WEIGHT_*, SAP_POINT_* */
   int weight_fp32, linear_fp32, contact_fp32;
   double geom_k_default;          /* per-geom stiffness where geom_k <= 0 (midpoint weights) */
+  int eq_curvature;               /* connect/weld rows carry the curvature bias (sap_euler only) */
 } sapSolveParams;
 
 /* per-world solver statistics */
@@ -182,6 +183,9 @@ static inline void sap_solveParams(const sapOptions* o, const sapModel* m, doubl
   p->weight_fp32 = o->weight_precision == SAP_FP32;
   p->linear_fp32 = o->linear_solve_precision == SAP_FP32;
   p->contact_fp32 = o->contact_solve_precision == SAP_FP32;
+  /* the row's bias h/2 Jdot v with sap_euler (q' = q + h v'); not with the midpoint rule, where
+   * v_n moves q too and the bias fed a chatter on redundant rows (sap_equality_t.h) */
+  p->eq_curvature = o->eq_curvature && o->integration == SAP_INTEGRATE_SAP_EULER;
 }
 
 #endif

@@ -426,6 +426,14 @@ static void test_info_memory(void) {
   free_run(&r);
   r = run_cli("info scenes/humanoid.xml");
   CHECK(r.rc == 0 && strstr(r.out, "bytes per world") && !strstr(r.out, "warning"), "humanoid info: %.300s", r.out);
+  // MuJoCo's default pyramidal cone is accepted and named (info and run); the elliptic one is not
+  CHECK(strstr(r.out, "note: the scene uses MuJoCo's pyramidal friction cone"), "humanoid info: the cone note");
+  free_run(&r);
+  r = run_cli("run scenes/humanoid.xml --worlds 1 --steps 1");
+  CHECK(r.rc == 0 && strstr(r.out, "pyramidal friction cone"), "run: the cone note: %.300s", r.out);
+  free_run(&r);
+  r = run_cli("info scenes/quadruped_roll.xml");
+  CHECK(r.rc == 0 && !strstr(r.out, "pyramidal"), "quadruped_roll (elliptic) info: no cone note");
   free_run(&r);
 }
 

@@ -339,6 +339,56 @@ static void expect(const char* tag, const char* xml, sapStatus want, const char*
 
 #define BALL "<body pos='0 0 .2'><freejoint/><geom name='ball' size='.1'/></body>"
 
+/* MuJoCo's default cone="pyramidal" is accepted with a note (sap_modelNotes), and the cone
+ * solved is the exact elliptic one: a box (mu 1 against the floor's 1) on an incline of
+ * tan t = 1.2 whose downhill direction is at phi = 30 and 45 degrees to the box's and the
+ * contact frame's axes (a pyramid's facets would make friction depend on the direction)
+ * slides straight downhill with a = g (sin t - mu cos t), the elliptic (isotropic) Coulomb
+ * law. With cone="elliptic" the note is gone. */
+static sapModel* incline_dir(double tilt, double phi, const char* cone) {
+  const double g = 9.81;
+  char xml[1400];
+  snprintf(xml, sizeof(xml),
+           "<mujoco><option timestep='0.002' gravity='%.17g %.17g %.17g' %s/><worldbody>"
+           "<geom name='floor' type='plane' size='40 40 .1' friction='1'/>"
+           "<body pos='0 0 0.025'><freejoint/><geom name='foot' type='box' size='0.03 0.04 0.025' mass='1.3' "
+           "friction='1'/></body></worldbody></mujoco>",
+           g * sin(tilt) * cos(phi), g * sin(tilt) * sin(phi), -g * cos(tilt), cone);
+  const char* path = write_xml("incline_dir", xml);
+  sapModel* m = NULL;
+  if (sap_loadModel(path, &m) != SAP_OK) fprintf(stderr, "  load: %s\n", sap_lastError());
+  remove(path);
+  return m;
+}
+
+static void test_pyramidal_cone_note(void) {
+  const double g = 9.81, tilt = atan(1.2), phis[2] = {30, 45};
+  sapModel* e = incline_dir(tilt, 0, "cone='elliptic'");
+  CHECK(e && !e->cone_pyramidal && !strcmp(sap_modelNotes(e), ""), "elliptic: no note (%s)", e ? sap_modelNotes(e) : "");
+  sap_freeModel(e);
+  for (int i = 0; i < 2; i++) {
+    double phi = phis[i] * 3.14159265358979323846 / 180;
+    sapModel* m = incline_dir(tilt, phi, "");
+    if (!m) { CHECK(0, "incline load"); continue; }
+    CHECK(m->cone_pyramidal && strstr(sap_modelNotes(m), "pyramidal") && strstr(sap_modelNotes(m), "elliptic"),
+          "pyramidal: the note names both cones: '%s'", sap_modelNotes(m));
+    sapSim* s = make_sim(m, NULL);
+    if (!s) { sap_freeModel(m); continue; }
+    double v0[6], v1[6];
+    sap_step(s, 100);
+    sap_get(s, SAP_FIELD_QVEL, NULL, 1, v0);
+    sap_step(s, 250);
+    sap_get(s, SAP_FIELD_QVEL, NULL, 1, v1);
+    double ax = (v1[0] - v0[0]) / (250 * 0.002), ay = (v1[1] - v0[1]) / (250 * 0.002);
+    double along = ax * cos(phi) + ay * sin(phi), across = -ax * sin(phi) + ay * cos(phi);
+    // tolerance of test_sap_physics' incline (sliding within 1%)
+    CHECK_CLOSE(along, g * (sin(tilt) - cos(tilt)), 2e-3, 1e-2, "phi %g: downhill acceleration", phis[i]);
+    CHECK_CLOSE(across, 0, 2e-3, 0, "phi %g: no acceleration across the slope", phis[i]);
+    sap_free(s);
+    sap_freeModel(m);
+  }
+}
+
 static void test_bad_values(void) {
   expect("negmu", "<mujoco><worldbody><geom name='icy' type='plane' size='1 1 1' friction='-0.5'/>" BALL
          "</worldbody></mujoco>", SAP_ERR_SCENE, "'icy'", "friction");
@@ -382,6 +432,7 @@ int main(void) {
   RUN(test_margin_rest);
   RUN(test_condim1_body_on_floor);
   RUN(test_friction_harmonic);
+  RUN(test_pyramidal_cone_note);
   RUN(test_bad_values);
   return check_summary("test_contact_params");
 }

@@ -67,10 +67,9 @@ static void test_bad_scenes(void) {
   expect_load(write_scene("unknown", "<mujoco><worldbody><bogus/></worldbody></mujoco>"),
               SAP_ERR_SCENE, "MuJoCo could not load", NULL);
   expect_load(write_scene("equality",
-              "<mujoco><worldbody><body name='a'><freejoint/><geom size='.1'/></body>"
-              "<body name='b'><freejoint/><geom size='.1'/></body></worldbody>"
-              "<equality><weld body1='a' body2='b'/></equality></mujoco>"),
-              SAP_ERR_UNSUPPORTED, "equality", NULL);
+              "<mujoco><worldbody><flexcomp name='cloth' type='grid' count='3 3 1' spacing='.1 .1 .1' dim='2'/>"
+              "</worldbody><equality><flex flex='cloth'/></equality></mujoco>"),
+              SAP_ERR_UNSUPPORTED, "flex", NULL);
   expect_load(write_scene("spatial",
               "<mujoco><worldbody><site name='s0'/><body><joint type='hinge'/><geom size='.1'/>"
               "<site name='s1' pos='0 0 1'/></body></worldbody>"

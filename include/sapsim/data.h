@@ -38,6 +38,8 @@ typedef struct sapData {
   double* qfrc_applied;   /* (nworld x nv)      user generalized forces */
   double* mocap_pos;      /* (nworld x nmocap x 3) mocap body positions (world frame) */
   double* mocap_quat;     /* (nworld x nmocap x 4) mocap body orientations (normalised on use) */
+  int* eq_active;         /* (nworld x neq)     equality constraint on (1) or off (0), MuJoCo's
+                             mjData.eq_active: reset from eq_active0, set by sap_setEqActive */
 
   /* kinematics */
   double* xpos;           /* (nworld x nbody x 3)  body frame position */

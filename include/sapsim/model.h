@@ -24,7 +24,7 @@ enum { SAP_ACT_MOTOR = 0, SAP_ACT_POSITION = 1, SAP_ACT_VELOCITY = 2 };
 
 /* equality constraint types: numbering as MuJoCo's mjtEq (connect, weld, joint, tendon) */
 enum { SAP_EQ_CONNECT = 0, SAP_EQ_WELD = 1, SAP_EQ_JOINT = 2, SAP_EQ_TENDON = 3 };
-#define SAP_EQ_NDATA 8  /* eq_data slots per equality constraint */
+#define SAP_EQ_NDATA 16 /* eq_data slots per equality constraint */
 
 /* sensor types: numbering as MuJoCo's mjtSensor (the supported subset, host/model_load.c) */
 enum {
@@ -72,11 +72,11 @@ typedef struct sapModel {
   int nexclude;    /* explicit contact exclude pairs */
   int nkey;        /* keyframes */
   int nmocap;      /* mocap bodies (kinematic: pose from sapData.mocap_pos/quat) */
-  int neq;         /* equality constraints (the active ones of the MJCF, eq_active0) */
+  int neq;         /* equality constraints of the MJCF (active at reset or not: eq_active0) */
   int npair_max;   /* candidate geom pairs: dynamic ones after static filtering, plus the
                     * explicit MJCF <pair> elements (collision) */
   int nsolve_rows; /* scalar SAP rows at most: PD drives + 2 x (limited joints + limited tendons)
-                    + dofs and tendons with frictionloss + equality rows (1 joint/tendon, 3 connect) */
+                    + dofs and tendons with frictionloss + equality rows (1 joint/tendon, 3 connect, 6 weld) */
   int nsolve_nnz;  /* entries of a scalar SAP row at most: 1, the longest fixed tendon, or the
                     * longest equality row */
   int ncondim;     /* solver rows per contact: 3, or the largest pair condim when 4 or 6 */
@@ -90,6 +90,10 @@ typedef struct sapModel {
   double contact_taud;  /* scene default SAP dissipation time scale (s) */
   double contact_margin;/* scene speculative detection band (m) beyond the inflated surface */
   int filter_parent;    /* 1: a body never collides with its parent (MuJoCo's default) */
+  int cone_pyramidal;   /* 1: the scene asks for MuJoCo's pyramidal friction cone (MJCF cone,
+                         * MuJoCo's default): SAP solves the exact (elliptic,
+                         * regularized) Coulomb cone regardless; sap_modelNotes says so when
+                         * the scene has contact pairs */
 
   /* bodies */
   int* body_parentid;     /* (nbody)      parent body; 0 for roots and the world */
@@ -215,11 +219,16 @@ typedef struct sapModel {
   double* wrap_coef;      /* (nwrap)      coefficient */
 
   /* equality constraints (SAP holonomic rows, kernels/sap_equality_t.h) */
-  int* eq_type;           /* (neq)        SAP_EQ_CONNECT, SAP_EQ_JOINT or SAP_EQ_TENDON */
-  int* eq_obj1id;         /* (neq)        body (connect), joint or tendon of object 1 */
-  int* eq_obj2id;         /* (neq)        body (connect; 0 = world), joint or tendon of object 2, -1 none */
+  int* eq_type;           /* (neq)        SAP_EQ_CONNECT, SAP_EQ_WELD, SAP_EQ_JOINT or SAP_EQ_TENDON */
+  int* eq_active0;        /* (neq)        active at reset (MJCF active): sapData.eq_active's reset value */
+  int* eq_obj1id;         /* (neq)        body (connect, weld), joint or tendon of object 1 */
+  int* eq_obj2id;         /* (neq)        body (connect, weld; 0 = world), joint or tendon of object 2, -1 none */
   double* eq_data;        /* (neq x SAP_EQ_NDATA) connect: anchor in body 1 frame [0:3], the same
                            * point in body 2 frame [3:6] (site form: the site positions);
+                           * weld: anchor in body 2 frame [0:3], anchor in body 1 frame [3:6],
+                           * q1' [6:10], torquescale [10], q2' [11:15]: g = (p1 - p2,
+                           * ts Im((q2 q2')^-1 q1 q1')) (body form: q1' = relpose, q2' = 1;
+                           * site form: the site positions and frames);
                            * joint/tendon: polycoef [0:5], y0 = object 1 at qpos0 [5], x0 [6] */
 
   /* sensors (kernels/sensor.h; README "Sensors"): values at sensordata[sensor_adr : + sensor_dim],

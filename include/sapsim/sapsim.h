@@ -107,6 +107,8 @@ typedef struct sapOptions {
   int solve_block_worlds;          /* GPU: worlds (one warp each) per block of the warp solve (2) */
   int world_block_threads;         /* GPU: threads per block of the one-thread-per-world kernels (32) */
   int friction_combine;            /* sapFrictionCombine (mujoco) */
+  int eq_curvature;                /* 1: connect and weld rows include the curvature term h/2 Jdot v
+                                      in their velocity target (less drift at speed) (1) */
 } sapOptions;
 
 /* defaults: approx32, armijo_decay, every knob from the preset */
@@ -133,6 +135,10 @@ sapStatus sap_loadModel(const char* path, sapModel** out);
 /* the same from the scene's text (asset files resolve relative to the working directory) */
 sapStatus sap_loadModelString(const char* xml, sapModel** out);
 void sap_freeModel(sapModel* m);
+/* what the loaded model does differently from what the scene asks, short of an error, as
+ * "note: ..." lines ("" when nothing): MuJoCo's pyramidal friction cone is solved as the
+ * exact elliptic cone. sapsim info and run print them. */
+const char* sap_modelNotes(const sapModel* m);
 
 /* ---- batched simulation ------------------------------------------------------- */
 
@@ -225,6 +231,15 @@ sapStatus sap_getParam(sapSim* s, sapParam p, const int* worlds, int n, double* 
 sapStatus sap_resetParam(sapSim* s, int p, const int* worlds, int n);
 /* 1 when world w reads its own value of p (an override is in force), else 0 */
 int sap_paramOverridden(const sapSim* s, sapParam p, int w);
+/* equality constraints switched per world (MuJoCo's mjData.eq_active): an inactive one
+ * puts no rows in that world's problem. A reset restores the model's eq_active0 (MJCF
+ * active). sap_setEqActive sets equality eq (-1: all) in world w (-1: all) to active (0 or
+ * 1); sap_setEqActiveArray sets every value from buf (nworld x neq, each 0 or 1);
+ * sap_getEqActive copies them to buf (nworld x neq). Bad indices or values are named and
+ * change nothing. */
+sapStatus sap_setEqActive(sapSim* s, int world, int eq, int active);
+sapStatus sap_setEqActiveArray(sapSim* s, const int* buf);
+sapStatus sap_getEqActive(sapSim* s, int* buf);
 
 /* per-world diagnostics of the last step */
 typedef struct sapWorldInfo {

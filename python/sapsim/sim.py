@@ -287,6 +287,7 @@ class Model:
             "nkey": "key_time",
             "ntendon": "tendon_adr",
             "nsensor": "sensor_type",
+            "neq": "eq_type",
         }
         for size, array in sizes.items():
             setattr(self, size, self.array(array).shape[0])
@@ -314,6 +315,7 @@ class Model:
     ntendon: int  #: fixed tendons
     nmocap: int  #: mocap bodies (``body_mocapid`` >= 0)
     nsensor: int  #: sensors (MuJoCo's order; ``sensor_adr``, ``sensor_dim`` give the layout)
+    neq: int  #: equality constraints, active at reset or not (``eq_active0``)
 
     def sensor(self, name: Union[int, str]) -> slice:
         """The columns of sensor ``name`` (or id) in ``Sim.sensordata``:
@@ -740,6 +742,37 @@ class Sim(ParamsMixin):
     @mocap_quat.setter
     def mocap_quat(self, value: npt.ArrayLike) -> None:
         _set(self._h, "mocap_quat", _flat_poses(value))
+
+    @property
+    def eq_active(self) -> np.ndarray:
+        """(nworld, neq) bool: which equality constraints take part in each world
+        (MuJoCo's ``mjData.eq_active``; model order, ``Model.array("eq_type")``). A new
+        array: write through assignment (``sim.eq_active = a``, broadcast to (nworld,
+        neq)) or :meth:`set_eq_active`. A reset restores ``eq_active0`` (MJCF
+        ``active``)."""
+        n = self.nworld * self._model.neq
+        buf = np.empty(n, dtype=np.int32)
+        if n:
+            check(lib.sap_getEqActive(self._h.sim, _ptr(buf, c_int)))
+        return buf.reshape(self.nworld, self._model.neq) != 0
+
+    @eq_active.setter
+    def eq_active(self, value: npt.ArrayLike) -> None:
+        shape = (self.nworld, self._model.neq)
+        try:
+            buf = np.ascontiguousarray(np.broadcast_to(np.asarray(value), shape)).astype(np.int32)
+        except ValueError as e:
+            raise ArgumentError(f"eq_active: values of shape {np.shape(value)} do not fit {shape}: {e}") from None
+        if buf.size:
+            check(lib.sap_setEqActiveArray(self._h.sim, _ptr(buf, c_int)))
+
+    def set_eq_active(self, eq: int, active: bool, worlds: WorldSelection = None) -> None:
+        """Switch equality constraint ``eq`` (model order; -1: all) on or off in
+        ``worlds`` (None: all). Out-of-range indices raise :class:`ArgumentError`
+        naming them, and change nothing."""
+        ids = _world_ids(worlds, self.nworld)
+        for w in [-1] if ids is None else [int(i) for i in ids]:
+            check(lib.sap_setEqActive(self._h.sim, w, int(eq), 1 if active else 0))
 
     @property
     def xpos(self) -> np.ndarray:
