@@ -194,7 +194,7 @@ static void reset_world(sapSim* s, int w, int key) {
   }
   s->d.time[w] = key < 0 ? 0 : m->key_time[key];
   s->d.world_flags[w] = 0;
-  s->d.newton_iter[w] = s->d.ls_iter[w] = s->d.nfactor[w] = 0;
+  s->d.newton_iter[w] = s->d.ls_iter[w] = s->d.nfactor[w] = s->d.ls_eval[w] = 0;
   s->d.ncon[w] = s->d.ncon_dropped[w] = 0;
 }
 
@@ -210,7 +210,7 @@ static int reset_ranges(sapSim* s, sapRange* r) {
       {d->ctrl, n * m->nu * dbl}, {d->qfrc_applied, n * m->nv * dbl}, {d->time, n * dbl},
       {d->mocap_pos, n * m->nmocap * 3 * dbl}, {d->mocap_quat, n * m->nmocap * 4 * dbl},
       {d->world_flags, n * in}, {d->newton_iter, n * in}, {d->ls_iter, n * in},
-      {d->nfactor, n * in}, {d->ncon, n * in}, {d->ncon_dropped, n * in}};
+      {d->nfactor, n * in}, {d->ls_eval, n * in}, {d->ncon, n * in}, {d->ncon_dropped, n * in}};
   int count = (int)(sizeof(all) / sizeof(all[0]));
   memcpy(r, all, sizeof(all));
   return count;
@@ -364,9 +364,9 @@ sapStatus sap_worldInfo(sapSim* s, const int* worlds, int n, sapWorldInfo* out) 
   sapStatus st = check_worlds(s, "sap_worldInfo", worlds, n);
   if (st != SAP_OK) return st;
   size_t bytes = sizeof(int) * (size_t)s->d.nworld;
-  int* arrays[6] = {s->d.world_flags, s->d.ncon, s->d.ncon_dropped, s->d.newton_iter,
-                    s->d.ls_iter, s->d.nfactor};
-  for (int i = 0; i < 6 && st == SAP_OK; i++) st = sap_backendFetch(s, arrays[i], bytes);
+  int* arrays[7] = {s->d.world_flags, s->d.ncon, s->d.ncon_dropped, s->d.newton_iter,
+                    s->d.ls_iter, s->d.nfactor, s->d.ls_eval};
+  for (int i = 0; i < 7 && st == SAP_OK; i++) st = sap_backendFetch(s, arrays[i], bytes);
   if (st != SAP_OK) return st;
   for (int i = 0; i < n; i++) {
     int w = worlds ? worlds[i] : i;
@@ -376,8 +376,49 @@ sapStatus sap_worldInfo(sapSim* s, const int* worlds, int n, sapWorldInfo* out) 
     out[i].newton_iter = s->d.newton_iter[w];
     out[i].ls_iter = s->d.ls_iter[w];
     out[i].nfactor = s->d.nfactor[w];
+    out[i].ls_eval = s->d.ls_eval[w];
   }
   return SAP_OK;
+}
+
+/* mean, p95 and max of one histogram summed over worlds (bins of SAP_ITER_BINS, stride 2 bins) */
+static void hist_stats(const int* hist, int nworld, double* n, double* mean, double* p95, double* max) {
+  double count[SAP_ITER_BINS] = {0}, total = 0, sum = 0;
+  for (int w = 0; w < nworld; w++)
+    for (int k = 0; k < SAP_ITER_BINS; k++) count[k] += hist[(size_t)w * 2 * SAP_ITER_BINS + k];
+  for (int k = 0; k < SAP_ITER_BINS; k++) {
+    total += count[k];
+    sum += k * count[k];
+  }
+  *n = total;
+  *mean = total > 0 ? sum / total : 0;
+  *p95 = *max = 0;
+  double below = 0;
+  int found = 0;
+  for (int k = 0; k < SAP_ITER_BINS; k++) {
+    below += count[k];
+    if (!found && total > 0 && below >= 0.95 * total) { *p95 = k; found = 1; }
+    if (count[k] > 0) *max = k;
+  }
+}
+
+sapStatus sap_iterStats(sapSim* s, sapIterStats* out) {
+  if (!s || !out) return sap_fail(SAP_ERR_ARG, "sap_iterStats: null argument");
+  size_t bytes = sizeof(int) * 2 * SAP_ITER_BINS * (size_t)s->d.nworld;
+  sapStatus st = sap_backendFetch(s, s->d.iter_hist, bytes);
+  if (st != SAP_OK) return st;
+  double n2;
+  hist_stats(s->d.iter_hist, s->d.nworld, &out->world_steps, &out->newton_mean, &out->newton_p95,
+             &out->newton_max);
+  hist_stats(s->d.iter_hist + SAP_ITER_BINS, s->d.nworld, &n2, &out->ls_mean, &out->ls_p95, &out->ls_max);
+  return SAP_OK;
+}
+
+sapStatus sap_iterStatsClear(sapSim* s) {
+  if (!s) return sap_fail(SAP_ERR_ARG, "sap_iterStatsClear: null sim");
+  size_t bytes = sizeof(int) * 2 * SAP_ITER_BINS * (size_t)s->d.nworld;
+  memset(s->d.iter_hist, 0, bytes);
+  return sap_backendPush(s, s->d.iter_hist, bytes);
 }
 
 /* accessors: a NULL sim gives 0, NULL or "" rather than a crash */

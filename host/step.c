@@ -119,6 +119,7 @@ static void integrate_world(const sapSim* s, sapData* d, int w) {
   }
   memcpy(qvel, vnext, sizeof(double) * m->nv);
   d->time[w] += s->h;
+  sapw_countIterations(d, w);
 }
 
 void sapc_integrate(sapSim* s) {
@@ -138,7 +139,7 @@ static void clear_step_flags(sapSim* s) {
   const sapModel* m = s->m;
   for (int w = 0; w < s->d.nworld; w++) {
     s->d.world_flags[w] &= SAP_WORLD_NONFINITE;
-    s->d.newton_iter[w] = s->d.ls_iter[w] = s->d.nfactor[w] = 0;
+    s->d.newton_iter[w] = s->d.ls_iter[w] = s->d.nfactor[w] = s->d.ls_eval[w] = 0;
     if (!all_finite(s->d.ctrl + (size_t)w * m->nu, m->nu) ||
         !all_finite(s->d.qfrc_applied + (size_t)w * m->nv, m->nv))
       s->d.world_flags[w] |= SAP_WORLD_BADINPUT;

@@ -86,6 +86,7 @@ static __global__ void integrate_kernel(sapModel m, sapData d, double h, int mid
   }
   for (int i = 0; i < m.nv; i++) qvel[i] = vnext[i];
   d.time[w] += h;
+  sapw_countIterations(&d, w);
 }
 
 sapStatus sapg_integrate(sapSim* s) {
@@ -101,7 +102,7 @@ static __global__ void clear_flags_kernel(sapModel m, sapData d) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w >= d.nworld) return;
   d.world_flags[w] &= SAP_WORLD_NONFINITE;
-  d.newton_iter[w] = d.ls_iter[w] = d.nfactor[w] = 0;
+  d.newton_iter[w] = d.ls_iter[w] = d.nfactor[w] = d.ls_eval[w] = 0;
   if (!all_finite(d.ctrl + (size_t)w * m.nu, m.nu) || !all_finite(d.qfrc_applied + (size_t)w * m.nv, m.nv))
     d.world_flags[w] |= SAP_WORLD_BADINPUT;
 }

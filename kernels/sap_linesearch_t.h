@@ -9,6 +9,7 @@ typedef struct SAPT(sapLineSearch) {
   int status;     /* SAP_LS_RUNNING, SAP_LS_DONE or a negative SAP_LS_FAIL_* code */
   int need;       /* values wanted at alpha: 1 phi, 2 phi and phi', 3 phi, phi' and phi'' */
   int iter;       /* iterations (drake's count: the alpha_max probe is not counted) */
+  int neval;      /* evaluations fed (every trial, the probe included) */
   int stage;      /* 0: probing alpha_max (armijo, exact); 1: main loop; 2: armijo rescue */
   int maxit;
   SAP_REAL alpha;                 /* the trial to evaluate; the accepted step when done */
@@ -37,7 +38,7 @@ SAP_HD void SAPT(sapw_lsBegin)(SAPT(sapLineSearch)* ls, const sapSolveParams* pr
   ls->cost_abs = (SAP_REAL)prm->cost_abs;
   ls->cost_rel = (SAP_REAL)prm->cost_rel;
   ls->phi0 = phi0; ls->dphi0 = dphi0; ls->d2phi0 = d2phi0;
-  ls->iter = 0; ls->stage = 0; ls->status = SAP_LS_RUNNING;
+  ls->iter = 0; ls->neval = 0; ls->stage = 0; ls->status = SAP_LS_RUNNING;
   // a non-descent direction is a failure for every variant (never silently accepted)
   if (!(dphi0 < 0) || !isfinite(phi0)) { SAPT(sapw_lsFinish)(ls, SAP_LS_FAIL_DESCENT, 0); return; }
   if (ls->kind == SAP_LS_MONOTONE) { ls->alpha = 1; ls->need = 1; ls->stage = 1; }
@@ -191,6 +192,7 @@ SAP_HD void SAPT(sapw_lsExact)(SAPT(sapLineSearch)* ls, SAP_REAL phi, SAP_REAL d
 /* feed the values at ls->alpha; the state machine picks the next trial or finishes */
 SAP_HD void SAPT(sapw_lsFeed)(SAPT(sapLineSearch)* ls, SAP_REAL phi, SAP_REAL dphi, SAP_REAL d2phi) {
   if (ls->status != SAP_LS_RUNNING) return;
+  ls->neval++;
   if (!isfinite(phi)) {
     // a non-finite trial cost: shrink the step as a failed trial would
     phi = (SAP_REAL)INFINITY;

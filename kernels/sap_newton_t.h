@@ -255,7 +255,7 @@ SAP_HD void SAPT(sapw_newton)(SAPT(sapProblem)* P, const sapSolveParams* prm, sa
     for (int j = 0; j < nv; j++) s += (SAP_REAL)P->A[(long)i * nv + j] * (SAP_REAL)P->vstar[j];
     P->pstar[i] = s;
   }
-  st->iters = st->ls_iters = st->nfactor = st->flags = 0;
+  st->iters = st->ls_iters = st->nfactor = st->flags = st->ls_evals = 0;
   SAP_REAL cost = SAPT(sapw_evaluate)(P), prev = cost, alpha = 1;
   int cost_ok = 0, k = 0;
   for (;;) {
@@ -277,6 +277,7 @@ SAP_HD void SAPT(sapw_newton)(SAPT(sapProblem)* P, const sapSolveParams* prm, sa
       SAPT(sapw_lsFeed)(&ls, phi, d1, d2);
     }
     st->ls_iters += ls.iter;
+    st->ls_evals += ls.neval;
     if (ls.status != SAP_LS_DONE) { st->flags |= SAP_WORLD_LSFAIL; break; }
     // commit v += alpha dv, re-evaluate, cost test (needs alpha > cost_min_alpha)
     alpha = ls.alpha;

@@ -58,6 +58,7 @@ typedef struct sapSolveParams {
 /* per-world solver statistics */
 typedef struct sapSolveStats {
   int iters, ls_iters, nfactor, flags;
+  int ls_evals;  /* evaluations of phi by the line searches (every trial, probes included) */
 } sapSolveStats;
 
 /* the first dof of body b's dof chain walk (the last dof of the first body at or above b

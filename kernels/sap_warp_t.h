@@ -234,7 +234,7 @@ SAP_DEV void SAPT(sapv_newtonBegin)(SAPT(sapProblem)* P, SAPT(sapLoop)* lp, int 
     P->pstar[i] = s;
   }
   __syncwarp();
-  lp->st.iters = lp->st.ls_iters = lp->st.nfactor = lp->st.flags = 0;
+  lp->st.iters = lp->st.ls_iters = lp->st.nfactor = lp->st.flags = lp->st.ls_evals = 0;
   lp->cost = SAPT(sapv_evaluate)(P, lane);
   lp->mom = P->mom;
   lp->cost_ok = 0;
@@ -268,6 +268,7 @@ SAP_DEV int SAPT(sapv_newtonStep)(SAPT(sapProblem)* P, const sapSolveParams* prm
     SAPT(sapw_lsFeed)(&ls, phi, d1, d2);
   }
   lp->st.ls_iters += ls.iter;
+  lp->st.ls_evals += ls.neval;
   if (ls.status != SAP_LS_DONE) {
     lp->st.flags |= SAP_WORLD_LSFAIL;
     lp->active = 0;
@@ -345,6 +346,7 @@ SAP_DEV void SAPT(sapv_writeResult)(const sapData* d, int w, const SAPT(sapProbl
     d->newton_iter[w] = st->iters;
     d->ls_iter[w] = st->ls_iters;
     d->nfactor[w] = st->nfactor;
+    d->ls_eval[w] = st->ls_evals;
     d->world_flags[w] = (d->world_flags[w] & ~(SAP_WORLD_CONVERGED | SAP_WORLD_MAXITER | SAP_WORLD_LSFAIL |
                                               SAP_WORLD_FACTORFAIL)) | st->flags;
   }
@@ -356,7 +358,7 @@ SAP_DEV void SAPT(sapv_writeResult)(const sapData* d, int w, const SAPT(sapProbl
 SAP_DEV void SAPT(sapv_solveWorld)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
                                    void* Lfast, int lane) {
   SAPT(sapProblem) P;
-  sapSolveStats st = {0, 0, 0, SAP_WORLD_CONVERGED};
+  sapSolveStats st = {0, 0, 0, SAP_WORLD_CONVERGED, 0};
   int solved = SAPT(sapv_buildWorld)(m, d, w, prm, &P, lane) > 0;
   P.Lfast = Lfast;
   if (solved) SAPT(sapv_newton)(&P, prm, &st, lane);
@@ -397,7 +399,7 @@ SAP_DEV void SAPT(sapv_loopBegin)(const sapModel* m, const sapData* d, int w, co
   SAPT(sapLoop) lp;
   lp.cost = lp.mom = 0;
   lp.cost_ok = lp.active = 0;
-  lp.st.iters = lp.st.ls_iters = lp.st.nfactor = 0;
+  lp.st.iters = lp.st.ls_iters = lp.st.nfactor = lp.st.ls_evals = 0;
   lp.st.flags = SAP_WORLD_CONVERGED;
   if (d->world_flags[w] & SAP_WORLD_SKIP) {  // frozen: v = qvel, diagnostics kept
     SAPT(sapw_worldProblem)(m, d, w, prm, &P);

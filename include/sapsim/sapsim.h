@@ -184,8 +184,21 @@ typedef struct sapWorldInfo {
   int newton_iter;    /* Newton iterations */
   int ls_iter;        /* line-search iterations */
   int nfactor;        /* factorizations */
+  int ls_eval;        /* line-search evaluations of phi (every trial step, probes included) */
 } sapWorldInfo;
 sapStatus sap_worldInfo(sapSim* s, const int* worlds, int n, sapWorldInfo* out);
+
+/* Newton iterations and line-search evaluations per world-step over every step of every
+ * world since creation or the last sap_iterStatsClear (frozen or refused world-steps are not
+ * counted). Percentiles are read from histograms whose last bin holds every count >=
+ * SAP_ITER_BINS - 1 (data.h); max saturates there too. */
+typedef struct sapIterStats {
+  double world_steps;                        /* world-steps counted */
+  double newton_mean, newton_p95, newton_max;  /* Newton iterations per world-step */
+  double ls_mean, ls_p95, ls_max;              /* line-search evaluations per world-step */
+} sapIterStats;
+sapStatus sap_iterStats(sapSim* s, sapIterStats* out);
+sapStatus sap_iterStatsClear(sapSim* s);
 
 /* sizes and settings */
 int sap_nworld(const sapSim* s);
