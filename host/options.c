@@ -46,6 +46,7 @@ void sap_optionsDefault(sapOptions* o) {
   o->threads = 0;
   o->solve_block_worlds = 2;
   o->contacts = 1;
+  o->warm_start = SAP_WARM_EXTRAPOLATE;
 }
 
 /* ---- name tables ---------------------------------------------------------------- */
@@ -67,7 +68,9 @@ static const sapName integration_names[] = {
     {"midpoint", SAP_INTEGRATE_MIDPOINT}, {"sap_euler", SAP_INTEGRATE_SAP_EULER}, {NULL, 0}};
 static const sapName ls_names[] = {
     {"monotone_decay", SAP_LS_MONOTONE}, {"armijo_decay", SAP_LS_ARMIJO},
-    {"exact_root", SAP_LS_EXACT}, {NULL, 0}};
+    {"exact_root", SAP_LS_EXACT}, {"newton_wolfe", SAP_LS_NEWTON}, {NULL, 0}};
+static const sapName warm_start_names[] = {
+    {"qvel", SAP_WARM_QVEL}, {"extrapolate", SAP_WARM_EXTRAPOLATE}, {NULL, 0}};
 static const sapName device_names[] = {
     {"auto", SAP_DEVICE_AUTO}, {"cpu", SAP_DEVICE_CPU}, {"cuda", SAP_DEVICE_CUDA},
     {"gpu", SAP_DEVICE_CUDA}, {NULL, 0}};
@@ -215,6 +218,7 @@ static const sapKey keys[] = {
     {"chol_memory", NULL, K_ENUM, OFF(chol_memory), chol_memory_names, 0, 0, 0},
     {"solve_block_worlds", NULL, K_INT, OFF(solve_block_worlds), NULL, 1, 32, 0},
     {"friction_combine", NULL, K_ENUM, OFF(friction_combine), friction_combine_names, 0, 0, 0},
+    {"warm_start", NULL, K_ENUM, OFF(warm_start), warm_start_names, 0, 0, 0},
 };
 #define NKEYS ((int)(sizeof(keys) / sizeof(keys[0])))
 

@@ -117,7 +117,13 @@ static void integrate_world(const sapSim* s, sapData* d, int w) {
     d->world_flags[w] |= SAP_WORLD_NONFINITE;
     return;
   }
-  memcpy(qvel, vnext, sizeof(double) * m->nv);
+  /* qvel takes v_{n+1}; vnext keeps v_n until the next solve (the extrapolated warm start) */
+  double* vswap = d->vnext + (size_t)w * m->nv;
+  for (int i = 0; i < m->nv; i++) {
+    double t = qvel[i];
+    qvel[i] = vswap[i];
+    vswap[i] = t;
+  }
   d->time[w] += s->h;
   sapw_countIterations(d, w);
 }

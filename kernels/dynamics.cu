@@ -84,7 +84,13 @@ static __global__ void integrate_kernel(sapModel m, sapData d, double h, int mid
     d.world_flags[w] |= SAP_WORLD_NONFINITE;
     return;
   }
-  for (int i = 0; i < m.nv; i++) qvel[i] = vnext[i];
+  /* qvel takes v_{n+1}; vnext keeps v_n until the next solve (the extrapolated warm start) */
+  double* vswap = d.vnext + (size_t)w * m.nv;
+  for (int i = 0; i < m.nv; i++) {
+    double t = qvel[i];
+    qvel[i] = vswap[i];
+    vswap[i] = t;
+  }
   d.time[w] += h;
   sapw_countIterations(&d, w);
 }

@@ -213,13 +213,15 @@ SAP_HD void SAPT(sapw_lineEval)(SAPT(sapProblem)* P, SAP_REAL alpha, SAP_REAL* p
 }
 
 /* line data for dv: Adv = A dv, m1 = dv . A(v - v*), m2 = dv . A dv, dvc = [J; S] dv;
- * returns phi''(0) = m2 + dvc' G dvc (G at the current iterate) */
-SAP_HD SAP_REAL SAPT(sapw_lineSetup)(SAPT(sapProblem)* P) {
+ * returns phi''(0) = m2 + dvc' G dvc (G at the current iterate) when need_d2 (exact_root's
+ * fallback seed: one more pass over the constraints), else 0 */
+SAP_HD SAP_REAL SAPT(sapw_lineSetup)(SAPT(sapProblem)* P, int need_d2) {
   int nv = P->nv;
   for (int i = 0; i < nv; i++) P->Adv[i] = SAPT(sapw_rowDot)(P->A + (long)i * nv, P->dv, nv);
   P->m1 = SAPT(sapw_dot)(P->dv, P->r, nv);
   P->m2 = SAPT(sapw_dot)(P->dv, P->Adv, nv);
   SAPT(sapw_constraintVelocities)(P, P->dv, P->dvc);
+  if (!need_d2) return 0;
   SAP_REAL phi, d1, d2;
   SAPT(sapw_lineEval)(P, 0, &phi, &d1, &d2);
   return d2;
@@ -246,6 +248,32 @@ SAP_HD int SAPT(sapw_optimal)(SAPT(sapProblem)* P, const sapSolveParams* prm) {
   return res <= (SAP_REAL)prm->opt_abs + (SAP_REAL)prm->opt_rel * scale;
 }
 
+/* the warm start (sapwarp §6.1 takes v0 = qvel): with warm_start=extrapolate also the
+ * extrapolation v0 + (v0 - v_prev) = qvel + h qacc of the last step (MuJoCo's
+ * qacc_warmstart in velocity form) on the participating dofs, kept when its cost is lower
+ * (as MuJoCo keeps the better of qacc_warmstart and qacc_smooth). Returns l(v) at the
+ * chosen start, P evaluated there. */
+SAP_HD SAP_REAL SAPT(sapw_warmStart)(SAPT(sapProblem)* P, const sapSolveParams* prm) {
+  int nv = P->nv;
+  SAP_REAL c0 = SAPT(sapw_evaluate)(P);
+  if (!prm->warm_extrapolate) return c0;
+  SAP_REAL* keep = P->Adv;  // scratch until the first line search
+  int moved = 0;
+  for (int i = 0; i < nv; i++) {
+    keep[i] = P->v[i];
+    if (P->dscale[i] != 0) {
+      SAP_REAL e = 2 * P->v[i] - (SAP_REAL)P->vprev[i];
+      moved |= e != P->v[i];
+      P->v[i] = e;
+    }
+  }
+  if (!moved) return c0;
+  SAP_REAL c1 = SAPT(sapw_evaluate)(P);
+  if (c1 < c0) return c1;
+  for (int i = 0; i < nv; i++) P->v[i] = keep[i];
+  return SAPT(sapw_evaluate)(P);
+}
+
 /* run the Newton loop from P->v; on return P->v holds the solution (or the last iterate) */
 SAP_HD void SAPT(sapw_newton)(SAPT(sapProblem)* P, const sapSolveParams* prm, sapSolveStats* st) {
   int nv = P->nv;
@@ -256,7 +284,7 @@ SAP_HD void SAPT(sapw_newton)(SAPT(sapProblem)* P, const sapSolveParams* prm, sa
     P->pstar[i] = s;
   }
   st->iters = st->ls_iters = st->nfactor = st->flags = st->ls_evals = 0;
-  SAP_REAL cost = SAPT(sapw_evaluate)(P), prev = cost, alpha = 1;
+  SAP_REAL cost = SAPT(sapw_warmStart)(P, prm), prev = cost, alpha = 1;
   int cost_ok = 0, k = 0;
   for (;;) {
     if (!isfinite(cost)) { st->flags |= SAP_WORLD_LSFAIL; break; }
@@ -268,7 +296,7 @@ SAP_HD void SAPT(sapw_newton)(SAPT(sapProblem)* P, const sapSolveParams* prm, sa
     st->nfactor++;
     if (SAPT(sapw_direction)(P)) { st->flags |= SAP_WORLD_FACTORFAIL; break; }
     // line search on phi(alpha) = l(v + alpha dv)
-    SAP_REAL d2phi0 = SAPT(sapw_lineSetup)(P);
+    SAP_REAL d2phi0 = SAPT(sapw_lineSetup)(P, prm->line_search == SAP_LS_EXACT);
     SAPT(sapLineSearch) ls;
     SAPT(sapw_lsBegin)(&ls, prm, cost, SAPT(sapw_dot)(P->grad, P->dv, nv), d2phi0);
     while (ls.status == SAP_LS_RUNNING) {

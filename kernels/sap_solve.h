@@ -19,6 +19,7 @@
 #define SAP_LIMIT_WINDOW 2.0         /* a limit enters within 2 h max(|v0|, |v*|) */
 #define SAP_LS_EXACT_ALPHA_MAX 1.5   /* exact_root bracket [0, 1.5] */
 #define SAP_LS_EXACT_TOL 1e-8        /* normalised derivative and relative step tolerance */
+#define SAP_LS_NEWTON_ETA 0.1      /* newton_wolfe: |phi'(a)| <= eta |phi'(0)| (strong Wolfe c2) */
 #define SAP_LS_ARMIJO_RESCUE 30      /* armijo_decay trials allowed past its cap (sap_linesearch_t.h) */
 #define SAP_CHOL_BLOCK 16            /* blocked Cholesky block size (sapwarp §6.5) */
 
@@ -53,6 +54,7 @@ typedef struct sapSolveParams {
   int weight_mode, contact_point; /* SAP_WEIGHT_*, SAP_POINT_* */
   int weight_fp32, linear_fp32, contact_fp32;
   double geom_k_default;          /* per-geom stiffness where geom_k <= 0 (midpoint weights) */
+  int warm_extrapolate;           /* warm_start=extrapolate (sap_newton_t.h sapw_warmStart) */
 } sapSolveParams;
 
 /* per-world solver statistics */
@@ -183,6 +185,7 @@ static inline void sap_solveParams(const sapOptions* o, const sapModel* m, doubl
   p->weight_fp32 = o->weight_precision == SAP_FP32;
   p->linear_fp32 = o->linear_solve_precision == SAP_FP32;
   p->contact_fp32 = o->contact_solve_precision == SAP_FP32;
+  p->warm_extrapolate = o->warm_start == SAP_WARM_EXTRAPOLATE;
 }
 
 #endif

@@ -190,8 +190,8 @@ SAP_DEV void SAPT(sapv_lineEval)(SAPT(sapProblem)* P, SAP_REAL alpha, SAP_REAL* 
   *d2 = P->m2 + e2;
 }
 
-/* line data for dv (sapw_lineSetup); returns phi''(0) */
-SAP_DEV SAP_REAL SAPT(sapv_lineSetup)(SAPT(sapProblem)* P, int lane) {
+/* line data for dv (sapw_lineSetup); returns phi''(0) when need_d2, else 0 */
+SAP_DEV SAP_REAL SAPT(sapv_lineSetup)(SAPT(sapProblem)* P, int need_d2, int lane) {
   int nv = P->nv;
   SAP_REAL m1 = 0, m2 = 0;
   for (int i = lane; i < nv; i += SAPV_LANES) {
@@ -202,6 +202,7 @@ SAP_DEV SAP_REAL SAPT(sapv_lineSetup)(SAPT(sapProblem)* P, int lane) {
   P->m1 = SAPT(sapv_sum)(m1);
   P->m2 = SAPT(sapv_sum)(m2);
   SAPT(sapv_constraintVelocities)(P, P->dv, P->dvc, lane);
+  if (!need_d2) return 0;
   SAP_REAL phi, d1, d2;
   SAPT(sapv_lineEval)(P, 0, &phi, &d1, &d2, lane);
   return d2;
@@ -225,8 +226,32 @@ SAP_DEV int SAPT(sapv_optimal)(SAPT(sapProblem)* P, const sapSolveParams* prm, i
 
 /* ---- the Newton loop of sapw_newton on one warp, in pieces -------------------------------- */
 
+/* the warm start of sapw_warmStart on the lanes (the same candidates and choice) */
+SAP_DEV SAP_REAL SAPT(sapv_warmStart)(SAPT(sapProblem)* P, const sapSolveParams* prm, int lane) {
+  int nv = P->nv;
+  SAP_REAL c0 = SAPT(sapv_evaluate)(P, lane);
+  if (!prm->warm_extrapolate) return c0;
+  SAP_REAL* keep = P->Adv;  // scratch until the first line search
+  SAP_REAL moved = 0;
+  for (int i = lane; i < nv; i += SAPV_LANES) {
+    keep[i] = P->v[i];
+    if (P->dscale[i] != 0) {
+      SAP_REAL e = 2 * P->v[i] - (SAP_REAL)P->vprev[i];
+      if (e != P->v[i]) moved = 1;
+      P->v[i] = e;
+    }
+  }
+  __syncwarp();
+  if (!(SAPT(sapv_sum)(moved) > 0)) return c0;
+  SAP_REAL c1 = SAPT(sapv_evaluate)(P, lane);
+  if (c1 < c0) return c1;
+  for (int i = lane; i < nv; i += SAPV_LANES) P->v[i] = keep[i];
+  __syncwarp();
+  return SAPT(sapv_evaluate)(P, lane);
+}
+
 /* loop start: p* = A v* (optimality scale), l(v) at the warm start */
-SAP_DEV void SAPT(sapv_newtonBegin)(SAPT(sapProblem)* P, SAPT(sapLoop)* lp, int lane) {
+SAP_DEV void SAPT(sapv_newtonBegin)(SAPT(sapProblem)* P, const sapSolveParams* prm, SAPT(sapLoop)* lp, int lane) {
   int nv = P->nv;
   for (int i = lane; i < nv; i += SAPV_LANES) {
     SAP_REAL s = 0;
@@ -235,7 +260,7 @@ SAP_DEV void SAPT(sapv_newtonBegin)(SAPT(sapProblem)* P, SAPT(sapLoop)* lp, int 
   }
   __syncwarp();
   lp->st.iters = lp->st.ls_iters = lp->st.nfactor = lp->st.flags = lp->st.ls_evals = 0;
-  lp->cost = SAPT(sapv_evaluate)(P, lane);
+  lp->cost = SAPT(sapv_warmStart)(P, prm, lane);
   lp->mom = P->mom;
   lp->cost_ok = 0;
   lp->active = 1;
@@ -257,7 +282,7 @@ SAP_DEV int SAPT(sapv_newtonStop)(SAPT(sapProblem)* P, const sapSolveParams* prm
  * (flag set, loop inactive) when the line search failed */
 SAP_DEV int SAPT(sapv_newtonStep)(SAPT(sapProblem)* P, const sapSolveParams* prm, SAPT(sapLoop)* lp, int lane) {
   int nv = P->nv;
-  SAP_REAL d2phi0 = SAPT(sapv_lineSetup)(P, lane);
+  SAP_REAL d2phi0 = SAPT(sapv_lineSetup)(P, prm->line_search == SAP_LS_EXACT, lane);
   SAP_REAL g = 0;
   for (int i = lane; i < nv; i += SAPV_LANES) g += P->grad[i] * P->dv[i];
   SAPT(sapLineSearch) ls;
@@ -303,7 +328,7 @@ SAP_DEV int SAPT(sapv_newtonIterate)(SAPT(sapProblem)* P, const sapSolveParams* 
 /* the whole loop in registers (newton_loop=kernel) */
 SAP_DEV void SAPT(sapv_newton)(SAPT(sapProblem)* P, const sapSolveParams* prm, sapSolveStats* st, int lane) {
   SAPT(sapLoop) lp;
-  SAPT(sapv_newtonBegin)(P, &lp, lane);
+  SAPT(sapv_newtonBegin)(P, prm, &lp, lane);
   while (!SAPT(sapv_newtonIterate)(P, prm, &lp, lane)) {
   }
   *st = lp.st;
@@ -408,7 +433,7 @@ SAP_DEV void SAPT(sapv_loopBegin)(const sapModel* m, const sapData* d, int w, co
   } else {
     lp.solve = SAPT(sapv_buildWorld)(m, d, w, prm, &P, lane) > 0;
     lp.ns = P.ns;
-    if (lp.solve) SAPT(sapv_newtonBegin)(&P, &lp, lane);
+    if (lp.solve) SAPT(sapv_newtonBegin)(&P, prm, &lp, lane);
   }
   if (Lptr) {
     if (!lp.active) SAPT(sapv_directionIdentity)(&P, lane);

@@ -206,6 +206,7 @@ SAP_HD void SAPT(sapw_worldProblem)(const sapModel* m, const sapData* d, int w, 
                    SAP_SOLVE_NNZ(m), prm->linear_fp32 ? 4 : 8);
   P->A = d->qA + (long)w * nv * nv;
   P->vstar = d->vstar + (long)w * nv;
+  P->vprev = d->vnext + (long)w * nv;
   P->lin_fp32 = prm->linear_fp32;
   P->m = m;
   P->cdof = d->cdof + (long)w * nv * 6;

@@ -36,7 +36,10 @@ typedef enum { SAP_FP32 = 0, SAP_FP64 = 1 } sapPrecision;
 typedef enum { SAP_WEIGHT_BODY_INERTIA = 0, SAP_WEIGHT_DIAG_DELASSUS = 1 } sapWeightMode;
 typedef enum { SAP_POINT_WITNESS = 0, SAP_POINT_MIDPOINT = 1 } sapPointMode;
 typedef enum { SAP_INTEGRATE_MIDPOINT = 0, SAP_INTEGRATE_SAP_EULER = 1 } sapIntegration;
-typedef enum { SAP_LS_MONOTONE = 0, SAP_LS_ARMIJO = 1, SAP_LS_EXACT = 2 } sapLineSearch;
+typedef enum { SAP_LS_MONOTONE = 0, SAP_LS_ARMIJO = 1, SAP_LS_EXACT = 2, SAP_LS_NEWTON = 3 } sapLineSearch;
+/* warm start of the Newton loop: qvel (sapwarp §6.1), or extrapolate: also try
+ * qvel + (qvel - v_prev) and keep the lower cost (kernels/sap_newton_t.h sapw_warmStart) */
+typedef enum { SAP_WARM_QVEL = 0, SAP_WARM_EXTRAPOLATE = 1 } sapWarmStart;
 typedef enum { SAP_PRESET_APPROX32 = 0, SAP_PRESET_APPROX64 = 1, SAP_PRESET_DRAKE = 2 } sapPreset;
 typedef enum { SAP_DEVICE_AUTO = 0, SAP_DEVICE_CPU = 1, SAP_DEVICE_CUDA = 2 } sapDevice;
 typedef enum { SAP_BROAD_AUTO = 0, SAP_BROAD_PAIRS = 1, SAP_BROAD_SWEEP = 2 } sapBroadphase;
@@ -104,6 +107,7 @@ typedef struct sapOptions {
   int chol_memory;                 /* GPU: sapCholMemory (shared) */
   int solve_block_worlds;          /* GPU: worlds (one warp each) per block of the warp solve (2) */
   int friction_combine;            /* sapFrictionCombine (mujoco) */
+  int warm_start;                  /* sapWarmStart (extrapolate) */
 } sapOptions;
 
 /* defaults: approx32, armijo_decay, every knob from the preset */
