@@ -381,44 +381,53 @@ sapStatus sap_worldInfo(sapSim* s, const int* worlds, int n, sapWorldInfo* out) 
   return SAP_OK;
 }
 
-/* mean, p95 and max of one histogram summed over worlds (bins of SAP_ITER_BINS, stride 2 bins) */
-static void hist_stats(const int* hist, int nworld, double* n, double* mean, double* p95, double* max) {
-  double count[SAP_ITER_BINS] = {0}, total = 0, sum = 0;
+/* p95 of one histogram summed over worlds (bins of SAP_ITER_BINS, stride 2 bins), the total count */
+static double hist_p95(const int* hist, int nworld, double* n) {
+  double count[SAP_ITER_BINS] = {0}, total = 0, below = 0;
   for (int w = 0; w < nworld; w++)
     for (int k = 0; k < SAP_ITER_BINS; k++) count[k] += hist[(size_t)w * 2 * SAP_ITER_BINS + k];
-  for (int k = 0; k < SAP_ITER_BINS; k++) {
-    total += count[k];
-    sum += k * count[k];
-  }
+  for (int k = 0; k < SAP_ITER_BINS; k++) total += count[k];
   *n = total;
-  *mean = total > 0 ? sum / total : 0;
-  *p95 = *max = 0;
-  double below = 0;
-  int found = 0;
   for (int k = 0; k < SAP_ITER_BINS; k++) {
     below += count[k];
-    if (!found && total > 0 && below >= 0.95 * total) { *p95 = k; found = 1; }
-    if (count[k] > 0) *max = k;
+    if (total > 0 && below >= 0.95 * total) return k;
   }
+  return 0;
 }
 
 sapStatus sap_iterStats(sapSim* s, sapIterStats* out) {
   if (!s || !out) return sap_fail(SAP_ERR_ARG, "sap_iterStats: null argument");
-  size_t bytes = sizeof(int) * 2 * SAP_ITER_BINS * (size_t)s->d.nworld;
-  sapStatus st = sap_backendFetch(s, s->d.iter_hist, bytes);
+  size_t nw = (size_t)s->d.nworld;
+  sapStatus st = sap_backendFetch(s, s->d.iter_hist, sizeof(int) * 2 * SAP_ITER_BINS * nw);
+  if (st == SAP_OK) st = sap_backendFetch(s, s->d.iter_sum, sizeof(double) * 2 * nw);
+  if (st == SAP_OK) st = sap_backendFetch(s, s->d.iter_max, sizeof(int) * 2 * nw);
   if (st != SAP_OK) return st;
-  double n2;
-  hist_stats(s->d.iter_hist, s->d.nworld, &out->world_steps, &out->newton_mean, &out->newton_p95,
-             &out->newton_max);
-  hist_stats(s->d.iter_hist + SAP_ITER_BINS, s->d.nworld, &n2, &out->ls_mean, &out->ls_p95, &out->ls_max);
+  double n2, sum[2] = {0, 0}, max[2] = {0, 0};
+  for (size_t w = 0; w < nw; w++)
+    for (int k = 0; k < 2; k++) {
+      sum[k] += s->d.iter_sum[2 * w + k];
+      if (s->d.iter_max[2 * w + k] > max[k]) max[k] = s->d.iter_max[2 * w + k];
+    }
+  out->newton_p95 = hist_p95(s->d.iter_hist, s->d.nworld, &out->world_steps);
+  out->ls_p95 = hist_p95(s->d.iter_hist + SAP_ITER_BINS, s->d.nworld, &n2);
+  double n = out->world_steps > 0 ? out->world_steps : 1;
+  out->newton_mean = sum[0] / n;
+  out->ls_mean = sum[1] / n;
+  out->newton_max = max[0];
+  out->ls_max = max[1];
   return SAP_OK;
 }
 
 sapStatus sap_iterStatsClear(sapSim* s) {
   if (!s) return sap_fail(SAP_ERR_ARG, "sap_iterStatsClear: null sim");
-  size_t bytes = sizeof(int) * 2 * SAP_ITER_BINS * (size_t)s->d.nworld;
-  memset(s->d.iter_hist, 0, bytes);
-  return sap_backendPush(s, s->d.iter_hist, bytes);
+  size_t nw = (size_t)s->d.nworld, bh = sizeof(int) * 2 * SAP_ITER_BINS * nw;
+  memset(s->d.iter_hist, 0, bh);
+  memset(s->d.iter_sum, 0, sizeof(double) * 2 * nw);
+  memset(s->d.iter_max, 0, sizeof(int) * 2 * nw);
+  sapStatus st = sap_backendPush(s, s->d.iter_hist, bh);
+  if (st == SAP_OK) st = sap_backendPush(s, s->d.iter_sum, sizeof(double) * 2 * nw);
+  if (st == SAP_OK) st = sap_backendPush(s, s->d.iter_max, sizeof(int) * 2 * nw);
+  return st;
 }
 
 /* accessors: a NULL sim gives 0, NULL or "" rather than a crash */

@@ -226,27 +226,13 @@ SAP_DEV int SAPT(sapv_optimal)(SAPT(sapProblem)* P, const sapSolveParams* prm, i
 
 /* ---- the Newton loop of sapw_newton on one warp, in pieces -------------------------------- */
 
-/* the warm start of sapw_warmStart on the lanes (the same candidates and choice) */
+/* the warm start of sapw_warmStart on the lanes */
 SAP_DEV SAP_REAL SAPT(sapv_warmStart)(SAPT(sapProblem)* P, const sapSolveParams* prm, int lane) {
-  int nv = P->nv;
-  SAP_REAL c0 = SAPT(sapv_evaluate)(P, lane);
-  if (!prm->warm_extrapolate) return c0;
-  SAP_REAL* keep = P->Adv;  // scratch until the first line search
-  SAP_REAL moved = 0;
-  for (int i = lane; i < nv; i += SAPV_LANES) {
-    keep[i] = P->v[i];
-    if (P->dscale[i] != 0) {
-      SAP_REAL e = 2 * P->v[i] - (SAP_REAL)P->vprev[i];
-      if (e != P->v[i]) moved = 1;
-      P->v[i] = e;
-    }
+  if (prm->warm_extrapolate) {
+    for (int i = lane; i < P->nv; i += SAPV_LANES)
+      if (P->dscale[i] != 0) P->v[i] = 2 * P->v[i] - (SAP_REAL)P->vprev[i];
+    __syncwarp();
   }
-  __syncwarp();
-  if (!(SAPT(sapv_sum)(moved) > 0)) return c0;
-  SAP_REAL c1 = SAPT(sapv_evaluate)(P, lane);
-  if (c1 < c0) return c1;
-  for (int i = lane; i < nv; i += SAPV_LANES) P->v[i] = keep[i];
-  __syncwarp();
   return SAPT(sapv_evaluate)(P, lane);
 }
 

@@ -84,6 +84,8 @@ typedef struct sapData {
   int* iter_hist;         /* (nworld x 2 x SAP_ITER_BINS) world-steps by Newton iterations, then by
                              line-search evaluations, since creation or sap_iterStatsClear
                              (counted at integration, on the device on the GPU) */
+  double* iter_sum;       /* (nworld x 2)          their sums (exact means past the last bin) */
+  int* iter_max;          /* (nworld x 2)          their maxima */
 
   /* SAP solve scratch: J, S, H, factor, vectors, constraint data (kernels/sap_solve_size.h) */
   double* sap_work;       /* (nworld x SAP_SOLVE_NWORK) */

@@ -37,8 +37,8 @@ typedef enum { SAP_WEIGHT_BODY_INERTIA = 0, SAP_WEIGHT_DIAG_DELASSUS = 1 } sapWe
 typedef enum { SAP_POINT_WITNESS = 0, SAP_POINT_MIDPOINT = 1 } sapPointMode;
 typedef enum { SAP_INTEGRATE_MIDPOINT = 0, SAP_INTEGRATE_SAP_EULER = 1 } sapIntegration;
 typedef enum { SAP_LS_MONOTONE = 0, SAP_LS_ARMIJO = 1, SAP_LS_EXACT = 2, SAP_LS_NEWTON = 3 } sapLineSearch;
-/* warm start of the Newton loop: qvel (sapwarp §6.1), or extrapolate: also try
- * qvel + (qvel - v_prev) and keep the lower cost (kernels/sap_newton_t.h sapw_warmStart) */
+/* warm start of the Newton loop: qvel (sapwarp §6.1), or extrapolate: qvel + (qvel - v_prev),
+ * v_prev the velocity before the last step (kernels/sap_newton_t.h sapw_warmStart) */
 typedef enum { SAP_WARM_QVEL = 0, SAP_WARM_EXTRAPOLATE = 1 } sapWarmStart;
 typedef enum { SAP_PRESET_APPROX32 = 0, SAP_PRESET_APPROX64 = 1, SAP_PRESET_DRAKE = 2 } sapPreset;
 typedef enum { SAP_DEVICE_AUTO = 0, SAP_DEVICE_CPU = 1, SAP_DEVICE_CUDA = 2 } sapDevice;
@@ -194,8 +194,8 @@ sapStatus sap_worldInfo(sapSim* s, const int* worlds, int n, sapWorldInfo* out);
 
 /* Newton iterations and line-search evaluations per world-step over every step of every
  * world since creation or the last sap_iterStatsClear (frozen or refused world-steps are not
- * counted). Percentiles are read from histograms whose last bin holds every count >=
- * SAP_ITER_BINS - 1 (data.h); max saturates there too. */
+ * counted). Means and maxima are exact; p95 is read from histograms whose last bin holds
+ * every count >= SAP_ITER_BINS - 1 (data.h). */
 typedef struct sapIterStats {
   double world_steps;                        /* world-steps counted */
   double newton_mean, newton_p95, newton_max;  /* Newton iterations per world-step */
