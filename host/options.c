@@ -46,7 +46,7 @@ void sap_optionsDefault(sapOptions* o) {
   o->threads = 0;
   o->solve_block_worlds = 2;
   o->contacts = 1;
-  o->warm_start = SAP_WARM_EXTRAPOLATE;
+  o->warm_start = SAP_WARM_QVEL;
 }
 
 /* ---- name tables ---------------------------------------------------------------- */

@@ -107,7 +107,7 @@ typedef struct sapOptions {
   int chol_memory;                 /* GPU: sapCholMemory (shared) */
   int solve_block_worlds;          /* GPU: worlds (one warp each) per block of the warp solve (2) */
   int friction_combine;            /* sapFrictionCombine (mujoco) */
-  int warm_start;                  /* sapWarmStart (extrapolate) */
+  int warm_start;                  /* sapWarmStart (qvel) */
 } sapOptions;
 
 /* defaults: approx32, armijo_decay, every knob from the preset */
