@@ -145,6 +145,38 @@ SAP_HD void SAPT(sapw_hessianEntry)(SAPT(sapProblem)* P, const SAP_REAL* G, int 
   P->H[i * nv + j] += gi[0] * J[j] + gi[1] * J[nv + j] + gi[2] * J[2 * nv + j];
 }
 
+/* row i = chain[p] of H += J' G J over the chain list (lower triangle): (J_:i)' G formed once
+ * for the row, then dotted with each column J_:j, j <= i. The same operations in the same
+ * order as sapw_hessianEntry per (p, q) (the warp solve's split), so the sums agree bitwise;
+ * (J_:i)' G is not recomputed for every q. */
+SAP_HD void SAPT(sapw_hessianRowOfContact)(SAPT(sapProblem)* P, const SAP_REAL* G, int p, int n) {
+  int nv = P->nv, cd = P->cd, i = P->chain[p];
+  const SAP_REAL* J = P->rows;
+  SAP_REAL* Hi = P->H + (long)i * nv;
+  if (cd > 3) {
+    SAP_REAL gi[SAP_CDIM_MAX];
+    for (int b = 0; b < cd; b++) {
+      gi[b] = 0;
+      for (int a = 0; a < cd; a++) gi[b] += J[a * nv + i] * G[cd * a + b];
+    }
+    for (int q = 0; q < n; q++) {
+      int j = P->chain[q];
+      if (j > i) continue;
+      SAP_REAL h = 0;
+      for (int b = 0; b < cd; b++) h += gi[b] * J[b * nv + j];
+      Hi[j] += h;
+    }
+    return;
+  }
+  SAP_REAL gi[3];  // (J_:i)' G
+  for (int b = 0; b < 3; b++) gi[b] = J[i] * G[b] + J[nv + i] * G[3 + b] + J[2 * nv + i] * G[6 + b];
+  const SAP_REAL *J0 = J, *J1 = J + nv, *J2 = J + 2 * nv;
+  for (int q = 0; q < n; q++) {
+    int j = P->chain[q];
+    if (j <= i) Hi[j] += gi[0] * J0[j] + gi[1] * J1[j] + gi[2] * J2[j];
+  }
+}
+
 /* H += G_s S_s' S_s (lower triangle) for scalar row s at P->vc */
 SAP_HD void SAPT(sapw_hessianRow)(SAPT(sapProblem)* P, int s) {
   SAP_REAL gam, l, g;
@@ -167,8 +199,7 @@ SAP_HD void SAPT(sapw_hessian)(SAPT(sapProblem)* P) {
     SAP_REAL G[SAP_CDIM_MAX * SAP_CDIM_MAX];  // cd x cd; one thread per world here
     SAPT(sapw_contactHessian)(P, c, G);
     int n = SAPT(sapw_contactRows)(P, c);
-    for (int p = 0; p < n; p++)
-      for (int q = 0; q < n; q++) SAPT(sapw_hessianEntry)(P, G, p, q);
+    for (int p = 0; p < n; p++) SAPT(sapw_hessianRowOfContact)(P, G, p, n);
     SAPT(sapw_clearRows)(P, n);
   }
   for (int s = 0; s < P->ns; s++) SAPT(sapw_hessianRow)(P, s);
