@@ -44,6 +44,8 @@ int sapc_threads(const sapSim* s);
 /* CPU stage drivers (OpenMP over worlds) */
 void sapc_kinematics(sapSim* s);
 void sapc_collision(sapSim* s);
+void sapc_collisionWorld(sapSim* s, int w);  /* one world: the CPU step's one-region path */
+void sapc_solveWorld(sapSim* s, int w);
 void sapc_freeMotion(sapSim* s);
 void sapc_solve(sapSim* s);
 void sapc_integrate(sapSim* s);
