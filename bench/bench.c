@@ -76,6 +76,7 @@ static void progress(const sapCli* cli, int done, int total, const char* what) {
 
 typedef struct {
   double steps_per_s, mj_steps_per_s;
+  sapIterStats it;
   char preset[16], ls[16], variant[96];
   int nworld;
 } sapBenchRow;
@@ -120,36 +121,33 @@ static int bench_one(const sapCli* cli, const sapModel* m, const sapOptions* opt
   int rc = 1;
   if (sap_reset(s, key, NULL) || (m->nu && sap_set(s, SAP_FIELD_CTRL, NULL, nworld, ctrl))) goto fail;
   int warm = cli->steps / 10 < 1 ? 1 : cli->steps / 10;
-  /* restart from the same state with the same controls (sap_reset restores the keyframe's
-   * controls, so they are set again: before this, the timed run stepped with the reset
-   * controls while MuJoCo and the stage pass stepped with the random ones) */
-  if (sap_step(s, warm) || sap_reset(s, key, NULL) ||
-      (m->nu && sap_set(s, SAP_FIELD_CTRL, NULL, nworld, ctrl)))
+  /* the reset restores the keyframe's controls: set the random ones again for the timed run */
+  if (sap_step(s, warm) || sap_reset(s, key, NULL) || (m->nu && sap_set(s, SAP_FIELD_CTRL, NULL, nworld, ctrl)) ||
+      sap_iterStatsClear(s))
     goto fail;
   if (sap_step(s, cli->steps)) goto fail;
   sapTimers tm;
   sap_timers(s, &tm);
+  /* iterations over every world-step of the timed run (counted on the device on the GPU) */
+  sapIterStats it;
+  if (sap_iterStats(s, &it)) goto fail;
   if (sap_onGPU(s) && stage_pass(m, opt, nworld, key, ctrl, cli->steps, &tm)) goto fail;
 
-  /* diagnostics over worlds at the last step */
+  /* contacts and flags over worlds at the last step */
   sapWorldInfo* info = malloc(sizeof(sapWorldInfo) * nworld);
   int* ncon = malloc(sizeof(int) * nworld);
-  int* nit = malloc(sizeof(int) * nworld);
   sap_worldInfo(s, NULL, nworld, info);
-  double mean_con = 0, mean_it = 0;
+  double mean_con = 0;
   int conv = 0, flagged = 0, dropped = 0;
   for (int w = 0; w < nworld; w++) {
     ncon[w] = info[w].ncon;
-    nit[w] = info[w].newton_iter;
     mean_con += ncon[w];
-    mean_it += nit[w];
     conv += (info[w].flags & SAP_WORLD_CONVERGED) != 0;
     flagged += (info[w].flags & (SAP_WORLD_MAXITER | SAP_WORLD_LSFAIL | SAP_WORLD_FACTORFAIL |
                                    SAP_WORLD_NONFINITE)) != 0;
     dropped += info[w].ncon_dropped;
   }
   mean_con /= nworld;
-  mean_it /= nworld;
 
   /* MuJoCo beside it (once per nworld) */
   int slot = 0;
@@ -173,7 +171,8 @@ static int bench_one(const sapCli* cli, const sapModel* m, const sapOptions* opt
       "\"stage_ns_per_world_step\":{\"kinematics\":%.5g,\"collision\":%.5g,\"free_motion\":%.5g,"
       "\"solve\":%.5g,\"integrate\":%.5g},"
       "\"contacts_mean\":%.4g,\"contacts_p95\":%g,\"contacts_dropped\":%d,\"newton_mean\":%.4g,"
-      "\"newton_p95\":%g,\"converged_worlds\":%d,\"flagged_worlds\":%d,\"bytes_per_world\":%llu,"
+      "\"newton_p95\":%g,\"newton_max\":%g,\"ls_eval_mean\":%.4g,\"ls_eval_p95\":%g,\"ls_eval_max\":%g,"
+      "\"converged_worlds\":%d,\"flagged_worlds\":%d,\"bytes_per_world\":%llu,"
       "\"mujoco_steps_per_s\":%.6g,\"ratio_vs_mujoco\":%.4g}",
       cli->scene, sap_onGPU(s) ? "cuda" : "cpu", sap_deviceName(s),
 #ifdef SAP_HAVE_CUDA
@@ -187,7 +186,8 @@ static int bench_one(const sapCli* cli, const sapModel* m, const sapOptions* opt
       1e9 / sps, tm.kinematics, tm.collision, tm.free_motion, tm.solve, tm.integrate, tm.total,
       tm.kinematics * ns_per, tm.collision * ns_per, tm.free_motion * ns_per, tm.solve * ns_per,
       tm.integrate * ns_per,
-      mean_con, p95(ncon, nworld), dropped, mean_it, p95(nit, nworld), conv, flagged,
+      mean_con, p95(ncon, nworld), dropped, it.newton_mean, it.newton_p95, it.newton_max, it.ls_mean,
+      it.ls_p95, it.ls_max, conv, flagged,
       sap_bytesPerWorld(s), cli->mujoco ? mj_sps : 0.0, cli->mujoco ? sps / mj_sps : 0.0);
   (void)n;
   /* the progress bar shares the terminal with stdout: clear its line first */
@@ -198,12 +198,12 @@ static int bench_one(const sapCli* cli, const sapModel* m, const sapOptions* opt
   row->steps_per_s = sps;
   row->mj_steps_per_s = mj_sps;
   row->nworld = nworld;
+  row->it = it;
   snprintf(row->preset, sizeof(row->preset), "%s", sap_optionValueName("preset", o->preset));
   snprintf(row->ls, sizeof(row->ls), "%s", sap_optionValueName("line_search", o->line_search));
   snprintf(row->variant, sizeof(row->variant), "%.95s", variant);
   free(info);
   free(ncon);
-  free(nit);
   rc = 0;
   goto done;
 fail:
@@ -328,12 +328,14 @@ int sap_benchMain(sapCli* cli) {
   progress(cli, done, total, "done");
   if (!cli->quiet && !rc) {
     int vw = cli->vary ? 40 : 0;  // the variant column only with --vary
-    fprintf(stderr, "%-10s %-15s %-*s %8s %14s %14s %8s\n", "preset", "line_search", vw, vw ? "variant" : "",
-            "nworld", "steps/s", "mujoco/s", "ratio");
+    /* newton, ls: mean / p95 per world-step over every step of the timed run */
+    fprintf(stderr, "%-10s %-15s %-*s %8s %14s %14s %8s %11s %11s\n", "preset", "line_search", vw,
+            vw ? "variant" : "", "nworld", "steps/s", "mujoco/s", "ratio", "newton", "ls_evals");
     for (int i = 0; i < done; i++)
-      fprintf(stderr, "%-10s %-15s %-*s %8d %14.4g %14.4g %8.3g\n", rows[i].preset, rows[i].ls, vw,
-              rows[i].variant, rows[i].nworld, rows[i].steps_per_s, rows[i].mj_steps_per_s,
-              rows[i].steps_per_s / rows[i].mj_steps_per_s);
+      fprintf(stderr, "%-10s %-15s %-*s %8d %14.4g %14.4g %8.3g %6.2f/%-4g %6.2f/%-4g\n", rows[i].preset,
+              rows[i].ls, vw, rows[i].variant, rows[i].nworld, rows[i].steps_per_s, rows[i].mj_steps_per_s,
+              rows[i].steps_per_s / rows[i].mj_steps_per_s, rows[i].it.newton_mean, rows[i].it.newton_p95,
+              rows[i].it.ls_mean, rows[i].it.ls_p95);
   }
   int json_bad = json && (fflush(json) != 0 || ferror(json));
   if (json && fclose(json) != 0) json_bad = 1;

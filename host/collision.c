@@ -210,16 +210,19 @@ static const unsigned* sweepWorld(const sapModel* m, const sapData* d, int w, un
 
 /* ---- stage driver ----------------------------------------------------------------- */
 
-void sapc_collision(sapSim* s) {
+/* world w's contacts (the step's one-world path, host/step.c) */
+void sapc_collisionWorld(sapSim* s, int w) {
   const sapModel* m = s->m;
   sapData* d = &s->d;
   int fp64 = s->opt.boundary_pose_precision == SAP_FP64;
   int sweep = sapc_broadphaseMode(s) == SAP_BROAD_SWEEP && d->scratch && d->nscratch >= sweepBytes(m);
+  const unsigned* mask = sweep ? sweepWorld(m, d, w, d->scratch + (long)d->nscratch * w) : NULL;
+  sapModel view;  /* the world's contact material */
+  sapw_collideWorld(sapw_worldView(m, w, &view), d, w, fp64, mask);
+}
+
+void sapc_collision(sapSim* s) {
   int nt = sapc_threads(s);
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
-  for (int w = 0; w < d->nworld; w++) {
-    const unsigned* mask = sweep ? sweepWorld(m, d, w, d->scratch + (long)d->nscratch * w) : NULL;
-    sapModel view;  /* the world's contact material */
-    sapw_collideWorld(sapw_worldView(m, w, &view), d, w, fp64, mask);
-  }
+  for (int w = 0; w < s->d.nworld; w++) sapc_collisionWorld(s, w);
 }

@@ -48,6 +48,7 @@ void sap_optionsDefault(sapOptions* o) {
   o->world_block_threads = 32;
   o->contacts = 1;
   o->eq_curvature = 1;
+  o->warm_start = SAP_WARM_QVEL;
 }
 
 /* ---- name tables ---------------------------------------------------------------- */
@@ -69,7 +70,9 @@ static const sapName integration_names[] = {
     {"midpoint", SAP_INTEGRATE_MIDPOINT}, {"sap_euler", SAP_INTEGRATE_SAP_EULER}, {NULL, 0}};
 static const sapName ls_names[] = {
     {"monotone_decay", SAP_LS_MONOTONE}, {"armijo_decay", SAP_LS_ARMIJO},
-    {"exact_root", SAP_LS_EXACT}, {NULL, 0}};
+    {"exact_root", SAP_LS_EXACT}, {"newton_wolfe", SAP_LS_NEWTON}, {NULL, 0}};
+static const sapName warm_start_names[] = {
+    {"qvel", SAP_WARM_QVEL}, {"extrapolate", SAP_WARM_EXTRAPOLATE}, {NULL, 0}};
 static const sapName device_names[] = {
     {"auto", SAP_DEVICE_AUTO}, {"cpu", SAP_DEVICE_CPU}, {"cuda", SAP_DEVICE_CUDA},
     {"gpu", SAP_DEVICE_CUDA}, {NULL, 0}};
@@ -222,6 +225,7 @@ static const sapKey keys[] = {
     {"world_block_threads", NULL, K_INT, OFF(world_block_threads), NULL, 32, 1024, 0},
     {"friction_combine", NULL, K_ENUM, OFF(friction_combine), friction_combine_names, 0, 0, 0},
     {"eq_curvature", NULL, K_ENUM, OFF(eq_curvature), bool_names, 0, 0, 0},
+    {"warm_start", NULL, K_ENUM, OFF(warm_start), warm_start_names, 0, 0, 0},
 };
 #define NKEYS ((int)(sizeof(keys) / sizeof(keys[0])))
 

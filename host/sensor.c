@@ -97,3 +97,16 @@ void sapc_sensorAcc(sapSim* s) {
       sapw_sensorAcc(sapw_worldView(s->m, w, &view), &s->d, w, &S);
     }
 }
+
+void sapc_sensorPosVelWorld(sapSim* s, int w) {
+  if (s->m->nsensor == 0 || (s->d.world_flags[w] & SAP_WORLD_SKIP)) return;
+  posvel_world(s, w, sapw_sensorNeeds(s->m, SAP_STAGE_VEL));
+}
+
+void sapc_sensorAccWorld(sapSim* s, int w) {
+  if (!sap_modelAccSensors(s->m) || (s->d.world_flags[w] & SAP_WORLD_SKIP)) return;
+  sapSensorSolve S;
+  sapc_sensorSolveInfo(s, &S);
+  sapModel view;  /* the world's parameters (masses, gravity) */
+  sapw_sensorAcc(sapw_worldView(s->m, w, &view), &s->d, w, &S);
+}

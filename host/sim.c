@@ -207,7 +207,7 @@ static void reset_world(sapSim* s, int w, int key) {
   memcpy(s->d.eq_active + (size_t)w * m->neq, m->eq_active0, sizeof(int) * m->neq);
   s->d.time[w] = key < 0 ? 0 : m->key_time[key];
   s->d.world_flags[w] = 0;
-  s->d.newton_iter[w] = s->d.ls_iter[w] = s->d.nfactor[w] = 0;
+  s->d.newton_iter[w] = s->d.ls_iter[w] = s->d.nfactor[w] = s->d.ls_eval[w] = 0;
   s->d.ncon[w] = s->d.ncon_dropped[w] = 0;
   /* sensors: acceleration ones read 0 until the first step; the others follow the state */
   memset(s->d.sensordata + (size_t)w * m->nsensordata, 0, sizeof(double) * m->nsensordata);
@@ -225,7 +225,7 @@ static int reset_ranges(sapSim* s, sapRange* r) {
       {d->ctrl, n * m->nu * dbl}, {d->qfrc_applied, n * m->nv * dbl}, {d->time, n * dbl},
       {d->mocap_pos, n * m->nmocap * 3 * dbl}, {d->mocap_quat, n * m->nmocap * 4 * dbl},
       {d->eq_active, n * m->neq * in}, {d->world_flags, n * in}, {d->newton_iter, n * in}, {d->ls_iter, n * in},
-      {d->nfactor, n * in}, {d->ncon, n * in}, {d->ncon_dropped, n * in},
+      {d->nfactor, n * in}, {d->ls_eval, n * in}, {d->ncon, n * in}, {d->ncon_dropped, n * in},
       {d->sensordata, n * m->nsensordata * dbl}};
   int count = (int)(sizeof(all) / sizeof(all[0]));
   memcpy(r, all, sizeof(all));
@@ -504,9 +504,9 @@ sapStatus sap_worldInfo(sapSim* s, const int* worlds, int n, sapWorldInfo* out) 
   sapStatus st = check_worlds(s, "sap_worldInfo", worlds, n);
   if (st != SAP_OK) return st;
   size_t bytes = sizeof(int) * (size_t)s->d.nworld;
-  int* arrays[6] = {s->d.world_flags, s->d.ncon, s->d.ncon_dropped, s->d.newton_iter,
-                    s->d.ls_iter, s->d.nfactor};
-  for (int i = 0; i < 6 && st == SAP_OK; i++) st = sap_backendFetch(s, arrays[i], bytes);
+  int* arrays[7] = {s->d.world_flags, s->d.ncon, s->d.ncon_dropped, s->d.newton_iter,
+                    s->d.ls_iter, s->d.nfactor, s->d.ls_eval};
+  for (int i = 0; i < 7 && st == SAP_OK; i++) st = sap_backendFetch(s, arrays[i], bytes);
   if (st != SAP_OK) return st;
   for (int i = 0; i < n; i++) {
     int w = worlds ? worlds[i] : i;
@@ -516,8 +516,58 @@ sapStatus sap_worldInfo(sapSim* s, const int* worlds, int n, sapWorldInfo* out) 
     out[i].newton_iter = s->d.newton_iter[w];
     out[i].ls_iter = s->d.ls_iter[w];
     out[i].nfactor = s->d.nfactor[w];
+    out[i].ls_eval = s->d.ls_eval[w];
   }
   return SAP_OK;
+}
+
+/* p95 of one histogram summed over worlds (bins of SAP_ITER_BINS, stride 2 bins), the total count */
+static double hist_p95(const int* hist, int nworld, double* n) {
+  double count[SAP_ITER_BINS] = {0}, total = 0, below = 0;
+  for (int w = 0; w < nworld; w++)
+    for (int k = 0; k < SAP_ITER_BINS; k++) count[k] += hist[(size_t)w * 2 * SAP_ITER_BINS + k];
+  for (int k = 0; k < SAP_ITER_BINS; k++) total += count[k];
+  *n = total;
+  for (int k = 0; k < SAP_ITER_BINS; k++) {
+    below += count[k];
+    if (total > 0 && below >= 0.95 * total) return k;
+  }
+  return 0;
+}
+
+sapStatus sap_iterStats(sapSim* s, sapIterStats* out) {
+  if (!s || !out) return sap_fail(SAP_ERR_ARG, "sap_iterStats: null argument");
+  size_t nw = (size_t)s->d.nworld;
+  sapStatus st = sap_backendFetch(s, s->d.iter_hist, sizeof(int) * 2 * SAP_ITER_BINS * nw);
+  if (st == SAP_OK) st = sap_backendFetch(s, s->d.iter_sum, sizeof(double) * 2 * nw);
+  if (st == SAP_OK) st = sap_backendFetch(s, s->d.iter_max, sizeof(int) * 2 * nw);
+  if (st != SAP_OK) return st;
+  double n2, sum[2] = {0, 0}, max[2] = {0, 0};
+  for (size_t w = 0; w < nw; w++)
+    for (int k = 0; k < 2; k++) {
+      sum[k] += s->d.iter_sum[2 * w + k];
+      if (s->d.iter_max[2 * w + k] > max[k]) max[k] = s->d.iter_max[2 * w + k];
+    }
+  out->newton_p95 = hist_p95(s->d.iter_hist, s->d.nworld, &out->world_steps);
+  out->ls_p95 = hist_p95(s->d.iter_hist + SAP_ITER_BINS, s->d.nworld, &n2);
+  double n = out->world_steps > 0 ? out->world_steps : 1;
+  out->newton_mean = sum[0] / n;
+  out->ls_mean = sum[1] / n;
+  out->newton_max = max[0];
+  out->ls_max = max[1];
+  return SAP_OK;
+}
+
+sapStatus sap_iterStatsClear(sapSim* s) {
+  if (!s) return sap_fail(SAP_ERR_ARG, "sap_iterStatsClear: null sim");
+  size_t nw = (size_t)s->d.nworld, bh = sizeof(int) * 2 * SAP_ITER_BINS * nw;
+  memset(s->d.iter_hist, 0, bh);
+  memset(s->d.iter_sum, 0, sizeof(double) * 2 * nw);
+  memset(s->d.iter_max, 0, sizeof(int) * 2 * nw);
+  sapStatus st = sap_backendPush(s, s->d.iter_hist, bh);
+  if (st == SAP_OK) st = sap_backendPush(s, s->d.iter_sum, sizeof(double) * 2 * nw);
+  if (st == SAP_OK) st = sap_backendPush(s, s->d.iter_max, sizeof(int) * 2 * nw);
+  return st;
 }
 
 /* accessors: a NULL sim gives 0, NULL or "" rather than a crash */

@@ -51,6 +51,8 @@ int sapc_threads(const sapSim* s);
 /* CPU stage drivers (OpenMP over worlds) */
 void sapc_kinematics(sapSim* s);
 void sapc_collision(sapSim* s);
+void sapc_collisionWorld(sapSim* s, int w);  /* one world: the CPU step's one-region path */
+void sapc_solveWorld(sapSim* s, int w);
 void sapc_freeMotion(sapSim* s);
 void sapc_solve(sapSim* s);
 void sapc_integrate(sapSim* s);
@@ -64,6 +66,9 @@ int sap_modelAccSensors(const sapModel* m);
 void sapc_sensorSolveInfo(const sapSim* s, void* S);
 void sapc_sensorPosVel(sapSim* s, const unsigned char* mask, int skip);
 void sapc_sensorAcc(sapSim* s);
+/* the same for world w alone (the CPU step runs whole worlds); frozen worlds are skipped */
+void sapc_sensorPosVelWorld(sapSim* s, int w);
+void sapc_sensorAccWorld(sapSim* s, int w);
 
 /* collision set-up (host/collision.c): dynamic candidate pairs after static
  * filtering (the loader merges explicit <pair> elements), written to out (npair x 2)

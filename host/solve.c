@@ -5,22 +5,31 @@
 #include "sim.h"
 #include "world_view.h"
 
+/* world w's solve with the step's parameters */
+static void solve_world(sapSim* s, const sapSolveParams* prm, int w) {
+  const sapModel* m = s->m;
+  const sapData* d = &s->d;
+  // a frozen (non-finite) world keeps its velocity
+  if (d->world_flags[w] & SAP_WORLD_SKIP) {
+    for (int j = 0; j < m->nv; j++) d->vnext[(long)w * m->nv + j] = d->qvel[(long)w * m->nv + j];
+    return;
+  }
+  sapModel view;
+  const sapModel* mw = sapw_worldView(m, w, &view);  /* the world's parameters */
+  if (prm->contact_fp32) sapw_solveWorld_f32(mw, d, w, prm);
+  else sapw_solveWorld_f64(mw, d, w, prm);
+}
+
+/* one world (the step's one-world path, host/step.c) */
+void sapc_solveWorld(sapSim* s, int w) {
+  sapSolveParams prm;
+  sap_solveParams(&s->opt, s->m, s->h, &prm);
+  solve_world(s, &prm, w);
+}
+
 void sapc_solve(sapSim* s) {
   sapSolveParams prm;
   sap_solveParams(&s->opt, s->m, s->h, &prm);
-  const sapModel* m = s->m;
-  const sapData* d = &s->d;
-  int fp32 = prm.contact_fp32;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(sapc_threads(s))
-  for (int w = 0; w < d->nworld; w++) {
-    // a frozen (non-finite) world keeps its velocity
-    if (d->world_flags[w] & SAP_WORLD_SKIP) {
-      for (int j = 0; j < m->nv; j++) d->vnext[(long)w * m->nv + j] = d->qvel[(long)w * m->nv + j];
-      continue;
-    }
-    sapModel view;
-    const sapModel* mw = sapw_worldView(m, w, &view);  /* the world's parameters */
-    if (fp32) sapw_solveWorld_f32(mw, d, w, &prm);
-    else sapw_solveWorld_f64(mw, d, w, &prm);
-  }
+  for (int w = 0; w < s->d.nworld; w++) solve_world(s, &prm, w);
 }

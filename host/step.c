@@ -119,8 +119,15 @@ static void integrate_world(const sapSim* s, sapData* d, int w) {
     d->world_flags[w] |= SAP_WORLD_NONFINITE;
     return;
   }
-  memcpy(qvel, vnext, sizeof(double) * m->nv);
+  /* qvel takes v_{n+1}; vnext keeps v_n until the next solve (the extrapolated warm start) */
+  double* vswap = d->vnext + (size_t)w * m->nv;
+  for (int i = 0; i < m->nv; i++) {
+    double t = qvel[i];
+    qvel[i] = vswap[i];
+    vswap[i] = t;
+  }
   d->time[w] += s->h;
+  sapw_countIterations(d, w);
 }
 
 void sapc_integrate(sapSim* s) {
@@ -129,44 +136,66 @@ void sapc_integrate(sapSim* s) {
     if (!frozen(s, w)) integrate_world(s, &s->d, w);
 }
 
-/* without contacts the solved velocity is the free motion */
-static void copy_free_motion(sapSim* s) {
-  memcpy(s->d.vnext, s->d.vstar, sizeof(double) * (size_t)s->d.nworld * s->m->nv);
-}
-
-/* per-step flag reset: keep only SAP_WORLD_NONFINITE; a non-finite control or
+/* per-step flag reset of world w: keep only SAP_WORLD_NONFINITE; a non-finite control or
  * applied force refuses this step of the world (SAP_WORLD_BADINPUT) */
-static void clear_step_flags(sapSim* s) {
+static void clear_world_flags(sapSim* s, int w) {
   const sapModel* m = s->m;
-  for (int w = 0; w < s->d.nworld; w++) {
-    s->d.world_flags[w] &= SAP_WORLD_NONFINITE;
-    s->d.newton_iter[w] = s->d.ls_iter[w] = s->d.nfactor[w] = 0;
-    if (!all_finite(s->d.ctrl + (size_t)w * m->nu, m->nu) ||
-        !all_finite(s->d.qfrc_applied + (size_t)w * m->nv, m->nv))
-      s->d.world_flags[w] |= SAP_WORLD_BADINPUT;
-  }
+  s->d.world_flags[w] &= SAP_WORLD_NONFINITE;
+  s->d.newton_iter[w] = s->d.ls_iter[w] = s->d.nfactor[w] = s->d.ls_eval[w] = 0;
+  if (!all_finite(s->d.ctrl + (size_t)w * m->nu, m->nu) || !all_finite(s->d.qfrc_applied + (size_t)w * m->nv, m->nv))
+    s->d.world_flags[w] |= SAP_WORLD_BADINPUT;
 }
 
 /* ---- the step ------------------------------------------------------------------- */
 
-static void step_cpu(sapSim* s) {
-  double t0 = now_s(), t;
-  clear_step_flags(s);
-  sapc_kinematics(s);
-  t = now_s(); s->timers.kinematics += t - t0; t0 = t;
-  if (s->opt.contacts) sapc_collision(s);
-  t = now_s(); s->timers.collision += t - t0; t0 = t;
-  sapc_freeMotion(s);
-  t = now_s(); s->timers.free_motion += t - t0; t0 = t;
-  if (s->opt.contacts) sapc_solve(s);
-  else copy_free_motion(s);
+/* one step of world w, stage by stage as the per-stage drivers run them (the same per-world
+ * functions in the same order, so results are bitwise those of a stage-major step); t[5]
+ * accumulates the stages' seconds */
+static void step_world(sapSim* s, int w, double* t) {
+  sapData* d = &s->d;
+  double t0 = now_s(), t1;
+  clear_world_flags(s, w);
+  if (!frozen(s, w)) kinematics_world(s->m, d, w, s->opt.boundary_pose_precision == SAP_FP32);
+  t1 = now_s(); t[0] += t1 - t0; t0 = t1;
+  if (s->opt.contacts) sapc_collisionWorld(s, w);
+  t1 = now_s(); t[1] += t1 - t0; t0 = t1;
+  if (!frozen(s, w)) free_motion_world(s, d, w);
+  t1 = now_s(); t[2] += t1 - t0; t0 = t1;
+  if (s->opt.contacts) sapc_solveWorld(s, w);
+  else  // without contacts the solved velocity is the free motion
+    memcpy(d->vnext + (size_t)w * s->m->nv, d->vstar + (size_t)w * s->m->nv, sizeof(double) * s->m->nv);
   /* acceleration sensors of this step (its start state, solved acceleration and impulses) */
-  if (s->m->nsensor) sapc_sensorAcc(s);
-  t = now_s(); s->timers.solve += t - t0; t0 = t;
-  sapc_integrate(s);
+  if (s->m->nsensor) sapc_sensorAccWorld(s, w);
+  t1 = now_s(); t[3] += t1 - t0; t0 = t1;
+  if (!frozen(s, w)) integrate_world(s, d, w);
   /* position/velocity sensors of the new state */
-  if (s->m->nsensor) sapc_sensorPosVel(s, NULL, SAP_WORLD_SKIP);
-  t = now_s(); s->timers.integrate += t - t0;
+  if (s->m->nsensor) sapc_sensorPosVelWorld(s, w);
+  t[4] += now_s() - t0;
+}
+
+/* nstep steps of every world in one parallel region: worlds are independent, so each thread
+ * takes whole worlds (dynamic, one at a time) and runs all their steps; no barrier between
+ * stages or steps, only the region's end (issue 16 item 4). The stage timers are the threads'
+ * summed stage seconds scaled to the wall time. */
+static void steps_cpu(sapSim* s, int nstep) {
+  int nt = sapc_threads(s);
+  double acc[5] = {0, 0, 0, 0, 0}, wall0 = now_s();
+#pragma omp parallel num_threads(nt) if (nt > 1)
+  {
+    double t[5] = {0, 0, 0, 0, 0};
+#pragma omp for schedule(dynamic, 1) nowait
+    for (int w = 0; w < s->d.nworld; w++)
+      for (int k = 0; k < nstep; k++) step_world(s, w, t);
+#pragma omp critical(sapc_step_timers)
+    for (int i = 0; i < 5; i++) acc[i] += t[i];
+  }
+  double wall = now_s() - wall0, sum = acc[0] + acc[1] + acc[2] + acc[3] + acc[4];
+  double k = sum > 0 ? wall / sum : 0;
+  s->timers.kinematics += k * acc[0];
+  s->timers.collision += k * acc[1];
+  s->timers.free_motion += k * acc[2];
+  s->timers.solve += k * acc[3];
+  s->timers.integrate += k * acc[4];
 }
 
 sapStatus sap_stepAsync(sapSim* s, int nstep) {
@@ -198,7 +227,7 @@ sapStatus sap_step(sapSim* s, int nstep) {
     return SAP_OK;
   }
 #endif
-  for (int k = 0; k < nstep; k++) step_cpu(s);
+  steps_cpu(s, nstep);
   s->timers.total = now_s() - t0;
   return SAP_OK;
 }

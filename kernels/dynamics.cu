@@ -121,8 +121,15 @@ static __global__ void integrate_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapDat
     d.world_flags[w] |= SAP_WORLD_NONFINITE;
     return;
   }
-  for (int i = 0; i < m.nv; i++) qvel[i] = vnext[i];
+  /* qvel takes v_{n+1}; vnext keeps v_n until the next solve (the extrapolated warm start) */
+  double* vswap = d.vnext + (size_t)w * m.nv;
+  for (int i = 0; i < m.nv; i++) {
+    double t = qvel[i];
+    qvel[i] = vswap[i];
+    vswap[i] = t;
+  }
   d.time[w] += h;
+  sapw_countIterations(&d, w);
 }
 
 sapStatus sapg_integrate(sapSim* s) {
@@ -138,7 +145,7 @@ static __global__ void clear_flags_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapD
   int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w >= d.nworld) return;
   d.world_flags[w] &= SAP_WORLD_NONFINITE;
-  d.newton_iter[w] = d.ls_iter[w] = d.nfactor[w] = 0;
+  d.newton_iter[w] = d.ls_iter[w] = d.nfactor[w] = d.ls_eval[w] = 0;
   if (!all_finite(d.ctrl + (size_t)w * m.nu, m.nu) || !all_finite(d.qfrc_applied + (size_t)w * m.nv, m.nv))
     d.world_flags[w] |= SAP_WORLD_BADINPUT;
 }

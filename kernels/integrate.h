@@ -7,7 +7,22 @@
 #define SAPSIM_INTEGRATE_H
 
 #include "sapsim/model.h"
+#include "sapsim/data.h"
 #include "kernels.h"
+
+/* world w's step into its iteration histograms, sums and maxima (sapData.iter_*): called once per
+ * integrated world-step, after the solve wrote newton_iter and ls_eval */
+SAP_HD void sapw_countIterations(sapData* d, int w) {
+  int* hist = d->iter_hist + (long)w * 2 * SAP_ITER_BINS;
+  int a = d->newton_iter[w], b = d->ls_eval[w];
+  hist[a < SAP_ITER_BINS - 1 ? a : SAP_ITER_BINS - 1]++;
+  hist[SAP_ITER_BINS + (b < SAP_ITER_BINS - 1 ? b : SAP_ITER_BINS - 1)]++;
+  d->iter_sum[2 * w] += a;
+  d->iter_sum[2 * w + 1] += b;
+  int* mx = d->iter_max + 2 * w;
+  if (a > mx[0]) mx[0] = a;
+  if (b > mx[1]) mx[1] = b;
+}
 
 SAP_HD void sapw_integrate(const sapModel* m, int midpoint, double h, double* qpos,
                            const double* vn, const double* vnext) {

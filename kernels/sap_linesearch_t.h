@@ -9,6 +9,7 @@ typedef struct SAPT(sapLineSearch) {
   int status;     /* SAP_LS_RUNNING, SAP_LS_DONE or a negative SAP_LS_FAIL_* code */
   int need;       /* values wanted at alpha: 1 phi, 2 phi and phi', 3 phi, phi' and phi'' */
   int iter;       /* iterations (drake's count: the alpha_max probe is not counted) */
+  int neval;      /* evaluations fed (every trial, the probe included) */
   int stage;      /* 0: probing alpha_max (armijo, exact); 1: main loop; 2: armijo rescue */
   int maxit;
   SAP_REAL alpha;                 /* the trial to evaluate; the accepted step when done */
@@ -16,6 +17,8 @@ typedef struct SAPT(sapLineSearch) {
   SAP_REAL c, rho, slop_rel, cost_abs, cost_rel;
   SAP_REAL aprev, phiprev, slop;          /* armijo */
   SAP_REAL xl, xu, fu, mdx, mdx_prev, xtol;  /* exact: bracket and Newton-bisection state */
+  SAP_REAL fl, fprev, abest, phibest;        /* newton_wolfe: phi' at xl, |phi'| of the last
+                                                trial, the lowest Armijo point */
 } SAPT(sapLineSearch);
 
 SAP_HD void SAPT(sapw_lsFinish)(SAPT(sapLineSearch)* ls, int status, SAP_REAL alpha) {
@@ -29,6 +32,8 @@ SAP_HD void SAPT(sapw_lsBegin)(SAPT(sapLineSearch)* ls, const sapSolveParams* pr
                                SAP_REAL dphi0, SAP_REAL d2phi0) {
   ls->aprev = ls->phiprev = ls->slop = 0;
   ls->xl = ls->xu = ls->fu = ls->mdx = ls->mdx_prev = ls->xtol = 0;
+  ls->fl = ls->fprev = ls->abest = 0;
+  ls->phibest = phi0;
   ls->kind = prm->line_search;
   ls->maxit = prm->ls_max_iterations;
   ls->c = (SAP_REAL)prm->armijo_c;
@@ -37,11 +42,17 @@ SAP_HD void SAPT(sapw_lsBegin)(SAPT(sapLineSearch)* ls, const sapSolveParams* pr
   ls->cost_abs = (SAP_REAL)prm->cost_abs;
   ls->cost_rel = (SAP_REAL)prm->cost_rel;
   ls->phi0 = phi0; ls->dphi0 = dphi0; ls->d2phi0 = d2phi0;
-  ls->iter = 0; ls->stage = 0; ls->status = SAP_LS_RUNNING;
+  ls->iter = 0; ls->neval = 0; ls->stage = 0; ls->status = SAP_LS_RUNNING;
   // a non-descent direction is a failure for every variant (never silently accepted)
   if (!(dphi0 < 0) || !isfinite(phi0)) { SAPT(sapw_lsFinish)(ls, SAP_LS_FAIL_DESCENT, 0); return; }
   if (ls->kind == SAP_LS_MONOTONE) { ls->alpha = 1; ls->need = 1; ls->stage = 1; }
   else if (ls->kind == SAP_LS_ARMIJO) { ls->alpha = 1 / ls->rho; ls->need = 2; }
+  else if (ls->kind == SAP_LS_NEWTON) {
+    ls->alpha = 1; ls->need = 3; ls->stage = 1;
+    ls->xl = 0; ls->fl = dphi0; ls->xu = ls->fu = (SAP_REAL)INFINITY; ls->fprev = -dphi0;
+    // a decrease already below the cost tolerance: the Newton step (as exact_root, drake §4.4)
+    if (-dphi0 < ls->cost_abs + ls->cost_rel * SAP_FABS(phi0)) SAPT(sapw_lsFinish)(ls, SAP_LS_DONE, 1);
+  }
   else { ls->alpha = (SAP_REAL)SAP_LS_EXACT_ALPHA_MAX; ls->need = 3; }
 }
 
@@ -188,14 +199,58 @@ SAP_HD void SAPT(sapw_lsExact)(SAPT(sapLineSearch)* ls, SAP_REAL phi, SAP_REAL d
   if (SAP_FABS(ls->mdx) < ls->xtol) SAPT(sapw_lsFinish)(ls, SAP_LS_DONE, x);
 }
 
+/* newton_wolfe (ours; not one of seed 002's three): the first trial is the Newton step on
+ * phi' from alpha = 0, alpha = -phi'(0)/phi''(0) = 1 for a Newton direction (phi''(0) =
+ * dv' H dv = -phi'(0)), accepted under the strong Wolfe conditions (Nocedal-Wright 3.7,
+ * c1 = armijo_c, c2 = SAP_LS_NEWTON_ETA): phi(a) < phi(0) + c1 a phi'(0) and |phi'(a)| <=
+ * c2 |phi'(0)|. Otherwise the root of phi' (phi is convex) is kept bracketed, [xl, xu] with
+ * phi'(xl) < 0 < phi'(xu), and the next trial is the Newton step a - phi'(a)/phi''(a) when it
+ * falls inside the bracket and the last step more than halved |phi'|, else the secant of phi'
+ * over the bracket, else its midpoint; without an upper end yet the step grows (at most 4x). At
+ * the cap the lowest Armijo point is taken; none is a failure (SAP_LS_FAIL_MAXIT). Near the
+ * solution the Newton step passes at once: one evaluation per Newton iteration. */
+SAP_HD void SAPT(sapw_lsNewton)(SAPT(sapLineSearch)* ls, SAP_REAL phi, SAP_REAL dphi, SAP_REAL d2phi) {
+  SAP_REAL a = ls->alpha;
+  ls->iter++;
+  int ok = isfinite(phi) && isfinite(dphi) && SAPT(sapw_lsArmijoOk)(ls, a, phi);
+  if (ok && phi < ls->phibest) { ls->abest = a; ls->phibest = phi; }
+  if (ok && SAP_FABS(dphi) <= (SAP_REAL)SAP_LS_NEWTON_ETA * -ls->dphi0) { SAPT(sapw_lsFinish)(ls, SAP_LS_DONE, a); return; }
+  if (ok && dphi < 0) { ls->xl = a; ls->fl = dphi; }
+  else { ls->xu = a; ls->fu = isfinite(dphi) && dphi > 0 ? dphi : (SAP_REAL)INFINITY; }
+  int slow = !(SAP_FABS(dphi) < ls->fprev / 2);
+  ls->fprev = SAP_FABS(dphi);
+  SAP_REAL w = ls->xu - ls->xl;
+  if (ls->iter >= ls->maxit || (isfinite(w) && w <= (SAP_REAL)SAP_LS_EXACT_TOL * ls->xu)) {
+    if (ls->abest > 0) SAPT(sapw_lsFinish)(ls, SAP_LS_DONE, ls->abest);
+    else SAPT(sapw_lsFinish)(ls, SAP_LS_FAIL_MAXIT, 0);
+    return;
+  }
+  SAP_REAL xn = a - dphi / d2phi, x;
+  if (!isfinite(ls->xu)) {
+    x = isfinite(xn) && xn > a ? xn : 2 * a;
+    if (x > 4 * a) x = 4 * a;
+  } else {
+    SAP_REAL lo = ls->xl + w / 100, hi = ls->xu - w / 100;
+    if (!slow && isfinite(xn) && xn > lo && xn < hi) {
+      x = xn;
+    } else {
+      SAP_REAL xs = isfinite(ls->fu) ? ls->xl - ls->fl * w / (ls->fu - ls->fl) : -1;
+      x = isfinite(xs) && xs > lo && xs < hi ? xs : ls->xl + w / 2;
+    }
+  }
+  ls->alpha = x;
+}
+
 /* feed the values at ls->alpha; the state machine picks the next trial or finishes */
 SAP_HD void SAPT(sapw_lsFeed)(SAPT(sapLineSearch)* ls, SAP_REAL phi, SAP_REAL dphi, SAP_REAL d2phi) {
   if (ls->status != SAP_LS_RUNNING) return;
+  ls->neval++;
   if (!isfinite(phi)) {
     // a non-finite trial cost: shrink the step as a failed trial would
     phi = (SAP_REAL)INFINITY;
   }
   if (ls->kind == SAP_LS_MONOTONE) SAPT(sapw_lsMonotone)(ls, phi);
   else if (ls->kind == SAP_LS_ARMIJO) SAPT(sapw_lsArmijo)(ls, phi, dphi);
+  else if (ls->kind == SAP_LS_NEWTON) SAPT(sapw_lsNewton)(ls, phi, dphi, d2phi);
   else SAPT(sapw_lsExact)(ls, phi, dphi, d2phi);
 }

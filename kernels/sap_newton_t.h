@@ -145,6 +145,38 @@ SAP_HD void SAPT(sapw_hessianEntry)(SAPT(sapProblem)* P, const SAP_REAL* G, int 
   P->H[i * nv + j] += gi[0] * J[j] + gi[1] * J[nv + j] + gi[2] * J[2 * nv + j];
 }
 
+/* row i = chain[p] of H += J' G J over the chain list (lower triangle): (J_:i)' G formed once
+ * for the row, then dotted with each column J_:j, j <= i. The same operations in the same
+ * order as sapw_hessianEntry per (p, q) (the warp solve's split), so the sums agree bitwise;
+ * (J_:i)' G is not recomputed for every q. */
+SAP_HD void SAPT(sapw_hessianRowOfContact)(SAPT(sapProblem)* P, const SAP_REAL* G, int p, int n) {
+  int nv = P->nv, cd = P->cd, i = P->chain[p];
+  const SAP_REAL* J = P->rows;
+  SAP_REAL* Hi = P->H + (long)i * nv;
+  if (cd > 3) {
+    SAP_REAL gi[SAP_CDIM_MAX];
+    for (int b = 0; b < cd; b++) {
+      gi[b] = 0;
+      for (int a = 0; a < cd; a++) gi[b] += J[a * nv + i] * G[cd * a + b];
+    }
+    for (int q = 0; q < n; q++) {
+      int j = P->chain[q];
+      if (j > i) continue;
+      SAP_REAL h = 0;
+      for (int b = 0; b < cd; b++) h += gi[b] * J[b * nv + j];
+      Hi[j] += h;
+    }
+    return;
+  }
+  SAP_REAL gi[3];  // (J_:i)' G
+  for (int b = 0; b < 3; b++) gi[b] = J[i] * G[b] + J[nv + i] * G[3 + b] + J[2 * nv + i] * G[6 + b];
+  const SAP_REAL *J0 = J, *J1 = J + nv, *J2 = J + 2 * nv;
+  for (int q = 0; q < n; q++) {
+    int j = P->chain[q];
+    if (j <= i) Hi[j] += gi[0] * J0[j] + gi[1] * J1[j] + gi[2] * J2[j];
+  }
+}
+
 /* H += G_s S_s' S_s (lower triangle) for scalar row s at P->vc */
 SAP_HD void SAPT(sapw_hessianRow)(SAPT(sapProblem)* P, int s) {
   SAP_REAL gam, l, g;
@@ -167,8 +199,7 @@ SAP_HD void SAPT(sapw_hessian)(SAPT(sapProblem)* P) {
     SAP_REAL G[SAP_CDIM_MAX * SAP_CDIM_MAX];  // cd x cd; one thread per world here
     SAPT(sapw_contactHessian)(P, c, G);
     int n = SAPT(sapw_contactRows)(P, c);
-    for (int p = 0; p < n; p++)
-      for (int q = 0; q < n; q++) SAPT(sapw_hessianEntry)(P, G, p, q);
+    for (int p = 0; p < n; p++) SAPT(sapw_hessianRowOfContact)(P, G, p, n);
     SAPT(sapw_clearRows)(P, n);
   }
   for (int s = 0; s < P->ns; s++) SAPT(sapw_hessianRow)(P, s);
@@ -213,13 +244,15 @@ SAP_HD void SAPT(sapw_lineEval)(SAPT(sapProblem)* P, SAP_REAL alpha, SAP_REAL* p
 }
 
 /* line data for dv: Adv = A dv, m1 = dv . A(v - v*), m2 = dv . A dv, dvc = [J; S] dv;
- * returns phi''(0) = m2 + dvc' G dvc (G at the current iterate) */
-SAP_HD SAP_REAL SAPT(sapw_lineSetup)(SAPT(sapProblem)* P) {
+ * returns phi''(0) = m2 + dvc' G dvc (G at the current iterate) when need_d2 (exact_root's
+ * fallback seed: one more pass over the constraints), else 0 */
+SAP_HD SAP_REAL SAPT(sapw_lineSetup)(SAPT(sapProblem)* P, int need_d2) {
   int nv = P->nv;
   for (int i = 0; i < nv; i++) P->Adv[i] = SAPT(sapw_rowDot)(P->A + (long)i * nv, P->dv, nv);
   P->m1 = SAPT(sapw_dot)(P->dv, P->r, nv);
   P->m2 = SAPT(sapw_dot)(P->dv, P->Adv, nv);
   SAPT(sapw_constraintVelocities)(P, P->dv, P->dvc);
+  if (!need_d2) return 0;
   SAP_REAL phi, d1, d2;
   SAPT(sapw_lineEval)(P, 0, &phi, &d1, &d2);
   return d2;
@@ -246,6 +279,21 @@ SAP_HD int SAPT(sapw_optimal)(SAPT(sapProblem)* P, const sapSolveParams* prm) {
   return res <= (SAP_REAL)prm->opt_abs + (SAP_REAL)prm->opt_rel * scale;
 }
 
+/* the warm start (sapwarp §6.1 takes v0 = qvel): with warm_start=extrapolate, the
+ * extrapolation v0 = qvel + (qvel - v_prev) = qvel + h qacc of the last step on the
+ * participating dofs (MuJoCo's qacc_warmstart in velocity form). It is taken without
+ * comparing costs with qvel: on the humanoid with random controls that comparison kept qvel
+ * often enough to cost more iterations (1.40 vs 1.30 per step with newton_wolfe), and a
+ * choice between two costs that are nearly equal flips under rounding, which would part the
+ * GPU's warp solve from this one by the solve tolerance rather than by rounding. Returns
+ * l(v) at the start, P evaluated there. */
+SAP_HD SAP_REAL SAPT(sapw_warmStart)(SAPT(sapProblem)* P, const sapSolveParams* prm) {
+  if (prm->warm_extrapolate)
+    for (int i = 0; i < P->nv; i++)
+      if (P->dscale[i] != 0) P->v[i] = 2 * P->v[i] - (SAP_REAL)P->vprev[i];
+  return SAPT(sapw_evaluate)(P);
+}
+
 /* run the Newton loop from P->v; on return P->v holds the solution (or the last iterate) */
 SAP_HD void SAPT(sapw_newton)(SAPT(sapProblem)* P, const sapSolveParams* prm, sapSolveStats* st) {
   int nv = P->nv;
@@ -255,8 +303,8 @@ SAP_HD void SAPT(sapw_newton)(SAPT(sapProblem)* P, const sapSolveParams* prm, sa
     for (int j = 0; j < nv; j++) s += (SAP_REAL)P->A[(long)i * nv + j] * (SAP_REAL)P->vstar[j];
     P->pstar[i] = s;
   }
-  st->iters = st->ls_iters = st->nfactor = st->flags = 0;
-  SAP_REAL cost = SAPT(sapw_evaluate)(P), prev = cost, alpha = 1;
+  st->iters = st->ls_iters = st->nfactor = st->flags = st->ls_evals = 0;
+  SAP_REAL cost = SAPT(sapw_warmStart)(P, prm), prev = cost, alpha = 1;
   int cost_ok = 0, k = 0;
   for (;;) {
     if (!isfinite(cost)) { st->flags |= SAP_WORLD_LSFAIL; break; }
@@ -268,7 +316,7 @@ SAP_HD void SAPT(sapw_newton)(SAPT(sapProblem)* P, const sapSolveParams* prm, sa
     st->nfactor++;
     if (SAPT(sapw_direction)(P)) { st->flags |= SAP_WORLD_FACTORFAIL; break; }
     // line search on phi(alpha) = l(v + alpha dv)
-    SAP_REAL d2phi0 = SAPT(sapw_lineSetup)(P);
+    SAP_REAL d2phi0 = SAPT(sapw_lineSetup)(P, prm->line_search == SAP_LS_EXACT);
     SAPT(sapLineSearch) ls;
     SAPT(sapw_lsBegin)(&ls, prm, cost, SAPT(sapw_dot)(P->grad, P->dv, nv), d2phi0);
     while (ls.status == SAP_LS_RUNNING) {
@@ -277,6 +325,7 @@ SAP_HD void SAPT(sapw_newton)(SAPT(sapProblem)* P, const sapSolveParams* prm, sa
       SAPT(sapw_lsFeed)(&ls, phi, d1, d2);
     }
     st->ls_iters += ls.iter;
+    st->ls_evals += ls.neval;
     if (ls.status != SAP_LS_DONE) { st->flags |= SAP_WORLD_LSFAIL; break; }
     // commit v += alpha dv, re-evaluate, cost test (needs alpha > cost_min_alpha)
     alpha = ls.alpha;

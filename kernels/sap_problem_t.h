@@ -26,6 +26,8 @@ typedef struct SAPT(sapProblem) {
   int cd;                   /* rows per contact: 3, or 4 / 6 (torsion, rolling; m->ncondim) */
   const double* A;          /* (nv x nv) dynamics matrix, fp64 storage */
   const double* vstar;      /* (nv) free-motion velocity */
+  const double* vprev;      /* (nv) the velocity before qvel (sapData.vnext at solve time: the
+                               integration swaps them), qvel after a reset or a qvel edit */
   /* contact kinematics (world arrays of sapData at this world) */
   const sapModel* m;        /* body tree, dof chains, geom bodies and stiffness */
   const double* cdof;       /* (nv x 6) dof motions [angular; linear] about cref */

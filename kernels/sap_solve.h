@@ -19,6 +19,7 @@
 #define SAP_LIMIT_WINDOW 2.0         /* a limit enters within 2 h max(|v0|, |v*|) */
 #define SAP_LS_EXACT_ALPHA_MAX 1.5   /* exact_root bracket [0, 1.5] */
 #define SAP_LS_EXACT_TOL 1e-8        /* normalised derivative and relative step tolerance */
+#define SAP_LS_NEWTON_ETA 0.1      /* newton_wolfe: |phi'(a)| <= eta |phi'(0)| (strong Wolfe c2) */
 #define SAP_LS_ARMIJO_RESCUE 30      /* armijo_decay trials allowed past its cap (sap_linesearch_t.h) */
 #define SAP_CHOL_BLOCK 16            /* blocked Cholesky block size (sapwarp §6.5) */
 
@@ -54,11 +55,13 @@ typedef struct sapSolveParams {
   int weight_fp32, linear_fp32, contact_fp32;
   double geom_k_default;          /* per-geom stiffness where geom_k <= 0 (midpoint weights) */
   int eq_curvature;               /* connect/weld rows carry the curvature bias (sap_euler only) */
+  int warm_extrapolate;           /* warm_start=extrapolate (sap_newton_t.h sapw_warmStart) */
 } sapSolveParams;
 
 /* per-world solver statistics */
 typedef struct sapSolveStats {
   int iters, ls_iters, nfactor, flags;
+  int ls_evals;  /* evaluations of phi by the line searches (every trial, probes included) */
 } sapSolveStats;
 
 /* the first dof of body b's dof chain walk (the last dof of the first body at or above b
@@ -186,6 +189,7 @@ static inline void sap_solveParams(const sapOptions* o, const sapModel* m, doubl
   /* the row's bias h/2 Jdot v with sap_euler (q' = q + h v'); not with the midpoint rule, where
    * v_n moves q too and the bias fed a chatter on redundant rows (sap_equality_t.h) */
   p->eq_curvature = o->eq_curvature && o->integration == SAP_INTEGRATE_SAP_EULER;
+  p->warm_extrapolate = o->warm_start == SAP_WARM_EXTRAPOLATE;
 }
 
 #endif

@@ -190,8 +190,8 @@ SAP_DEV void SAPT(sapv_lineEval)(SAPT(sapProblem)* P, SAP_REAL alpha, SAP_REAL* 
   *d2 = P->m2 + e2;
 }
 
-/* line data for dv (sapw_lineSetup); returns phi''(0) */
-SAP_DEV SAP_REAL SAPT(sapv_lineSetup)(SAPT(sapProblem)* P, int lane) {
+/* line data for dv (sapw_lineSetup); returns phi''(0) when need_d2, else 0 */
+SAP_DEV SAP_REAL SAPT(sapv_lineSetup)(SAPT(sapProblem)* P, int need_d2, int lane) {
   int nv = P->nv;
   SAP_REAL m1 = 0, m2 = 0;
   for (int i = lane; i < nv; i += SAPV_LANES) {
@@ -202,6 +202,7 @@ SAP_DEV SAP_REAL SAPT(sapv_lineSetup)(SAPT(sapProblem)* P, int lane) {
   P->m1 = SAPT(sapv_sum)(m1);
   P->m2 = SAPT(sapv_sum)(m2);
   SAPT(sapv_constraintVelocities)(P, P->dv, P->dvc, lane);
+  if (!need_d2) return 0;
   SAP_REAL phi, d1, d2;
   SAPT(sapv_lineEval)(P, 0, &phi, &d1, &d2, lane);
   return d2;
@@ -225,8 +226,18 @@ SAP_DEV int SAPT(sapv_optimal)(SAPT(sapProblem)* P, const sapSolveParams* prm, i
 
 /* ---- the Newton loop of sapw_newton on one warp, in pieces -------------------------------- */
 
+/* the warm start of sapw_warmStart on the lanes */
+SAP_DEV SAP_REAL SAPT(sapv_warmStart)(SAPT(sapProblem)* P, const sapSolveParams* prm, int lane) {
+  if (prm->warm_extrapolate) {
+    for (int i = lane; i < P->nv; i += SAPV_LANES)
+      if (P->dscale[i] != 0) P->v[i] = 2 * P->v[i] - (SAP_REAL)P->vprev[i];
+    __syncwarp();
+  }
+  return SAPT(sapv_evaluate)(P, lane);
+}
+
 /* loop start: p* = A v* (optimality scale), l(v) at the warm start */
-SAP_DEV void SAPT(sapv_newtonBegin)(SAPT(sapProblem)* P, SAPT(sapLoop)* lp, int lane) {
+SAP_DEV void SAPT(sapv_newtonBegin)(SAPT(sapProblem)* P, const sapSolveParams* prm, SAPT(sapLoop)* lp, int lane) {
   int nv = P->nv;
   for (int i = lane; i < nv; i += SAPV_LANES) {
     SAP_REAL s = 0;
@@ -234,8 +245,8 @@ SAP_DEV void SAPT(sapv_newtonBegin)(SAPT(sapProblem)* P, SAPT(sapLoop)* lp, int 
     P->pstar[i] = s;
   }
   __syncwarp();
-  lp->st.iters = lp->st.ls_iters = lp->st.nfactor = lp->st.flags = 0;
-  lp->cost = SAPT(sapv_evaluate)(P, lane);
+  lp->st.iters = lp->st.ls_iters = lp->st.nfactor = lp->st.flags = lp->st.ls_evals = 0;
+  lp->cost = SAPT(sapv_warmStart)(P, prm, lane);
   lp->mom = P->mom;
   lp->cost_ok = 0;
   lp->active = 1;
@@ -257,7 +268,7 @@ SAP_DEV int SAPT(sapv_newtonStop)(SAPT(sapProblem)* P, const sapSolveParams* prm
  * (flag set, loop inactive) when the line search failed */
 SAP_DEV int SAPT(sapv_newtonStep)(SAPT(sapProblem)* P, const sapSolveParams* prm, SAPT(sapLoop)* lp, int lane) {
   int nv = P->nv;
-  SAP_REAL d2phi0 = SAPT(sapv_lineSetup)(P, lane);
+  SAP_REAL d2phi0 = SAPT(sapv_lineSetup)(P, prm->line_search == SAP_LS_EXACT, lane);
   SAP_REAL g = 0;
   for (int i = lane; i < nv; i += SAPV_LANES) g += P->grad[i] * P->dv[i];
   SAPT(sapLineSearch) ls;
@@ -268,6 +279,7 @@ SAP_DEV int SAPT(sapv_newtonStep)(SAPT(sapProblem)* P, const sapSolveParams* prm
     SAPT(sapw_lsFeed)(&ls, phi, d1, d2);
   }
   lp->st.ls_iters += ls.iter;
+  lp->st.ls_evals += ls.neval;
   if (ls.status != SAP_LS_DONE) {
     lp->st.flags |= SAP_WORLD_LSFAIL;
     lp->active = 0;
@@ -302,7 +314,7 @@ SAP_DEV int SAPT(sapv_newtonIterate)(SAPT(sapProblem)* P, const sapSolveParams* 
 /* the whole loop in registers (newton_loop=kernel) */
 SAP_DEV void SAPT(sapv_newton)(SAPT(sapProblem)* P, const sapSolveParams* prm, sapSolveStats* st, int lane) {
   SAPT(sapLoop) lp;
-  SAPT(sapv_newtonBegin)(P, &lp, lane);
+  SAPT(sapv_newtonBegin)(P, prm, &lp, lane);
   while (!SAPT(sapv_newtonIterate)(P, prm, &lp, lane)) {
   }
   *st = lp.st;
@@ -345,6 +357,7 @@ SAP_DEV void SAPT(sapv_writeResult)(const sapData* d, int w, const SAPT(sapProbl
     d->newton_iter[w] = st->iters;
     d->ls_iter[w] = st->ls_iters;
     d->nfactor[w] = st->nfactor;
+    d->ls_eval[w] = st->ls_evals;
     d->world_flags[w] = (d->world_flags[w] & ~(SAP_WORLD_CONVERGED | SAP_WORLD_MAXITER | SAP_WORLD_LSFAIL |
                                               SAP_WORLD_FACTORFAIL)) | st->flags;
   }
@@ -356,7 +369,7 @@ SAP_DEV void SAPT(sapv_writeResult)(const sapData* d, int w, const SAPT(sapProbl
 SAP_DEV void SAPT(sapv_solveWorld)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
                                    void* Lfast, int lane) {
   SAPT(sapProblem) P;
-  sapSolveStats st = {0, 0, 0, SAP_WORLD_CONVERGED};
+  sapSolveStats st = {0, 0, 0, SAP_WORLD_CONVERGED, 0};
   int solved = SAPT(sapv_buildWorld)(m, d, w, prm, &P, lane) > 0;
   P.Lfast = Lfast;
   if (solved) SAPT(sapv_newton)(&P, prm, &st, lane);
@@ -397,7 +410,7 @@ SAP_DEV void SAPT(sapv_loopBegin)(const sapModel* m, const sapData* d, int w, co
   SAPT(sapLoop) lp;
   lp.cost = lp.mom = 0;
   lp.cost_ok = lp.active = 0;
-  lp.st.iters = lp.st.ls_iters = lp.st.nfactor = 0;
+  lp.st.iters = lp.st.ls_iters = lp.st.nfactor = lp.st.ls_evals = 0;
   lp.st.flags = SAP_WORLD_CONVERGED;
   if (d->world_flags[w] & SAP_WORLD_SKIP) {  // frozen: v = qvel, diagnostics kept
     SAPT(sapw_worldProblem)(m, d, w, prm, &P);
@@ -406,7 +419,7 @@ SAP_DEV void SAPT(sapv_loopBegin)(const sapModel* m, const sapData* d, int w, co
   } else {
     lp.solve = SAPT(sapv_buildWorld)(m, d, w, prm, &P, lane) > 0;
     lp.ns = P.ns;
-    if (lp.solve) SAPT(sapv_newtonBegin)(&P, &lp, lane);
+    if (lp.solve) SAPT(sapv_newtonBegin)(&P, prm, &lp, lane);
   }
   if (Lptr) {
     if (!lp.active) SAPT(sapv_directionIdentity)(&P, lane);

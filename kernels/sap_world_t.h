@@ -206,6 +206,7 @@ SAP_HD void SAPT(sapw_worldProblem)(const sapModel* m, const sapData* d, int w, 
                    SAP_SOLVE_NNZ(m), prm->linear_fp32 ? 4 : 8);
   P->A = d->qA + (long)w * nv * nv;
   P->vstar = d->vstar + (long)w * nv;
+  P->vprev = d->vnext + (long)w * nv;
   P->lin_fp32 = prm->linear_fp32;
   P->m = m;
   P->cdof = d->cdof + (long)w * nv * 6;
@@ -234,7 +235,7 @@ SAP_HD void SAPT(sapw_solveWorld)(const sapModel* m, const sapData* d, int w, co
   ns += SAPT(sapw_buildFriction)(m, d, w, prm, &P, ns);
   ns += SAPT(sapw_buildEquality)(m, d, w, prm, &P, ns);
   P.ns = ns;
-  sapSolveStats st = {0, 0, 0, SAP_WORLD_CONVERGED};
+  sapSolveStats st = {0, 0, 0, SAP_WORLD_CONVERGED, 0};
   if (P.nc + P.ns == 0) {
     // no constraints: v = v*
     for (int j = 0; j < nv; j++) vnext[j] = vstar[j];
@@ -246,6 +247,7 @@ SAP_HD void SAPT(sapw_solveWorld)(const sapModel* m, const sapData* d, int w, co
   d->newton_iter[w] = st.iters;
   d->ls_iter[w] = st.ls_iters;
   d->nfactor[w] = st.nfactor;
+  d->ls_eval[w] = st.ls_evals;
   d->world_flags[w] = (d->world_flags[w] & ~(SAP_WORLD_CONVERGED | SAP_WORLD_MAXITER | SAP_WORLD_LSFAIL |
                                             SAP_WORLD_FACTORFAIL)) | st.flags;
 }

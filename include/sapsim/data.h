@@ -25,6 +25,10 @@ enum {
  * with a non-finite control or applied force this step (the step is refused) */
 #define SAP_WORLD_SKIP (SAP_WORLD_NONFINITE | SAP_WORLD_BADINPUT)
 
+/* bins of the per-world iteration histograms (sapData.iter_hist): bin k counts world-steps
+ * with k Newton iterations (or k line-search evaluations), the last bin k >= SAP_ITER_BINS - 1 */
+#define SAP_ITER_BINS 128
+
 typedef struct sapData {
   int nworld;       /* number of worlds */
   int ncon_max;     /* per-world contact capacity */
@@ -82,6 +86,12 @@ typedef struct sapData {
   int* newton_iter;       /* (nworld)              Newton iterations of the last step */
   int* ls_iter;           /* (nworld)              line-search iterations of the last step */
   int* nfactor;           /* (nworld)              factorizations of the last step */
+  int* ls_eval;           /* (nworld)              line-search evaluations of phi of the last step */
+  int* iter_hist;         /* (nworld x 2 x SAP_ITER_BINS) world-steps by Newton iterations, then by
+                             line-search evaluations, since creation or sap_iterStatsClear
+                             (counted at integration, on the device on the GPU) */
+  double* iter_sum;       /* (nworld x 2)          their sums (exact means past the last bin) */
+  int* iter_max;          /* (nworld x 2)          their maxima */
 
   /* SAP solve scratch: J, S, H, factor, vectors, constraint data (kernels/sap_solve_size.h) */
   double* sap_work;       /* (nworld x SAP_SOLVE_NWORK) */

@@ -36,7 +36,10 @@ typedef enum { SAP_FP32 = 0, SAP_FP64 = 1 } sapPrecision;
 typedef enum { SAP_WEIGHT_BODY_INERTIA = 0, SAP_WEIGHT_DIAG_DELASSUS = 1 } sapWeightMode;
 typedef enum { SAP_POINT_WITNESS = 0, SAP_POINT_MIDPOINT = 1 } sapPointMode;
 typedef enum { SAP_INTEGRATE_MIDPOINT = 0, SAP_INTEGRATE_SAP_EULER = 1 } sapIntegration;
-typedef enum { SAP_LS_MONOTONE = 0, SAP_LS_ARMIJO = 1, SAP_LS_EXACT = 2 } sapLineSearch;
+typedef enum { SAP_LS_MONOTONE = 0, SAP_LS_ARMIJO = 1, SAP_LS_EXACT = 2, SAP_LS_NEWTON = 3 } sapLineSearch;
+/* warm start of the Newton loop: qvel (sapwarp §6.1), or extrapolate: qvel + (qvel - v_prev),
+ * v_prev the velocity before the last step (kernels/sap_newton_t.h sapw_warmStart) */
+typedef enum { SAP_WARM_QVEL = 0, SAP_WARM_EXTRAPOLATE = 1 } sapWarmStart;
 typedef enum { SAP_PRESET_APPROX32 = 0, SAP_PRESET_APPROX64 = 1, SAP_PRESET_DRAKE = 2 } sapPreset;
 typedef enum { SAP_DEVICE_AUTO = 0, SAP_DEVICE_CPU = 1, SAP_DEVICE_CUDA = 2 } sapDevice;
 typedef enum { SAP_BROAD_AUTO = 0, SAP_BROAD_PAIRS = 1, SAP_BROAD_SWEEP = 2 } sapBroadphase;
@@ -109,6 +112,7 @@ typedef struct sapOptions {
   int friction_combine;            /* sapFrictionCombine (mujoco) */
   int eq_curvature;                /* 1: connect and weld rows include the curvature term h/2 Jdot v
                                       in their velocity target (less drift at speed) (1) */
+  int warm_start;                  /* sapWarmStart (qvel) */
 } sapOptions;
 
 /* defaults: approx32, armijo_decay, every knob from the preset */
@@ -249,8 +253,21 @@ typedef struct sapWorldInfo {
   int newton_iter;    /* Newton iterations */
   int ls_iter;        /* line-search iterations */
   int nfactor;        /* factorizations */
+  int ls_eval;        /* line-search evaluations of phi (every trial step, probes included) */
 } sapWorldInfo;
 sapStatus sap_worldInfo(sapSim* s, const int* worlds, int n, sapWorldInfo* out);
+
+/* Newton iterations and line-search evaluations per world-step over every step of every
+ * world since creation or the last sap_iterStatsClear (frozen or refused world-steps are not
+ * counted). Means and maxima are exact; p95 is read from histograms whose last bin holds
+ * every count >= SAP_ITER_BINS - 1 (data.h). */
+typedef struct sapIterStats {
+  double world_steps;                        /* world-steps counted */
+  double newton_mean, newton_p95, newton_max;  /* Newton iterations per world-step */
+  double ls_mean, ls_p95, ls_max;              /* line-search evaluations per world-step */
+} sapIterStats;
+sapStatus sap_iterStats(sapSim* s, sapIterStats* out);
+sapStatus sap_iterStatsClear(sapSim* s);
 
 /* sizes and settings */
 int sap_nworld(const sapSim* s);

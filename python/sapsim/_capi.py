@@ -35,6 +35,7 @@ class SapWorldInfo(ctypes.Structure):
         ("newton_iter", c_int),
         ("ls_iter", c_int),
         ("nfactor", c_int),
+        ("ls_eval", c_int),
     ]
 
 

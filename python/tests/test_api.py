@@ -173,7 +173,7 @@ def test_bad_options_raise_with_sapsims_message():
     with pytest.raises(sapsim.OptionError, match=r"unknown option 'line_serch' \(valid: preset,"):
         sapsim.Sim(ANT, line_serch="exact_root")
     with pytest.raises(sapsim.OptionError, match=r"option line_search: invalid value 'newton' "
-                                                 r"\(valid: monotone_decay, armijo_decay, exact_root\)"):
+                                                 r"\(valid: monotone_decay, armijo_decay, exact_root, newton_wolfe\)"):
         sapsim.Sim(ANT, line_search="newton")
     with pytest.raises(sapsim.OptionError, match="preset"):
         sapsim.Sim(ANT, preset="approx16")
