@@ -12,7 +12,7 @@
 
 /* world w's step into its iteration histograms, sums and maxima (sapData.iter_*): called once per
  * integrated world-step, after the solve wrote newton_iter and ls_eval */
-SAP_HD void sapw_countIterations(sapData* d, int w) {
+SAP_HD void sapw_countIterations(const sapData* d, int w) {
   int* hist = d->iter_hist + (long)w * 2 * SAP_ITER_BINS;
   int a = d->newton_iter[w], b = d->ls_eval[w];
   hist[a < SAP_ITER_BINS - 1 ? a : SAP_ITER_BINS - 1]++;
