@@ -26,8 +26,8 @@ if want sweep; then
 fi
 if want vary; then
   echo "== solver layouts (humanoid, approx32, 8192 worlds)"
-  timeout 150 "$G"/sapsim bench $S/humanoid.xml --device cuda --no-mujoco --worlds 256,8192 --steps 100 \
-    --preset approx32 --vary "solve_kernel=thread,newton_loop=kernel,newton_loop=while,newton_loop=fixed,newton_loop=while+linear_solver=cusolver,graph=1,chol_memory=global,solve_block_worlds=1,solve_block_worlds=4" \
+  timeout 240 "$G"/sapsim bench $S/humanoid.xml --device cuda --no-mujoco --worlds 1,256,8192 --steps 100 \
+    --preset approx32 --vary "line_search=armijo_decay,line_search=newton_wolfe,line_search=newton_wolfe+warm_start=extrapolate,line_search=exact_root,free_motion_kernel=thread,world_block_threads=128,solve_kernel=thread,newton_loop=while,graph=1" \
     --json "$OUT/vary.jsonl" 2>&1 | tail -n 24
 fi
 if want python && [ -f .gpu/lib/libsapsim.so ]; then
