@@ -8,6 +8,7 @@
  *   load-time refusals by name; reset/set_state semantics; no cost without sensors. */
 #include <mujoco/mujoco.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -479,6 +480,36 @@ static void test_refused(void) {
 }
 
 /* a model without sensors: no sensordata, no sensor scratch, the same scratch as before */
+/* per-world parameters reach the sensors: world 1 with its own body masses (non-uniform
+ * factors, so the subtree centres of mass move) and gravity; its position/velocity sensors
+ * (subtreecom, subtreelinvel, subtreeangmom among them) against MuJoCo 4 on the model edited
+ * to those values, world 0 against the unedited model */
+static void test_param_overrides(void) {
+  fixture f;
+  if (!open_fixture(&f, SCENE, "approx64", 2, 1)) { close_fixture(&f); return; }
+  const sapModel* m = f.m;
+  int nb = m->nbody, one = 1;
+  double* mass = malloc(sizeof(double) * nb);
+  double* mass0 = malloc(sizeof(double) * nb);
+  memcpy(mass0, f.mj->body_mass, sizeof(double) * nb);
+  for (int b = 0; b < nb; b++) mass[b] = mass0[b] * (0.5 + 0.9 * (b % 3) + 0.13 * b);
+  double grav[3] = {0.7, -0.4, -5.5};
+  CHECK(sap_setParam(f.s, SAP_PARAM_BODY_MASS, &one, 1, mass) == SAP_OK, "%s", sap_lastError());
+  CHECK(sap_setParam(f.s, SAP_PARAM_GRAVITY, &one, 1, grav) == SAP_OK, "%s", sap_lastError());
+  CHECK(sap_step(f.s, 12) == SAP_OK, "%s", sap_lastError());
+  for (int w = 0; w < 2; w++) {
+    memcpy(f.mj->body_mass, w ? mass : mass0, sizeof(double) * nb);
+    for (int k = 0; k < 3; k++) f.mj->opt.gravity[k] = w ? grav[k] : m->gravity[k];
+    mj_setConst(f.mj, f.md);  /* body_subtreemass and the other mass-derived constants */
+    to_mujoco(&f, w, f.s->d.qpos + (size_t)w * m->nq, f.s->d.qvel + (size_t)w * m->nv);
+    mj_forward(f.mj, f.md);
+    compare_stage(&f, w, 0, NULL, 1e-9, w ? "overridden world" : "model world");
+  }
+  free(mass);
+  free(mass0);
+  close_fixture(&f);
+}
+
 static void test_no_sensors_no_cost(void) {
   sapModel* m = NULL;
   CHECK(sap_loadModel("scenes/humanoid.xml", &m) == SAP_OK, "%s", sap_lastError());
@@ -506,5 +537,6 @@ int main(void) {
   RUN(test_ant_scene);
   RUN(test_refused);
   RUN(test_no_sensors_no_cost);
+  RUN(test_param_overrides);
   return check_summary("test_sensors");
 }
