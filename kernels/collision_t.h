@@ -1167,7 +1167,10 @@ SAP_HD_BIG int SAPT(cl_boxBox)(const G* a, const G* b, R margin, C* con) {
     }
     if (i == 5) { bestface = best; iface = ibest; }
   }
-  if (ibest >= 6) {  // an edge close to the best face's normal gives way to the face
+  /* no axis compared (a separation that is not a number: a size or pose that overflows the
+   * precision, e.g. a 1e89 m box in fp32): no contact rather than an axis index of -1 */
+  if (ibest < 0) return 0;
+  if (ibest >= 6 && iface >= 0) {  // an edge close to the best face's normal gives way to the face
     SAPT(cl_boxAxis)(a, b, ibest, L);
     SAPT(cl_boxAxis)(a, b, iface, Lf);
     if (CL_FABS(SAPT(cl_dot)(L, Lf)) > (R)0.99 && best < bestface + (R)0.05 * CL_FABS(bestface) + CL_TINY) ibest = iface;
