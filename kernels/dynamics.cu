@@ -37,6 +37,16 @@ sapStatus sapg_kinematics(sapSim* s) {
   return SAP_OK;
 }
 
+/* the free-motion arguments of world w (locals of both kernels below: m, d, mw, h,
+ * explicit_drives, w, nv, nb, v, scratch), T the scratch's precision */
+#define FREE_MOTION_ARGS(T)                                                                \
+  mw, h, explicit_drives, d.qpos + (size_t)w * m.nq, d.qvel + v, d.ctrl + (size_t)w * m.nu,  \
+      d.qfrc_applied + v, d.xpos + 3 * nb * w, d.xmat + 9 * nb * w, d.xipos + 3 * nb * w,    \
+      d.ximat + 9 * nb * w, d.xanchor + 3 * (size_t)m.njnt * w,                              \
+      d.xaxis + 3 * (size_t)m.njnt * w, d.cref + 3 * nb * w, d.cdof + 6 * nv * w,            \
+      d.qA + (size_t)nv * nv * w, d.qfrc_bias + v, d.qfrc_passive + v, d.qfrc_actuator + v,  \
+      d.vstar + v, (T*)scratch
+
 static __global__ void free_motion_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, double h, int explicit_drives,
                                           int fp32) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
@@ -46,16 +56,8 @@ static __global__ void free_motion_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapD
   int fail;
   sapModel view;  /* the world's parameters: the model itself unless w overrides some */
   const sapModel* mw = sapw_worldView(&m, w, &view);
-#define FREE_MOTION_ARGS(T)                                                                \
-  mw, h, explicit_drives, d.qpos + (size_t)w * m.nq, d.qvel + v, d.ctrl + (size_t)w * m.nu,  \
-      d.qfrc_applied + v, d.xpos + 3 * nb * w, d.xmat + 9 * nb * w, d.xipos + 3 * nb * w,    \
-      d.ximat + 9 * nb * w, d.xanchor + 3 * (size_t)m.njnt * w,                              \
-      d.xaxis + 3 * (size_t)m.njnt * w, d.cref + 3 * nb * w, d.cdof + 6 * nv * w,            \
-      d.qA + (size_t)nv * nv * w, d.qfrc_bias + v, d.qfrc_passive + v, d.qfrc_actuator + v,          \
-      d.vstar + v, (T*)scratch
   if (fp32) fail = sapw_freeMotion_f32(FREE_MOTION_ARGS(float));
   else fail = sapw_freeMotion_f64(FREE_MOTION_ARGS(double));
-#undef FREE_MOTION_ARGS
   if (fail)
     for (size_t i = 0; i < nv; i++) d.vstar[v + i] = nan("");
 }
@@ -70,19 +72,13 @@ static __global__ void free_motion_warp_kernel(SAPG_PARAM sapModel m, SAPG_PARAM
   int fail;
   sapModel view;  /* the world's parameters: the model itself unless w overrides some */
   const sapModel* mw = sapw_worldView(&m, w, &view);
-#define FREE_MOTION_ARGS(T)                                                                \
-  mw, h, explicit_drives, d.qpos + (size_t)w * m.nq, d.qvel + v, d.ctrl + (size_t)w * m.nu,  \
-      d.qfrc_applied + v, d.xpos + 3 * nb * w, d.xmat + 9 * nb * w, d.xipos + 3 * nb * w,    \
-      d.ximat + 9 * nb * w, d.xanchor + 3 * (size_t)m.njnt * w,                              \
-      d.xaxis + 3 * (size_t)m.njnt * w, d.cref + 3 * nb * w, d.cdof + 6 * nv * w,            \
-      d.qA + (size_t)nv * nv * w, d.qfrc_bias + v, d.qfrc_passive + v, d.qfrc_actuator + v,  \
-      d.vstar + v, (T*)scratch, lane
-  if (fp32) fail = sapv_freeMotion_f32(FREE_MOTION_ARGS(float));
-  else fail = sapv_freeMotion_f64(FREE_MOTION_ARGS(double));
-#undef FREE_MOTION_ARGS
+  if (fp32) fail = sapv_freeMotion_f32(FREE_MOTION_ARGS(float), lane);
+  else fail = sapv_freeMotion_f64(FREE_MOTION_ARGS(double), lane);
   if (fail)
     for (size_t i = lane; i < nv; i += SAPV_LANES) d.vstar[v + i] = nan("");
 }
+
+#undef FREE_MOTION_ARGS
 
 sapStatus sapg_freeMotion(sapSim* s) {
   int fp32 = s->opt.free_motion_precision == SAP_FP32;

@@ -28,11 +28,8 @@ static int write_xml(const char* xml, char* path, size_t n) {
 }
 
 static sapModel* load_xml(const char* xml) {
-  char path[64];
-  if (!write_xml(xml, path, sizeof(path))) return NULL;
   sapModel* m = NULL;
-  if (sap_loadModel(path, &m) != SAP_OK) fprintf(stderr, "  load: %s\n", sap_lastError());
-  unlink(path);
+  if (sap_loadModelString(xml, &m) != SAP_OK) fprintf(stderr, "  load: %s\n", sap_lastError());
   return m;
 }
 
