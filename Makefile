@@ -56,7 +56,7 @@ CLI := $(BUILD)/sapsim
 SO  := $(BUILD)/libsapsim.so
 CFLAGS += -fPIC
 
-.PHONY: all test test-gpu bench deps clean asan asan-ci fuzz fuzz-ci fuzz-deps error-table check-templates \
+.PHONY: all test test-gpu bench deps clean asan asan-ci fuzz fuzz-ci fuzz-deps error-table check-templates drake-deps \
         train-example
 all: $(CLI) $(TEST_BIN) $(EMU_TEST) $(SHIM_TEST)
 
@@ -165,6 +165,11 @@ $(PY_TEST): $(SO) $(CLI) $(PYENV)/.ready $(PY_SRC)
 	@mkdir -p $(dir $@)
 	@printf '#!/bin/sh\n# python/tests against the package installed in $(PYENV)\nSAPSIM_CLI=%s exec %s -m pytest -q -p no:cacheprovider python/tests "$$@"\n' \
 	  $(abspath $(CLI)) $(abspath $(PYENV))/bin/python > $@ && chmod +x $@
+
+# real Drake (pydrake) for python/tests/test_drake.py, into the same environment; CI
+# installs it, a plain `make test` skips those tests without it
+drake-deps: deps $(PYENV)/.ready
+	$(PYENV)/bin/pip install -q --disable-pip-version-check -r python/requirements-drake.txt
 
 test: deps
 	$(MAKE) all $(PY_TEST) check-templates

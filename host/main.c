@@ -62,8 +62,8 @@ static int info_main(const sapCli* cli) {
   printf("nq %d  nv %d  nbody %d  njnt %d  ngeom %d  nu %d  ntendon %d  nkey %d  candidate pairs %d\n",
          m->nq, m->nv, m->nbody, m->njnt, m->ngeom, m->nu, m->ntendon, m->nkey, m->npair_max);
   printf("timestep %g  gravity (%g %g %g)\n", m->timestep, m->gravity[0], m->gravity[1], m->gravity[2]);
-  printf("contact defaults: k %g N/m  tau_d %g s  speculative margin %g m\n", m->contact_k, m->contact_taud,
-         m->contact_margin);
+  printf("contact defaults: k %g N/m  tau_d %g s  speculative margin %g m%s\n", m->contact_k, m->contact_taud,
+         m->contact_margin, m->contact_margin_scene ? "" : " (approx presets; drake preset: 0)");
   for (int g = 0; g < m->ngeom; g++)
     printf("  geom %-3d %-16s type %d body %-2d mu %-6g k %-10s tau_d %s\n", g,
            sap_name(m, m->name_geomadr, g), m->geom_type[g], m->geom_bodyid[g], m->geom_mu[g],

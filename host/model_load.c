@@ -29,6 +29,13 @@ static const char* mjname(const mjModel* mj, const int* adr, int id) {
   return n[0] ? n : "(unnamed)";
 }
 
+/* 1 when the scene has a custom numeric field of that name with a value */
+static int has_custom_numeric(const mjModel* mj, const char* name) {
+  for (int i = 0; i < mj->nnumeric; i++)
+    if (!strcmp(mj->names + mj->name_numericadr[i], name) && mj->numeric_size[i] > 0) return 1;
+  return 0;
+}
+
 /* custom numeric field by name, or fallback */
 static double custom_numeric(const mjModel* mj, const char* name, double fallback) {
   for (int i = 0; i < mj->nnumeric; i++)
@@ -558,6 +565,7 @@ static void copy_geoms(sapModel* m, const mjModel* mj) {
   m->contact_k = custom_numeric(mj, "sap_contact_k", SAP_DEFAULT_CONTACT_K);
   m->contact_taud = custom_numeric(mj, "sap_contact_taud", SAP_DEFAULT_CONTACT_TAUD);
   m->contact_margin = custom_numeric(mj, "sap_contact_margin", SAP_DEFAULT_CONTACT_MARGIN);
+  m->contact_margin_scene = has_custom_numeric(mj, "sap_contact_margin");
   for (int g = 0; g < mj->ngeom; g++) {
     m->geom_mu[g] = mj->geom_friction[3 * g];
     for (int k = 0; k < 3; k++) m->geom_friction[3 * g + k] = mj->geom_friction[3 * g + k];

@@ -68,7 +68,10 @@ void sap_dataCarve(const sapModel* m, sapData* d, void* buffer) {
 static void apply_material(sapModel* m, const sapOptions* opt) {
   if (!isnan(opt->contact_k)) m->contact_k = opt->contact_k;
   if (!isnan(opt->contact_taud)) m->contact_taud = opt->contact_taud;
-  if (!isnan(opt->contact_margin)) m->contact_margin = opt->contact_margin;
+  if (!isnan(opt->contact_margin))
+    m->contact_margin = opt->contact_margin;
+  else if (!m->contact_margin_scene && opt->preset == SAP_PRESET_DRAKE)
+    m->contact_margin = 0;  /* Drake's point contact: only overlapping geometries make contacts */
   for (int g = 0; g < m->ngeom; g++) {
     if (!(m->geom_k[g] > 0)) m->geom_k[g] = m->contact_k;
     if (!(m->geom_taud[g] >= 0)) m->geom_taud[g] = m->contact_taud;

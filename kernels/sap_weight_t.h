@@ -45,23 +45,75 @@ SAP_HD double SAPT(sapw_weightBody)(const sapModel* m, const sapData* d, int w, 
   return s > (SAP_REAL)1e-12 ? (double)s : 1e-12;
 }
 
+/* column j of the rows J3 (3 x nv, fp32 or fp64 storage) */
+SAP_HD void SAPT(sapw_rowsColumn)(SAP_REAL* c, const void* J3, int J3_fp32, int j, int nv) {
+  for (int r = 0; r < 3; r++)
+    c[r] = J3_fp32 ? (SAP_REAL)((const float*)J3)[r * nv + j] : (SAP_REAL)((const double*)J3)[r * nv + j];
+}
+
+/* W += c c' / a (symmetric 3x3, upper triangle used) */
+SAP_HD void SAPT(sapw_addOuter)(SAP_REAL* W, const SAP_REAL* c, SAP_REAL a) {
+  SAP_REAL inv = 1 / (a > (SAP_REAL)1e-12 ? a : (SAP_REAL)1e-12);
+  W[0] += c[0] * c[0] * inv; W[1] += c[0] * c[1] * inv; W[2] += c[0] * c[2] * inv;
+  W[4] += c[1] * c[1] * inv; W[5] += c[1] * c[2] * inv; W[8] += c[2] * c[2] * inv;
+}
+
+/* first angular dof of dof j's joint when that joint is free or ball, else -1 (also with
+ * no model: rows already in the coordinates wanted) */
+SAP_HD int SAPT(sapw_angularBlock)(const sapModel* m, int j) {
+  if (!m) return -1;
+  int jn = m->dof_jntid[j], type = m->jnt_type[jn];
+  if (type == SAP_JNT_FREE) return j >= m->jnt_dofadr[jn] + 3 ? m->jnt_dofadr[jn] + 3 : -1;
+  return type == SAP_JNT_BALL ? m->jnt_dofadr[jn] : -1;
+}
+
+/* W += the angular block a0..a0+2 of a free or ball joint in Drake's coordinates. MuJoCo's
+ * angular velocity w_b is in the child frame; Drake's floating and ball mobilizers use
+ * w_F = R w_b in the joint's parent frame F (the world for a free joint), R the rotation of
+ * the joint's quaternion q. diag(A) depends on that choice: in F the columns are C R' and
+ * the block R A_bb R' (drake_sap_spec.md §1.3 takes the diagonal of Drake's A). */
+SAP_HD void SAPT(sapw_addAngularBlock)(SAP_REAL* W, const void* J3, int J3_fp32, int a0, const double* A,
+                                       int nv, const double* quat) {
+  SAP_REAL q[4], n = 0, R[9], C[3][3];
+  for (int k = 0; k < 4; k++) n += (SAP_REAL)quat[k] * (SAP_REAL)quat[k];
+  n = n > 0 ? 1 / SAP_SQRT(n) : 0;
+  for (int k = 0; k < 4; k++) q[k] = (SAP_REAL)quat[k] * n;
+  R[0] = 1 - 2 * (q[2] * q[2] + q[3] * q[3]); R[1] = 2 * (q[1] * q[2] - q[0] * q[3]); R[2] = 2 * (q[1] * q[3] + q[0] * q[2]);
+  R[3] = 2 * (q[1] * q[2] + q[0] * q[3]); R[4] = 1 - 2 * (q[1] * q[1] + q[3] * q[3]); R[5] = 2 * (q[2] * q[3] - q[0] * q[1]);
+  R[6] = 2 * (q[1] * q[3] - q[0] * q[2]); R[7] = 2 * (q[2] * q[3] + q[0] * q[1]); R[8] = 1 - 2 * (q[1] * q[1] + q[2] * q[2]);
+  for (int l = 0; l < 3; l++) SAPT(sapw_rowsColumn)(C[l], J3, J3_fp32, a0 + l, nv);
+  for (int i = 0; i < 3; i++) {
+    SAP_REAL c[3] = {0, 0, 0}, a = 0;  // column i of C R' and (R A_bb R')_ii
+    for (int l = 0; l < 3; l++) {
+      for (int r = 0; r < 3; r++) c[r] += C[l][r] * R[3 * i + l];
+      for (int p = 0; p < 3; p++) a += R[3 * i + l] * (SAP_REAL)A[(a0 + l) * nv + a0 + p] * R[3 * i + p];
+    }
+    if (c[0] != 0 || c[1] != 0 || c[2] != 0) SAPT(sapw_addOuter)(W, c, a);
+  }
+}
+
 /* diag_delassus: W = J diag(A)^-1 J' (3x3, A_jj >= 1e-12) over the columns cols[0..n) of the
- * rows J3 (3 x nv, fp32 or fp64 storage; cols NULL: columns 0..n-1),
+ * rows J3 (3 x nv, fp32 or fp64 storage; cols NULL: columns 0..n-1), in Drake's velocity
+ * coordinates (free and ball joints: sapw_addAngularBlock; qpos: this world's; m NULL: as given),
  * w = max(||W||_F / 3, 1e-12) */
-SAP_HD double SAPT(sapw_weightDelassus)(const void* J3, int J3_fp32, const int* cols, int n, const double* A,
-                                        int nv) {
+SAP_HD double SAPT(sapw_weightDelassus)(const sapModel* m, const double* qpos, const void* J3, int J3_fp32,
+                                        const int* cols, int n, const double* A, int nv) {
   SAP_REAL W[9];
   for (int k = 0; k < 9; k++) W[k] = 0;
   for (int k = 0; k < n; k++) {
-    int j = cols ? cols[k] : k;
-    SAP_REAL ajj = (SAP_REAL)A[j * nv + j];
-    SAP_REAL inv = 1 / (ajj > (SAP_REAL)1e-12 ? ajj : (SAP_REAL)1e-12);
+    int j = cols ? cols[k] : k, a0 = SAPT(sapw_angularBlock)(m, j);
+    if (a0 >= 0) {  // the joint's three angular columns together, once (a chain holds all three)
+      if (j == a0) {
+        int jn = m->dof_jntid[j];
+        const double* quat = qpos + m->jnt_qposadr[jn] + (m->jnt_type[jn] == SAP_JNT_FREE ? 3 : 0);
+        SAPT(sapw_addAngularBlock)(W, J3, J3_fp32, a0, A, nv, quat);
+      }
+      continue;
+    }
     SAP_REAL c[3];
-    for (int r = 0; r < 3; r++)
-      c[r] = J3_fp32 ? (SAP_REAL)((const float*)J3)[r * nv + j] : (SAP_REAL)((const double*)J3)[r * nv + j];
+    SAPT(sapw_rowsColumn)(c, J3, J3_fp32, j, nv);
     if (c[0] == 0 && c[1] == 0 && c[2] == 0) continue;
-    W[0] += c[0] * c[0] * inv; W[1] += c[0] * c[1] * inv; W[2] += c[0] * c[2] * inv;
-    W[4] += c[1] * c[1] * inv; W[5] += c[1] * c[2] * inv; W[8] += c[2] * c[2] * inv;
+    SAPT(sapw_addOuter)(W, c, (SAP_REAL)A[j * nv + j]);
   }
   SAP_REAL f2 = W[0] * W[0] + W[4] * W[4] + W[8] * W[8] + 2 * (W[1] * W[1] + W[2] * W[2] + W[5] * W[5]);
   SAP_REAL wv = SAP_SQRT(f2) / 3;

@@ -18,8 +18,9 @@ SAP_HD void SAPT(sapw_buildContact)(const sapModel* m, const sapData* d, int w, 
   double wc;
   if (prm->weight_mode == SAP_WEIGHT_DIAG_DELASSUS) {
     int n = SAPT(sapw_contactRows)(P, i), fp32 = sizeof(SAP_REAL) == 4;
-    wc = prm->weight_fp32 ? sapw_weightDelassus_f32(P->rows, fp32, P->chain, n, P->A, P->nv)
-                          : sapw_weightDelassus_f64(P->rows, fp32, P->chain, n, P->A, P->nv);
+    const double* qpos = d->qpos + (long)w * m->nq;
+    wc = prm->weight_fp32 ? sapw_weightDelassus_f32(m, qpos, P->rows, fp32, P->chain, n, P->A, P->nv)
+                          : sapw_weightDelassus_f64(m, qpos, P->rows, fp32, P->chain, n, P->A, P->nv);
     SAPT(sapw_clearRows)(P, n);
   } else {
     int dyn0 = sapw_bodyLastDof(m, b0) >= 0, dyn1 = sapw_bodyLastDof(m, b1) >= 0;

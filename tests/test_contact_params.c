@@ -424,8 +424,46 @@ static void test_bad_values(void) {
 /* MuJoCo warns about the NaN of the bad-value scenes */
 static void quiet(const char* msg) { (void)msg; }
 
+/* The speculative band in force (sap_options): 0 under drake (Drake's point contact has
+ * none), 0.02 m under the approx presets, the scene's sap_contact_margin when it sets one
+ * (under every preset), the option over both */
+static void test_preset_band(void) {
+  const char* plain = "<mujoco><worldbody><geom type='plane' size='1 1 .1'/>"
+                      "<body><freejoint/><geom size='.1'/></body></worldbody></mujoco>";
+  const char* banded = "<mujoco><custom><numeric name='sap_contact_margin' data='0.005'/></custom>"
+                       "<worldbody><geom type='plane' size='1 1 .1'/>"
+                       "<body><freejoint/><geom size='.1'/></body></worldbody></mujoco>";
+  const struct { const char* xml; const char* preset; const char* option; double want; } cases[] = {
+      {plain, "drake", NULL, 0},         {plain, "approx32", NULL, 0.02}, {plain, "approx64", NULL, 0.02},
+      {banded, "drake", NULL, 0.005},    {banded, "approx32", NULL, 0.005},
+      {plain, "drake", "0.03", 0.03},    {banded, "drake", "0", 0},       {banded, "approx64", "0.01", 0.01}};
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    sapModel* m = NULL;
+    CHECK(sap_loadModelString(cases[i].xml, &m) == SAP_OK, "load: %s", sap_lastError());
+    if (!m) continue;
+    CHECK(m->contact_margin_scene == (cases[i].xml == banded), "case %zu: the scene sets the band", i);
+    sapOptions o;
+    sap_optionsDefault(&o);
+    o.device = SAP_DEVICE_CPU;
+    sapSim* s = NULL;
+    if (sap_optionsSet(&o, "preset", cases[i].preset) != SAP_OK ||
+        (cases[i].option && sap_optionsSet(&o, "contact_margin", cases[i].option) != SAP_OK) ||
+        sap_create(m, &o, 1, &s) != SAP_OK)
+      fprintf(stderr, "  create: %s\n", sap_lastError());
+    CHECK(s != NULL, "case %zu: create", i);
+    if (s) {
+      CHECK(sap_options(s)->contact_margin == cases[i].want && sap_model(s)->contact_margin == cases[i].want,
+            "case %zu (%s, option %s): band %g, want %g", i, cases[i].preset,
+            cases[i].option ? cases[i].option : "-", sap_options(s)->contact_margin, cases[i].want);
+      sap_free(s);
+    }
+    sap_freeModel(m);
+  }
+}
+
 int main(void) {
   mju_user_warning = quiet;
+  RUN(test_preset_band);
   RUN(test_dynamic_combinations);
   RUN(test_margin_gap_sum);
   RUN(test_explicit_pairs);

@@ -21,8 +21,9 @@ static sapSim* moved_sim(const char* scene, int nworld, int nstep) {
   sap_optionsDefault(&o);
   o.device = SAP_DEVICE_CPU;
   sapSim* s = NULL;
+  // fp64 throughout (drake), with the approx presets' speculative band: more contacts to check
   if (sap_loadModel(scene, &m) != SAP_OK || sap_optionsSet(&o, "preset", "drake") != SAP_OK ||
-      sap_create(m, &o, nworld, &s) != SAP_OK) {
+      sap_optionsSet(&o, "contact_margin", "0.02") != SAP_OK || sap_create(m, &o, nworld, &s) != SAP_OK) {
     fprintf(stderr, "  %s: %s\n", scene, sap_lastError());
     sap_freeModel(m);
     return NULL;

@@ -518,7 +518,7 @@ static PizzaOut pizza_run(int kind, double mu, double k, double taud, double bet
       double frame[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, x[6] = {px, py, 0, px, py, 0};
       memcpy(con_pos + 6 * i, x, sizeof(x));
       memcpy(con_frame + 9 * i, frame, sizeof(frame));
-      double w = sapw_weightDelassus_f64(rows, 0, NULL, 4, A, 4);
+      double w = sapw_weightDelassus_f64(NULL, NULL, rows, 0, NULL, 4, A, 4);
       sapw_coneSetup_f64(w, k, taud, mu, q[2], dt, beta, 1e-3, pb.P.cpar + SAP_CPAR * i);
     }
     double guess[4] = {1, 2, 3, 4};

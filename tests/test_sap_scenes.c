@@ -13,7 +13,8 @@
 static const char* presets[3] = {"approx32", "approx64", "drake"};
 static const char* cli_path = "build/sapsim";  /* next to the test binary's folder */
 
-static sapSim* make_sim(const char* scene, const char* preset, const char* ls, int nworld) {
+/* band: the speculative contact band, or NULL for the preset's */
+static sapSim* make_sim_band(const char* scene, const char* preset, const char* ls, const char* band, int nworld) {
   sapModel* m = NULL;
   if (sap_loadModel(scene, &m) != SAP_OK) {
     fprintf(stderr, "  load %s: %s\n", scene, sap_lastError());
@@ -24,7 +25,7 @@ static sapSim* make_sim(const char* scene, const char* preset, const char* ls, i
   o.device = SAP_DEVICE_CPU;
   sapSim* s = NULL;
   if (sap_optionsSet(&o, "preset", preset) != SAP_OK || (ls && sap_optionsSet(&o, "line_search", ls) != SAP_OK) ||
-      sap_create(m, &o, nworld, &s) != SAP_OK)
+      (band && sap_optionsSet(&o, "contact_margin", band) != SAP_OK) || sap_create(m, &o, nworld, &s) != SAP_OK)
     fprintf(stderr, "  create: %s\n", sap_lastError());
   sap_freeModel(m);
   if (s) sap_reset(s, sap_model(s)->nkey > 0 ? 0 : -1, NULL);
@@ -50,6 +51,10 @@ static int first_bad_world(sapSim* s, sapWorldInfo* info, int* flags) {
   return -1;
 }
 
+static sapSim* make_sim(const char* scene, const char* preset, const char* ls, int nworld) {
+  return make_sim_band(scene, preset, ls, NULL, nworld);
+}
+
 /* ---- humanoid, random controls, 2 s ---------------------------------------------------- */
 
 /* Oracle: SAP's own optimality conditions (the converged flag is set only when
@@ -57,7 +62,11 @@ static int first_bad_world(sapSim* s, sapWorldInfo* info, int* flags) {
  * world, finite state, and no body frame below the floor plane z = 0 (each frame sits inside
  * or just above its limb's geoms, so one below the plane means the limb went through). Before the
  * armijo_decay rescue (kernels/sap_linesearch_t.h) about 1% of these world-steps flagged a
- * line-search failure under each preset. */
+ * line-search failure under each preset. The drake runs keep the approx presets' 2 cm
+ * speculative band: without it (Drake's point contact, the preset's own band 0) a limb
+ * swung at the floor enters it by up to v h before its first contact exists (measured:
+ * an elbow frame 2.3 mm below the floor, its 31 mm capsule 33 mm in), which is Drake's
+ * discretization and not a solver failure. */
 static void test_humanoid_random(void) {
   // every preset with the default armijo_decay in 64 worlds; the other searches in 16
   const struct { const char* preset; const char* ls; int nw; } runs[5] = {
@@ -68,7 +77,7 @@ static void test_humanoid_random(void) {
     const int nw = runs[r].nw;
     char name[64];
     snprintf(name, sizeof(name), "%s %s", runs[r].preset, runs[r].ls);
-    sapSim* s = make_sim("scenes/humanoid.xml", runs[r].preset, runs[r].ls, nw);
+    sapSim* s = make_sim_band("scenes/humanoid.xml", runs[r].preset, runs[r].ls, "0.02", nw);
     CHECK(s != NULL, "%s: create", name);
     if (!s) continue;
     const sapModel* m = sap_model(s);

@@ -89,6 +89,8 @@ typedef struct sapModel {
   double contact_k;     /* scene default SAP contact stiffness (N/m) */
   double contact_taud;  /* scene default SAP dissipation time scale (s) */
   double contact_margin;/* scene speculative detection band (m) beyond the inflated surface */
+  int contact_margin_scene; /* 1: the scene sets the band (sap_contact_margin); 0: the preset's
+                             * (0 under drake, as Drake's point contact; 0.02 m otherwise) */
   int filter_parent;    /* 1: a body never collides with its parent (MuJoCo's default) */
   int cone_pyramidal;   /* 1: the scene asks for MuJoCo's pyramidal friction cone (MJCF cone,
                          * MuJoCo's default): SAP solves the exact (elliptic,

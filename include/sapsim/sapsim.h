@@ -94,7 +94,8 @@ typedef struct sapOptions {
   double timestep;                 /* NaN: the model's timestep */
   double contact_k;                /* NaN: the scene's default stiffness (N/m) */
   double contact_taud;             /* NaN: the scene's default dissipation time (s) */
-  double contact_margin;           /* NaN: the scene's default detection margin (m) */
+  double contact_margin;           /* NaN: the scene's speculative band (m), else the preset's
+                                    * (drake: 0, as Drake's point contact; approx: 0.02) */
   int ncon_max;                    /* per-world contact capacity; -1: estimated */
   int broadphase;                  /* sapBroadphase */
   int device;                      /* sapDevice */
