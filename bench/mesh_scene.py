@@ -32,6 +32,10 @@ def main():
     for i, (x, y, z) in enumerate([(0, 0, 0.12), (0.05, 0.02, 0.35), (0.45, 0, 0.15), (-0.4, 0.1, 0.11)]):
         bodies.append('    <body name="ball%d" pos="%g %g %g" euler="0.3 0.2 %g"><freejoint/>'
                       '<geom type="mesh" mesh="ball" density="500"/></body>' % (i, x, y, z, 0.7 * i))
+    print('<!-- mesh_balls: written by `python3 bench/mesh_scene.py %d %g`: four free convex mesh\n'
+          '     balls (%d points on a 0.1 m sphere, radii jittered inward by up to %g; MuJoCo\n'
+          '     compiles the convex hull, sapsim collides on it) dropped on a plane, a box and\n'
+          '     each other. -->' % (n, noise, n, noise))
     print('<mujoco model="mesh_balls">\n  <option timestep="0.005"/>\n'
           '  <asset><mesh name="ball" vertex="%s"/></asset>\n  <worldbody>\n'
           '    <geom name="ground" type="plane" size="5 5 0.1"/>\n'
