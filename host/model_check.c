@@ -42,6 +42,7 @@ static long elements(const sapModel* m, const char* field) {
   if (!strncmp(field, "dof_", 4)) return m->nv;
   if (!strncmp(field, "geom_", 5)) return m->ngeom;
   if (!strncmp(field, "mesh_vert", 9)) return m->nmeshvert;
+  if (!strncmp(field, "mesh_hullvert", 13)) return m->nmeshhull;
   if (!strncmp(field, "hfield_", 7)) return m->nhfield;
   if (!strncmp(field, "actuator_", 9)) return m->nu;
   if (!strncmp(field, "tendon_", 7)) return m->ntendon;

@@ -56,6 +56,12 @@
   X(int, mesh_vertadr, (m)->nmesh)                               \
   X(int, mesh_vertnum, (m)->nmesh)                               \
   X(double, mesh_vert, (m)->nmeshvert * 3)                       \
+  X(int, mesh_hulladr, (m)->nmesh)                               \
+  X(int, mesh_hullnum, (m)->nmesh)                               \
+  X(int, mesh_hullstart, (m)->nmesh * 6)                         \
+  X(double, mesh_hullvert, (m)->nmeshhull * 3)                   \
+  X(int, mesh_hullnbradr, (m)->nmeshhull)                        \
+  X(int, mesh_hullnbr, (m)->nmeshhullnbr)                        \
   X(double, hfield_size, (m)->nhfield * 4)                       \
   X(int, hfield_nrow, (m)->nhfield)                              \
   X(int, hfield_ncol, (m)->nhfield)                              \

@@ -454,6 +454,94 @@ static sapStatus check_supported(const mjModel* mj, const char* path) {
   return check_actuators(mj, path);
 }
 
+/* MuJoCo's convex hull graph of mesh i (mjModel.mesh_graph at mesh_graphadr: numvert,
+ * numface, vert_edgeadr[numvert], vert_globalid[numvert], edge_localid[numvert +
+ * 3 numface] with each vertex's neighbour list ended by -1, face_globalid[3 numface]):
+ * returns the hull vertex count and sets *nnbr to the adjacency entries, or 0 when the
+ * mesh has none (graphadr -1: MuJoCo computed no hull) or it does not index within its
+ * bounds (then sapsim scans every vertex, which is always exact) */
+static int hull_graph(const mjModel* mj, int i, int* nnbr) {
+  int adr = mj->mesh_graphadr ? mj->mesh_graphadr[i] : -1;
+  *nnbr = 0;
+  if (adr < 0 || adr + 2 > mj->nmeshgraph) return 0;
+  const int* g = mj->mesh_graph + adr;
+  long nv = g[0], nf = g[1], nedge = nv + 3 * nf;
+  if (nv < 4 || nf < 1 || adr + 2 + 2 * nv + nedge + 3 * nf > mj->nmeshgraph) return 0;
+  const int *edgeadr = g + 2, *gid = g + 2 + nv, *edge = g + 2 + 2 * nv;
+  long n = 0;
+  for (long v = 0; v < nv; v++) {
+    if (gid[v] < 0 || gid[v] >= mj->mesh_vertnum[i] || edgeadr[v] < 0 || edgeadr[v] >= nedge) return 0;
+    long e = edgeadr[v];
+    for (; e < nedge && edge[e] >= 0; e++)
+      if (edge[e] >= nv) return 0;
+    if (e >= nedge) return 0;  // no terminator
+    n += e - edgeadr[v] + 1;
+  }
+  *nnbr = (int)n;
+  return (int)nv;
+}
+
+/* sort order[0..n) by key[order[i]], ascending (heap sort: O(n log n), no scratch) */
+static void sort_by_key(int* order, const int* key, int n) {
+  for (int start = n / 2 - 1, end = n; end > 1;) {
+    int root;
+    if (start >= 0) root = start--;
+    else { int t = order[0]; order[0] = order[--end]; order[end] = t; root = 0; }
+    for (int child; (child = 2 * root + 1) < end; root = child) {
+      if (child + 1 < end && key[order[child + 1]] > key[order[child]]) child++;
+      if (key[order[root]] >= key[order[child]]) break;
+      int t = order[root]; order[root] = order[child]; order[child] = t;
+    }
+  }
+}
+
+/* collision vertices of every mesh: the hull's vertices sorted by their mesh vertex
+ * index (a support scan over them then picks, among tied vertices, the one a scan of
+ * all vertices picks: the lowest index), neighbour lists renumbered to match; a mesh
+ * without a hull graph keeps every vertex and no adjacency */
+static void copy_hulls(sapModel* m, const mjModel* mj) {
+  int nh = 0, nn = 0;
+  for (int i = 0; i < mj->nmesh; i++) {
+    int nnbr, nv = hull_graph(mj, i, &nnbr), vadr = mj->mesh_vertadr[i];
+    m->mesh_hulladr[i] = nh;
+    if (!nv) {
+      m->mesh_hullnum[i] = mj->mesh_vertnum[i];
+      for (int v = 0; v < mj->mesh_vertnum[i]; v++) {
+        for (int k = 0; k < 3; k++) m->mesh_hullvert[3 * (nh + v) + k] = mj->mesh_vert[3 * (vadr + v) + k];
+        m->mesh_hullnbradr[nh + v] = -1;
+      }
+    } else {
+      const int* g = mj->mesh_graph + mj->mesh_graphadr[i];
+      const int *edgeadr = g + 2, *gid = g + 2 + nv, *edge = g + 2 + 2 * nv;
+      // rank[v]: position of hull vertex v in ascending mesh vertex order
+      int* order = (int*)malloc(sizeof(int) * 2 * nv);
+      int* rank = order + nv;
+      for (int v = 0; v < nv; v++) order[v] = v;
+      sort_by_key(order, gid, nv);
+      for (int r = 0; r < nv; r++) rank[order[r]] = r;
+      m->mesh_hullnum[i] = nv;
+      for (int r = 0; r < nv; r++) {
+        int v = order[r];
+        for (int k = 0; k < 3; k++) m->mesh_hullvert[3 * (nh + r) + k] = mj->mesh_vert[3 * (vadr + gid[v]) + k];
+        m->mesh_hullnbradr[nh + r] = nn;
+        for (int e = edgeadr[v]; edge[e] >= 0; e++) m->mesh_hullnbr[nn++] = rank[edge[e]];
+        m->mesh_hullnbr[nn++] = -1;
+      }
+      free(order);
+    }
+    // extreme vertices along -x +x -y +y -z +z: starts of the hill climb (lowest id on ties)
+    const double* hv = m->mesh_hullvert + 3 * nh;
+    for (int k = 0; k < 6; k++) {
+      int best = 0;
+      double s = k & 1 ? 1 : -1;
+      for (int v = 1; v < m->mesh_hullnum[i]; v++)
+        if (s * hv[3 * v + k / 2] > s * hv[3 * best + k / 2]) best = v;
+      m->mesh_hullstart[6 * i + k] = best;
+    }
+    nh += m->mesh_hullnum[i];
+  }
+}
+
 /* set sizes of m from mj */
 /* (check_sizes has checked that each fits an int) */
 static void copy_sizes(sapModel* m, const mjModel* mj) {
@@ -465,6 +553,11 @@ static void copy_sizes(sapModel* m, const mjModel* mj) {
   m->ngeom = (int)mj->ngeom;
   m->nmesh = (int)mj->nmesh;
   m->nmeshvert = (int)mj->nmeshvert;
+  for (int i = 0; i < mj->nmesh; i++) {
+    int nnbr, nh = hull_graph(mj, i, &nnbr);
+    m->nmeshhull += nh ? nh : (int)mj->mesh_vertnum[i];
+    m->nmeshhullnbr += nnbr;
+  }
   m->nhfield = (int)mj->nhfield;
   m->nhfielddata = (int)mj->nhfielddata;
   m->nu = (int)mj->nu;
@@ -577,6 +670,7 @@ static void copy_geoms(sapModel* m, const mjModel* mj) {
   copy_int(m->mesh_vertadr, mj->mesh_vertadr, mj->nmesh);
   copy_int(m->mesh_vertnum, mj->mesh_vertnum, mj->nmesh);
   for (int i = 0; i < 3 * mj->nmeshvert; i++) m->mesh_vert[i] = mj->mesh_vert[i];
+  copy_hulls(m, mj);
   copy_num(m->hfield_size, mj->hfield_size, 4 * mj->nhfield);
   copy_int(m->hfield_nrow, mj->hfield_nrow, mj->nhfield);
   copy_int(m->hfield_ncol, mj->hfield_ncol, mj->nhfield);

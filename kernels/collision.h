@@ -20,6 +20,9 @@
 #define CL_MPR_TOL 1e-6          /* MuJoCo mpr_tolerance (m, absolute) */
 #define CL_MPR_MAXLOOP 200       /* safety cap of MPR phases 1-2 (libccd: none) */
 #define CL_MANIFOLD_AGREE 0.005  /* MPR manifold vs MPR depth, relative to the geom scales */
+#define CL_HULL_SCAN 32          /* mesh hulls up to this many vertices are scanned, not climbed */
+#define CL_HULL_PLATEAU 32       /* tied vertices a support search settles on the graph */
+#define CL_HULL_FEATURE 128      /* face / below-plane vertices gathered on the graph (else scan) */
 
 /* the large narrow-phase routines are not inlined on the device (compile time,
  * register pressure) */
@@ -98,18 +101,22 @@ SAP_HD_BIG int sapw_collidePair(const sapModel* m, const double* xpos, const dou
   if (!sapw_boundTest(m, xpos, xmat, g0, g1, margin)) return 0;
   // the narrow phase wants type(a) <= type(b)
   int swap = m->geom_type[g0] > m->geom_type[g1];
-  int ga = swap ? g1 : g0, gb = swap ? g0 : g1, nc, nk = 0;
+  int ga = swap ? g1 : g0, gb = swap ? g0 : g1, nc, nk = 0, hint[2] = {-1, -1};
   double s = swap ? -1.0 : 1.0;
   if (fp64) {
     sapcGeom_f64 a, b;
     sapc_loadGeom_f64(m, xpos, xmat, ga, &a);
     sapc_loadGeom_f64(m, xpos, xmat, gb, &b);
+    a.hint = hint;  // mesh support warm starts within the pair
+    b.hint = hint + 1;
     nc = sapc_collide_f64(&a, &b, margin, out);
   } else {
     sapcGeom_f32 a, b;
     sapcContact_f32 c[SAPC_PAIRCON];
     sapc_loadGeom_f32(m, xpos, xmat, ga, &a);
     sapc_loadGeom_f32(m, xpos, xmat, gb, &b);
+    a.hint = hint;
+    b.hint = hint + 1;
     nc = sapc_collide_f32(&a, &b, (float)margin, c);
     for (int i = 0; i < nc; i++) {
       for (int k = 0; k < 3; k++) { out[i].pos[k] = c[i].pos[k]; out[i].n[k] = c[i].n[k]; }

@@ -16,8 +16,12 @@ typedef struct SAPT(sapcGeom) {
   R pos[3];
   R mat[9];
   R size[3];
-  const double* vert;  /* mesh vertices in the geom frame (nvert x 3) */
+  const double* vert;  /* mesh collision vertices in the geom frame (nvert x 3) */
   int nvert;
+  const int* nbradr;   /* (nvert) first neighbour in nbr of each hull vertex; 0: no adjacency */
+  const int* nbr;      /* hull neighbour lists (local ids, each ended by -1) */
+  const int* start;    /* (6) extreme vertices along -x +x -y +y -z +z: hill-climb starts */
+  int* hint;           /* the last support vertex, another start (caller's storage; 0: none) */
   const float* hdata;  /* heightfield samples (nrow x ncol), heights in [0, 1] */
   int nrow, ncol;
   R hsize[4];          /* heightfield half sizes x, y, top height, base depth */
@@ -110,6 +114,112 @@ SAP_HD void SAPT(cl_vertex)(R* r, const G* g, int i) {
 }
 SAP_HD int SAPT(cl_nvertex)(const G* g) { return g->type == SAP_GEOM_BOX ? 8 : g->nvert; }
 
+/* ---- mesh support over the convex hull graph ----------------------------------------- */
+
+/* height of mesh vertex i along local direction l */
+SAP_HD R SAPT(cl_meshHeight)(const G* g, int i, const R* l) {
+  const double* v = g->vert + 3 * i;
+  return (R)v[0] * l[0] + (R)v[1] * l[1] + (R)v[2] * l[2];
+}
+
+/* vertex (h, i) beats (hb, ib): higher, or as high with the lower index */
+SAP_HD int SAPT(cl_beats)(R h, int i, R hb, int ib) { return h > hb || (h == hb && i < ib); }
+
+/* 1 when the mesh's support and features walk its hull graph instead of scanning */
+SAP_HD int SAPT(cl_meshClimbs)(const G* g) { return g->nbradr && g->nvert > CL_HULL_SCAN; }
+
+/* highest mesh vertex along local l, the lowest index among ties: exactly what a scan
+ * in index order picks (vertices are sorted by MuJoCo's index, model.h) */
+SAP_HD int SAPT(cl_meshScan)(const G* g, const R* l) {
+  int best = 0;
+  R hb = SAPT(cl_meshHeight)(g, 0, l);
+  for (int i = 1; i < g->nvert; i++) {
+    R h = SAPT(cl_meshHeight)(g, i, l);
+    if (h > hb) { hb = h; best = i; }
+  }
+  return best;
+}
+
+/* support vertex of a mesh along local l (nvert > 0), the scan's answer: without a hull
+ * graph or for a small hull a scan; else a hill climb on the hull graph (exact on a
+ * convex polytope: a vertex no neighbour beats is a global maximum, as the vertices above
+ * any plane form a connected subgraph; MuJoCo's mjc_hillclimbSupport). The climb starts
+ * at the best of the six axis-extreme vertices and the last support vertex (the hint: MPR's
+ * directions change little from call to call; the answer does not depend on the start) and moves to the best neighbour while it
+ * beats the current vertex ((height, -index) increases: no cycles). Ties and rounding
+ * are then settled by a search of the plateau, the vertices reachable through ones within
+ * a few roundings of the top, for the scan's pick (highest, then lowest index); a plateau
+ * larger than CL_HULL_PLATEAU vertices is settled by the scan itself */
+SAP_HD_BIG int SAPT(cl_meshSupportId)(const G* g, const R* l) {
+  if (!SAPT(cl_meshClimbs)(g)) return SAPT(cl_meshScan)(g, l);
+  int cur = g->start[0];
+  R hc = SAPT(cl_meshHeight)(g, cur, l);
+  for (int k = 1; k < 7; k++) {
+    int j = k < 6 ? g->start[k] : (g->hint ? *g->hint : -1);
+    if (j < 0 || j >= g->nvert) continue;
+    R h = SAPT(cl_meshHeight)(g, j, l);
+    if (SAPT(cl_beats)(h, j, hc, cur)) { hc = h; cur = j; }
+  }
+  for (;;) {
+    int nxt = cur;
+    R hn = hc;
+    for (int e = g->nbradr[cur]; g->nbr[e] >= 0; e++) {
+      int j = g->nbr[e];
+      R h = SAPT(cl_meshHeight)(g, j, l);
+      if (SAPT(cl_beats)(h, j, hn, nxt)) { hn = h; nxt = j; }
+    }
+    if (nxt == cur) break;
+    cur = nxt;
+    hc = hn;
+  }
+  // plateau: heights within tol of the top (tol: 8 roundings of the top's height terms)
+  const double* v = g->vert + 3 * cur;
+  R tol = 8 * (R)CL_EPS * (CL_FABS((R)v[0] * l[0]) + CL_FABS((R)v[1] * l[1]) + CL_FABS((R)v[2] * l[2]));
+  int vis[CL_HULL_PLATEAU], nvis = 1, best = cur;
+  R hb = hc;
+  vis[0] = cur;
+  for (int head = 0; head < nvis; head++)
+    for (int e = g->nbradr[vis[head]]; g->nbr[e] >= 0; e++) {
+      int j = g->nbr[e], seen = 0;
+      R h = SAPT(cl_meshHeight)(g, j, l);
+      if (h < hc - tol) continue;
+      for (int i = 0; i < nvis && !seen; i++) seen = vis[i] == j;
+      if (seen) continue;
+      if (nvis == CL_HULL_PLATEAU) return SAPT(cl_meshScan)(g, l);
+      vis[nvis++] = j;
+      if (SAPT(cl_beats)(h, j, hb, best)) { hb = h; best = j; }
+    }
+  if (g->hint) *g->hint = best;
+  return best;
+}
+
+/* the support feature of a mesh on its hull graph: the vertices connected to the support
+ * vertex ref (id seed, height thr along dir) within the angular tolerance of it, the
+ * scan test of cl_polyFeature (a face or an edge: connected), ids in ascending order (the
+ * order a scan meets them in); the count, or -1 beyond CL_HULL_FEATURE (the caller scans) */
+SAP_HD_BIG int SAPT(cl_meshRegion)(const G* g, int seed, const R* dir, const R* ref, R thr, int* ids) {
+  int queue[CL_HULL_FEATURE], n = 1;  // queue: breadth-first order; ids: sorted (the visited set)
+  queue[0] = ids[0] = seed;
+  for (int head = 0; head < n; head++)
+    for (int e = g->nbradr[queue[head]]; g->nbr[e] >= 0; e++) {
+      int j = g->nbr[e], lo = 0, hi = n;
+      while (lo < hi) {  // first sorted id >= j
+        int mid = (lo + hi) / 2;
+        if (ids[mid] < j) lo = mid + 1; else hi = mid;
+      }
+      if (lo < n && ids[lo] == j) continue;
+      R v[3], d[3];
+      SAPT(cl_vertex)(v, g, j);
+      SAPT(cl_sub)(d, v, ref);
+      if (!(thr - SAPT(cl_dot)(v, dir) <= (R)CL_FEATURE_SIN * SAPT(cl_norm)(d))) continue;
+      if (n == CL_HULL_FEATURE) return -1;
+      for (int i = n; i > lo; i--) ids[i] = ids[i - 1];
+      ids[lo] = j;
+      queue[n++] = j;
+    }
+  return n;
+}
+
 /* support point of the core in world direction dir (need not be unit) */
 SAP_HD void SAPT(cl_support)(R* out, const G* g, const R* dir) {
   R l[3], p[3] = {0, 0, 0};
@@ -129,13 +239,9 @@ SAP_HD void SAPT(cl_support)(R* out, const G* g, const R* dir) {
     p[2] = l[2] > 0 ? s[1] : (l[2] < 0 ? -s[1] : 0);
   } else if (g->type == SAP_GEOM_BOX) {
     for (int k = 0; k < 3; k++) p[k] = l[k] > 0 ? s[k] : (l[k] < 0 ? -s[k] : 0);
-  } else if (g->type == SAP_GEOM_MESH) {
-    R best = -(R)1e30;
-    for (int i = 0; i < g->nvert; i++) {
-      const double* v = g->vert + 3 * i;
-      R h = (R)v[0] * l[0] + (R)v[1] * l[1] + (R)v[2] * l[2];
-      if (h > best) { best = h; p[0] = (R)v[0]; p[1] = (R)v[1]; p[2] = (R)v[2]; }
-    }
+  } else if (g->type == SAP_GEOM_MESH && g->nvert > 0) {
+    const double* v = g->vert + 3 * SAPT(cl_meshSupportId)(g, l);
+    for (int k = 0; k < 3; k++) p[k] = (R)v[k];
   }
   SAPT(cl_toWorld)(out, g, p);
 }
@@ -159,16 +265,17 @@ SAP_HD void SAPT(cl_orderPolygon)(R (*p)[3], int np, const R* n) {
 /* vertices of a polytope feature: those whose height along dir is within the
  * angular tolerance of the support vertex (face: >= 3, edge: 2, vertex: 1) */
 SAP_HD_BIG int SAPT(cl_polyFeature)(const G* g, const R* dir, R (*out)[3]) {
-  R vmax[3], v[3], d[3];
-  int nv = SAPT(cl_nvertex)(g), imax = 0, np = 0;
-  R hmax = -(R)1e30;
-  for (int i = 0; i < nv; i++) {
-    SAPT(cl_vertex)(v, g, i);
-    R h = SAPT(cl_dot)(v, dir);
-    if (h > hmax) { hmax = h; imax = i; }
-  }
+  R vmax[3], v[3], d[3], l[3];
+  int nv = SAPT(cl_nvertex)(g), np = 0, ids[CL_HULL_FEATURE];
+  if (nv <= 0) return 0;
+  SAPT(cl_toLocalDir)(l, g, dir);
+  int imax = SAPT(cl_meshSupportId)(g, l);
   SAPT(cl_vertex)(vmax, g, imax);
-  for (int i = 0; i < nv && np < 8; i++) {
+  R hmax = SAPT(cl_dot)(vmax, dir);
+  // on the hull graph: the region around the support vertex (the same vertices as the scan)
+  int nr = SAPT(cl_meshClimbs)(g) ? SAPT(cl_meshRegion)(g, imax, dir, vmax, hmax, ids) : -1;
+  for (int i = 0; i < nr && np < 8; i++) SAPT(cl_vertex)(out[np++], g, ids[i]);
+  for (int i = 0; i < nv && np < 8 && nr < 0; i++) {
     SAPT(cl_vertex)(v, g, i);
     SAPT(cl_sub)(d, v, vmax);
     if (hmax - SAPT(cl_dot)(v, dir) <= (R)CL_FEATURE_SIN * SAPT(cl_norm)(d)) SAPT(cl_copy)(out[np++], v);
@@ -302,23 +409,80 @@ SAP_HD int SAPT(cl_planeRound)(const G* pl, const G* g, R margin, C* con) {
   return nc;
 }
 
-/* plane vs box or mesh: every vertex below the margin, reduced to 4 */
+/* the (up to) 8 vertices of a mesh deepest below the plane through ref with unit normal n
+ * and below margin over it, by best-first search on the hull graph from the deepest
+ * vertex i0 (the vertices below any height are connected on a convex polytope's graph, so
+ * the k-th popped is the k-th deepest); ids in ascending order. Returns -1 (the caller
+ * scans) when the search outgrows CL_HULL_FEATURE or the 8th ties with a vertex left */
+SAP_HD_BIG int SAPT(cl_meshDeepest)(const G* g, int i0, const R* n, const R* ref, R margin, int* ids) {
+  int seen[CL_HULL_FEATURE], cand[CL_HULL_FEATURE], nseen = 1, ncand = 1, np = 0;
+  R hc[CL_HULL_FEATURE], v[3], d[3], hlast = 0;
+  SAPT(cl_vertex)(v, g, i0);
+  SAPT(cl_sub)(d, v, ref);
+  seen[0] = cand[0] = i0;
+  hc[0] = SAPT(cl_dot)(d, n);
+  if (!(hc[0] < margin)) return 0;
+  while (np < 8 && ncand > 0) {
+    int k = 0;  // the deepest candidate (then the lowest index)
+    for (int i = 1; i < ncand; i++)
+      if (hc[i] < hc[k] || (hc[i] == hc[k] && cand[i] < cand[k])) k = i;
+    int u = cand[k];
+    hlast = hc[k];
+    ids[np++] = u;
+    cand[k] = cand[--ncand];
+    hc[k] = hc[ncand];
+    for (int e = g->nbradr[u]; g->nbr[e] >= 0; e++) {
+      int j = g->nbr[e], dup = 0;
+      for (int i = 0; i < nseen && !dup; i++) dup = seen[i] == j;
+      if (dup) continue;
+      if (nseen == CL_HULL_FEATURE) return -1;
+      seen[nseen++] = j;
+      SAPT(cl_vertex)(v, g, j);
+      SAPT(cl_sub)(d, v, ref);
+      R h = SAPT(cl_dot)(d, n);
+      if (!(h < margin)) continue;
+      cand[ncand] = j;
+      hc[ncand++] = h;
+    }
+  }
+  for (int i = 0; i < ncand && np == 8; i++)
+    if (hc[i] == hlast) return -1;
+  for (int i = 1; i < np; i++)
+    for (int j = i; j > 0 && ids[j] < ids[j - 1]; j--) { int t = ids[j]; ids[j] = ids[j - 1]; ids[j - 1] = t; }
+  return np;
+}
+
+/* plane vs box or mesh: every vertex below the margin; beyond 8 (large meshes) the 8
+ * deepest (then the lowest indices), in index order; reduced to 4. A mesh with a hull
+ * graph finds the same 8 by cl_meshDeepest */
 SAP_HD_BIG int SAPT(cl_planePoly)(const G* pl, const G* g, R margin, C* con) {
-  R n[3], v[3], d[3];
+  R n[3], v[3], d[3], l[3];
   C buf[8];
-  int nc = 0, nv = SAPT(cl_nvertex)(g);
+  int nc = 0, nv = SAPT(cl_nvertex)(g), ids[8], idx[8], nr = -1;
   SAPT(cl_axis)(n, pl, 2);
-  for (int i = 0; i < nv; i++) {
+  if (g->type == SAP_GEOM_MESH && SAPT(cl_meshClimbs)(g)) {
+    SAPT(cl_neg)(d, n);
+    SAPT(cl_toLocalDir)(l, g, d);
+    nr = SAPT(cl_meshDeepest)(g, SAPT(cl_meshSupportId)(g, l), n, pl->pos, margin, ids);
+    if (nr >= 0) nv = nr;
+  }
+  for (int k = 0; k < nv; k++) {
+    int i = nr >= 0 ? ids[k] : k;
     SAPT(cl_vertex)(v, g, i);
     SAPT(cl_sub)(d, v, pl->pos);
     C c;
     if (!SAPT(cl_planePoint)(v, SAPT(cl_dot)(d, n), 0, n, margin, &c)) continue;
-    if (nc < 8) { buf[nc++] = c; continue; }
-    // buffer full (large meshes): replace the shallowest if deeper
+    if (nc < 8) { idx[nc] = i; buf[nc++] = c; continue; }
+    // buffer full (large meshes): replace the shallowest (the later on ties) if deeper
     int w = 0;
-    for (int j = 1; j < 8; j++) if (buf[j].dist > buf[w].dist) w = j;
-    if (c.dist < buf[w].dist) buf[w] = c;
+    for (int j = 1; j < 8; j++) if (buf[j].dist >= buf[w].dist) w = j;
+    if (c.dist < buf[w].dist) { buf[w] = c; idx[w] = i; }
   }
+  for (int i = 1; i < nc; i++)  // index order
+    for (int j = i; j > 0 && idx[j] < idx[j - 1]; j--) {
+      int t = idx[j]; idx[j] = idx[j - 1]; idx[j - 1] = t;
+      C tc = buf[j]; buf[j] = buf[j - 1]; buf[j - 1] = tc;
+    }
   nc = SAPT(cl_reduce)(buf, nc);
   for (int i = 0; i < nc; i++) con[i] = buf[i];
   return nc;
@@ -1213,6 +1377,8 @@ SAP_HD void SAPT(cl_hfPrism)(const G* h, const R* x, const R* y, const R* z, R z
   pr->type = SAP_GEOM_MESH;
   pr->vert = v;
   pr->nvert = 6;
+  pr->nbradr = pr->nbr = pr->start = 0;
+  pr->hint = 0;
   pr->hdata = 0;
   SAPT(cl_toWorld)(pr->pos, h, c);
 }
@@ -1492,13 +1658,21 @@ SAP_HD void SAPT(sapc_loadGeom)(const sapModel* m, const double* xpos, const dou
   for (int k = 0; k < 9; k++) out->mat[k] = (R)xmat[9 * g + k];
   out->vert = 0;
   out->nvert = 0;
+  out->nbradr = out->nbr = out->start = 0;
+  out->hint = 0;
   out->hdata = 0;
   out->nrow = out->ncol = 0;
   for (int k = 0; k < 4; k++) out->hsize[k] = 0;
   int id = m->geom_dataid ? m->geom_dataid[g] : -1;
   if (out->type == SAP_GEOM_MESH && id >= 0) {
-    out->vert = m->mesh_vert + 3 * m->mesh_vertadr[id];
-    out->nvert = m->mesh_vertnum[id];
+    int adr = m->mesh_hulladr[id];
+    out->vert = m->mesh_hullvert + 3 * adr;
+    out->nvert = m->mesh_hullnum[id];
+    if (out->nvert > 0 && m->mesh_hullnbradr[adr] >= 0) {
+      out->nbradr = m->mesh_hullnbradr + adr;
+      out->nbr = m->mesh_hullnbr;
+      out->start = m->mesh_hullstart + 6 * id;
+    }
   }
   if (out->type == SAP_GEOM_HFIELD && id >= 0 && id < m->nhfield) {
     out->hdata = m->hfield_data + m->hfield_adr[id];

@@ -118,6 +118,9 @@ static void test_parity_contact(void) {
   // heightfield terrain: 0.5 s, the bodies land on the prisms (box, sphere, capsule, ellipsoid)
   parity("scenes/hfield_terrain.xml", "approx64", 1, 100, 1e-6);
   parity("scenes/hfield_terrain.xml", "approx32", 1, 52, 1e-3);  // fp32: 0.26 s, before the box tumbles
+  // convex meshes of 400 hull vertices: support by hill climb on the hull graph
+  parity("scenes/mesh_balls.xml", "approx64", 1, 60, 1e-6);
+  parity("scenes/mesh_balls.xml", "approx32", 1, 20, 1e-3);  // fp32: 0.1 s, before the balls roll apart
   // weld to a mocap body, joint coupling, finger contacts; drake: sap_euler, the curvature bias
   parity("scenes/arm_gripper_mocap.xml", "approx64", 1, 100, 1e-6);
   parity("scenes/arm_gripper_mocap.xml", "drake", 1, 100, 1e-6);

@@ -64,6 +64,8 @@ typedef struct sapModel {
   int ngeom;       /* geoms */
   int nmesh;       /* meshes (convex hulls) */
   int nmeshvert;   /* vertices of all meshes */
+  int nmeshhull;   /* collision vertices of all meshes (hull vertices; all vertices without a hull graph) */
+  int nmeshhullnbr;/* entries of the hull adjacency lists (mesh_hullnbr) */
   int nhfield;     /* heightfields */
   int nhfielddata; /* height samples of all heightfields */
   int nu;          /* actuators (force laws at actuator_kind below) */
@@ -163,6 +165,14 @@ typedef struct sapModel {
   int* mesh_vertadr;      /* (nmesh)      first vertex */
   int* mesh_vertnum;      /* (nmesh)      number of vertices */
   double* mesh_vert;      /* (nmeshvert x 3) vertices in mesh frame */
+  /* collision vertices: MuJoCo's convex hull (mesh_graph) in ascending vertex order, or
+   * every vertex of a mesh MuJoCo compiled no hull graph for (then no adjacency) */
+  int* mesh_hulladr;      /* (nmesh)      first collision vertex in mesh_hullvert */
+  int* mesh_hullnum;      /* (nmesh)      collision vertices */
+  int* mesh_hullstart;    /* (nmesh x 6)  local ids of the extreme vertices along -x +x -y +y -z +z */
+  double* mesh_hullvert;  /* (nmeshhull x 3) collision vertices in mesh frame */
+  int* mesh_hullnbradr;   /* (nmeshhull)  first neighbour in mesh_hullnbr; -1: no adjacency (scan) */
+  int* mesh_hullnbr;      /* (nmeshhullnbr) hull neighbours (local ids), each list ended by -1 */
 
   /* heightfields (MuJoCo's compiled grids, mujoco_semantics.md section 9) */
   double* hfield_size;    /* (nhfield x 4) half sizes x, y, top height z, base depth */
