@@ -1,0 +1,700 @@
+/* Size-ratio collision oracle (issue 14): every analytic and MPR pair of sphere,
+ * capsule, ellipsoid, cylinder, box and mesh, against each other and the plane, with
+ * half sizes log-uniform over 1 cm - 1 m, thin plates and coins (one half size 100x
+ * smaller), long rods (length 100x radius), flat and elongated ellipsoids and meshes,
+ * random orientations, from 60% of the thinner geom's half thickness deep to beyond the
+ * margin. Reference 1: MuJoCo 4.0's mjCOLLISIONFUNC (native CCD, and libccd MPR with
+ * mjDSBL_NATIVECCD). Reference 2, written here from the geometry definitions (not from
+ * kernels/collision_t.h): support functions h_X(n) = max_{x in X} x.n and the signed
+ * distance dist = -min_{|n|=1} f(n), f(n) = h_A(n) + h_B(-n) (minus the penetration depth
+ * when they overlap, the separation when apart; argmin = normal a to b), by a Fibonacci
+ * direction grid plus seeds and a random-direction pattern search on the sphere.
+ * SAPSIM_ORACLE_POSES sets the poses per pair (default 600; make oracle-long: 10000). */
+#include <mujoco/mujoco.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "sapsim/sapsim.h"
+#include "sim.h"
+#include "../kernels/collision.h"
+
+static const char* TYPE_NAME[8] = {"plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh"};
+
+/* three convex meshes: round hull, flat plate (thickness 1/15 of its width), long rod
+ * (length 12x its width); uniformly scaled per pose */
+#define NMESH 3
+static const char* MESH_VERT[NMESH] = {
+    "0.15 0 0  -0.15 0 0  0 0.12 0  0 -0.12 0  0 0 0.1  0 0 -0.1  0.07 0.06 0.05  0.07 0.06 -0.05  0.07 -0.06 0.05"
+    "  0.07 -0.06 -0.05  -0.07 0.06 0.05  -0.07 0.06 -0.05  -0.07 -0.06 0.05  -0.07 -0.06 -0.05",
+    "0.15 0 0.01  0.1 0.11 0.01  -0.02 0.14 0.01  -0.13 0.06 0.01  -0.14 -0.05 0.01  -0.03 -0.15 0.01  0.09 -0.1 0.01"
+    "  0.15 0 -0.01  0.1 0.11 -0.01  -0.02 0.14 -0.01  -0.13 0.06 -0.01  -0.14 -0.05 -0.01  -0.03 -0.15 -0.01"
+    "  0.09 -0.1 -0.01",
+    "0.25 0 0  -0.25 0 0  0.2 0.02 0  0.2 -0.01 0.017  0.2 -0.01 -0.017  -0.2 0.02 0  -0.2 -0.01 0.017"
+    "  -0.2 -0.01 -0.017  0.22 0 0.015  -0.22 0 -0.015"};
+
+/* ---- the pair scene: geom 0 (type t0, plane in the world) and geom 1 on free bodies ---- */
+
+typedef struct Pair {
+  mjModel* mj;
+  mjData* md;
+  sapModel* sm;
+  int t0, t1;
+  float* vert0;    /* MuJoCo's mesh vertices as compiled (unscaled) */
+  double* svert;   /* the scaled vertices handed to sapsim (MuJoCo's floats, exactly) */
+  double mscale[2];
+} Pair;
+
+static const char* geomXml(int t) {
+  switch (t) {
+    case SAP_GEOM_PLANE: return "type=\"plane\" size=\"0 0 1\"";
+    case SAP_GEOM_SPHERE: return "type=\"sphere\" size=\"0.1\"";
+    case SAP_GEOM_CAPSULE: return "type=\"capsule\" size=\"0.1 0.1\"";
+    case SAP_GEOM_ELLIPSOID: return "type=\"ellipsoid\" size=\"0.1 0.1 0.1\"";
+    case SAP_GEOM_CYLINDER: return "type=\"cylinder\" size=\"0.1 0.1\"";
+    case SAP_GEOM_BOX: return "type=\"box\" size=\"0.1 0.1 0.1\"";
+    default: return "type=\"mesh\" mesh=\"m00\"";
+  }
+}
+
+static int pairOpen(Pair* p, int t0, int t1) {
+  char xml[8192], path[128], b[2][512];
+  int ty[2] = {t0, t1};
+  for (int i = 0; i < 2; i++) {
+    if (ty[i] == SAP_GEOM_PLANE) snprintf(b[i], sizeof(b[i]), "<geom name=\"g%d\" %s/>", i, geomXml(ty[i]));
+    else snprintf(b[i], sizeof(b[i]), "<body name=\"b%d\"><freejoint/><geom name=\"g%d\" %s/></body>", i, i, geomXml(ty[i]));
+  }
+  // mesh assets m<g><k>: each geom its own copy of the three shapes (scaled separately)
+  char asset[4096] = "<asset>";
+  for (int g = 0; g < 2; g++)
+    for (int k = 0; k < NMESH; k++) {
+      char one[1024];
+      snprintf(one, sizeof(one), "<mesh name=\"m%d%d\" vertex=\"%s\"/>", g, k, MESH_VERT[k]);
+      strcat(asset, one);
+    }
+  strcat(asset, "</asset>");
+  snprintf(xml, sizeof(xml), "<mujoco>%s<worldbody>%s%s</worldbody></mujoco>", asset, b[0], b[1]);
+  snprintf(path, sizeof(path), "/tmp/sapsim_test_collision_oracle_%d.xml", (int)getpid());
+  FILE* f = fopen(path, "w");
+  if (!f) return 0;
+  fputs(xml, f);
+  fclose(f);
+  char err[1000] = "";
+  memset(p, 0, sizeof(*p));
+  p->t0 = t0;
+  p->t1 = t1;
+  p->mj = mj_loadXML(path, NULL, err, sizeof(err));
+  int ok = p->mj && sap_loadModel(path, &p->sm) == SAP_OK;
+  remove(path);
+  if (!ok) { fprintf(stderr, "  load: %s %s\n", err, sap_lastError()); return 0; }
+  p->md = mj_makeData(p->mj);
+  int nv = p->mj->nmeshvert;
+  p->vert0 = malloc(sizeof(float) * 3 * nv);
+  memcpy(p->vert0, p->mj->mesh_vert, sizeof(float) * 3 * nv);
+  p->svert = malloc(sizeof(double) * 3 * nv);
+  return 1;
+}
+
+static void pairClose(Pair* p) {
+  mj_deleteData(p->md);
+  mj_deleteModel(p->mj);
+  sap_freeModel(p->sm);
+  free(p->vert0);
+  free(p->svert);
+}
+
+static double logSize(double lo, double hi) { return pow(10, check_uniform(lo, hi)); }
+
+static void randomUnit(double* u, int dim) {
+  double n = 0;
+  do {
+    n = 0;
+    for (int k = 0; k < dim; k++) { u[k] = check_uniform(-1, 1); n += u[k] * u[k]; }
+  } while (n > 1 || n < 1e-6);
+  for (int k = 0; k < dim; k++) u[k] /= sqrt(n);
+}
+
+/* mesh id of MuJoCo geom g (the asset order is hull, flat, rod) */
+static int meshBaseExtent(const mjModel* m, int id, double* ext) {
+  ext[0] = ext[1] = ext[2] = 0;
+  for (int i = 0; i < m->mesh_vertnum[id]; i++)
+    for (int k = 0; k < 3; k++) ext[k] = fmax(ext[k], fabs(m->mesh_vert[3 * (m->mesh_vertadr[id] + i) + k]));
+  return m->mesh_vertnum[id];
+}
+
+/* random size family of geom g (type t): half sizes log-uniform over 1 cm - 1 m, with
+ * thin plates / coins / rods / flat and long ellipsoids and meshes; sets MuJoCo's sizes
+ * (and mesh vertices) and returns the half thickness (smallest half extent) and the
+ * bounding radius */
+static void randomGeom(Pair* p, int g, int t, double* thick, double* rbound) {
+  mjModel* m = p->mj;
+  double* s = m->geom_size + 3 * g;
+  int fam = (int)check_uniform(0, 3);
+  switch (t) {
+    case SAP_GEOM_SPHERE:
+      s[0] = logSize(-2, 0);
+      *thick = *rbound = s[0];
+      break;
+    case SAP_GEOM_CAPSULE:
+      if (fam == 0) { s[0] = logSize(-2, -1.3); s[1] = 50 * s[0]; }  // rod: length 100 r
+      else { s[0] = logSize(-2, 0); s[1] = logSize(-2, 0); }
+      *thick = s[0];
+      *rbound = s[0] + s[1];
+      break;
+    case SAP_GEOM_CYLINDER:
+      if (fam == 0) { s[0] = logSize(-2, -1.3); s[1] = 50 * s[0]; }        // rod
+      else if (fam == 1) { s[0] = logSize(-0.5, 0); s[1] = s[0] / 100; }  // coin
+      else { s[0] = logSize(-2, 0); s[1] = logSize(-2, 0); }
+      *thick = fmin(s[0], s[1]);
+      *rbound = sqrt(s[0] * s[0] + s[1] * s[1]);
+      break;
+    case SAP_GEOM_ELLIPSOID:
+    case SAP_GEOM_BOX:
+      for (int k = 0; k < 3; k++) s[k] = logSize(-2, 0);
+      if (fam == 0) { int k = (int)check_uniform(0, 3); s[k] = fmax(s[(k + 1) % 3], s[(k + 2) % 3]) / 100; }  // plate / flat
+      if (fam == 1 && t == SAP_GEOM_ELLIPSOID) { int k = (int)check_uniform(0, 3); s[k] = fmax(0.3, s[k]); s[(k + 1) % 3] = s[(k + 2) % 3] = s[k] / 50; }  // needle
+      *thick = fmin(fmin(s[0], s[1]), s[2]);
+      *rbound = sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+      break;
+    default: {  // mesh: one of the three, uniformly scaled to a largest half extent of 1 cm - 1 m
+      int id = NMESH * g + fam;
+      double ext[3];
+      m->geom_dataid[g] = id;
+      meshBaseExtent(m, id, ext);
+      double big = fmax(fmax(ext[0], ext[1]), ext[2]), sc = logSize(-2, 0) / big;
+      p->mscale[g] = sc;
+      int a = m->mesh_vertadr[id], nv = m->mesh_vertnum[id];
+      double r = 0;
+      for (int i = 3 * a; i < 3 * (a + nv); i++) {
+        m->mesh_vert[i] = (float)(p->vert0[i] * sc);
+        p->svert[i] = m->mesh_vert[i];
+      }
+      for (int i = a; i < a + nv; i++) r = fmax(r, sqrt(p->svert[3 * i] * p->svert[3 * i] + p->svert[3 * i + 1] * p->svert[3 * i + 1] + p->svert[3 * i + 2] * p->svert[3 * i + 2]));
+      *thick = fmin(fmin(ext[0], ext[1]), ext[2]) * sc;
+      *rbound = r;
+      for (int k = 0; k < 3; k++) s[k] = ext[k] * sc;
+    }
+  }
+  m->geom_rbound[g] = *rbound;
+  for (int k = 0; k < 3; k++) m->geom_aabb[6 * g + 3 + k] = *rbound;
+}
+
+static void setBody(Pair* p, int i, const double* pos, const double* quat) {
+  int jnt = p->mj->body_jntadr[i + 1];
+  double* q = p->md->qpos + p->mj->jnt_qposadr[jnt];
+  memcpy(q, pos, 3 * sizeof(double));
+  memcpy(q + 3, quat, 4 * sizeof(double));
+}
+
+/* geom 1 at offset s along u from geom 0 (plane: height s over it) */
+static void placePair(Pair* p, const double* qa, const double* qb, const double* u, double s) {
+  double zero[3] = {0, 0, 0}, pos[3];
+  for (int k = 0; k < 3; k++) pos[k] = s * u[k];
+  if (p->t0 == SAP_GEOM_PLANE) {
+    setBody(p, 0, pos, qb);
+  } else {
+    setBody(p, 0, zero, qa);
+    setBody(p, 1, pos, qb);
+  }
+  mj_kinematics(p->mj, p->md);
+}
+
+/* MuJoCo 4's contacts (native CCD, or libccd MPR with mjDSBL_NATIVECCD) */
+static int mjContacts(Pair* p, int native, double margin, mjPreContact* con) {
+  if (native) p->mj->opt.disableflags &= ~mjDSBL_NATIVECCD;
+  else p->mj->opt.disableflags |= mjDSBL_NATIVECCD;
+  return mjCOLLISIONFUNC[p->t0][p->t1](p->mj, p->md, con, 0, 1, margin);
+}
+
+/* sapsim fp64 narrow phase at MuJoCo's poses and sizes */
+static int sapContacts(Pair* p, double margin, sapcContact_f64* con) {
+  sapcGeom_f64 g[2];
+  for (int i = 0; i < 2; i++) {
+    sapc_loadGeom_f64(p->sm, p->md->geom_xpos, p->md->geom_xmat, i, &g[i]);
+    for (int k = 0; k < 3; k++) g[i].size[k] = p->mj->geom_size[3 * i + k];
+    if (g[i].type == SAP_GEOM_MESH) {
+      int id = p->mj->geom_dataid[i];
+      g[i].vert = p->svert + 3 * p->mj->mesh_vertadr[id];
+      g[i].nvert = p->mj->mesh_vertnum[id];
+    }
+  }
+  return sapc_collide_f64(&g[0], &g[1], margin, con);
+}
+
+/* first touch along u by bisection on MuJoCo's overlap test (native, margin 0) */
+static double touchOffset(Pair* p, const double* qa, const double* qb, const double* u, double reach) {
+  mjPreContact con[mjMAXCONPAIR];
+  double lo = p->t0 == SAP_GEOM_PLANE ? -reach : 0, hi = reach;
+  for (int it = 0; it < 60; it++) {
+    double mid = 0.5 * (lo + hi);
+    placePair(p, qa, qb, u, mid);
+    if (mjContacts(p, 1, 0, con) > 0) lo = mid; else hi = mid;
+  }
+  return hi;
+}
+
+/* ---- reference 2: support functions from the geometry definitions -------------------- */
+
+typedef struct Ref {
+  int type;
+  double pos[3], mat[9], size[3];  /* mat row-major: columns are the local axes */
+  const float* vert;                /* MuJoCo's mesh vertices (geom frame) */
+  int nvert;
+} Ref;
+
+static void refGeom(const Pair* p, int g, Ref* r) {
+  const mjModel* m = p->mj;
+  r->type = m->geom_type[g];
+  memcpy(r->pos, p->md->geom_xpos + 3 * g, sizeof(r->pos));
+  memcpy(r->mat, p->md->geom_xmat + 9 * g, sizeof(r->mat));
+  memcpy(r->size, m->geom_size + 3 * g, sizeof(r->size));
+  r->vert = NULL;
+  r->nvert = 0;
+  if (r->type == mjGEOM_MESH) {
+    int id = m->geom_dataid[g];
+    r->vert = m->mesh_vert + 3 * m->mesh_vertadr[id];
+    r->nvert = m->mesh_vertnum[id];
+  }
+}
+
+/* h(n) = max over the solid of x.n: centre term plus the local support */
+static double support(const Ref* g, const double* n) {
+  double l[3], c = g->pos[0] * n[0] + g->pos[1] * n[1] + g->pos[2] * n[2];
+  for (int k = 0; k < 3; k++) l[k] = g->mat[k] * n[0] + g->mat[3 + k] * n[1] + g->mat[6 + k] * n[2];
+  const double* s = g->size;
+  switch (g->type) {
+    case mjGEOM_SPHERE: return c + s[0];                        // |n| = 1
+    case mjGEOM_CAPSULE: return c + s[0] + s[1] * fabs(l[2]);  // ball swept along the axis
+    case mjGEOM_ELLIPSOID: return c + sqrt(s[0] * s[0] * l[0] * l[0] + s[1] * s[1] * l[1] * l[1] + s[2] * s[2] * l[2] * l[2]);
+    case mjGEOM_CYLINDER: return c + s[1] * fabs(l[2]) + s[0] * sqrt(fmax(0, l[0] * l[0] + l[1] * l[1]));  // disc swept
+    case mjGEOM_BOX: return c + s[0] * fabs(l[0]) + s[1] * fabs(l[1]) + s[2] * fabs(l[2]);
+    default: {
+      double h = -1e300;
+      for (int i = 0; i < g->nvert; i++)
+        h = fmax(h, g->vert[3 * i] * l[0] + g->vert[3 * i + 1] * l[1] + g->vert[3 * i + 2] * l[2]);
+      return c + h;
+    }
+  }
+}
+
+/* the great circles {n : k.n = 0} on which h_A(n) + h_B(-n) has a kink: a capsule's or
+ * cylinder's axis, a box's three axes, every vertex difference of a mesh (two vertices
+ * tie there); a sphere and an ellipsoid have none. World frame, unit; returns the count */
+#define MAXKINK 256
+static int kinkAxes(const Ref* g, double (*k)[3], int n) {
+  double l[3];
+  int m = 0;
+  if (g->type == mjGEOM_CAPSULE || g->type == mjGEOM_CYLINDER) {
+    for (int j = 0; j < 3; j++) k[n][j] = g->mat[3 * j + 2];
+    return 1;
+  }
+  if (g->type == mjGEOM_BOX) {
+    for (int a = 0; a < 3; a++)
+      for (int j = 0; j < 3; j++) k[n + a][j] = g->mat[3 * j + a];
+    return 3;
+  }
+  if (g->type != mjGEOM_MESH) return 0;
+  for (int i = 0; i < g->nvert; i++)
+    for (int i2 = i + 1; i2 < g->nvert && n + m < MAXKINK; i2++) {
+      for (int j = 0; j < 3; j++) l[j] = g->vert[3 * i2 + j] - g->vert[3 * i + j];
+      double ll = sqrt(l[0] * l[0] + l[1] * l[1] + l[2] * l[2]);
+      if (ll < 1e-12) continue;
+      for (int j = 0; j < 3; j++) k[n + m][j] = (g->mat[3 * j] * l[0] + g->mat[3 * j + 1] * l[1] + g->mat[3 * j + 2] * l[2]) / ll;
+      m++;
+    }
+  return m;
+}
+
+/* objective on the unit sphere: f(n) = h_A(n) + h_B(-n) (overlap along n); with a ray
+ * direction u set, g(n) = (f(n) + infl) / (n.u) on n.u > 0 (the distance from the origin
+ * along u to the boundary of A - B grown by infl, as its minimum) */
+typedef struct Obj {
+  const Ref* a;
+  const Ref* b;
+  const double* u;
+  double infl;
+  int nk;
+  double kink[MAXKINK][3];
+} Obj;
+
+static void objInit(Obj* o, const Ref* a, const Ref* b, const double* u, double infl) {
+  o->a = a;
+  o->b = b;
+  o->u = u;
+  o->infl = infl;
+  o->nk = kinkAxes(a, o->kink, 0);
+  o->nk += kinkAxes(b, o->kink, o->nk);
+}
+
+static double objective(const Obj* o, const double* n) {
+  double nn[3] = {-n[0], -n[1], -n[2]}, f = support(o->a, n) + support(o->b, nn);
+  if (!o->u) return f;
+  double c = n[0] * o->u[0] + n[1] * o->u[1] + n[2] * o->u[2];
+  return c > 1e-12 ? (f + o->infl) / c : 1e300;
+}
+
+static double dot3(const double* a, const double* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static void cross3(double* r, const double* a, const double* b) {
+  r[0] = a[1] * b[2] - a[2] * b[1]; r[1] = a[2] * b[0] - a[0] * b[2]; r[2] = a[0] * b[1] - a[1] * b[0];
+}
+static double unit3(double* v) {
+  double l = sqrt(dot3(v, v));
+  if (l > 0) for (int k = 0; k < 3; k++) v[k] /= l;
+  return l;
+}
+
+static void tangents(const double* n, double* t1, double* t2) {
+  double e[3] = {0, 0, 0};
+  e[fabs(n[0]) < 0.6 ? 0 : (fabs(n[1]) < 0.6 ? 1 : 2)] = 1;
+  cross3(t1, e, n);
+  unit3(t1);
+  cross3(t2, n, t1);
+}
+
+/* candidate m: keep it in best when lower */
+static void tryDir(const Obj* o, const double* m, double* fb, double* best) {
+  double x[3] = {m[0], m[1], m[2]};
+  if (unit3(x) < 1e-300) return;
+  double f = objective(o, x);
+  if (f < *fb) { *fb = f; memcpy(best, x, sizeof(x)); }
+}
+
+/* pattern search from n: 12 tangent directions at a random phase; and on the kinks near
+ * n (|k.n| < 4 step): n projected onto each, moved along it by +-step, and the crossing
+ * of two near kinks (a valley along a kink, or its corner, is followed exactly). The step
+ * grows by 1.5 on success, halves on failure, down to 1e-13 rad */
+static double refine(const Obj* o, double* n, double step) {
+  double f = objective(o, n), t1[3], t2[3], m[3], best[3], p[3], t[3];
+  int near[MAXKINK];
+  while (step > 1e-13) {
+    double fb = f, ph = check_uniform(0, 2 * mjPI);
+    tangents(n, t1, t2);
+    for (int j = 0; j < 12; j++) {
+      double a = ph + j * mjPI / 6, c = cos(a) * step, s = sin(a) * step;
+      for (int k = 0; k < 3; k++) m[k] = n[k] + c * t1[k] + s * t2[k];
+      tryDir(o, m, &fb, best);
+    }
+    int nn = 0;
+    for (int i = 0; i < o->nk; i++) {
+      double c = dot3(o->kink[i], n);
+      if (fabs(c) >= 4 * step) continue;
+      near[nn++] = i;
+      for (int k = 0; k < 3; k++) p[k] = n[k] - c * o->kink[i][k];
+      if (unit3(p) < 1e-9) continue;
+      tryDir(o, p, &fb, best);
+      cross3(t, o->kink[i], p);
+      for (int sg = -1; sg <= 1; sg += 2) {
+        for (int k = 0; k < 3; k++) m[k] = p[k] + sg * step * t[k];
+        tryDir(o, m, &fb, best);
+      }
+    }
+    for (int i = 0; i < nn && nn <= 24; i++)
+      for (int j = i + 1; j < nn; j++) {
+        cross3(m, o->kink[near[i]], o->kink[near[j]]);
+        if (dot3(m, n) < 0) for (int k = 0; k < 3; k++) m[k] = -m[k];
+        tryDir(o, m, &fb, best);
+      }
+    if (fb < f) { f = fb; memcpy(n, best, sizeof(best)); step *= 1.5; }
+    else step *= 0.5;
+  }
+  return f;
+}
+
+#define NGRID 1500
+static double GRID[NGRID][3];
+
+static void gridInit(void) {
+  double ga = mjPI * (3 - sqrt(5.0));
+  for (int i = 0; i < NGRID; i++) {
+    double z = 1 - (2 * i + 1.0) / NGRID, r = sqrt(1 - z * z);
+    GRID[i][0] = r * cos(ga * i); GRID[i][1] = r * sin(ga * i); GRID[i][2] = z;
+  }
+}
+
+/* min over the unit sphere: the grid, the given seeds (ns), both signs of every kink
+ * crossing; the 4 best mutually > 0.05 rad apart refined; returns the minimum and its
+ * direction */
+static double sphereMin(const Obj* o, double (*seed)[3], int ns, double* nbest) {
+  enum { KEEP = 4 };
+  double cf[KEEP], cn[KEEP][3];
+  int nk = 0, npair = o->nk * (o->nk - 1) / 2;
+  for (int i = 0; i < NGRID + ns + 2 * npair; i++) {
+    double n[3];
+    if (i < NGRID) memcpy(n, GRID[i], sizeof(n));
+    else if (i < NGRID + ns) memcpy(n, seed[i - NGRID], sizeof(n));
+    else {  // kink crossing number q, sign
+      int q = (i - NGRID - ns) / 2, a = 0;
+      while (q >= o->nk - 1 - a) { q -= o->nk - 1 - a; a++; }
+      cross3(n, o->kink[a], o->kink[a + 1 + q]);
+      if ((i - NGRID - ns) & 1) for (int k = 0; k < 3; k++) n[k] = -n[k];
+    }
+    if (unit3(n) < 1e-9) continue;
+    double f = objective(o, n);
+    // a near candidate: keep the better of the two
+    int j = 0;
+    for (; j < nk; j++) if (dot3(n, cn[j]) > cos(0.05)) break;
+    if (j < nk) { if (f < cf[j]) { cf[j] = f; memcpy(cn[j], n, sizeof(n)); } continue; }
+    if (nk < KEEP) { cf[nk] = f; memcpy(cn[nk++], n, sizeof(n)); continue; }
+    int w = 0;
+    for (j = 1; j < KEEP; j++) if (cf[j] > cf[w]) w = j;
+    if (f < cf[w]) { cf[w] = f; memcpy(cn[w], n, sizeof(n)); }
+  }
+  double fb = 1e300;
+  for (int j = 0; j < nk; j++) {
+    double f = refine(o, cn[j], 0.05);
+    if (f < fb) { fb = f; memcpy(nbest, cn[j], 3 * sizeof(double)); }
+  }
+  return fb;
+}
+
+/* seeds: the local axes of both geoms (+-), the centre line, extra directions */
+static int seeds(const Ref* a, const Ref* b, const double (*extra)[3], int nextra, double (*s)[3]) {
+  int n = 0;
+  for (int g = 0; g < 2; g++)
+    for (int k = 0; k < 3; k++)
+      for (int sg = -1; sg <= 1; sg += 2) {
+        const Ref* x = g ? b : a;
+        for (int j = 0; j < 3; j++) s[n][j] = sg * x->mat[3 * j + k];
+        n++;
+      }
+  for (int j = 0; j < 3; j++) s[n][j] = b->pos[j] - a->pos[j];
+  n++;
+  for (int i = 0; i < nextra; i++) memcpy(s[n++], extra[i], 3 * sizeof(double));
+  return n;
+}
+
+static int deepestSap(const sapcContact_f64* c, int n) {
+  int k = 0;
+  for (int i = 1; i < n; i++) if (c[i].dist < c[k].dist) k = i;
+  return k;
+}
+static int deepestMj(const mjPreContact* c, int n) {
+  int k = 0;
+  for (int i = 1; i < n; i++) if (c[i].dist < c[k].dist) k = i;
+  return k;
+}
+static double normalErr(const double* a, const double* b) {
+  double e = 0;
+  for (int k = 0; k < 3; k++) e = fmax(e, fabs(a[k] - b[k]));
+  return e;
+}
+
+/* ---- judging one deepest contact against reference 2 ----------------------------------- */
+
+/* one pose as reference 2 sees it */
+typedef struct Pose {
+  Ref a, b;
+  int plane;
+  double margin, L, tol;
+  double dref, nref[3];  /* signed distance and its normal (a to b) */
+  int have_ray;
+  double u[3], tray;     /* MPR's ray from v0 = c_a - c_b through the origin, and t* along it */
+} Pose;
+
+/* separation along unit n: -f(n) (plane: only along its normal) */
+static double sepAlong(const Pose* P, const double* n) {
+  double nn[3] = {-n[0], -n[1], -n[2]};
+  if (!P->plane) return -(support(&P->a, n) + support(&P->b, nn));
+  if (normalErr(n, P->nref) > 1e-9) return -1e300;
+  return -support(&P->b, nn) - (P->a.pos[0] * n[0] + P->a.pos[1] * n[1] + P->a.pos[2] * n[2]);
+}
+
+/* MPR (libccd's, on the geoms grown by margin/2 each) reports the distance from the
+ * origin to the final portal, the portal the ray from v0 = c_a - c_b through the origin
+ * leaves the grown difference M = A - B + ball(margin) by: t* = min over n.u > 0 of
+ * h_M(n) / n.u (the exit distance along u), so dist = margin - depth lies in
+ * [margin - t*, dref] within MPR's 1e-6 m tolerance */
+static void rayBound(Pose* P, const double* n) {
+  if (P->have_ray) return;
+  double sd[32][3], nr[3], extra[2][3];
+  for (int k = 0; k < 3; k++) P->u[k] = P->b.pos[k] - P->a.pos[k];
+  unit3(P->u);
+  memcpy(extra[0], n, sizeof(extra[0]));
+  memcpy(extra[1], P->u, sizeof(extra[1]));
+  int nsd = seeds(&P->a, &P->b, (const double (*)[3])extra, 2, sd);
+  static Obj o;
+  objInit(&o, &P->a, &P->b, P->u, P->margin);
+  P->tray = sphereMin(&o, sd, nsd, nr);
+  P->have_ray = 1;
+}
+
+enum { V_EXACT = 0, V_BOUND, V_OFF };
+static const char* VERDICT[3] = {"exact", "bounded", "OFF"};
+
+typedef struct Judged {
+  int v;
+  double ed, en;  /* |d - dref|, dref - sep(n) */
+  double over;    /* dref - d (deeper than the minimum penetration) */
+  double ang;     /* angle of n to the reference normal */
+} Judged;
+
+/* exact: the signed distance, with the reference normal (or one that separates as much:
+ * ties), within tol. bounded: what holds for any contact that is not exact but sound --
+ * never more separation than the signed distance (d <= dref), never more penetration
+ * than the overlap along its own normal (d >= sep(n)), and no deeper than MPR's ray
+ * depth (d >= margin - t*): MPR's depth (between the minimum penetration and the ray
+ * depth) and face-normal manifolds (the face's normal within ~2 degrees of the minimum
+ * direction) are bounded. OFF: anything else */
+static Judged judge(Pose* P, double d, const double* n) {
+  Judged j;
+  double sep = sepAlong(P, n);
+  j.ed = fabs(d - P->dref);
+  j.en = P->dref - sep;
+  j.over = P->dref - d;
+  j.ang = acos(fmax(-1, fmin(1, dot3(n, P->nref))));
+  j.v = V_OFF;
+  if (j.ed <= P->tol && (j.en <= P->tol || j.ang <= 1e-3)) j.v = V_EXACT;
+  else if (!P->plane) {
+    rayBound(P, n);
+    if (d >= P->margin - P->tray - P->tol && d <= P->dref + P->tol && d >= sep - P->tol) j.v = V_BOUND;
+  }
+  return j;
+}
+
+/* ---- the oracle ----------------------------------------------------------------------- */
+
+/* per pair, per implementation (0 sapsim, 1 MuJoCo libccd, 2 MuJoCo native) */
+typedef struct Stat {
+  int poses, contacts;
+  int n[3][3];               /* [impl][verdict] */
+  int miss[3], spurious[3];  /* no contact where reference 2 has one, and the reverse */
+  double ex_d[3], ex_n[3];   /* worst |d - dref| / L and (dref - sep(n)) / L over exact verdicts */
+  double mpr_over[3], mpr_ang[3];
+  int mj_off[2];             /* poses where MuJoCo [libccd, native] differs from sapsim */
+  int mj_cause[2][3][3];     /* ... by (sapsim verdict, MuJoCo verdict) */
+  double mj_d[2], mj_n[2];   /* worst agreement |d_s - d_mj| / L, normal, over agreeing poses */
+} Stat;
+
+static int poseCount(void) {
+  const char* e = getenv("SAPSIM_ORACLE_POSES");
+  int n = e ? atoi(e) : 0;
+  return n > 0 ? n : 600;
+}
+
+/* one pair type over npose poses */
+static void oraclePair(int t0, int t1, int npose, Stat* st) {
+  Pair p;
+  memset(st, 0, sizeof(*st));
+  if (!pairOpen(&p, t0, t1)) { check_test_failed++; return; }
+  int nprint = 0;
+  for (int it = 0; it < npose; it++) {
+    double th0 = 1e300, th1, rb0 = 0, rb1, qa[4], qb[4], u[3] = {0, 0, 1};
+    if (t0 != SAP_GEOM_PLANE) randomGeom(&p, 0, t0, &th0, &rb0);
+    randomGeom(&p, 1, t1, &th1, &rb1);
+    randomUnit(qa, 4);
+    randomUnit(qb, 4);
+    if (t0 != SAP_GEOM_PLANE) randomUnit(u, 3);
+    // margin 10% of the thinner geom's half thickness; from 60% of it deep to 15% apart
+    double thick = fmin(th0, th1), margin = 0.1 * thick;
+    double s0 = touchOffset(&p, qa, qb, u, rb0 + rb1 + 0.1);
+    placePair(&p, qa, qb, u, s0 + check_uniform(-0.6, 0.15) * thick);
+    st->poses++;
+    mjPreContact mc[2][mjMAXCONPAIR];
+    sapcContact_f64 sc[SAPC_PAIRCON];
+    int nc[3];
+    nc[0] = sapContacts(&p, margin, sc);
+    for (int v = 0; v < 2; v++) nc[v + 1] = mjContacts(&p, v, margin, mc[v]);
+    // the deepest contact of each
+    double d[3] = {0, 0, 0}, n[3][3];
+    for (int k = 0; k < 3; k++) {
+      if (!nc[k]) continue;
+      if (k == 0) { int i = deepestSap(sc, nc[0]); d[0] = sc[i].dist; memcpy(n[0], sc[i].n, sizeof(n[0])); }
+      else { int i = deepestMj(mc[k - 1], nc[k]); d[k] = mc[k - 1][i].dist; memcpy(n[k], mc[k - 1][i].normal, sizeof(n[k])); }
+    }
+    // reference 2: signed distance and normal
+    Pose P;
+    memset(&P, 0, sizeof(P));
+    refGeom(&p, 0, &P.a);
+    refGeom(&p, 1, &P.b);
+    P.plane = t0 == SAP_GEOM_PLANE;
+    P.margin = margin;
+    P.L = fmax(rb0, rb1);
+    // the reference's resolution (1e-7 L) plus MPR's stopping tolerance (1e-6 m, MuJoCo's
+    // mpr_tolerance: the final portal may sit that far inside the boundary)
+    P.tol = 1e-7 * P.L + 2e-6;
+    if (P.plane) {
+      double z[3] = {P.a.mat[2], P.a.mat[5], P.a.mat[8]}, mz[3] = {-z[0], -z[1], -z[2]};
+      P.dref = -support(&P.b, mz) - (P.a.pos[0] * z[0] + P.a.pos[1] * z[1] + P.a.pos[2] * z[2]);
+      memcpy(P.nref, z, sizeof(z));
+    } else {
+      double extra[3][3], sd[32][3];
+      int ne = 0;
+      for (int k = 0; k < 3; k++) if (nc[k]) memcpy(extra[ne++], n[k], sizeof(extra[0]));
+      int nsd = seeds(&P.a, &P.b, (const double (*)[3])extra, ne, sd);
+      static Obj o;
+      objInit(&o, &P.a, &P.b, NULL, 0);
+      P.dref = -sphereMin(&o, sd, nsd, P.nref);
+    }
+    int have = P.dref < margin - P.tol, none = P.dref > margin + P.tol;
+    st->contacts += have;
+    Judged J[3];
+    for (int k = 0; k < 3; k++) {
+      J[k].v = -1;
+      if (!nc[k]) { st->miss[k] += have; continue; }
+      if (none) { st->spurious[k]++; continue; }
+      J[k] = judge(&P, d[k], n[k]);
+      st->n[k][J[k].v]++;
+      if (J[k].v == V_EXACT) {
+        st->ex_d[k] = fmax(st->ex_d[k], J[k].ed / P.L);
+        st->ex_n[k] = fmax(st->ex_n[k], J[k].en / P.L);
+      } else if (J[k].v == V_BOUND) {
+        st->mpr_over[k] = fmax(st->mpr_over[k], J[k].over / P.L);
+        st->mpr_ang[k] = fmax(st->mpr_ang[k], J[k].ang);
+      }
+    }
+    int bad = (!nc[0] && have) || (nc[0] && none) || (nc[0] && J[0].v == V_OFF);
+    // reference 1: MuJoCo's deepest contact against sapsim's
+    for (int v = 0; v < 2; v++) {
+      if (!nc[0] || !nc[v + 1]) continue;
+      double ed = fabs(d[v + 1] - d[0]) / P.L, en = normalErr(n[v + 1], n[0]);
+      if (ed <= 1e-6 && en <= 1e-3) {
+        st->mj_d[v] = fmax(st->mj_d[v], ed);
+        st->mj_n[v] = fmax(st->mj_n[v], en);
+      } else if (J[0].v >= 0 && J[v + 1].v >= 0) {
+        st->mj_off[v]++;
+        st->mj_cause[v][J[0].v][J[v + 1].v]++;
+      }
+    }
+    if (bad && nprint++ < 6) {
+      fprintf(stderr, "  %s-%s pose %d (scale %.3g, thick %.3g, margin %.3g): reference dist %.9g n (%.5f %.5f %.5f)\n",
+              TYPE_NAME[t0], TYPE_NAME[t1], it, P.L, thick, margin, P.dref, P.nref[0], P.nref[1], P.nref[2]);
+      const char* who[3] = {"sapsim", "libccd", "native"};
+      for (int k = 0; k < 3; k++)
+        if (nc[k]) fprintf(stderr, "    %s: %d contacts, deepest %.9g n (%.5f %.5f %.5f): %s (sep along n %.9g, MPR bound %.9g)\n",
+                           who[k], nc[k], d[k], n[k][0], n[k][1], n[k][2], J[k].v >= 0 ? VERDICT[J[k].v] : "beyond margin",
+                           sepAlong(&P, n[k]), P.have_ray ? margin - P.tray : NAN);
+        else fprintf(stderr, "    %s: no contact\n", who[k]);
+    }
+  }
+  pairClose(&p);
+}
+
+static void test_size_ratio_oracle(void) {
+  const int ty[7] = {SAP_GEOM_PLANE, SAP_GEOM_SPHERE, SAP_GEOM_CAPSULE, SAP_GEOM_ELLIPSOID, SAP_GEOM_CYLINDER,
+                     SAP_GEOM_BOX, SAP_GEOM_MESH};
+  int npose = poseCount();
+  gridInit();
+  fprintf(stderr, "  | pair | poses | contacts | sapsim exact/MPR/off/miss/spur | exact: worst d, n err | MPR: deeper, angle | "
+          "libccd exact/MPR/off/miss | native exact/MPR/off/miss | vs libccd: d, n, differ | vs native: d, n, differ |\n");
+  for (int i = 0; i < 7; i++)
+    for (int j = i; j < 7; j++) {
+      if (j == 0) continue;
+      Stat s;
+      oraclePair(ty[i], ty[j], npose, &s);
+      fprintf(stderr, "  | %s-%s | %d | %d | %d/%d/%d/%d/%d | %.1e, %.1e | %.1e, %.2f | %d/%d/%d/%d | %d/%d/%d/%d | %.1e, %.1e, %d | %.1e, %.1e, %d |\n",
+              TYPE_NAME[ty[i]], TYPE_NAME[ty[j]], s.poses, s.contacts, s.n[0][0], s.n[0][1], s.n[0][2], s.miss[0],
+              s.spurious[0], s.ex_d[0], s.ex_n[0], s.mpr_over[0], s.mpr_ang[0], s.n[1][0], s.n[1][1], s.n[1][2], s.miss[1],
+              s.n[2][0], s.n[2][1], s.n[2][2], s.miss[2], s.mj_d[0], s.mj_n[0], s.mj_off[0], s.mj_d[1], s.mj_n[1], s.mj_off[1]);
+      int bad = s.n[0][V_OFF] + s.miss[0] + s.spurious[0];
+      CHECK(bad == 0, "%s-%s: %d poses where sapsim disagrees with the brute-force reference", TYPE_NAME[ty[i]],
+            TYPE_NAME[ty[j]], bad);
+      CHECK(s.contacts > npose / 3, "%s-%s: only %d poses with contacts", TYPE_NAME[ty[i]], TYPE_NAME[ty[j]], s.contacts);
+    }
+}
+
+int main(void) {
+  RUN(test_size_ratio_oracle);
+  return check_summary("test_collision_oracle");
+}
