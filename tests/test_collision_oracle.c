@@ -9,7 +9,7 @@
  * distance dist = -min_{|n|=1} f(n), f(n) = h_A(n) + h_B(-n) (minus the penetration depth
  * when they overlap, the separation when apart; argmin = normal a to b), by a Fibonacci
  * direction grid plus seeds and a random-direction pattern search on the sphere.
- * SAPSIM_ORACLE_POSES sets the poses per pair (default 600; make oracle-long: 10000). */
+ * SAPSIM_ORACLE_POSES sets the poses per pair (default 1000; make oracle-long: 10000). */
 #include <mujoco/mujoco.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,12 +116,12 @@ static void randomUnit(double* u, int dim) {
   for (int k = 0; k < dim; k++) u[k] /= sqrt(n);
 }
 
-/* mesh id of MuJoCo geom g (the asset order is hull, flat, rod) */
-static int meshBaseExtent(const mjModel* m, int id, double* ext) {
+/* half extents of mesh id as compiled (unscaled) */
+static void meshBaseExtent(const Pair* p, int id, double* ext) {
+  const mjModel* m = p->mj;
   ext[0] = ext[1] = ext[2] = 0;
   for (int i = 0; i < m->mesh_vertnum[id]; i++)
-    for (int k = 0; k < 3; k++) ext[k] = fmax(ext[k], fabs(m->mesh_vert[3 * (m->mesh_vertadr[id] + i) + k]));
-  return m->mesh_vertnum[id];
+    for (int k = 0; k < 3; k++) ext[k] = fmax(ext[k], fabs(p->vert0[3 * (m->mesh_vertadr[id] + i) + k]));
 }
 
 /* random size family of geom g (type t): half sizes log-uniform over 1 cm - 1 m, with
@@ -162,7 +162,7 @@ static void randomGeom(Pair* p, int g, int t, double* thick, double* rbound) {
       int id = NMESH * g + fam;
       double ext[3];
       m->geom_dataid[g] = id;
-      meshBaseExtent(m, id, ext);
+      meshBaseExtent(p, id, ext);
       double big = fmax(fmax(ext[0], ext[1]), ext[2]), sc = logSize(-2, 0) / big;
       p->mscale[g] = sc;
       int a = m->mesh_vertadr[id], nv = m->mesh_vertnum[id];
@@ -368,7 +368,7 @@ static void tryDir(const Obj* o, const double* m, double* fb, double* best) {
 static double refine(const Obj* o, double* n, double step) {
   double f = objective(o, n), t1[3], t2[3], m[3], best[3], p[3], t[3];
   int near[MAXKINK];
-  while (step > 1e-13) {
+  for (int iter = 0; step > 1e-13 && iter < 3000; iter++) {
     double fb = f, ph = check_uniform(0, 2 * mjPI);
     tangents(n, t1, t2);
     for (int j = 0; j < 12; j++) {
@@ -396,7 +396,7 @@ static double refine(const Obj* o, double* n, double step) {
         if (dot3(m, n) < 0) for (int k = 0; k < 3; k++) m[k] = -m[k];
         tryDir(o, m, &fb, best);
       }
-    if (fb < f) { f = fb; memcpy(n, best, sizeof(best)); step *= 1.5; }
+    if (fb < f - 1e-15 * fabs(f)) { f = fb; memcpy(n, best, sizeof(best)); step = fmin(0.1, 1.5 * step); }
     else step *= 0.5;
   }
   return f;
@@ -557,11 +557,12 @@ static Judged judge(Pose* P, double d, const double* n) {
 
 /* per pair, per implementation (0 sapsim, 1 MuJoCo libccd, 2 MuJoCo native) */
 typedef struct Stat {
-  int poses, contacts;
+  int poses, contacts, multi;  /* multi: poses where sapsim returns a manifold (> 1 contact) */
   int n[3][3];               /* [impl][verdict] */
   int miss[3], spurious[3];  /* no contact where reference 2 has one, and the reverse */
   double ex_d[3], ex_n[3];   /* worst |d - dref| / L and (dref - sep(n)) / L over exact verdicts */
   double mpr_over[3], mpr_ang[3];
+  double off_shallow[3], off_normal[3];  /* OFF: worst (d - dref) / L and (sep(n) - d) / L */
   int mj_off[2];             /* poses where MuJoCo [libccd, native] differs from sapsim */
   int mj_cause[2][3][3];     /* ... by (sapsim verdict, MuJoCo verdict) */
   double mj_d[2], mj_n[2];   /* worst agreement |d_s - d_mj| / L, normal, over agreeing poses */
@@ -570,7 +571,7 @@ typedef struct Stat {
 static int poseCount(void) {
   const char* e = getenv("SAPSIM_ORACLE_POSES");
   int n = e ? atoi(e) : 0;
-  return n > 0 ? n : 600;
+  return n > 0 ? n : 1000;
 }
 
 /* one pair type over npose poses */
@@ -629,6 +630,7 @@ static void oraclePair(int t0, int t1, int npose, Stat* st) {
     }
     int have = P.dref < margin - P.tol, none = P.dref > margin + P.tol;
     st->contacts += have;
+    st->multi += nc[0] > 1;
     Judged J[3];
     for (int k = 0; k < 3; k++) {
       J[k].v = -1;
@@ -642,6 +644,9 @@ static void oraclePair(int t0, int t1, int npose, Stat* st) {
       } else if (J[k].v == V_BOUND) {
         st->mpr_over[k] = fmax(st->mpr_over[k], J[k].over / P.L);
         st->mpr_ang[k] = fmax(st->mpr_ang[k], J[k].ang);
+      } else {
+        st->off_shallow[k] = fmax(st->off_shallow[k], -J[k].over / P.L);
+        st->off_normal[k] = fmax(st->off_normal[k], (P.dref - J[k].en - d[k]) / P.L);
       }
     }
     int bad = (!nc[0] && have) || (nc[0] && none) || (nc[0] && J[0].v == V_OFF);
@@ -687,6 +692,9 @@ static void test_size_ratio_oracle(void) {
               TYPE_NAME[ty[i]], TYPE_NAME[ty[j]], s.poses, s.contacts, s.n[0][0], s.n[0][1], s.n[0][2], s.miss[0],
               s.spurious[0], s.ex_d[0], s.ex_n[0], s.mpr_over[0], s.mpr_ang[0], s.n[1][0], s.n[1][1], s.n[1][2], s.miss[1],
               s.n[2][0], s.n[2][1], s.n[2][2], s.miss[2], s.mj_d[0], s.mj_n[0], s.mj_off[0], s.mj_d[1], s.mj_n[1], s.mj_off[1]);
+      fprintf(stderr, "    sapsim manifolds (> 1 contact): %d\n", s.multi);
+      fprintf(stderr, "    OFF worst: shallower than dref by %.1e / %.1e / %.1e, overlap along n beyond depth by %.1e / %.1e / %.1e (sapsim / libccd / native, / scale)\n",
+              s.off_shallow[0], s.off_shallow[1], s.off_shallow[2], s.off_normal[0], s.off_normal[1], s.off_normal[2]);
       int bad = s.n[0][V_OFF] + s.miss[0] + s.spurious[0];
       CHECK(bad == 0, "%s-%s: %d poses where sapsim disagrees with the brute-force reference", TYPE_NAME[ty[i]],
             TYPE_NAME[ty[j]], bad);
