@@ -86,7 +86,7 @@ $(SO): $(HOST_OBJ) $(CU_OBJ) | $(MJ_LIB)
 	$(CC) -shared -Wl,--no-undefined -o $@ $^ $(LDLIBS) -Wl,-rpath,'$$ORIGIN'
 all: $(SO)
 
-$(BUILD)/tests/%: tests/%.c tests/check.h $(LIB) $(KERNEL_HDR)
+$(BUILD)/tests/%: tests/%.c tests/check.h tests/collision_ref.h $(LIB) $(KERNEL_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests $< $(LIB) $(LDLIBS) $(TEST_LDLIBS) -o $@
 
