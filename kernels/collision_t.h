@@ -1583,10 +1583,14 @@ SAP_HD_BIG int SAPT(cl_hfield)(const G* h, const G* b, R margin, C* con) {
           if (k > 0) n = SAPT(cl_keepDeepest)(con, n, SAPC_HFIELD_MAXCON, &cn);
           if (k >= 0) continue;
         }
-        if (!SAPT(cl_mpr)(&pr, ra, b, rbi, 0, cn.n, &depth, cn.pos)) continue;
+        // ellipsoids and cylinders: EPA's minimum penetration per prism (as the convex
+        // pairs; MPR's normal fixed on the curved surface is not a direction along which
+        // the prism and b separate by the depth); boxes and meshes: MPR, as MuJoCo
+        int curved = b->type == SAP_GEOM_ELLIPSOID || b->type == SAP_GEOM_CYLINDER;
+        if (!SAPT(cl_mpr)(&pr, ra, b, rbi, curved, cn.n, &depth, cn.pos)) continue;
         cn.dist = margin - depth;
         if (!(cn.dist < margin)) continue;
-        SAPT(cl_fixNormal)(&pr, b, &cn);
+        if (!curved) SAPT(cl_fixNormal)(&pr, b, &cn);
         n = SAPT(cl_keepDeepest)(con, n, SAPC_HFIELD_MAXCON, &cn);
       }
   return n;
