@@ -56,7 +56,7 @@ CLI := $(BUILD)/sapsim
 SO  := $(BUILD)/libsapsim.so
 CFLAGS += -fPIC
 
-.PHONY: all test test-gpu bench deps clean asan asan-ci fuzz fuzz-ci fuzz-deps error-table check-templates \
+.PHONY: all test test-gpu bench deps clean asan asan-ci fuzz fuzz-ci fuzz-deps error-table check-templates oracle-long \
         train-example
 all: $(CLI) $(TEST_BIN) $(EMU_TEST) $(SHIM_TEST)
 
@@ -169,6 +169,11 @@ $(PY_TEST): $(SO) $(CLI) $(PYENV)/.ready $(PY_SRC)
 test: deps
 	$(MAKE) all $(PY_TEST) check-templates
 	@bash tests/run.sh $(BUILD)/tests
+
+# the size-ratio collision oracle at 10000 poses per pair (make test runs 1000);
+# docs/collision_oracle.md holds its table
+oracle-long: deps $(BUILD)/tests/test_collision_oracle
+	SAPSIM_ORACLE_POSES=10000 $(BUILD)/tests/test_collision_oracle
 
 # the fp32 instances of the per-world templates compute in float (tests/check_templates.c)
 check-templates:
