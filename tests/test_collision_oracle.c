@@ -288,9 +288,9 @@ typedef struct Stat {
   int poses, contacts, multi;  /* multi: poses where sapsim returns a manifold (> 1 contact) */
   int n[3][3];               /* [impl][verdict] */
   int miss[3], spurious[3];  /* no contact where reference 2 has one, and the reverse */
-  double ex_d[3], ex_n[3];   /* worst |d - dref| / L and (dref - sep(n)) / L over exact verdicts */
+  double ex_d[3], ex_n[3];   /* worst |d - dref| and dref - sep(n) (m) over exact verdicts */
   double mpr_over[3], mpr_ang[3];
-  double off_shallow[3], off_normal[3];  /* OFF: worst (d - dref) / L and (sep(n) - d) / L */
+  double off_shallow[3], off_normal[3];  /* OFF: worst d - dref and sep(n) - d (m) */
   int mj_off[2];             /* poses where MuJoCo [libccd, native] differs from sapsim */
   int mj_cause[2][3][3];     /* ... by (sapsim verdict, MuJoCo verdict) */
   double mj_d[2], mj_n[2];   /* worst agreement |d_s - d_mj| / L, normal, over agreeing poses */
@@ -358,22 +358,23 @@ static void oraclePair(int t0, int t1, int npose, Stat* st) {
       J[k] = judge(&P, d[k], n[k]);
       st->n[k][J[k].v]++;
       if (J[k].v == V_EXACT) {
-        st->ex_d[k] = fmax(st->ex_d[k], J[k].ed / P.L);
-        st->ex_n[k] = fmax(st->ex_n[k], J[k].en / P.L);
+        st->ex_d[k] = fmax(st->ex_d[k], J[k].ed);
+        st->ex_n[k] = fmax(st->ex_n[k], J[k].en);
       } else if (J[k].v == V_BOUND) {
-        st->mpr_over[k] = fmax(st->mpr_over[k], J[k].over / P.L);
+        st->mpr_over[k] = fmax(st->mpr_over[k], J[k].over);
         st->mpr_ang[k] = fmax(st->mpr_ang[k], J[k].ang);
       } else {
-        st->off_shallow[k] = fmax(st->off_shallow[k], -J[k].over / P.L);
-        st->off_normal[k] = fmax(st->off_normal[k], (P.dref - J[k].en - d[k]) / P.L);
+        st->off_shallow[k] = fmax(st->off_shallow[k], -J[k].over);
+        st->off_normal[k] = fmax(st->off_normal[k], (P.dref - J[k].en - d[k]));
       }
     }
     int bad = (!nc[0] && have) || (nc[0] && none) || (nc[0] && J[0].v == V_OFF);
     // reference 1: MuJoCo's deepest contact against sapsim's
     for (int v = 0; v < 2; v++) {
       if (!nc[0] || !nc[v + 1]) continue;
-      double ed = fabs(d[v + 1] - d[0]) / P.L, en = normalErr(n[v + 1], n[0]);
-      if (ed <= 1e-6 && en <= 1e-3) {
+      // agreement: the distance within the oracle's tolerance, normals within 1e-3
+      double ed = fabs(d[v + 1] - d[0]), en = normalErr(n[v + 1], n[0]);
+      if (ed <= P.tol && en <= 1e-3) {
         st->mj_d[v] = fmax(st->mj_d[v], ed);
         st->mj_n[v] = fmax(st->mj_n[v], en);
       } else if (J[0].v >= 0 && J[v + 1].v >= 0) {
@@ -509,7 +510,13 @@ static void test_size_ratio_oracle(void) {
               s.spurious[0], s.ex_d[0], s.ex_n[0], s.mpr_over[0], s.mpr_ang[0], s.n[1][0], s.n[1][1], s.n[1][2], s.miss[1],
               s.n[2][0], s.n[2][1], s.n[2][2], s.miss[2], s.mj_d[0], s.mj_n[0], s.mj_off[0], s.mj_d[1], s.mj_n[1], s.mj_off[1]);
       fprintf(stderr, "    sapsim manifolds (> 1 contact): %d\n", s.multi);
-      fprintf(stderr, "    OFF worst: shallower than dref by %.1e / %.1e / %.1e, overlap along n beyond depth by %.1e / %.1e / %.1e (sapsim / libccd / native, / scale)\n",
+      for (int v = 0; v < 2; v++)
+        if (s.mj_off[v])
+          fprintf(stderr, "    differ from %s: %d, by verdict (sapsim/MuJoCo): exact/exact %d, exact/bounded %d, exact/OFF %d, "
+                  "bounded/exact %d, bounded/bounded %d, bounded/OFF %d\n", v ? "native" : "libccd", s.mj_off[v],
+                  s.mj_cause[v][0][0], s.mj_cause[v][0][1], s.mj_cause[v][0][2], s.mj_cause[v][1][0], s.mj_cause[v][1][1],
+                  s.mj_cause[v][1][2]);
+      fprintf(stderr, "    OFF worst: shallower than dref by %.1e / %.1e / %.1e, overlap along n beyond depth by %.1e / %.1e / %.1e (sapsim / libccd / native, m)\n",
               s.off_shallow[0], s.off_shallow[1], s.off_shallow[2], s.off_normal[0], s.off_normal[1], s.off_normal[2]);
       int bad = s.n[0][V_OFF] + s.miss[0] + s.spurious[0];
       CHECK(bad == 0, "%s-%s: %d poses where sapsim disagrees with the brute-force reference", TYPE_NAME[ty[i]],
