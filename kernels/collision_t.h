@@ -1,8 +1,10 @@
 /* Narrow phase template (no include guard): included by kernels/collision.h once
  * with SAP_REAL=float and once with SAP_REAL=double (DESIGN.md §5). Analytic
  * routines for the MuJoCo primitive pairs, SAT for box-box, MPR (XenoCollide /
- * libccd style, as MuJoCo 2.2's mjc_Convex) for every other convex pair, and a
- * contact manifold by clipping support features (Ericson, RTCD §5; Box2D). Reference.
+ * libccd style) to detect every other convex pair and EPA from its tetrahedron for the
+ * minimum penetration (MuJoCo 4's native semantics), and a contact manifold by
+ * clipping support features (Ericson, RTCD §5; Box2D). Checked against MuJoCo 4 and a
+ * brute-force support-function reference in docs/collision_oracle.md. Reference.
  * Convention: sapcContact.n points from geom a to geom b; dist < 0 = penetration;
  * pos is the midpoint of the two witness points (pos -+ dist/2 n). */
 
