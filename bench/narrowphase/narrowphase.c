@@ -1,6 +1,6 @@
 /* Narrow-phase cost per call (sapc_collide, fp64 and fp32) for five convex pairs at 0.1-0.2 m,
  * 2000 random orientations, 5 mm past first touch, 10 mm margin; docs/collision_oracle.md.
- * Not part of the CLI (bench/*.c is); build: cc -std=c11 -D_DEFAULT_SOURCE -O2 -Iinclude -Ikernels -Ihost bench/narrowphase/narrowphase.c -lm -o build/narrowphase */
+ * Not part of the CLI (which compiles the files directly in bench/); build: cc -std=c11 -D_DEFAULT_SOURCE -O2 -Iinclude -Ikernels -Ihost bench/narrowphase/narrowphase.c -lm -o build/narrowphase */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
