@@ -19,7 +19,6 @@
 #define CL_MPR_ITERS 50          /* MuJoCo mpr_iterations (phase 3 expansions) */
 #define CL_MPR_TOL 1e-6          /* MuJoCo mpr_tolerance (m, absolute) */
 #define CL_MPR_MAXLOOP 200       /* safety cap of MPR phases 1-2 (libccd: none) */
-#define CL_MANIFOLD_AGREE 0.002  /* a manifold's deepest may be deeper than the pair's depth by 0.2% of it */
 #define CL_EPA_NV 128            /* EPA polytope budget: vertices */
 #define CL_EPA_NF 256            /* ... and faces */
 

@@ -1092,14 +1092,16 @@ SAP_HD R SAPT(cl_depthSlack)(const G* a, const G* b) {
   return 2 * (R)CL_MPR_TOL + 16 * (R)CL_EPS * (SAPT(cl_scale)(a) + SAPT(cl_scale)(b));
 }
 
-/* a manifold (nc contacts) stands for the single contact of depth dist when its deepest
- * point is not shallower (dist + slack: a manifold must not report separation that is
- * not there) and not deeper than dist by more than CL_MANIFOLD_AGREE of the depth below
- * the margin (its face normal is within ~2 degrees of the contact normal) */
-SAP_HD int SAPT(cl_manifoldAgrees)(const C* con, int nc, R dist, R margin, R slack) {
+/* a manifold (nc contacts) stands for the single contact of depth dist (the pair's
+ * minimum penetration, or exact distance) when its deepest point tells the same depth
+ * within slack: not shallower (a manifold must not report separation that is not
+ * there) and not deeper (its face normal, within ~2 degrees of the contact normal, is
+ * then not the minimum direction; the brute-force oracle found such manifolds deeper
+ * than MPR's own depth bound, docs/collision_oracle.md) */
+SAP_HD int SAPT(cl_manifoldAgrees)(const C* con, int nc, R dist, R slack) {
   R dmin = con[0].dist;
   for (int i = 1; i < nc; i++) dmin = con[i].dist < dmin ? con[i].dist : dmin;
-  return dmin <= dist + slack && dmin >= dist - (R)CL_MANIFOLD_AGREE * (margin - dist) - slack;
+  return CL_FABS(dmin - dist) <= slack;
 }
 
 /* general convex pair, as MuJoCo 4's native collider: MPR on the cores inflated by
@@ -1116,7 +1118,7 @@ SAP_HD_BIG int SAPT(cl_convex)(const G* a, const G* b, R margin, C* con) {
   if (!SAPT(cl_mpr)(a, ra + margin / 2, b, rb + margin / 2, 1, c.n, &depth, c.pos)) return 0;
   c.dist = margin - depth;
   int nc = SAPT(cl_manifold)(a, b, c.n, margin, con);
-  if (nc > 0 && SAPT(cl_manifoldAgrees)(con, nc, c.dist, margin, SAPT(cl_depthSlack)(a, b))) return nc;
+  if (nc > 0 && SAPT(cl_manifoldAgrees)(con, nc, c.dist, SAPT(cl_depthSlack)(a, b))) return nc;
   con[0] = c;
   return c.dist < margin;
 }
@@ -1155,7 +1157,7 @@ SAP_HD_BIG int SAPT(cl_capsuleBox)(const G* a, const G* b, R margin, C* con) {
   SAPT(cl_normalize)(n);
   if (fb - a->size[0] >= margin) return 0;
   int nc = SAPT(cl_manifold)(a, b, n, margin, con);
-  if (nc > 0 && SAPT(cl_manifoldAgrees)(con, nc, fb - a->size[0], margin, SAPT(cl_depthSlack)(a, b))) return nc;
+  if (nc > 0 && SAPT(cl_manifoldAgrees)(con, nc, fb - a->size[0], SAPT(cl_depthSlack)(a, b))) return nc;
   return SAPT(cl_spheres)(x, a->size[0], q, 0, margin, con);
 }
 
