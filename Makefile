@@ -56,7 +56,7 @@ CLI := $(BUILD)/sapsim
 SO  := $(BUILD)/libsapsim.so
 CFLAGS += -fPIC
 
-.PHONY: all test test-gpu bench deps clean asan asan-ci fuzz fuzz-ci fuzz-deps error-table check-templates drake-deps \
+.PHONY: all test test-gpu bench deps clean asan asan-ci fuzz fuzz-ci fuzz-deps error-table check-templates drake-deps oracle-long \
         train-example
 all: $(CLI) $(TEST_BIN) $(EMU_TEST) $(SHIM_TEST)
 
@@ -86,7 +86,7 @@ $(SO): $(HOST_OBJ) $(CU_OBJ) | $(MJ_LIB)
 	$(CC) -shared -Wl,--no-undefined -o $@ $^ $(LDLIBS) -Wl,-rpath,'$$ORIGIN'
 all: $(SO)
 
-$(BUILD)/tests/%: tests/%.c tests/check.h $(LIB) $(KERNEL_HDR)
+$(BUILD)/tests/%: tests/%.c tests/check.h tests/collision_ref.h $(LIB) $(KERNEL_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests $< $(LIB) $(LDLIBS) $(TEST_LDLIBS) -o $@
 
@@ -174,6 +174,11 @@ drake-deps: deps $(PYENV)/.ready
 test: deps
 	$(MAKE) all $(PY_TEST) check-templates
 	@bash tests/run.sh $(BUILD)/tests
+
+# the size-ratio collision oracle at 10000 poses per pair (make test runs 1000);
+# docs/collision_oracle.md holds its table
+oracle-long: deps $(BUILD)/tests/test_collision_oracle
+	SAPSIM_ORACLE_POSES=10000 $(BUILD)/tests/test_collision_oracle
 
 # the fp32 instances of the per-world templates compute in float (tests/check_templates.c)
 check-templates:

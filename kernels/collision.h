@@ -19,10 +19,11 @@
 #define CL_MPR_ITERS 50          /* MuJoCo mpr_iterations (phase 3 expansions) */
 #define CL_MPR_TOL 1e-6          /* MuJoCo mpr_tolerance (m, absolute) */
 #define CL_MPR_MAXLOOP 200       /* safety cap of MPR phases 1-2 (libccd: none) */
-#define CL_MANIFOLD_AGREE 0.005  /* MPR manifold vs MPR depth, relative to the geom scales */
 #define CL_HULL_SCAN 32          /* mesh hulls up to this many vertices are scanned, not climbed */
 #define CL_HULL_PLATEAU 32       /* tied vertices a support search settles on the graph */
 #define CL_HULL_FEATURE 128      /* face / below-plane vertices gathered on the graph (else scan) */
+#define CL_EPA_NV 128            /* EPA polytope budget: vertices */
+#define CL_EPA_NF 256            /* ... and faces */
 
 /* the large narrow-phase routines are not inlined on the device (compile time,
  * register pressure) */

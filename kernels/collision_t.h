@@ -1,8 +1,10 @@
 /* Narrow phase template (no include guard): included by kernels/collision.h once
  * with SAP_REAL=float and once with SAP_REAL=double (DESIGN.md §5). Analytic
  * routines for the MuJoCo primitive pairs, SAT for box-box, MPR (XenoCollide /
- * libccd style, as MuJoCo 2.2's mjc_Convex) for every other convex pair, and a
- * contact manifold by clipping support features (Ericson, RTCD §5; Box2D). Reference.
+ * libccd style) to detect every other convex pair and EPA from its tetrahedron for the
+ * minimum penetration (MuJoCo 4's native semantics), and a contact manifold by
+ * clipping support features (Ericson, RTCD §5; Box2D). Checked against MuJoCo 4 and a
+ * brute-force support-function reference in docs/collision_oracle.md. Reference.
  * Convention: sapcContact.n points from geom a to geom b; dist < 0 = penetration;
  * pos is the midpoint of the two witness points (pos -+ dist/2 n). */
 
@@ -968,9 +970,132 @@ SAP_HD void SAPT(cl_mprPos)(SAPT(sapcMpr)* m, R* pos) {
   for (int k = 0; k < 3; k++) pos[k] = (R)0.5 * (p1[k] * inv + p2[k] * inv);
 }
 
+/* ---- EPA: minimum penetration from MPR's tetrahedron --------------------------------- */
+
+/* Expanding polytope (van den Bergen, "Proximity queries and penetration depth
+ * computation on 3D game objects", GDC 2001; Ericson RTCD 9.5; MuJoCo 4's native
+ * collider does the same after its GJK): starting from MPR's final tetrahedron
+ * (v0 inside, the portal v1 v2 v3; it holds the origin), the face of the polytope
+ * nearest the origin is pushed out to the support point along its normal until that
+ * point advances less than CL_MPR_TOL; the polytope lies inside M = A - B, so its
+ * nearest face converges from inside to the minimum penetration and its normal to the
+ * minimum direction. The depth reported is the overlap along the final normal,
+ * h_M(n) = w.n (w its support point), which is never below the minimum penetration
+ * and exactly what pushing along n must undo, also when the face budget
+ * (CL_EPA_NV vertices, CL_EPA_NF faces) ends the expansion early. */
+
+typedef struct SAPT(sapcEpa) {
+  R v[CL_EPA_NV][3], pa[CL_EPA_NV][3];  /* Minkowski points v = pa - pb, witness on a */
+  int f[CL_EPA_NF][3];                    /* faces, counter-clockwise seen from outside */
+  R fn[CL_EPA_NF][3], fd[CL_EPA_NF];      /* unit outward normal, distance of the plane */
+  int nv, nf;
+  R c[3];                                 /* a point inside (the first tetrahedron's centroid) */
+} SAPT(sapcEpa);
+
+/* face k over vertices (i, j, l): normal oriented away from the inner point; a
+ * degenerate face gets distance +inf (never the nearest) */
+SAP_HD void SAPT(cl_epaFace)(SAPT(sapcEpa)* e, int k, int i, int j, int l) {
+  R e1[3], e2[3], n[3], d[3];
+  SAPT(cl_sub)(e1, e->v[j], e->v[i]);
+  SAPT(cl_sub)(e2, e->v[l], e->v[i]);
+  SAPT(cl_cross)(n, e1, e2);
+  SAPT(cl_sub)(d, e->v[i], e->c);
+  if (SAPT(cl_dot)(n, d) < 0) { int t = j; j = l; l = t; SAPT(cl_neg)(n, n); }
+  e->f[k][0] = i; e->f[k][1] = j; e->f[k][2] = l;
+  R len = SAPT(cl_normalize)(n);
+  SAPT(cl_copy)(e->fn[k], n);
+  e->fd[k] = len > CL_TINY ? SAPT(cl_dot)(n, e->v[i]) : (R)1e30;
+}
+
+/* does face k hold the directed edge (a, b)? */
+SAP_HD int SAPT(cl_epaHasEdge)(const SAPT(sapcEpa)* e, int k, int a, int b) {
+  for (int i = 0; i < 3; i++)
+    if (e->f[k][i] == a && e->f[k][(i + 1) % 3] == b) return 1;
+  return 0;
+}
+
+/* EPA after a successful cl_mpr phase 3 (m holds the tetrahedron). Returns the unit
+ * normal n (a to b), the depth h_M(n) and the contact point (midpoint of the
+ * witnesses on the nearest face) */
+SAP_HD_BIG void SAPT(cl_epa)(SAPT(sapcMpr)* m, R* n, R* depth, R* pos) {
+  SAPT(sapcEpa) e;
+  unsigned char vis[CL_EPA_NF];
+  R w[3], wa[3], d[3];
+  e.nv = 4;
+  for (int i = 0; i < 4; i++) { SAPT(cl_copy)(e.v[i], m->v[i]); SAPT(cl_copy)(e.pa[i], m->pa[i]); }
+  for (int k = 0; k < 3; k++) e.c[k] = (R)0.25 * (e.v[0][k] + e.v[1][k] + e.v[2][k] + e.v[3][k]);
+  SAPT(cl_epaFace)(&e, 0, 1, 2, 3);
+  SAPT(cl_epaFace)(&e, 1, 0, 1, 2);
+  SAPT(cl_epaFace)(&e, 2, 0, 2, 3);
+  SAPT(cl_epaFace)(&e, 3, 0, 3, 1);
+  e.nf = 4;
+  int best = 0;
+  R hbest = 0;
+  for (;;) {
+    // nearest face, its support point w and the overlap along its normal h = w.n
+    int k = 0;
+    for (int j = 1; j < e.nf; j++) if (e.fd[j] < e.fd[k]) k = j;
+    SAPT(cl_mprSupport)(m, 4, e.fn[k]);
+    R h = SAPT(cl_dot)(m->v[4], e.fn[k]);
+    hbest = h;
+    best = k;
+    SAPT(cl_copy)(w, m->v[4]);
+    SAPT(cl_copy)(wa, m->pa[4]);
+    if (h - e.fd[k] <= (R)CL_MPR_TOL || e.nv == CL_EPA_NV) break;
+    // faces that see w go; their rim (edges whose neighbour stays) gets new faces to w
+    int nvis = 0;
+    for (int j = 0; j < e.nf; j++) {
+      SAPT(cl_sub)(d, w, e.v[e.f[j][0]]);
+      vis[j] = SAPT(cl_dot)(e.fn[j], d) > 0;
+      nvis += vis[j];
+    }
+    if (!vis[k]) break;  // rounding: w does not see the face it came from
+    int rim[CL_EPA_NF][2], nrim = 0;
+    for (int j = 0; j < e.nf; j++) {
+      if (!vis[j]) continue;
+      for (int i = 0; i < 3; i++) {
+        int a = e.f[j][i], b = e.f[j][(i + 1) % 3], kept = 0;
+        for (int q = 0; q < e.nf && !kept; q++) kept = !vis[q] && SAPT(cl_epaHasEdge)(&e, q, b, a);
+        if (kept && nrim < CL_EPA_NF) { rim[nrim][0] = a; rim[nrim][1] = b; nrim++; }
+      }
+    }
+    if (e.nf - nvis + nrim > CL_EPA_NF) break;
+    // compact the kept faces, then add one per rim edge
+    int nf = 0;
+    for (int j = 0; j < e.nf; j++) {
+      if (vis[j]) continue;
+      if (nf != j) {
+        for (int i = 0; i < 3; i++) e.f[nf][i] = e.f[j][i];
+        SAPT(cl_copy)(e.fn[nf], e.fn[j]);
+        e.fd[nf] = e.fd[j];
+      }
+      nf++;
+    }
+    int iw = e.nv++;
+    SAPT(cl_copy)(e.v[iw], w);
+    SAPT(cl_copy)(e.pa[iw], wa);
+    for (int r = 0; r < nrim; r++) SAPT(cl_epaFace)(&e, nf++, rim[r][0], rim[r][1], iw);
+    e.nf = nf;
+  }
+  // the last face examined: its normal and the overlap along it
+  SAPT(cl_copy)(n, e.fn[best]);
+  *depth = hbest;
+  // witnesses: the barycentric point of the face nearest the origin
+  R bc[3], p1[3] = {0, 0, 0}, p2[3] = {0, 0, 0};
+  const int* f = e.f[best];
+  SAPT(cl_triClosest)(e.v[f[0]], e.v[f[1]], e.v[f[2]], bc);
+  for (int i = 0; i < 3; i++) {
+    SAPT(cl_madd)(p1, p1, e.pa[f[i]], bc[i]);
+    SAPT(cl_sub)(d, e.pa[f[i]], e.v[f[i]]);  // pb = pa - v
+    SAPT(cl_madd)(p2, p2, d, bc[i]);
+  }
+  for (int k = 0; k < 3; k++) pos[k] = (R)0.5 * (p1[k] + p2[k]);
+}
+
 /* MPR penetration of the inflated cores: on overlap, returns 1 with the unit normal
- * n (a to b), depth > 0 and the contact point pos */
-SAP_HD_BIG int SAPT(cl_mpr)(const G* a, R ra, const G* b, R rb, R* n, R* depth, R* pos) {
+ * n (a to b), depth > 0 and the contact point pos; epa: the minimum penetration by EPA
+ * from MPR's last tetrahedron instead of MPR's portal (libccd's result) */
+SAP_HD_BIG int SAPT(cl_mpr)(const G* a, R ra, const G* b, R rb, int epa, R* n, R* depth, R* pos) {
   SAPT(sapcMpr) m;
   R dir[3], w[3];
   m.a = a; m.b = b; m.ra = ra; m.rb = rb;
@@ -1000,6 +1125,10 @@ SAP_HD_BIG int SAPT(cl_mpr)(const G* a, R ra, const G* b, R rb, R* n, R* depth, 
     SAPT(cl_mprSupport)(&m, 4, dir);
     if (SAPT(cl_mprReached)(&m, dir) || it > CL_MPR_ITERS) break;
     SAPT(cl_mprExpand)(&m);
+  }
+  if (epa) {
+    SAPT(cl_epa)(&m, n, depth, pos);
+    return *depth > 0;
   }
   // depth and normal: the point of the portal nearest the origin
   SAPT(cl_triClosest)(m.v[1], m.v[2], m.v[3], w);
@@ -1121,26 +1250,39 @@ SAP_HD R SAPT(cl_scale)(const G* g) {
   return s > g->size[2] ? s : g->size[2];
 }
 
-/* general convex pair, as MuJoCo's mjc_Convex: MPR on the cores inflated by their
- * radius + margin/2 (dist = margin - depth), the normal fixed on curved geoms. Then
- * a clipped manifold along that normal when both support features allow one, kept
- * only when its deepest point agrees with the MPR distance within
- * CL_MANIFOLD_AGREE x (scale a + scale b): a feature picked under a slightly wrong
- * normal can miss the deepest vertex or measure heights over the wrong face. */
+/* rounding slack of a manifold depth against the pair's own depth: the MPR tolerance
+ * twice and a few ulps of the geom scales */
+SAP_HD R SAPT(cl_depthSlack)(const G* a, const G* b) {
+  return 2 * (R)CL_MPR_TOL + 16 * (R)CL_EPS * (SAPT(cl_scale)(a) + SAPT(cl_scale)(b));
+}
+
+/* a manifold (nc contacts) stands for the single contact of depth dist (the pair's
+ * minimum penetration, or exact distance) when its deepest point tells the same depth
+ * within slack: not shallower (a manifold must not report separation that is not
+ * there) and not deeper (its face normal, within ~2 degrees of the contact normal, is
+ * then not the minimum direction; the brute-force oracle found such manifolds deeper
+ * than MPR's own depth bound, docs/collision_oracle.md) */
+SAP_HD int SAPT(cl_manifoldAgrees)(const C* con, int nc, R dist, R slack) {
+  R dmin = con[0].dist;
+  for (int i = 1; i < nc; i++) dmin = con[i].dist < dmin ? con[i].dist : dmin;
+  return CL_FABS(dmin - dist) <= slack;
+}
+
+/* general convex pair, as MuJoCo 4's native collider: MPR on the cores inflated by
+ * their radius + margin/2 to detect the overlap, EPA from its tetrahedron for the
+ * minimum penetration (dist = margin - depth; the normal is the minimum direction, so
+ * no curved-surface fix is needed). Then a clipped manifold along that normal when
+ * both support features allow one, kept when its deepest point agrees with the EPA
+ * depth (cl_manifoldAgrees): a feature picked under a slightly different normal can
+ * miss the deepest vertex or measure heights over the wrong face. */
 SAP_HD_BIG int SAPT(cl_convex)(const G* a, const G* b, R margin, C* con) {
   R depth;
   C c;
   R ra = SAPT(cl_coreRadius)(a), rb = SAPT(cl_coreRadius)(b);
-  if (!SAPT(cl_mpr)(a, ra + margin / 2, b, rb + margin / 2, c.n, &depth, c.pos)) return 0;
+  if (!SAPT(cl_mpr)(a, ra + margin / 2, b, rb + margin / 2, 1, c.n, &depth, c.pos)) return 0;
   c.dist = margin - depth;
-  SAPT(cl_fixNormal)(a, b, &c);
   int nc = SAPT(cl_manifold)(a, b, c.n, margin, con);
-  if (nc > 0) {
-    R dmin = con[0].dist;
-    for (int i = 1; i < nc; i++) dmin = con[i].dist < dmin ? con[i].dist : dmin;
-    R agree = (R)CL_MANIFOLD_AGREE * (SAPT(cl_scale)(a) + SAPT(cl_scale)(b));
-    if (CL_FABS(dmin - c.dist) <= agree) return nc;
-  }
+  if (nc > 0 && SAPT(cl_manifoldAgrees)(con, nc, c.dist, SAPT(cl_depthSlack)(a, b))) return nc;
   con[0] = c;
   return c.dist < margin;
 }
@@ -1179,7 +1321,7 @@ SAP_HD_BIG int SAPT(cl_capsuleBox)(const G* a, const G* b, R margin, C* con) {
   SAPT(cl_normalize)(n);
   if (fb - a->size[0] >= margin) return 0;
   int nc = SAPT(cl_manifold)(a, b, n, margin, con);
-  if (nc > 0) return nc;
+  if (nc > 0 && SAPT(cl_manifoldAgrees)(con, nc, fb - a->size[0], SAPT(cl_depthSlack)(a, b))) return nc;
   return SAPT(cl_spheres)(x, a->size[0], q, 0, margin, con);
 }
 
@@ -1611,10 +1753,14 @@ SAP_HD_BIG int SAPT(cl_hfield)(const G* h, const G* b, R margin, C* con) {
           if (k > 0) n = SAPT(cl_keepDeepest)(con, n, SAPC_HFIELD_MAXCON, &cn);
           if (k >= 0) continue;
         }
-        if (!SAPT(cl_mpr)(&pr, ra, b, rbi, cn.n, &depth, cn.pos)) continue;
+        // ellipsoids and cylinders: EPA's minimum penetration per prism (as the convex
+        // pairs; MPR's normal fixed on the curved surface is not a direction along which
+        // the prism and b separate by the depth); boxes and meshes: MPR, as MuJoCo
+        int curved = b->type == SAP_GEOM_ELLIPSOID || b->type == SAP_GEOM_CYLINDER;
+        if (!SAPT(cl_mpr)(&pr, ra, b, rbi, curved, cn.n, &depth, cn.pos)) continue;
         cn.dist = margin - depth;
         if (!(cn.dist < margin)) continue;
-        SAPT(cl_fixNormal)(&pr, b, &cn);
+        if (!curved) SAPT(cl_fixNormal)(&pr, b, &cn);
         n = SAPT(cl_keepDeepest)(con, n, SAPC_HFIELD_MAXCON, &cn);
       }
   return n;

@@ -4,6 +4,8 @@
  * are bitwise equal. Without a usable GPU every test says SKIP, unless
  * SAPSIM_REQUIRE_GPU=1 (make test-gpu), which turns that into a failure. */
 #include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #ifdef SAP_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -102,6 +104,27 @@ static void test_parity_free_motion(void) {
   parity("scenes/humanoid.xml", "approx32", 0, 20, 1e-4);
 }
 
+/* a column of convex bodies (mesh, ellipsoid, cylinder, capsule, box, sphere) that start
+ * 1 cm into each other over a plane: the MPR + EPA pairs from the first step */
+static const char* convexColumn(void) {
+  static char path[128];
+  snprintf(path, sizeof(path), "/tmp/sapsim_test_gpu_convex_%d.xml", (int)getpid());
+  FILE* f = fopen(path, "w");
+  if (!f) return path;
+  fputs("<mujoco><asset><mesh name='hull' vertex='0.08 0 0  -0.08 0 0  0 0.07 0  0 -0.07 0  0 0 0.06  0 0 -0.06"
+        "  0.04 0.04 0.03  0.04 -0.04 -0.03  -0.04 0.04 -0.03  -0.04 -0.04 0.03'/></asset><worldbody>"
+        "<geom type='plane' size='0 0 1'/>"
+        "<body pos='0 0 0.06'><freejoint/><geom type='mesh' mesh='hull'/></body>"
+        "<body pos='0.01 0 0.16' euler='20 10 0'><freejoint/><geom type='ellipsoid' size='0.07 0.05 0.05'/></body>"
+        "<body pos='-0.01 0.01 0.26' euler='80 0 30'><freejoint/><geom type='cylinder' size='0.05 0.06'/></body>"
+        "<body pos='0 -0.01 0.36' euler='0 85 0'><freejoint/><geom type='capsule' size='0.03 0.06'/></body>"
+        "<body pos='0.01 0.01 0.42' euler='10 0 40'><freejoint/><geom type='ellipsoid' size='0.04 0.06 0.03'/></body>"
+        "<body pos='0 0 0.50' euler='5 5 5'><freejoint/><geom type='mesh' mesh='hull'/></body>"
+        "</worldbody></mujoco>", f);
+  fclose(f);
+  return path;
+}
+
 static void test_parity_contact(void) {
   if (!gpu_available()) SKIP("no usable GPU");
   parity("scenes/box_stack.xml", "approx64", 1, 40, 1e-6);
@@ -115,6 +138,10 @@ static void test_parity_contact(void) {
   parity("scenes/quadruped_roll.xml", "approx64", 1, 40, 1e-6);  // condim-6 feet: 6 rows per contact
   parity("scenes/quadruped_roll.xml", "approx32", 1, 40, 1e-3);
   parity("scenes/quadruped_roll.xml", "drake", 1, 40, 1e-6);
+  // convex pairs (MPR + EPA: mesh-ellipsoid, ellipsoid-cylinder, cylinder-capsule, ...)
+  parity(convexColumn(), "approx64", 1, 60, 1e-6);
+  parity(convexColumn(), "approx32", 1, 30, 1e-3);
+  remove(convexColumn());
   // heightfield terrain: 0.5 s, the bodies land on the prisms (box, sphere, capsule, ellipsoid)
   parity("scenes/hfield_terrain.xml", "approx64", 1, 100, 1e-6);
   parity("scenes/hfield_terrain.xml", "approx32", 1, 52, 1e-3);  // fp32: 0.26 s, before the box tumbles
