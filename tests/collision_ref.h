@@ -23,6 +23,8 @@ typedef struct Ref {
   double pos[3], mat[9], size[3];  /* mat row-major: columns are the local axes */
   double vert[REF_MAXVERT][3];      /* polytope vertices in the geom frame */
   int nvert;
+  const double* vext;               /* a large polytope: its nvert vertices (x, y, z) here
+                                       instead of vert, and no kink circles (too many) */
 } Ref;
 
 /* h(n) = max over the solid of x.n: centre term plus the local support */
@@ -38,8 +40,10 @@ static inline double support(const Ref* g, const double* n) {
     case mjGEOM_BOX: return c + s[0] * fabs(l[0]) + s[1] * fabs(l[1]) + s[2] * fabs(l[2]);
     default: {
       double h = -1e300;
-      for (int i = 0; i < g->nvert; i++)
-        h = fmax(h, g->vert[i][0] * l[0] + g->vert[i][1] * l[1] + g->vert[i][2] * l[2]);
+      for (int i = 0; i < g->nvert; i++) {
+        const double* v = g->vext ? g->vext + 3 * i : g->vert[i];
+        h = fmax(h, v[0] * l[0] + v[1] * l[1] + v[2] * l[2]);
+      }
       return c + h;
     }
   }
@@ -61,7 +65,7 @@ static inline int kinkAxes(const Ref* g, double (*k)[3], int n) {
       for (int j = 0; j < 3; j++) k[n + a][j] = g->mat[3 * j + a];
     return 3;
   }
-  if (g->type != mjGEOM_MESH) return 0;
+  if (g->type != mjGEOM_MESH || g->vext) return 0;
   for (int i = 0; i < g->nvert; i++)
     for (int i2 = i + 1; i2 < g->nvert && n + m < MAXKINK; i2++) {
       for (int j = 0; j < 3; j++) l[j] = g->vert[i2][j] - g->vert[i][j];

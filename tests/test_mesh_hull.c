@@ -4,8 +4,9 @@
  * contacts of large meshes (a 20 k-vertex Fibonacci sphere, every vertex on the hull,
  * and a 60 k-point noisy cloud) against a plane, sphere, box and mesh: identical (bit
  * for bit, fp64 and fp32) to the same narrow phase with the adjacency removed (scan of
- * the hull vertices), equal to a scan of every mesh vertex, and within the existing
- * oracle tolerances of MuJoCo 4's own collision functions (tests/test_collision.c). */
+ * the hull vertices), equal to a scan of every mesh vertex, and in every pose within
+ * 1e-4 m and 0.1 (normal) of MuJoCo 4's native collider, whose minimum penetration (EPA)
+ * sapsim's convex pairs follow (measured worst 2.8e-5 m, 0.085 for mesh-mesh). */
 #include <math.h>
 #include <mujoco/mujoco.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "collision_ref.h"
 #include "sapsim/sapsim.h"
 #include "../kernels/collision.h"
 
@@ -72,6 +74,7 @@ typedef struct Pair {
   sapModel* sm;
   sapModel scan, all;  /* views: hull vertices without adjacency; every mesh vertex */
   int* noadj;
+  double* vd;  /* MuJoCo's mesh vertices in double (the brute-force reference's) */
   int t0;
 } Pair;
 
@@ -82,8 +85,10 @@ static int pairOpen(Pair* p, const char* verts, int t0) {
   p->t0 = t0;
   p->mj = mj_loadXML(path, NULL, err, sizeof(err));
   if (!p->mj) { fprintf(stderr, "  mj_loadXML: %s\n", err); return 0; }
-  p->mj->opt.disableflags |= mjDSBL_NATIVECCD;  // libccd's MPR: the algorithm sapsim ports
+  // MuJoCo 4's native collider: minimum penetration by EPA, as sapsim (kernels/collision_t.h)
   p->md = mj_makeData(p->mj);
+  p->vd = (double*)malloc(sizeof(double) * 3 * (p->mj->nmeshvert + 1));
+  for (long i = 0; i < 3L * p->mj->nmeshvert; i++) p->vd[i] = p->mj->mesh_vert[i];
   if (sap_loadModel(path, &p->sm) != SAP_OK) { fprintf(stderr, "  %s\n", sap_lastError()); return 0; }
   remove(path);
   int nn = p->sm->nmeshhull > p->sm->nmeshvert ? p->sm->nmeshhull : p->sm->nmeshvert;
@@ -100,6 +105,7 @@ static int pairOpen(Pair* p, const char* verts, int t0) {
 
 static void pairClose(Pair* p) {
   free(p->noadj);
+  free(p->vd);
   mj_deleteData(p->md);
   mj_deleteModel(p->mj);
   sap_freeModel(p->sm);
@@ -254,13 +260,40 @@ static int deepest(const sapcContact_f64* c, int n) {
   return k;
 }
 
-/* tolerances against MuJoCo 4: tests/test_collision.c's CASES for these pair types */
+/* geom i of the pair as the brute-force reference sees it (tests/collision_ref.h:
+ * support functions from the definitions; a mesh: every vertex) */
+static void refGeom(const Pair* p, int i, Ref* r) {
+  memset(r, 0, sizeof(*r));
+  r->type = p->mj->geom_type[i];
+  memcpy(r->pos, p->md->geom_xpos + 3 * i, sizeof(r->pos));
+  memcpy(r->mat, p->md->geom_xmat + 9 * i, sizeof(r->mat));
+  memcpy(r->size, p->mj->geom_size + 3 * i, sizeof(r->size));
+  if (r->type == mjGEOM_MESH) {
+    int id = p->mj->geom_dataid[i];
+    r->nvert = p->mj->mesh_vertnum[id];
+    r->vext = p->vd + 3 * p->mj->mesh_vertadr[id];
+  }
+}
+
+/* the signed distance the pair shows along unit normal n (a to b): -(h_a(n) + h_b(-n)) */
+static double sepAlongNormal(const Pair* p, const double* n) {
+  Ref a, b;
+  refGeom(p, 0, &a);
+  refGeom(p, 1, &b);
+  double nn[3] = {-n[0], -n[1], -n[2]};
+  return -(support(&a, n) + support(&b, nn));
+}
+
+/* against MuJoCo 4's native collider within tol_d (m) and tol_n (|n - n_mj|); a normal
+ * further from MuJoCo's counts as a tie when the pair's overlap along it (brute-force
+ * support functions) is MuJoCo's depth within tol_d: on a finely faceted surface the
+ * minimum direction is flat over several facets */
 static void contactCase(const char* what, const char* verts, int allhull, int t0, double tol_d, double tol_n) {
   const double margin = 0.01;
   const char* name[8] = {"plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh"};
   Pair p;
   if (!pairOpen(&p, verts, t0)) { check_test_failed++; return; }
-  int nclimb = 0, nall = 0, nmj = 0, nmjall = 0, nworse = 0, nboth = 0, npose = 60;
+  int nclimb = 0, nall = 0, nmj = 0, nmjall = 0, nties = 0, nboth = 0, npose = 60;
   double wd = 0, wn = 0, wall = 0;
   for (int it = 0; it < npose; it++) {
     double qa[4], qb[4], u[3] = {0, 0, 1};
@@ -294,7 +327,9 @@ static void contactCase(const char* what, const char* verts, int allhull, int t0
       for (int k = 0; k < 3; k++) en = fmax(en, fabs(c[ks].n[k] - mc[km].normal[k]));
       wd = fmax(wd, ed);
       wn = fmax(wn, en);
-      int off = ed > tol_d || en > tol_n, offall = 1;
+      int tie = en > tol_n && t0 != SAP_GEOM_PLANE && fabs(sepAlongNormal(&p, c[ks].n) - mc[km].dist) <= tol_d;
+      nties += tie;
+      int off = ed > tol_d || (en > tol_n && !tie), offall = 1;
       nmj += off;
       if (na) {
         int ka = deepest(al, na);
@@ -303,27 +338,18 @@ static void contactCase(const char* what, const char* verts, int allhull, int t0
         offall = fabs(al[ka].dist - mc[km].dist) > tol_d || ea > tol_n;
       }
       nmjall += offall;
-      nworse += off && !offall;
     }
   }
   fprintf(stderr, "  %-22s %-6s-mesh: climb vs hull scan %d differ, vs all-vertex scan %d differ (worst %.1e),"
-                  " MuJoCo 4: worst |d dist| %.1e |d normal| %.1e, %d of %d poses off (all-vertex scan: %d)\n",
-          what, name[t0], nclimb, nall, wall, wd, wn, nmj, npose, nmjall);
+                  " MuJoCo 4: worst |d dist| %.1e |d normal| %.1e, %d of %d poses off (all-vertex scan: %d), %d normal ties\n",
+          what, name[t0], nclimb, nall, wall, wd, wn, nmj, npose, nmjall, nties);
   CHECK(nclimb == 0, "%s %s-mesh: %d poses where the climb's contacts differ from the hull scan", what, name[t0], nclimb);
   CHECK(nboth > npose / 4, "%s %s-mesh: only %d poses with contacts on both sides", what, name[t0], nboth);
-  if (allhull) {
-    CHECK(nall == 0, "%s %s-mesh: %d poses where the contacts differ from the all-vertex scan", what, name[t0], nall);
-    CHECK(nmj == 0, "%s %s-mesh: %d poses disagree with MuJoCo 4", what, name[t0], nmj);
-  } else {
-    // interior points: the old all-vertex scan put manifold points on vertices inside the
-    // hull (below its surface); the deepest point (a support) is the same for plane and
-    // sphere, and a clipped manifold on this noisy surface may pick another facet normal
-    // than MuJoCo's single MPR contact (test_collision's oracle bound, 0.1), as the scan
-    // of every vertex did (pose by pose both ways): the hull is off in no more poses
-    if (t0 == SAP_GEOM_PLANE || t0 == SAP_GEOM_SPHERE) CHECK(wall == 0, "%s %s-mesh: deepest %.3g off the all-vertex scan", what, name[t0], wall);
-    CHECK(nmj <= nmjall, "%s %s-mesh: %d poses off MuJoCo 4, the all-vertex scan %d (%d where it is not)", what, name[t0], nmj, nmjall, nworse);
-    CHECK(nmj <= (t0 <= SAP_GEOM_SPHERE ? 0 : npose / 10), "%s %s-mesh: %d poses disagree with MuJoCo 4", what, name[t0], nmj);
-  }
+  if (allhull) CHECK(nall == 0, "%s %s-mesh: %d poses where the contacts differ from the all-vertex scan", what, name[t0], nall);
+  // interior points: the all-vertex scan can put manifold points on vertices inside the
+  // hull; the deepest point (a support) is the same for plane and sphere
+  else if (t0 == SAP_GEOM_PLANE || t0 == SAP_GEOM_SPHERE) CHECK(wall == 0, "%s %s-mesh: deepest %.3g off the all-vertex scan", what, name[t0], wall);
+  CHECK(nmj == 0, "%s %s-mesh: %d poses disagree with MuJoCo 4", what, name[t0], nmj);
   pairClose(&p);
 }
 
@@ -335,8 +361,8 @@ static void test_large_mesh_contacts(void) {
     fibonacci(verts, meshes[c].n, 0.1, meshes[c].noise);
     contactCase(meshes[c].what, verts, meshes[c].noise == 0, SAP_GEOM_PLANE, 1e-9, 1e-9);
     contactCase(meshes[c].what, verts, meshes[c].noise == 0, SAP_GEOM_SPHERE, 1e-4, 0.01);
-    contactCase(meshes[c].what, verts, meshes[c].noise == 0, SAP_GEOM_BOX, 2e-3, 0.1);
-    contactCase(meshes[c].what, verts, meshes[c].noise == 0, SAP_GEOM_MESH, 2e-3, 0.1);
+    contactCase(meshes[c].what, verts, meshes[c].noise == 0, SAP_GEOM_BOX, 1e-4, 0.1);
+    contactCase(meshes[c].what, verts, meshes[c].noise == 0, SAP_GEOM_MESH, 1e-4, 0.1);
   }
 }
 
