@@ -22,8 +22,12 @@
 #define CL_HULL_SCAN 32          /* mesh hulls up to this many vertices are scanned, not climbed */
 #define CL_HULL_PLATEAU 32       /* tied vertices a support search settles on the graph */
 #define CL_HULL_FEATURE 128      /* face / below-plane vertices gathered on the graph (else scan) */
-#define CL_EPA_NV 128            /* EPA polytope budget: vertices */
-#define CL_EPA_NF 256            /* ... and faces */
+#ifndef CL_EPA_NV
+#define CL_EPA_NV 64             /* EPA polytope budget: vertices (GPU stack: 64 -> ~10 KB fp64) */
+#endif
+#ifndef CL_EPA_NF
+#define CL_EPA_NF 128            /* ... and faces */
+#endif
 
 /* the large narrow-phase routines are not inlined on the device (compile time,
  * register pressure) */
