@@ -97,6 +97,10 @@ sapStatus sap_checkModelValues(const sapModel* m, const char* path) {
     if (!isfinite(m->gravity[k]))
       return sap_fail(SAP_ERR_SCENE, "%s: option gravity has a non-finite component (%g)", path,
                       m->gravity[k]);
+  for (int k = 0; k < 3; k++)
+    if (!isfinite(m->magnetic[k]))
+      return sap_fail(SAP_ERR_SCENE, "%s: option magnetic has a non-finite component (%g)", path,
+                      m->magnetic[k]);
   if (!(m->contact_k > 0 && m->contact_k <= 1e20))
     return sap_fail(SAP_ERR_SCENE, "%s: custom numeric sap_contact_k %g is out of range (0, 1e20]",
                     path, m->contact_k);

@@ -989,6 +989,7 @@ sapStatus sap_convertModel(const mjModel* mj, const char* path, sapModel** out) 
   if ((st = sap_modelAlloc(&tmp)) != SAP_OK) return st;
   tmp.timestep = mj->opt.timestep;
   for (int i = 0; i < 3; i++) tmp.gravity[i] = (mj->opt.disableflags & mjDSBL_GRAVITY) ? 0 : mj->opt.gravity[i];
+  for (int i = 0; i < 3; i++) tmp.magnetic[i] = mj->opt.magnetic[i];
   copy_bodies(&tmp, mj);
   copy_joints(&tmp, mj);
   copy_geoms(&tmp, mj);

@@ -13,6 +13,7 @@
 
 /* MuJoCo's numbering is sapsim's (include/sapsim/model.h) */
 _Static_assert(SAP_SENS_TOUCH == (int)mjSENS_TOUCH && SAP_SENS_TORQUE == (int)mjSENS_TORQUE &&
+               SAP_SENS_MAGNETOMETER == (int)mjSENS_MAGNETOMETER &&
                SAP_SENS_JOINTPOS == (int)mjSENS_JOINTPOS && SAP_SENS_JOINTACTFRC == (int)mjSENS_JOINTACTFRC &&
                SAP_SENS_BALLQUAT == (int)mjSENS_BALLQUAT && SAP_SENS_BALLANGVEL == (int)mjSENS_BALLANGVEL &&
                SAP_SENS_FRAMEPOS == (int)mjSENS_FRAMEPOS && SAP_SENS_FRAMEANGACC == (int)mjSENS_FRAMEANGACC &&
@@ -55,7 +56,7 @@ static const char* type_name(int t) {
 static int supported_type(int t) {
   switch (t) {
     case mjSENS_TOUCH: case mjSENS_ACCELEROMETER: case mjSENS_VELOCIMETER: case mjSENS_GYRO:
-    case mjSENS_FORCE: case mjSENS_TORQUE: case mjSENS_JOINTPOS: case mjSENS_JOINTVEL:
+    case mjSENS_FORCE: case mjSENS_TORQUE: case mjSENS_MAGNETOMETER: case mjSENS_JOINTPOS: case mjSENS_JOINTVEL:
     case mjSENS_TENDONPOS: case mjSENS_TENDONVEL: case mjSENS_ACTUATORPOS: case mjSENS_ACTUATORVEL:
     case mjSENS_ACTUATORFRC: case mjSENS_JOINTACTFRC: case mjSENS_BALLQUAT: case mjSENS_BALLANGVEL:
     case mjSENS_FRAMEPOS: case mjSENS_FRAMEQUAT: case mjSENS_FRAMEXAXIS: case mjSENS_FRAMEYAXIS:

@@ -332,6 +332,7 @@ SAP_HD void sapw_sensorPosVel(const sapModel* m, int need, const double* qpos, c
       }
       case SAP_SENS_BALLANGVEL: sapv3(out, qvel + m->jnt_dofadr[id]); break;
       case SAP_SENS_CLOCK: out[0] = time; break;
+      case SAP_SENS_MAGNETOMETER: sapu_mulMatTVec3_f64(out, R, m->magnetic); break;  // site frame
       case SAP_SENS_FRAMEPOS:
         if (rb < 0) sapv3(out, pos);
         else {

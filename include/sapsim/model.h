@@ -29,7 +29,7 @@ enum { SAP_EQ_CONNECT = 0, SAP_EQ_WELD = 1, SAP_EQ_JOINT = 2, SAP_EQ_TENDON = 3 
 /* sensor types: numbering as MuJoCo's mjtSensor (the supported subset, host/model_load.c) */
 enum {
   SAP_SENS_TOUCH = 0, SAP_SENS_ACCELEROMETER = 1, SAP_SENS_VELOCIMETER = 2, SAP_SENS_GYRO = 3,
-  SAP_SENS_FORCE = 4, SAP_SENS_TORQUE = 5, SAP_SENS_JOINTPOS = 9, SAP_SENS_JOINTVEL = 10,
+  SAP_SENS_FORCE = 4, SAP_SENS_TORQUE = 5, SAP_SENS_MAGNETOMETER = 6, SAP_SENS_JOINTPOS = 9, SAP_SENS_JOINTVEL = 10,
   SAP_SENS_TENDONPOS = 11, SAP_SENS_TENDONVEL = 12, SAP_SENS_ACTUATORPOS = 13,
   SAP_SENS_ACTUATORVEL = 14, SAP_SENS_ACTUATORFRC = 15, SAP_SENS_JOINTACTFRC = 16,
   SAP_SENS_BALLQUAT = 18, SAP_SENS_BALLANGVEL = 19, SAP_SENS_FRAMEPOS = 26, SAP_SENS_FRAMEQUAT = 27,
@@ -88,6 +88,8 @@ typedef struct sapModel {
   /* options */
   double timestep;      /* h (s) */
   double gravity[3];    /* world gravity (m/s^2) */
+  double magnetic[3];   /* global magnetic flux in the world frame (MJCF option magnetic), read
+                         * by magnetometers */
   double contact_k;     /* scene default SAP contact stiffness (N/m) */
   double contact_taud;  /* scene default SAP dissipation time scale (s) */
   double contact_margin;/* scene speculative detection band (m) beyond the inflated surface */
