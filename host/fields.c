@@ -24,7 +24,8 @@ const void* sap_modelArray(const sapModel* m, const char* name, int* count, sapA
   }
   /* model-wide scalars and vectors outside the table */
   struct { const char* name; const double* ptr; int n; } scalars[] = {
-      {"timestep", &m->timestep, 1}, {"gravity", m->gravity, 3}, {"magnetic", m->magnetic, 3}, {"contact_k", &m->contact_k, 1},
+      {"timestep", &m->timestep, 1}, {"gravity", m->gravity, 3}, {"magnetic", m->magnetic, 3},
+      {"fluid_density", &m->fluid_density, 1}, {"fluid_viscosity", &m->fluid_viscosity, 1}, {"wind", m->wind, 3}, {"contact_k", &m->contact_k, 1},
       {"contact_taud", &m->contact_taud, 1}, {"contact_margin", &m->contact_margin, 1}};
   for (size_t i = 0; i < sizeof(scalars) / sizeof(scalars[0]); i++)
     if (!strcmp(name, scalars[i].name)) {

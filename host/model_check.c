@@ -97,6 +97,13 @@ sapStatus sap_checkModelValues(const sapModel* m, const char* path) {
     if (!isfinite(m->gravity[k]))
       return sap_fail(SAP_ERR_SCENE, "%s: option gravity has a non-finite component (%g)", path,
                       m->gravity[k]);
+  if (!(m->fluid_density >= 0 && m->fluid_density < INFINITY && m->fluid_viscosity >= 0 &&
+        m->fluid_viscosity < INFINITY))
+    return sap_fail(SAP_ERR_SCENE, "%s: option density %g and viscosity %g must be finite and >= 0", path,
+                    m->fluid_density, m->fluid_viscosity);
+  for (int k = 0; k < 3; k++)
+    if (!isfinite(m->wind[k]))
+      return sap_fail(SAP_ERR_SCENE, "%s: option wind has a non-finite component (%g)", path, m->wind[k]);
   for (int k = 0; k < 3; k++)
     if (!isfinite(m->magnetic[k]))
       return sap_fail(SAP_ERR_SCENE, "%s: option magnetic has a non-finite component (%g)", path,

@@ -156,10 +156,16 @@ static sapStatus check_options(const mjModel* mj, const char* path) {
                     "sapsim's contact margin plays that role", path);
   if (o->enableflags & mjENBL_IPC)
     return sap_fail(SAP_ERR_UNSUPPORTED, "%s: <flag ipc=\"enable\"/> is not supported", path);
-  if (o->density != 0 || o->viscosity != 0)
-    return sap_fail(SAP_ERR_UNSUPPORTED,
-                    "%s: fluid forces (option density %g, viscosity %g) are not supported", path,
+  if (o->density < 0 || o->viscosity < 0 || !isfinite(o->density) || !isfinite(o->viscosity))
+    return sap_fail(SAP_ERR_SCENE, "%s: option density %g and viscosity %g must be finite and >= 0", path,
                     o->density, o->viscosity);
+  if (o->density > 0 || o->viscosity > 0)
+    for (int g = 0; g < mj->ngeom; g++)
+      if (mj->geom_fluid[mjNFLUID * g] > 0)
+        return sap_fail(SAP_ERR_UNSUPPORTED,
+                        "%s: geom '%s' uses MuJoCo's ellipsoid fluid model (fluidshape=\"ellipsoid\"), "
+                        "which is not supported; the default inertia-box fluid model is", path,
+                        mjname(mj, mj->name_geomadr, g));
   if (o->disableactuator != 0)
     for (int i = 0; i < mj->nactuator; i++) {
       int g = mj->actuator_group[i];
@@ -404,10 +410,13 @@ static sapStatus check_actuators(const mjModel* mj, const char* path) {
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: actuator '%s' has %d controls and %d force outputs; sapsim supports one "
                       "of each", path, name, mj->actuator_ctrlnum[i], mj->actuator_outnum[i]);
-    if (trn != mjTRN_JOINT && trn != mjTRN_TENDON)
+    if (trn != mjTRN_JOINT && trn != mjTRN_TENDON) {
+      static const char* kind[] = {"joint", "jointinparent", "slider-crank", "tendon", "site", "body"};
       return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: actuator '%s' has transmission type %d; only joint and tendon "
-                      "transmissions are supported", path, name, trn);
+                      "%s: actuator '%s' has a %s transmission; only joint and tendon "
+                      "transmissions are supported", path, name,
+                      trn >= 0 && trn < 6 ? kind[trn] : "unknown");
+    }
     if (trn == mjTRN_JOINT && mj->jnt_type[id] != mjJNT_HINGE && mj->jnt_type[id] != mjJNT_SLIDE)
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: actuator '%s' drives a free or ball joint; only hinge and slide "
@@ -990,6 +999,11 @@ sapStatus sap_convertModel(const mjModel* mj, const char* path, sapModel** out) 
   tmp.timestep = mj->opt.timestep;
   for (int i = 0; i < 3; i++) tmp.gravity[i] = (mj->opt.disableflags & mjDSBL_GRAVITY) ? 0 : mj->opt.gravity[i];
   for (int i = 0; i < 3; i++) tmp.magnetic[i] = mj->opt.magnetic[i];
+  /* fluid forces are passive forces: off with springs and dampers both disabled (mj_passive) */
+  int fluid = !(disabled(mj, mjDSBL_SPRING) && disabled(mj, mjDSBL_DAMPER));
+  tmp.fluid_density = fluid ? mj->opt.density : 0;
+  tmp.fluid_viscosity = fluid ? mj->opt.viscosity : 0;
+  for (int i = 0; i < 3; i++) tmp.wind[i] = mj->opt.wind[i];
   copy_bodies(&tmp, mj);
   copy_joints(&tmp, mj);
   copy_geoms(&tmp, mj);

@@ -320,6 +320,62 @@ SAP_HD void SAPT(sapw_passive)(const sapModel* m, const double* qpos, const doub
   }
 }
 
+/* MuJoCo's inertia-box fluid model (mj_passive's fluid forces for bodies without the
+ * ellipsoid model, which the loader refuses). Body b of mass m and principal inertia I is the
+ * box of sides s_k = sqrt(6 (I_j + I_l - I_k) / m) moving with angular velocity w and com
+ * velocity v relative to the wind, both in its inertial frame. Viscosity mu: the Stokes drag
+ * of the sphere of diameter D = (s_0 + s_1 + s_2) / 3, torque -pi D^3 mu w and force
+ * -3 pi D mu v; density rho: quadratic drag force_k = -rho/2 s_j s_l |v_k| v_k and torque_k =
+ * -rho s_k (s_j^4 + s_l^4) |w_k| w_k / 64. The wrench acts at the com and is added to qfrc
+ * through the dofs of b and its ancestors (J^T). All in fp64, as the other passive forces.
+ * body velocity: cvel_b = sum over those dofs of cdof_i qvel_i (about cref_b, MuJoCo's cvel) */
+SAP_HD void SAPT(sapw_fluid)(const sapModel* m, const double* qvel, const double* xipos,
+                             const double* ximat, const double* cref, const double* cdof, double* qfrc) {
+  double rho = m->fluid_density, mu = m->fluid_viscosity;
+  if (!(rho > 0) && !(mu > 0)) return;
+  for (int b = 1; b < m->nbody; b++) {
+    double mass = m->body_mass[b];
+    if (mass < 1e-15) continue;
+    const double* I = m->body_inertia + 3 * b;
+    const double* R = ximat + 9 * b;  // row-major: columns are the inertial axes
+    double s[3], cv[6] = {0, 0, 0, 0, 0, 0}, r[3], v[3], lw[3], lv[3], lt[3], lf[3], F[6];
+    for (int k = 0; k < 3; k++) {
+      double e = I[(k + 1) % 3] + I[(k + 2) % 3] - I[k];
+      s[k] = sqrt((e > 1e-15 ? e : 1e-15) / mass * 6);
+    }
+    for (int p = b; p > 0; p = m->body_parentid[p])
+      for (int i = m->body_dofadr[p]; i < m->body_dofadr[p] + m->body_dofnum[p]; i++)
+        for (int k = 0; k < 6; k++) cv[k] += cdof[6 * i + k] * qvel[i];
+    for (int k = 0; k < 3; k++) r[k] = xipos[3 * b + k] - cref[3 * b + k];
+    v[0] = cv[3] + cv[1] * r[2] - cv[2] * r[1] - m->wind[0];
+    v[1] = cv[4] + cv[2] * r[0] - cv[0] * r[2] - m->wind[1];
+    v[2] = cv[5] + cv[0] * r[1] - cv[1] * r[0] - m->wind[2];
+    for (int k = 0; k < 3; k++) {
+      lw[k] = R[k] * cv[0] + R[3 + k] * cv[1] + R[6 + k] * cv[2];
+      lv[k] = R[k] * v[0] + R[3 + k] * v[1] + R[6 + k] * v[2];
+    }
+    double D = (s[0] + s[1] + s[2]) / 3, pi = 3.14159265358979323846;
+    for (int k = 0; k < 3; k++) {
+      lt[k] = -pi * D * D * D * mu * lw[k];
+      lf[k] = -3 * pi * D * mu * lv[k];
+      double sj = s[(k + 1) % 3], sl = s[(k + 2) % 3];
+      lf[k] -= 0.5 * rho * sj * sl * fabs(lv[k]) * lv[k];
+      lt[k] -= rho * s[k] * (sj * sj * sj * sj + sl * sl * sl * sl) * fabs(lw[k]) * lw[k] / 64;
+    }
+    // world wrench at the com, moved to cref_b: [t + r x f; f]
+    for (int k = 0; k < 3; k++) {
+      F[k] = R[3 * k] * lt[0] + R[3 * k + 1] * lt[1] + R[3 * k + 2] * lt[2];
+      F[3 + k] = R[3 * k] * lf[0] + R[3 * k + 1] * lf[1] + R[3 * k + 2] * lf[2];
+    }
+    F[0] += r[1] * F[5] - r[2] * F[4];
+    F[1] += r[2] * F[3] - r[0] * F[5];
+    F[2] += r[0] * F[4] - r[1] * F[3];
+    for (int p = b; p > 0; p = m->body_parentid[p])
+      for (int i = m->body_dofadr[p]; i < m->body_dofadr[p] + m->body_dofnum[p]; i++)
+        for (int k = 0; k < 6; k++) qfrc[i] += cdof[6 * i + k] * F[k];
+  }
+}
+
 /* transmission length and velocity of actuator i */
 SAP_HD void SAPT(sapw_actuatorLength)(const sapModel* m, const double* qpos, const double* qvel,
                                       int i, double* len, double* vel) {
@@ -400,6 +456,7 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
   SAPT(sapw_store)(qA, L, nv * nv);
   SAPT(sapw_rne)(m, qvel, cinert, cdof, cvel, cacc, cfrc, qfrc_bias);
   SAPT(sapw_passive)(m, qpos, qvel, qfrc_passive);
+  SAPT(sapw_fluid)(m, qvel, xipos, ximat, cref, cdof, qfrc_passive);
   SAPT(sapw_actuation)(m, qpos, qvel, ctrl, explicit_drives, qfrc_actuator);
 
   for (int i = 0; i < nv; i++)

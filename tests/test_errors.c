@@ -78,7 +78,7 @@ static void test_bad_scenes(void) {
   expect_load(write_scene("siteact",
               "<mujoco><worldbody><body><joint type='hinge'/><geom size='.1'/><site name='s'/></body>"
               "</worldbody><actuator><motor name='thruster' site='s'/></actuator></mujoco>"),
-              SAP_ERR_UNSUPPORTED, "thruster", "transmission");
+              SAP_ERR_UNSUPPORTED, "thruster", "site transmission");
   expect_load(write_scene("muscle",
               "<mujoco><worldbody><body><joint name='j' type='hinge'/><geom size='.1'/></body>"
               "</worldbody><actuator><general name='bicep' joint='j' dyntype='integrator'/></actuator></mujoco>"),
@@ -126,7 +126,8 @@ static void test_mujoco4_fields_rejected(void) {
       {"margin", "<mujoco>" ONE("range='-1 1' margin='0.1'", "") "</mujoco>", "'j'", "limit margin"},
       {"adhesion", "<mujoco>" ONE("", "adhesion='1'") "</mujoco>", "'g'", "adhesion"},
       {"surfacevel", "<mujoco>" ONE("", "surfacevel='1 0 0 0 0 0'") "</mujoco>", "'g'", "surfacevel"},
-      {"fluid", "<mujoco><option density='1.2'/>" ONE("", "") "</mujoco>", "fluid", "density"},
+      {"fluid", "<mujoco><option density='1.2'/>" ONE("", "fluidshape='ellipsoid'") "</mujoco>", "'g'",
+       "ellipsoid fluid model"},
       {"sleep", "<mujoco><option><flag sleep='enable'/></option>" ONE("", "") "</mujoco>", "sleep", NULL},
       {"override", "<mujoco><option><flag override='enable'/></option>" ONE("", "") "</mujoco>", "override", NULL},
       {"actuation", "<mujoco><option><flag actuation='disable'/></option>" ONE("", "") "</mujoco>", "actuation", NULL},

@@ -148,6 +148,9 @@ static void test_parity_contact(void) {
   // convex meshes of 400 hull vertices: support by hill climb on the hull graph
   parity("scenes/mesh_balls.xml", "approx64", 1, 60, 1e-6);
   parity("scenes/mesh_balls.xml", "approx32", 1, 20, 1e-3);  // fp32: 0.1 s, before the balls roll apart
+  // fluid forces (inertia-box model: density, viscosity, wind) on free, hinged and ball bodies
+  parity("scenes/fluid.xml", "approx64", 1, 100, 1e-6);
+  parity("scenes/fluid.xml", "approx32", 1, 100, 1e-3);
   // weld to a mocap body, joint coupling, finger contacts; drake: sap_euler, the curvature bias
   parity("scenes/arm_gripper_mocap.xml", "approx64", 1, 100, 1e-6);
   parity("scenes/arm_gripper_mocap.xml", "drake", 1, 100, 1e-6);

@@ -90,6 +90,10 @@ typedef struct sapModel {
   double gravity[3];    /* world gravity (m/s^2) */
   double magnetic[3];   /* global magnetic flux in the world frame (MJCF option magnetic), read
                          * by magnetometers */
+  double fluid_density;   /* MJCF option density (kg/m^3): quadratic drag of the inertia-box
+                           * fluid model (0: none; 0 with springs and dampers both disabled) */
+  double fluid_viscosity; /* MJCF option viscosity (Pa s): linear (Stokes) drag of that model */
+  double wind[3];         /* MJCF option wind (m/s): the fluid's velocity in the world frame */
   double contact_k;     /* scene default SAP contact stiffness (N/m) */
   double contact_taud;  /* scene default SAP dissipation time scale (s) */
   double contact_margin;/* scene speculative detection band (m) beyond the inflated surface */
