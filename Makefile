@@ -56,7 +56,7 @@ CLI := $(BUILD)/sapsim
 SO  := $(BUILD)/libsapsim.so
 CFLAGS += -fPIC
 
-.PHONY: all test test-gpu bench deps clean asan asan-ci fuzz fuzz-ci fuzz-deps error-table check-templates drake-deps oracle-long \
+.PHONY: all test test-gpu bench deps clean asan asan-ci fuzz fuzz-ci fuzz-deps error-table check-templates golden-update drake-deps oracle-long \
         train-example
 all: $(CLI) $(TEST_BIN) $(EMU_TEST) $(SHIM_TEST)
 
@@ -86,7 +86,7 @@ $(SO): $(HOST_OBJ) $(CU_OBJ) | $(MJ_LIB)
 	$(CC) -shared -Wl,--no-undefined -o $@ $^ $(LDLIBS) -Wl,-rpath,'$$ORIGIN'
 all: $(SO)
 
-$(BUILD)/tests/%: tests/%.c tests/check.h tests/collision_ref.h $(LIB) $(KERNEL_HDR)
+$(BUILD)/tests/%: tests/%.c tests/check.h tests/fixture.h tests/collision_ref.h $(LIB) $(KERNEL_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests $< $(LIB) $(LDLIBS) $(TEST_LDLIBS) -o $@
 
@@ -179,6 +179,11 @@ test: deps
 # docs/collision_oracle.md holds its table
 oracle-long: deps $(BUILD)/tests/test_collision_oracle
 	SAPSIM_ORACLE_POSES=10000 $(BUILD)/tests/test_collision_oracle
+
+# re-pin tests/golden.txt (tests/test_golden.c: hashes of fixed CPU runs per preset) in a
+# commit that changes results on purpose
+golden-update: $(BUILD)/tests/test_golden
+	SAPSIM_GOLDEN_UPDATE=tests/golden.txt $(BUILD)/tests/test_golden
 
 # the fp32 instances of the per-world templates compute in float (tests/check_templates.c)
 check-templates:
