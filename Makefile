@@ -56,7 +56,7 @@ CLI := $(BUILD)/sapsim
 SO  := $(BUILD)/libsapsim.so
 CFLAGS += -fPIC
 
-.PHONY: all test test-gpu bench deps clean asan asan-ci fuzz fuzz-ci fuzz-deps error-table check-templates golden-update drake-deps oracle-long \
+.PHONY: all test test-gpu bench deps clean asan asan-ci fuzz fuzz-ci fuzz-deps error-table check-templates check-layers golden-update drake-deps oracle-long \
         train-example
 all: $(CLI) $(TEST_BIN) $(EMU_TEST) $(SHIM_TEST)
 
@@ -172,7 +172,7 @@ drake-deps: deps $(PYENV)/.ready
 	$(PYENV)/bin/pip install -q --disable-pip-version-check -r python/requirements-drake.txt
 
 test: deps
-	$(MAKE) all $(PY_TEST) check-templates
+	$(MAKE) all $(PY_TEST) check-templates check-layers
 	@bash tests/run.sh $(BUILD)/tests
 
 # the size-ratio collision oracle at 10000 poses per pair (make test runs 1000);
@@ -184,6 +184,11 @@ oracle-long: deps $(BUILD)/tests/test_collision_oracle
 # commit that changes results on purpose
 golden-update: $(BUILD)/tests/test_golden
 	SAPSIM_GOLDEN_UPDATE=tests/golden.txt $(BUILD)/tests/test_golden
+
+# the layers point down: include/ <- kernels/ <- host/ <- tools; fails on an include that
+# points up (tests/check_layers.sh)
+check-layers:
+	@bash tests/check_layers.sh
 
 # the fp32 instances of the per-world templates compute in float (tests/check_templates.c)
 check-templates:

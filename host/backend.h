@@ -43,7 +43,6 @@ void sapc_kinematicsMasked(sapSim* s, const unsigned char* mask);
 sapStatus sap_stepGPU(sapSim* s);        /* enqueue one step on the GPU */
 sapStatus sap_stepsGPU(sapSim* s, int nstep);  /* nstep steps: direct launches or graph replays */
 sapStatus sap_backendFinish(sapSim* s);  /* wait for the GPU, check errors */
-sapStatus sapg_clearFlags(sapSim* s);    /* keep only SAP_WORLD_NONFINITE */
 #endif
 
 #ifdef __cplusplus

@@ -69,15 +69,20 @@ sapStatus sap_streamWait(sapSim* s, void* stream) {
 #include <cuda_runtime.h>
 
 #include "cuda_check.h"
+#include "sensor.h"
 
-/* one stream for every sapsim launch and copy in the process (created on first use;
- * a blocking stream, so synchronous copies on the default stream stay ordered) */
-cudaStream_t sapg_stream = NULL;
+/* the stream of every sim in the process (created on first use; a blocking stream, so
+ * synchronous copies on the default stream stay ordered). A sim's launches and copies go to
+ * its launch context's stream (s->gpu.stream, sim_stream), which is this one for every sim:
+ * sap_cudaStream() is process-wide in the public API. */
+static cudaStream_t process_stream = NULL;
 
 void* sap_cudaStream(void) {
-  if (!sapg_stream && cudaStreamCreate(&sapg_stream) != cudaSuccess) return NULL;
-  return (void*)sapg_stream;
+  if (!process_stream && cudaStreamCreate(&process_stream) != cudaSuccess) return NULL;
+  return (void*)process_stream;
 }
+
+static cudaStream_t sim_stream(const sapSim* s) { return (cudaStream_t)s->gpu.stream; }
 
 /* per-sim CUDA state: the instantiated graph of one step, when graph=1 */
 typedef struct {
@@ -122,7 +127,8 @@ sapStatus sap_backendInit(sapSim* s) {
   }
   s->on_gpu = 1;
   snprintf(s->device_name, sizeof(s->device_name), "%s", name);
-  if (!sapg_stream) CUDA_TRY(cudaStreamCreate(&sapg_stream));
+  if (!process_stream) CUDA_TRY(cudaStreamCreate(&process_stream));
+  s->gpu.stream = process_stream;
   s->cuda = calloc(1, sizeof(sapCudaState));
   if (!s->cuda) return sap_fail(SAP_ERR_MEMORY, "sap_create: out of memory");
   {
@@ -138,8 +144,8 @@ sapStatus sap_backendInit(sapSim* s) {
   /* model twin: same layout, device base pointer */
   void* mbuf = NULL;
   CUDA_TRY(cudaMalloc(&mbuf, s->m->nbuffer ? s->m->nbuffer : 1));
-  s->dm = *s->m;
-  sap_modelCarve(&s->dm, mbuf);
+  s->gpu.m = *s->m;
+  sap_modelCarve(&s->gpu.m, mbuf);
   CUDA_TRY(cudaMemcpy(mbuf, s->m->buffer, s->m->nbuffer, cudaMemcpyHostToDevice));
 
   /* data twin */
@@ -148,15 +154,20 @@ sapStatus sap_backendInit(sapSim* s) {
   if (e != cudaSuccess)
     return sap_fail(SAP_ERR_MEMORY, "device: cannot allocate %.1f MB for %d worlds: %s",
                     s->d.nbuffer / 1e6, s->d.nworld, cudaGetErrorString(e));
-  s->dd = s->d;
-  sap_dataCarve(s->m, &s->dd, dbuf);
+  s->gpu.d = s->d;
+  sap_dataCarve(s->m, &s->gpu.d, dbuf);
   CUDA_TRY(cudaMemset(dbuf, 0, s->d.nbuffer));
-  return sapg_solveInit(s);
+  /* the rest of the launch context: what the launchers read on the host */
+  s->gpu.hm = s->m;
+  s->gpu.opt = &s->opt;
+  s->gpu.h = s->h;
+  s->gpu.sensor_work_off = s->sensor_work_off;
+  return sapg_solveInit(&s->gpu);
 }
 
 void sap_backendFree(sapSim* s) {
   if (!s->on_gpu) return;
-  sapg_solveFree(s);
+  sapg_solveFree(&s->gpu);
   sapCudaState* cs = (sapCudaState*)s->cuda;
   if (cs && cs->have_graph) cudaGraphExecDestroy(cs->step_graph);
   if (cs && cs->have_events)
@@ -165,10 +176,10 @@ void sap_backendFree(sapSim* s) {
     if (cs->join[i]) cudaEventDestroy(cs->join[i]);
   free(cs);
   s->cuda = NULL;
-  if (s->dm.buffer) cudaFree(s->dm.buffer);
-  if (s->dd.buffer) cudaFree(s->dd.buffer);
+  if (s->gpu.m.buffer) cudaFree(s->gpu.m.buffer);
+  if (s->gpu.d.buffer) cudaFree(s->gpu.d.buffer);
   if (s->wp_device) cudaFree(s->wp_device);
-  s->dm.buffer = s->dd.buffer = s->wp_device = NULL;
+  s->gpu.m.buffer = s->gpu.d.buffer = s->wp_device = NULL;
 }
 
 /* the per-world parameter tables on the device: one allocation holding the override
@@ -190,14 +201,14 @@ sapStatus sap_backendWorldTables(sapSim* s) {
                       bytes / 1e6, cudaGetErrorString(e));
     s->wp_device = buf;
     char* p = (char*)buf;
-    s->dm.world_override = (unsigned*)p;
+    s->gpu.m.world_override = (unsigned*)p;
     p += head;
 #define X(name, bit, count)          \
-    s->dm.world_##name = (double*)p; \
+    s->gpu.m.world_##name = (double*)p; \
     p += sizeof(double) * nw * (size_t)(count);
     SAP_WORLD_TABLES(X, m)
 #undef X
-    s->dm.world_gravity = (double*)p;
+    s->gpu.m.world_gravity = (double*)p;
     /* a captured step holds the old model twin as its kernels' argument */
     sapCudaState* cs = (sapCudaState*)s->cuda;
     if (cs && cs->have_graph) {
@@ -205,23 +216,23 @@ sapStatus sap_backendWorldTables(sapSim* s) {
       cs->have_graph = 0;
     }
   }
-  CUDA_TRY(cudaStreamSynchronize(sapg_stream));
-  CUDA_TRY(cudaMemcpy(s->dm.world_override, m->world_override, sizeof(unsigned) * nw, cudaMemcpyHostToDevice));
+  CUDA_TRY(cudaStreamSynchronize(sim_stream(s)));
+  CUDA_TRY(cudaMemcpy(s->gpu.m.world_override, m->world_override, sizeof(unsigned) * nw, cudaMemcpyHostToDevice));
 #define X(name, bit, count)                                                                     \
   if (m->world_##name)                                                                          \
-    CUDA_TRY(cudaMemcpy(s->dm.world_##name, m->world_##name, sizeof(double) * nw * (size_t)(count), \
+    CUDA_TRY(cudaMemcpy(s->gpu.m.world_##name, m->world_##name, sizeof(double) * nw * (size_t)(count), \
                         cudaMemcpyHostToDevice));
   SAP_WORLD_TABLES(X, m)
 #undef X
   if (m->world_gravity)
-    CUDA_TRY(cudaMemcpy(s->dm.world_gravity, m->world_gravity, sizeof(double) * nw * 3, cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaMemcpy(s->gpu.m.world_gravity, m->world_gravity, sizeof(double) * nw * 3, cudaMemcpyHostToDevice));
   return SAP_OK;
 }
 
 sapStatus sap_backendUpload(sapSim* s) {
   if (!s->on_gpu) return SAP_OK;
-  CUDA_TRY(cudaStreamSynchronize(sapg_stream));
-  CUDA_TRY(cudaMemcpy(s->dd.buffer, s->d.buffer, s->d.nbuffer, cudaMemcpyHostToDevice));
+  CUDA_TRY(cudaStreamSynchronize(sim_stream(s)));
+  CUDA_TRY(cudaMemcpy(s->gpu.d.buffer, s->d.buffer, s->d.nbuffer, cudaMemcpyHostToDevice));
   s->host_stale = 0;
   return SAP_OK;
 }
@@ -229,31 +240,31 @@ sapStatus sap_backendUpload(sapSim* s) {
 sapStatus sap_sync(sapSim* s) {
   if (!s) return sap_fail(SAP_ERR_ARG, "sap_sync: null sim");
   if (!s->on_gpu || !s->host_stale) return SAP_OK;
-  CUDA_TRY(cudaStreamSynchronize(sapg_stream));
-  CUDA_TRY(cudaMemcpy(s->d.buffer, s->dd.buffer, s->d.nbuffer, cudaMemcpyDeviceToHost));
+  CUDA_TRY(cudaStreamSynchronize(sim_stream(s)));
+  CUDA_TRY(cudaMemcpy(s->d.buffer, s->gpu.d.buffer, s->d.nbuffer, cudaMemcpyDeviceToHost));
   s->host_stale = 0;
   return SAP_OK;
 }
 
 /* event i at a stage boundary, when timing stages */
 #define MARK(i) \
-  if (cs->have_events) CUDA_TRY(cudaEventRecord(cs->ev[i], sapg_stream))
+  if (cs->have_events) CUDA_TRY(cudaEventRecord(cs->ev[i], sim_stream(s)))
 
 /* device address of a host data address: the twins share one layout */
 static void* device_twin(const sapSim* s, const void* host_ptr) {
-  return (char*)s->dd.buffer + ((const char*)host_ptr - (const char*)s->d.buffer);
+  return (char*)s->gpu.d.buffer + ((const char*)host_ptr - (const char*)s->d.buffer);
 }
 
 sapStatus sap_backendFetch(sapSim* s, const void* host_ptr, size_t bytes) {
   if (!s->on_gpu || !s->host_stale || !bytes) return SAP_OK;
-  CUDA_TRY(cudaStreamSynchronize(sapg_stream));
+  CUDA_TRY(cudaStreamSynchronize(sim_stream(s)));
   CUDA_TRY(cudaMemcpy((void*)host_ptr, device_twin(s, host_ptr), bytes, cudaMemcpyDeviceToHost));
   return SAP_OK;
 }
 
 sapStatus sap_backendPush(sapSim* s, const void* host_ptr, size_t bytes) {
   if (!s->on_gpu || !bytes) return SAP_OK;
-  CUDA_TRY(cudaStreamSynchronize(sapg_stream));
+  CUDA_TRY(cudaStreamSynchronize(sim_stream(s)));
   CUDA_TRY(cudaMemcpy(device_twin(s, host_ptr), host_ptr, bytes, cudaMemcpyHostToDevice));
   return SAP_OK;
 }
@@ -264,7 +275,7 @@ sapStatus sap_backendKinematics(sapSim* s, const unsigned char* mask) {
     return SAP_OK;
   }
   /* on the device every non-frozen world: kinematics depend only on qpos */
-  sapStatus st = sapg_kinematics(s);
+  sapStatus st = sapg_kinematics(&s->gpu);
   if (st == SAP_OK) s->host_stale = 1;
   return st;
 }
@@ -276,7 +287,7 @@ sapStatus sap_backendSensors(sapSim* s, const unsigned char* mask) {
     return SAP_OK;
   }
   /* on the device every non-frozen world, as the kinematics: they depend only on the state */
-  sapStatus st = sapg_sensorPosVel(s, SAP_WORLD_NONFINITE);
+  sapStatus st = sapg_sensorPosVel(&s->gpu, SAP_WORLD_NONFINITE);
   if (st == SAP_OK) s->host_stale = 1;
   return st;
 }
@@ -286,25 +297,29 @@ sapStatus sap_stepGPU(sapSim* s) {
   sapStatus st;
   s->host_stale = 1;
   MARK(0);
-  if ((st = sapg_clearFlags(s)) != SAP_OK) return st;
-  if ((st = sapg_kinematics(s)) != SAP_OK) return st;
+  if ((st = sapg_clearFlags(&s->gpu)) != SAP_OK) return st;
+  if ((st = sapg_kinematics(&s->gpu)) != SAP_OK) return st;
   MARK(1);
-  if (s->opt.contacts && (st = sapg_collision(s)) != SAP_OK) return st;
+  if (s->opt.contacts && (st = sapg_collision(&s->gpu)) != SAP_OK) return st;
   MARK(2);
-  if ((st = sapg_freeMotion(s)) != SAP_OK) return st;
+  if ((st = sapg_freeMotion(&s->gpu)) != SAP_OK) return st;
   MARK(3);
   if (s->opt.contacts) {
-    if ((st = sapg_solve(s)) != SAP_OK) return st;
+    if ((st = sapg_solve(&s->gpu)) != SAP_OK) return st;
   } else {
-    size_t n = sizeof(double) * (size_t)s->dd.nworld * s->m->nv;
-    CUDA_TRY(cudaMemcpyAsync(s->dd.vnext, s->dd.vstar, n, cudaMemcpyDeviceToDevice, sapg_stream));
+    size_t n = sizeof(double) * (size_t)s->gpu.d.nworld * s->m->nv;
+    CUDA_TRY(cudaMemcpyAsync(s->gpu.d.vnext, s->gpu.d.vstar, n, cudaMemcpyDeviceToDevice, sim_stream(s)));
   }
   /* acceleration sensors of this step: after the solve, before integration */
-  if (s->m->nsensor && (st = sapg_sensorAcc(s)) != SAP_OK) return st;
+  if (s->m->nsensor && sap_modelAccSensors(s->m)) {
+    sapSensorSolve S;
+    sapc_sensorSolveInfo(s, &S);
+    if ((st = sapg_sensorAcc(&s->gpu, &S)) != SAP_OK) return st;
+  }
   MARK(4);
-  if ((st = sapg_integrate(s)) != SAP_OK) return st;
+  if ((st = sapg_integrate(&s->gpu)) != SAP_OK) return st;
   /* position/velocity sensors of the new state */
-  if (s->m->nsensor && (st = sapg_sensorPosVel(s, SAP_WORLD_SKIP)) != SAP_OK) return st;
+  if (s->m->nsensor && (st = sapg_sensorPosVel(&s->gpu, SAP_WORLD_SKIP)) != SAP_OK) return st;
   MARK(5);
   return SAP_OK;
 }
@@ -328,9 +343,9 @@ static sapStatus add_stage_times(sapSim* s, sapCudaState* cs) {
  * later step. Capture records work without running it. */
 static sapStatus capture_step(sapSim* s, sapCudaState* cs) {
   cudaGraph_t g;
-  CUDA_TRY(cudaStreamBeginCapture(sapg_stream, cudaStreamCaptureModeThreadLocal));
+  CUDA_TRY(cudaStreamBeginCapture(sim_stream(s), cudaStreamCaptureModeThreadLocal));
   sapStatus st = sap_stepGPU(s);
-  cudaError_t e = cudaStreamEndCapture(sapg_stream, &g);
+  cudaError_t e = cudaStreamEndCapture(sim_stream(s), &g);
   if (st != SAP_OK) return st;
   if (e != cudaSuccess)
     return sap_fail(SAP_ERR_CUDA, "capturing the step graph: %s", cudaGetErrorString(e));
@@ -358,7 +373,7 @@ sapStatus sap_stepsGPU(sapSim* s, int nstep) {
     sapStatus st = capture_step(s, cs);
     if (st != SAP_OK) return st;
   }
-  for (int k = 0; k < nstep; k++) CUDA_TRY(cudaGraphLaunch(cs->step_graph, sapg_stream));
+  for (int k = 0; k < nstep; k++) CUDA_TRY(cudaGraphLaunch(cs->step_graph, sim_stream(s)));
   s->host_stale = s->host_stale || nstep > 0;
   return SAP_OK;
 }
@@ -381,8 +396,8 @@ sapStatus sap_backendWaitStream(sapSim* s, void* stream) {
 
 sapStatus sap_streamWait(sapSim* s, void* stream) {
   if (!s) return sap_fail(SAP_ERR_ARG, "sap_streamWait: null sim");
-  if (!s->on_gpu || (cudaStream_t)stream == sapg_stream) return SAP_OK;
-  return stream_after((cudaStream_t)stream, sapg_stream, ((sapCudaState*)s->cuda)->join[1]);
+  if (!s->on_gpu || (cudaStream_t)stream == sim_stream(s)) return SAP_OK;
+  return stream_after((cudaStream_t)stream, sim_stream(s), ((sapCudaState*)s->cuda)->join[1]);
 }
 
 sapStatus sap_stepStream(sapSim* s, int nstep, void* stream) {
@@ -395,7 +410,7 @@ sapStatus sap_stepStream(sapSim* s, int nstep, void* stream) {
   if (caller) CUDA_TRY(cudaStreamIsCapturing(caller, &cap));
   memset(&s->timers, 0, sizeof(s->timers));
   sapStatus st = SAP_OK;
-  if (caller != sapg_stream && (st = stream_after(sapg_stream, caller, cs->join[0])) != SAP_OK) return st;
+  if (caller != sim_stream(s) && (st = stream_after(sim_stream(s), caller, cs->join[0])) != SAP_OK) return st;
   if (cap != cudaStreamCaptureStatusNone || !s->opt.graph) {
     /* direct launches: inside a caller's capture sapsim's stream is part of it */
     for (int k = 0; k < nstep && st == SAP_OK; k++) st = sap_stepGPU(s);
@@ -404,14 +419,14 @@ sapStatus sap_stepStream(sapSim* s, int nstep, void* stream) {
   }
   if (st != SAP_OK) return st;
   s->host_stale = 1;
-  if (caller != sapg_stream && (st = stream_after(caller, sapg_stream, cs->join[1])) != SAP_OK) return st;
+  if (caller != sim_stream(s) && (st = stream_after(caller, sim_stream(s), cs->join[1])) != SAP_OK) return st;
   CUDA_TRY(cudaGetLastError());
   return SAP_OK;
 }
 
 sapStatus sap_backendFinish(sapSim* s) {
   (void)s;
-  CUDA_TRY(cudaStreamSynchronize(sapg_stream));
+  CUDA_TRY(cudaStreamSynchronize(sim_stream(s)));
   CUDA_TRY(cudaGetLastError());
   return SAP_OK;
 }
