@@ -22,7 +22,12 @@ HOST_SRC   := $(filter-out $(CLI_SRC),$(wildcard host/*.c))
 HOST_OBJ   := $(HOST_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC   := $(wildcard tests/test_*.c)
 TEST_BIN   := $(TEST_SRC:%.c=$(BUILD)/%)
+CLI_OBJ    := $(CLI_SRC:%.c=$(BUILD)/%.o)
+# every header (the fuzz targets, built from sources in one command, depend on them all);
+# objects and test programs depend on the headers they include, from the compilers'
+# dependency files (DEPFLAGS: $(BUILD)/.../x.d beside x.o, included at the end)
 KERNEL_HDR := $(wildcard kernels/*.h) $(wildcard include/sapsim/*.h) $(wildcard host/*.h)
+DEPFLAGS    = -MMD -MP -MF $(basename $@).d
 
 ifneq ($(NVCC),)
   CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
@@ -43,7 +48,6 @@ EMU_FLAGS := -DSAP_HAVE_CUDA -DSAP_CUDA_SHIM -Itests/shim
 EMU_CU    := $(wildcard kernels/*.cu)
 EMU_OBJ   := $(HOST_SRC:%.c=$(EMU)/%.o) $(EMU_CU:%.cu=$(EMU)/%.o) $(EMU)/tests/shim/cuda_shim.o \
              $(EMU)/tests/shim/cusolver_shim.o
-EMU_HDR   := tests/shim/cuda_runtime.h tests/shim/cusolverDn.h
 EMU_LIB   := $(EMU)/libsapsim.a
 EMU_TEST  := $(BUILD)/tests/test_gpu_emulated
 # tests/test_shim.cu (block-cooperative kernels): emulated always, on a device via nvcc
@@ -60,13 +64,13 @@ CFLAGS += -fPIC
         train-example
 all: $(CLI) $(TEST_BIN) $(EMU_TEST) $(SHIM_TEST)
 
-$(BUILD)/%.o: %.c $(KERNEL_HDR) | $(MJ_LIB)
+$(BUILD)/%.o: %.c $(BUILD)/%.d | $(MJ_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(BUILD)/%.o: %.cu $(KERNEL_HDR)
+$(BUILD)/%.o: %.cu $(BUILD)/%.d
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVFLAGS) -c $< -o $@
+	$(NVCC) $(NVFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # extra nvcc flags for the solve kernels only, for register experiments on a device
 # (e.g. SOLVE_NVFLAGS=-maxrregcount=128 BUILD=build-r128)
@@ -77,8 +81,8 @@ $(LIB): $(HOST_OBJ) $(CU_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(CLI): $(CLI_SRC) $(LIB) $(KERNEL_HDR) | $(MJ_LIB)
-	$(CC) $(CFLAGS) $(CLI_SRC) $(LIB) $(LDLIBS) -o $@
+$(CLI): $(CLI_OBJ) $(LIB) | $(MJ_LIB)
+	$(CC) $(CFLAGS) $(CLI_OBJ) $(LIB) $(LDLIBS) -o $@
 
 # MuJoCo is found in the build (its rpath) or beside the library ($ORIGIN: the Python
 # package bundles both)
@@ -86,37 +90,37 @@ $(SO): $(HOST_OBJ) $(CU_OBJ) | $(MJ_LIB)
 	$(CC) -shared -Wl,--no-undefined -o $@ $^ $(LDLIBS) -Wl,-rpath,'$$ORIGIN'
 all: $(SO)
 
-$(BUILD)/tests/%: tests/%.c tests/check.h tests/fixture.h tests/collision_ref.h $(LIB) $(KERNEL_HDR)
+$(BUILD)/tests/%: tests/%.c $(BUILD)/tests/%.d $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests $< $(LIB) $(LDLIBS) $(TEST_LDLIBS) -o $@
+	$(CC) $(CFLAGS) $(DEPFLAGS) -Itests $< $(LIB) $(LDLIBS) $(TEST_LDLIBS) -o $@
 
-$(EMU)/host/%.o: host/%.c $(KERNEL_HDR) $(EMU_HDR) | $(MJ_LIB)
+$(EMU)/host/%.o: host/%.c $(EMU)/host/%.d | $(MJ_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(EMU_FLAGS) -c $< -o $@
+	$(CC) $(BASE_CFLAGS) $(EMU_FLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(EMU)/kernels/%.o: kernels/%.cu $(KERNEL_HDR) $(EMU_HDR)
+$(EMU)/kernels/%.o: kernels/%.cu $(EMU)/kernels/%.d
 	@mkdir -p $(dir $@)
-	$(CXX) -x c++ -std=c++17 $(OPT) -g -Wall -Wextra -Werror -Iinclude -Ikernels -Ihost $(EMU_FLAGS) -c $< -o $@
+	$(CXX) -x c++ -std=c++17 $(OPT) -g -Wall -Wextra -Werror -Iinclude -Ikernels -Ihost $(EMU_FLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(EMU)/tests/shim/%.o: tests/shim/%.cpp $(EMU_HDR)
+$(EMU)/tests/shim/%.o: tests/shim/%.cpp $(EMU)/tests/shim/%.d
 	@mkdir -p $(dir $@)
-	$(CXX) -std=c++17 $(OPT) -g -Wall -Wextra -Werror -Itests/shim -c $< -o $@
+	$(CXX) -std=c++17 $(OPT) -g -Wall -Wextra -Werror -Itests/shim $(DEPFLAGS) -c $< -o $@
 
 $(EMU_LIB): $(EMU_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(EMU_TEST): tests/test_gpu.c tests/check.h $(EMU_LIB) $(KERNEL_HDR)
+$(EMU_TEST): tests/test_gpu.c $(EMU_TEST).d $(EMU_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(EMU_FLAGS) -Itests $< $(EMU_LIB) $(filter-out -lcusolver -lcudart,$(LDLIBS)) \
+	$(CC) $(BASE_CFLAGS) $(EMU_FLAGS) $(DEPFLAGS) -Itests $< $(EMU_LIB) $(filter-out -lcusolver -lcudart,$(LDLIBS)) \
 	  $(TEST_LDLIBS) -lstdc++ -o $@
 
-$(BUILD)/tests/test_shim_emulated: tests/test_shim.cu tests/check.h $(KERNEL_HDR) tests/shim/cuda_runtime.h $(EMU)/tests/shim/cuda_shim.o
+$(BUILD)/tests/test_shim_emulated: tests/test_shim.cu $(BUILD)/tests/test_shim_emulated.d $(EMU)/tests/shim/cuda_shim.o
 	@mkdir -p $(dir $@)
-	$(CXX) -x c++ -std=c++17 $(OPT) -g -Wall -Wextra -Werror -Iinclude -Ikernels -Ihost -Itests $(EMU_FLAGS) $< -x none $(EMU)/tests/shim/cuda_shim.o -o $@
+	$(CXX) -x c++ -std=c++17 $(OPT) -g -Wall -Wextra -Werror -Iinclude -Ikernels -Ihost -Itests $(EMU_FLAGS) $(DEPFLAGS) $< -x none $(EMU)/tests/shim/cuda_shim.o -o $@
 
-$(BUILD)/tests/test_shim_gpu: tests/test_shim.cu tests/check.h $(KERNEL_HDR)
+$(BUILD)/tests/test_shim_gpu: tests/test_shim.cu $(BUILD)/tests/test_shim_gpu.d
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVFLAGS) -Itests $< -o $@
+	$(NVCC) $(NVFLAGS) $(DEPFLAGS) -Itests $< -o $@
 
 # install what is missing (Debian packages); a no-op when everything is there
 DEB_PKGS := python3-pip python3-venv unzip liblapacke-dev libblas-dev liblapack-dev python3-matplotlib \
@@ -294,3 +298,11 @@ fuzz: deps $(FUZZ_BIN)
 
 clean:
 	rm -rf build build-asan build-fuzz
+
+# the header dependencies the compilers wrote (DEPFLAGS), one file per object or test
+# program, named explicitly (so never an intermediate file): a missing one (a fresh tree, or
+# an object built before this rule) counts as changed, so its target is rebuilt and writes it
+DEP_FILES := $(HOST_OBJ:.o=.d) $(CU_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d) $(EMU_OBJ:.o=.d) \
+             $(EMU_TEST).d $(SHIM_TEST:=.d)
+$(DEP_FILES): ;
+-include $(wildcard $(DEP_FILES))
