@@ -35,7 +35,7 @@ ifneq ($(NVCC),)
   CU_OBJ    := $(CU_SRC:%.cu=$(BUILD)/%.o)
   CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90
   NVFLAGS   += -O3 -std=c++17 $(CUDA_ARCH) -Iinclude -Ikernels -Ihost \
-               -Xcompiler -Wall,-Wextra,-Werror,-fPIC -Werror all-warnings -DSAP_HAVE_CUDA
+               -Xcompiler -Wall,-Wextra,-Werror,-fPIC,-fvisibility=hidden -Werror all-warnings -DSAP_HAVE_CUDA
   CFLAGS    += -DSAP_HAVE_CUDA -isystem $(CUDA_HOME)/include
   LDLIBS    += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusolver -lcudart -lstdc++
 endif
@@ -58,7 +58,7 @@ CLI := $(BUILD)/sapsim
 # the shared library the Python package loads with ctypes (python/): the same objects
 # as libsapsim.a, so every host object is position independent (the .cu ones already are)
 SO  := $(BUILD)/libsapsim.so
-CFLAGS += -fPIC
+CFLAGS += -fPIC -fvisibility=hidden
 
 .PHONY: all test test-gpu bench deps clean asan asan-ci fuzz fuzz-ci fuzz-deps error-table check-templates check-layers golden-update drake-deps oracle-long \
         train-example
@@ -85,9 +85,11 @@ $(CLI): $(CLI_OBJ) $(LIB) | $(MJ_LIB)
 	$(CC) $(CFLAGS) $(CLI_OBJ) $(LIB) $(LDLIBS) -o $@
 
 # MuJoCo is found in the build (its rpath) or beside the library ($ORIGIN: the Python
-# package bundles both)
-$(SO): $(HOST_OBJ) $(CU_OBJ) | $(MJ_LIB)
-	$(CC) -shared -Wl,--no-undefined -o $@ $^ $(LDLIBS) -Wl,-rpath,'$$ORIGIN'
+# package bundles both); it exports the public API only (host/libsapsim.map; tests link
+# the static library and may use internals)
+$(SO): $(HOST_OBJ) $(CU_OBJ) host/libsapsim.map | $(MJ_LIB)
+	$(CC) -shared -Wl,--no-undefined -Wl,--version-script=host/libsapsim.map -o $@ $(HOST_OBJ) $(CU_OBJ) \
+	  $(LDLIBS) -Wl,-rpath,'$$ORIGIN'
 all: $(SO)
 
 $(BUILD)/tests/%: tests/%.c $(BUILD)/tests/%.d $(LIB)
