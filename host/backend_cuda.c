@@ -27,32 +27,31 @@ int sap_cudaUsable(char* name, int nname) {
   return 0;
 }
 
-sapStatus sap_backendInit(sapSim* s) {
+sapStatus sapb_init(sapSim* s) {
   if (s->opt.device == SAP_DEVICE_CUDA)
     return sap_fail(SAP_ERR_NO_DEVICE, "device=cuda: sapsim was built without CUDA (nvcc not found)");
   s->on_gpu = 0;
   cpu_name(s);
   return SAP_OK;
 }
-void sap_backendFree(sapSim* s) { (void)s; }
+void sapb_free(sapSim* s) { (void)s; }
 void* sap_cudaStream(void) { return NULL; }
-sapStatus sap_backendFetch(sapSim* s, const void* p, size_t n) { (void)s; (void)p; (void)n; return SAP_OK; }
-sapStatus sap_backendPush(sapSim* s, const void* p, size_t n) { (void)s; (void)p; (void)n; return SAP_OK; }
-sapStatus sap_backendKinematics(sapSim* s, const unsigned char* mask) {
+sapStatus sapb_fetch(sapSim* s, const void* p, size_t n) { (void)s; (void)p; (void)n; return SAP_OK; }
+sapStatus sapb_push(sapSim* s, const void* p, size_t n) { (void)s; (void)p; (void)n; return SAP_OK; }
+sapStatus sapb_kinematics(sapSim* s, const unsigned char* mask) {
   sapc_kinematicsMasked(s, mask);
   return SAP_OK;
 }
-sapStatus sap_backendUpload(sapSim* s) { (void)s; return SAP_OK; }
-sapStatus sap_backendSensors(sapSim* s, const unsigned char* mask) {
+sapStatus sapb_sensors(sapSim* s, const unsigned char* mask) {
   sapc_sensorPosVel(s, mask, SAP_WORLD_NONFINITE);
   return SAP_OK;
 }
-sapStatus sap_backendWorldTables(sapSim* s) { (void)s; return SAP_OK; }
+sapStatus sapb_worldTables(sapSim* s) { (void)s; return SAP_OK; }
 sapStatus sap_sync(sapSim* s) {
   if (!s) return sap_fail(SAP_ERR_ARG, "sap_sync: null sim");
   return SAP_OK;
 }
-sapStatus sap_backendWaitStream(sapSim* s, void* stream) { (void)s; (void)stream; return SAP_OK; }
+sapStatus sapb_waitStream(sapSim* s, void* stream) { (void)s; (void)stream; return SAP_OK; }
 sapStatus sap_stepStream(sapSim* s, int nstep, void* stream) {
   (void)stream;
   return sap_step(s, nstep);
@@ -115,7 +114,7 @@ int sap_cudaUsable(char* name, int nname) {
   return 1;
 }
 
-sapStatus sap_backendInit(sapSim* s) {
+sapStatus sapb_init(sapSim* s) {
   char name[256];
   int usable = s->opt.device != SAP_DEVICE_CPU && sap_cudaUsable(name, sizeof(name));
   if (s->opt.device == SAP_DEVICE_CUDA && !usable)
@@ -145,7 +144,7 @@ sapStatus sap_backendInit(sapSim* s) {
   void* mbuf = NULL;
   CUDA_TRY(cudaMalloc(&mbuf, s->m->nbuffer ? s->m->nbuffer : 1));
   s->gpu.m = *s->m;
-  sap_modelCarve(&s->gpu.m, mbuf);
+  sapm_carve(&s->gpu.m, mbuf);
   CUDA_TRY(cudaMemcpy(mbuf, s->m->buffer, s->m->nbuffer, cudaMemcpyHostToDevice));
 
   /* data twin */
@@ -155,7 +154,7 @@ sapStatus sap_backendInit(sapSim* s) {
     return sap_fail(SAP_ERR_MEMORY, "device: cannot allocate %.1f MB for %d worlds: %s",
                     s->d.nbuffer / 1e6, s->d.nworld, cudaGetErrorString(e));
   s->gpu.d = s->d;
-  sap_dataCarve(s->m, &s->gpu.d, dbuf);
+  sapd_carve(s->m, &s->gpu.d, dbuf);
   CUDA_TRY(cudaMemset(dbuf, 0, s->d.nbuffer));
   /* the rest of the launch context: what the launchers read on the host */
   s->gpu.hm = s->m;
@@ -165,7 +164,7 @@ sapStatus sap_backendInit(sapSim* s) {
   return sapg_solveInit(&s->gpu);
 }
 
-void sap_backendFree(sapSim* s) {
+void sapb_free(sapSim* s) {
   if (!s->on_gpu) return;
   sapg_solveFree(&s->gpu);
   sapCudaState* cs = (sapCudaState*)s->cuda;
@@ -185,7 +184,7 @@ void sap_backendFree(sapSim* s) {
 /* the per-world parameter tables on the device: one allocation holding the override
  * bits and every table (gravity last), made at the first override; each call copies the
  * host tables that exist (rows of worlds without the bit are never read) */
-sapStatus sap_backendWorldTables(sapSim* s) {
+sapStatus sapb_worldTables(sapSim* s) {
   const sapModel* m = s->m;
   if (!s->on_gpu || !m->world_override) return SAP_OK;
   size_t nw = (size_t)s->d.nworld, head = (sizeof(unsigned) * nw + 63) & ~(size_t)63;
@@ -229,14 +228,6 @@ sapStatus sap_backendWorldTables(sapSim* s) {
   return SAP_OK;
 }
 
-sapStatus sap_backendUpload(sapSim* s) {
-  if (!s->on_gpu) return SAP_OK;
-  CUDA_TRY(cudaStreamSynchronize(sim_stream(s)));
-  CUDA_TRY(cudaMemcpy(s->gpu.d.buffer, s->d.buffer, s->d.nbuffer, cudaMemcpyHostToDevice));
-  s->host_stale = 0;
-  return SAP_OK;
-}
-
 sapStatus sap_sync(sapSim* s) {
   if (!s) return sap_fail(SAP_ERR_ARG, "sap_sync: null sim");
   if (!s->on_gpu || !s->host_stale) return SAP_OK;
@@ -255,21 +246,21 @@ static void* device_twin(const sapSim* s, const void* host_ptr) {
   return (char*)s->gpu.d.buffer + ((const char*)host_ptr - (const char*)s->d.buffer);
 }
 
-sapStatus sap_backendFetch(sapSim* s, const void* host_ptr, size_t bytes) {
+sapStatus sapb_fetch(sapSim* s, const void* host_ptr, size_t bytes) {
   if (!s->on_gpu || !s->host_stale || !bytes) return SAP_OK;
   CUDA_TRY(cudaStreamSynchronize(sim_stream(s)));
   CUDA_TRY(cudaMemcpy((void*)host_ptr, device_twin(s, host_ptr), bytes, cudaMemcpyDeviceToHost));
   return SAP_OK;
 }
 
-sapStatus sap_backendPush(sapSim* s, const void* host_ptr, size_t bytes) {
+sapStatus sapb_push(sapSim* s, const void* host_ptr, size_t bytes) {
   if (!s->on_gpu || !bytes) return SAP_OK;
   CUDA_TRY(cudaStreamSynchronize(sim_stream(s)));
   CUDA_TRY(cudaMemcpy(device_twin(s, host_ptr), host_ptr, bytes, cudaMemcpyHostToDevice));
   return SAP_OK;
 }
 
-sapStatus sap_backendKinematics(sapSim* s, const unsigned char* mask) {
+sapStatus sapb_kinematics(sapSim* s, const unsigned char* mask) {
   if (!s->on_gpu) {
     sapc_kinematicsMasked(s, mask);
     return SAP_OK;
@@ -280,7 +271,7 @@ sapStatus sap_backendKinematics(sapSim* s, const unsigned char* mask) {
   return st;
 }
 
-sapStatus sap_backendSensors(sapSim* s, const unsigned char* mask) {
+sapStatus sapb_sensors(sapSim* s, const unsigned char* mask) {
   if (s->m->nsensor == 0) return SAP_OK;
   if (!s->on_gpu) {
     sapc_sensorPosVel(s, mask, SAP_WORLD_NONFINITE);
@@ -292,7 +283,7 @@ sapStatus sap_backendSensors(sapSim* s, const unsigned char* mask) {
   return st;
 }
 
-sapStatus sap_stepGPU(sapSim* s) {
+sapStatus sapb_stepGPU(sapSim* s) {
   sapCudaState* cs = (sapCudaState*)s->cuda;
   sapStatus st;
   s->host_stale = 1;
@@ -311,7 +302,7 @@ sapStatus sap_stepGPU(sapSim* s) {
     CUDA_TRY(cudaMemcpyAsync(s->gpu.d.vnext, s->gpu.d.vstar, n, cudaMemcpyDeviceToDevice, sim_stream(s)));
   }
   /* acceleration sensors of this step: after the solve, before integration */
-  if (s->m->nsensor && sap_modelAccSensors(s->m)) {
+  if (s->m->nsensor && sapm_accSensors(s->m)) {
     sapSensorSolve S;
     sapc_sensorSolveInfo(s, &S);
     if ((st = sapg_sensorAcc(&s->gpu, &S)) != SAP_OK) return st;
@@ -344,7 +335,7 @@ static sapStatus add_stage_times(sapSim* s, sapCudaState* cs) {
 static sapStatus capture_step(sapSim* s, sapCudaState* cs) {
   cudaGraph_t g;
   CUDA_TRY(cudaStreamBeginCapture(sim_stream(s), cudaStreamCaptureModeThreadLocal));
-  sapStatus st = sap_stepGPU(s);
+  sapStatus st = sapb_stepGPU(s);
   cudaError_t e = cudaStreamEndCapture(sim_stream(s), &g);
   if (st != SAP_OK) return st;
   if (e != cudaSuccess)
@@ -357,13 +348,13 @@ static sapStatus capture_step(sapSim* s, sapCudaState* cs) {
   return SAP_OK;
 }
 
-sapStatus sap_stepsGPU(sapSim* s, int nstep) {
+sapStatus sapb_stepsGPU(sapSim* s, int nstep) {
   sapCudaState* cs = (sapCudaState*)s->cuda;
   /* graphs off, stage timing, or SAPSIM_CUDA_SYNC=1 (a synchronisation inside a
    * capture is illegal): direct launches */
   if (!s->opt.graph || cs->have_events || sapg_syncEachLaunch()) {
     for (int k = 0; k < nstep; k++) {
-      sapStatus st = sap_stepGPU(s);
+      sapStatus st = sapb_stepGPU(s);
       if (st == SAP_OK && cs->have_events) st = add_stage_times(s, cs);
       if (st != SAP_OK) return st;
     }
@@ -387,7 +378,7 @@ static sapStatus stream_after(cudaStream_t waiter, cudaStream_t signaler, cudaEv
   return SAP_OK;
 }
 
-sapStatus sap_backendWaitStream(sapSim* s, void* stream) {
+sapStatus sapb_waitStream(sapSim* s, void* stream) {
   if (!s->on_gpu) return SAP_OK;
   if (stream) CUDA_TRY(cudaStreamSynchronize((cudaStream_t)stream));
   else CUDA_TRY(cudaDeviceSynchronize());
@@ -413,9 +404,9 @@ sapStatus sap_stepStream(sapSim* s, int nstep, void* stream) {
   if (caller != sim_stream(s) && (st = stream_after(sim_stream(s), caller, cs->join[0])) != SAP_OK) return st;
   if (cap != cudaStreamCaptureStatusNone || !s->opt.graph) {
     /* direct launches: inside a caller's capture sapsim's stream is part of it */
-    for (int k = 0; k < nstep && st == SAP_OK; k++) st = sap_stepGPU(s);
+    for (int k = 0; k < nstep && st == SAP_OK; k++) st = sapb_stepGPU(s);
   } else {
-    st = sap_stepsGPU(s, nstep);
+    st = sapb_stepsGPU(s, nstep);
   }
   if (st != SAP_OK) return st;
   s->host_stale = 1;
@@ -424,7 +415,7 @@ sapStatus sap_stepStream(sapSim* s, int nstep, void* stream) {
   return SAP_OK;
 }
 
-sapStatus sap_backendFinish(sapSim* s) {
+sapStatus sapb_finish(sapSim* s) {
   (void)s;
   CUDA_TRY(cudaStreamSynchronize(sim_stream(s)));
   CUDA_TRY(cudaGetLastError());

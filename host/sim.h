@@ -55,7 +55,7 @@ void sapc_integrate(sapSim* s);
  * without a flag of skip), acc sensors after the solve; S: a sapSensorSolve */
 long sapc_sensorScratchBytes(const sapModel* m, const sapOptions* o, int ncon_max);
 void sapc_sensorSetup(sapSim* s);
-int sap_modelAccSensors(const sapModel* m);
+int sapm_accSensors(const sapModel* m);
 void sapc_sensorSolveInfo(const sapSim* s, void* S);
 void sapc_sensorPosVel(sapSim* s, const unsigned char* mask, int skip);
 void sapc_sensorAcc(sapSim* s);
@@ -71,7 +71,7 @@ int sapc_buildPairs(const sapModel* m, int* out);
  * and the scene's contact_k, contact_taud, contact_margin (at load and at sap_create) */
 void sapc_pairMaterial(sapModel* m);
 /* per-world parameters (host/world_params.c): free the batch's tables */
-void sap_worldParamsFree(sapSim* s);
+void sapm_worldParamsFree(sapSim* s);
 
 /* default per-world contact capacity for a model (documented rule) */
 int sapc_estimateNconMax(const sapModel* m);
