@@ -17,13 +17,14 @@ char* mkdtemp(char* tmpl); /* POSIX 2008 (<stdlib.h> declares it only with featu
 
 /* ---- temporary files ------------------------------------------------------------- */
 
-#define FX_MAX_TEMP 256
-static char fx_temp_dir[64];                 /* one directory per process, made on first use */
-static char fx_temp_paths[FX_MAX_TEMP][192]; /* files written so far */
+#define FX_PATH_MAX 192
+static char fx_temp_dir[64];  /* one directory per process, made on first use */
+static char (*fx_temp_paths)[FX_PATH_MAX]; /* (fx_ntemp) the files named so far */
 static int fx_ntemp;
 
 static inline void fx_cleanup(void) {
   for (int i = 0; i < fx_ntemp; i++) unlink(fx_temp_paths[i]);
+  free(fx_temp_paths);
   if (fx_temp_dir[0]) rmdir(fx_temp_dir);
 }
 
@@ -39,12 +40,14 @@ static inline const char* fx_tempPath(const char* name) {
     }
     atexit(fx_cleanup);
   }
-  if (fx_ntemp == FX_MAX_TEMP || strlen(name) > 100 || strchr(name, '/')) {
-    CHECK(0, "fx_tempPath: too many temporary files or a bad name '%s'", name);
+  void* more = realloc(fx_temp_paths, sizeof(fx_temp_paths[0]) * (fx_ntemp + 1));
+  if (!more || strlen(name) > 100 || strchr(name, '/')) {
+    CHECK(0, "fx_tempPath: out of memory or a bad name '%s'", name);
     return NULL;
   }
+  fx_temp_paths = (char(*)[FX_PATH_MAX])more;
   char* p = fx_temp_paths[fx_ntemp];
-  snprintf(p, sizeof(fx_temp_paths[0]), "%s/%d_%s", fx_temp_dir, fx_ntemp, name);
+  snprintf(p, FX_PATH_MAX, "%s/%d_%s", fx_temp_dir, fx_ntemp, name);
   fx_ntemp++;
   return p;
 }
@@ -65,6 +68,7 @@ static inline const char* fx_tempFile(const char* name, const char* text) {
 
 /* a scene: XML text when it starts with '<' (after blanks), else a file path */
 static inline sapModel* fx_model(const char* scene) {
+  if (!scene) return NULL; /* a helper before failed (fx_tempFile) */
   const char* t = scene;
   while (*t == ' ' || *t == '\n' || *t == '\t' || *t == '\r') t++;
   sapModel* m = NULL;
@@ -96,14 +100,29 @@ static inline int fx_options(sapOptions* o, const char* opts) {
   return 1;
 }
 
-/* a sim of m with nworld worlds and options opts (fx_options); NULL on failure */
+/* a sim of m with nworld worlds and options o; NULL on failure */
+static inline sapSim* fx_simModelWith(const sapModel* m, int nworld, const sapOptions* o) {
+  if (!m) return NULL;
+  sapSim* s = NULL;
+  sapStatus st = sap_create(m, o, nworld, &s);
+  CHECK(st == SAP_OK, "sap_create (%d worlds): %s", nworld, sap_lastError());
+  return st == SAP_OK ? s : NULL;
+}
+
+/* the same with options opts (fx_options) */
 static inline sapSim* fx_simModel(const sapModel* m, int nworld, const char* opts) {
   sapOptions o;
   if (!m || !fx_options(&o, opts)) return NULL;
-  sapSim* s = NULL;
-  sapStatus st = sap_create(m, &o, nworld, &s);
-  CHECK(st == SAP_OK, "sap_create (%d worlds, '%s'): %s", nworld, opts ? opts : "", sap_lastError());
-  return st == SAP_OK ? s : NULL;
+  return fx_simModelWith(m, nworld, &o);
+}
+
+/* a sim of a scene (file or XML text, fx_model) with options o; NULL on failure */
+static inline sapSim* fx_simWith(const char* scene, int nworld, const sapOptions* o) {
+  sapModel* m = fx_model(scene);
+  if (!m) return NULL;
+  sapSim* s = fx_simModelWith(m, nworld, o);
+  sap_freeModel(m);
+  return s;
 }
 
 /* a sim of a scene (file or XML text, fx_model); NULL on failure */

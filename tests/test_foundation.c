@@ -5,36 +5,20 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "fixture.h"
 #include "sim.h"
 
 static sapSim* make_sim(const char* path, int nworld, int preset, int integration, int contacts) {
-  sapModel* m = NULL;
-  if (sap_loadModel(path, &m) != SAP_OK) {
-    CHECK(0, "%s", sap_lastError());
-    return NULL;
-  }
   sapOptions opt;
-  sap_optionsDefault(&opt);
+  fx_options(&opt, NULL);
   opt.preset = preset;
   opt.integration = integration;
   opt.contacts = contacts;
-  opt.device = SAP_DEVICE_CPU;
-  sapSim* s = NULL;
-  CHECK(sap_create(m, &opt, nworld, &s) == SAP_OK, "%s", sap_lastError());
-  sap_freeModel(m);
-  return s;
+  return fx_simWith(path, nworld, &opt);
 }
 
 /* write an MJCF string to a temporary file */
-static const char* temp_scene(const char* xml) {
-  static char path[64];
-  snprintf(path, sizeof(path), "/tmp/sapsim_test_%d.xml", (int)getpid());
-  FILE* f = fopen(path, "w");
-  fputs(xml, f);
-  fclose(f);
-  return path;
-}
+static const char* temp_scene(const char* xml) { return fx_tempFile("scene.xml", xml); }
 
 /* free fall: constant acceleration is integrated exactly by both position maps:
  * midpoint z_n = z0 - g (nh)^2 / 2, sap_euler z_n = z0 - g h^2 n (n+1) / 2 */
