@@ -57,7 +57,7 @@ int sap_compareMain(sapCli* cli) {
     if (key >= 0) mj_resetDataKeyframe(mj, md[w], key);
     if (m->nu) memcpy(md[w]->ctrl, ctrl + (size_t)w * m->nu, sizeof(double) * m->nu);
   }
-  double h = sap_options(s)->timestep == sap_options(s)->timestep ? sap_options(s)->timestep : m->timestep;
+  double h = sap_options(s)->timestep;  /* resolved (the scene's unless overridden) */
   if (fabs(h - mj->opt.timestep) > 1e-15)
     printf("note: sapsim steps with dt %g, MuJoCo with the scene's %g\n", h, mj->opt.timestep);
   printf("scene %s, %d world(s), %d steps of %g s, preset %s; MuJoCo %s (%s cone, %s integrator)\n",

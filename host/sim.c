@@ -176,6 +176,7 @@ sapStatus sap_create(const sapModel* m, const sapOptions* opt_in, int nworld, sa
   s->opt.contact_k = s->m->contact_k;
   s->opt.contact_taud = s->m->contact_taud;
   s->opt.contact_margin = s->m->contact_margin;
+  s->opt.broadphase = sapc_broadphaseMode(s);
   if ((st = sap_reset(s, -1, NULL)) != SAP_OK) {
     free_sim(s);
     return st;

@@ -281,7 +281,7 @@ sapStatus sap_iterStatsClear(sapSim* s);
 int sap_nworld(const sapSim* s);
 const sapModel* sap_model(const sapSim* s);
 const sapOptions* sap_options(const sapSim* s);  /* expanded: the values in force (device,
-                                                    timestep, contact material, ncon_max) */
+                                                    timestep, contact material, ncon_max, broadphase) */
 int sap_onGPU(const sapSim* s);
 const char* sap_deviceName(const sapSim* s);
 unsigned long long sap_bytesPerWorld(const sapSim* s);
