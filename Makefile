@@ -22,7 +22,12 @@ HOST_SRC   := $(filter-out $(CLI_SRC),$(wildcard host/*.c))
 HOST_OBJ   := $(HOST_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC   := $(wildcard tests/test_*.c)
 TEST_BIN   := $(TEST_SRC:%.c=$(BUILD)/%)
+CLI_OBJ    := $(CLI_SRC:%.c=$(BUILD)/%.o)
+# every header (the fuzz targets, built from sources in one command, depend on them all);
+# objects and test programs depend on the headers they include, from the compilers'
+# dependency files (DEPFLAGS: $(BUILD)/.../x.d beside x.o, included at the end)
 KERNEL_HDR := $(wildcard kernels/*.h) $(wildcard include/sapsim/*.h) $(wildcard host/*.h)
+DEPFLAGS    = -MMD -MP -MF $(basename $@).d
 
 ifneq ($(NVCC),)
   CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
@@ -30,7 +35,7 @@ ifneq ($(NVCC),)
   CU_OBJ    := $(CU_SRC:%.cu=$(BUILD)/%.o)
   CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90
   NVFLAGS   += -O3 -std=c++17 $(CUDA_ARCH) -Iinclude -Ikernels -Ihost \
-               -Xcompiler -Wall,-Wextra,-Werror,-fPIC -Werror all-warnings -DSAP_HAVE_CUDA
+               -Xcompiler -Wall,-Wextra,-Werror,-fPIC,-fvisibility=hidden -Werror all-warnings -DSAP_HAVE_CUDA
   CFLAGS    += -DSAP_HAVE_CUDA -isystem $(CUDA_HOME)/include
   LDLIBS    += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusolver -lcudart -lstdc++
 endif
@@ -40,10 +45,10 @@ endif
 CXX       ?= g++
 EMU       := $(BUILD)/emu
 EMU_FLAGS := -DSAP_HAVE_CUDA -DSAP_CUDA_SHIM -Itests/shim
+EMU_CXX    = $(CXX) -x c++ -std=c++17 $(OPT) -g -Wall -Wextra -Werror -Iinclude -Ikernels -Ihost $(EMU_FLAGS)
 EMU_CU    := $(wildcard kernels/*.cu)
 EMU_OBJ   := $(HOST_SRC:%.c=$(EMU)/%.o) $(EMU_CU:%.cu=$(EMU)/%.o) $(EMU)/tests/shim/cuda_shim.o \
              $(EMU)/tests/shim/cusolver_shim.o
-EMU_HDR   := tests/shim/cuda_runtime.h tests/shim/cusolverDn.h
 EMU_LIB   := $(EMU)/libsapsim.a
 EMU_TEST  := $(BUILD)/tests/test_gpu_emulated
 # tests/test_shim.cu (block-cooperative kernels): emulated always, on a device via nvcc
@@ -54,19 +59,19 @@ CLI := $(BUILD)/sapsim
 # the shared library the Python package loads with ctypes (python/): the same objects
 # as libsapsim.a, so every host object is position independent (the .cu ones already are)
 SO  := $(BUILD)/libsapsim.so
-CFLAGS += -fPIC
+CFLAGS += -fPIC -fvisibility=hidden
 
-.PHONY: all test test-gpu bench deps clean asan asan-ci fuzz fuzz-ci fuzz-deps error-table check-templates drake-deps oracle-long \
+.PHONY: all test test-gpu bench deps clean asan asan-ci fuzz fuzz-ci fuzz-deps error-table check-templates check-layers golden-update drake-deps oracle-long \
         train-example
 all: $(CLI) $(TEST_BIN) $(EMU_TEST) $(SHIM_TEST)
 
-$(BUILD)/%.o: %.c $(KERNEL_HDR) | $(MJ_LIB)
+$(BUILD)/%.o: %.c $(BUILD)/%.d | $(MJ_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(BUILD)/%.o: %.cu $(KERNEL_HDR)
+$(BUILD)/%.o: %.cu $(BUILD)/%.d
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVFLAGS) -c $< -o $@
+	$(NVCC) $(NVFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # extra nvcc flags for the solve kernels only, for register experiments on a device
 # (e.g. SOLVE_NVFLAGS=-maxrregcount=128 BUILD=build-r128)
@@ -77,46 +82,48 @@ $(LIB): $(HOST_OBJ) $(CU_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(CLI): $(CLI_SRC) $(LIB) $(KERNEL_HDR) | $(MJ_LIB)
-	$(CC) $(CFLAGS) $(CLI_SRC) $(LIB) $(LDLIBS) -o $@
+$(CLI): $(CLI_OBJ) $(LIB) | $(MJ_LIB)
+	$(CC) $(CFLAGS) $(CLI_OBJ) $(LIB) $(LDLIBS) -o $@
 
 # MuJoCo is found in the build (its rpath) or beside the library ($ORIGIN: the Python
-# package bundles both)
-$(SO): $(HOST_OBJ) $(CU_OBJ) | $(MJ_LIB)
-	$(CC) -shared -Wl,--no-undefined -o $@ $^ $(LDLIBS) -Wl,-rpath,'$$ORIGIN'
+# package bundles both); it exports the public API only (host/libsapsim.map; tests link
+# the static library and may use internals)
+$(SO): $(HOST_OBJ) $(CU_OBJ) host/libsapsim.map | $(MJ_LIB)
+	$(CC) -shared -Wl,--no-undefined -Wl,--version-script=host/libsapsim.map -o $@ $(HOST_OBJ) $(CU_OBJ) \
+	  $(LDLIBS) -Wl,-rpath,'$$ORIGIN'
 all: $(SO)
 
-$(BUILD)/tests/%: tests/%.c tests/check.h tests/collision_ref.h $(LIB) $(KERNEL_HDR)
+$(BUILD)/tests/%: tests/%.c $(BUILD)/tests/%.d $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests $< $(LIB) $(LDLIBS) $(TEST_LDLIBS) -o $@
+	$(CC) $(CFLAGS) $(DEPFLAGS) -Itests $< $(LIB) $(LDLIBS) $(TEST_LDLIBS) -o $@
 
-$(EMU)/host/%.o: host/%.c $(KERNEL_HDR) $(EMU_HDR) | $(MJ_LIB)
+$(EMU)/host/%.o: host/%.c $(EMU)/host/%.d | $(MJ_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(EMU_FLAGS) -c $< -o $@
+	$(CC) $(BASE_CFLAGS) $(EMU_FLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(EMU)/kernels/%.o: kernels/%.cu $(KERNEL_HDR) $(EMU_HDR)
+$(EMU)/kernels/%.o: kernels/%.cu $(EMU)/kernels/%.d
 	@mkdir -p $(dir $@)
-	$(CXX) -x c++ -std=c++17 $(OPT) -g -Wall -Wextra -Werror -Iinclude -Ikernels -Ihost $(EMU_FLAGS) -c $< -o $@
+	$(EMU_CXX) $(DEPFLAGS) -c $< -o $@
 
-$(EMU)/tests/shim/%.o: tests/shim/%.cpp $(EMU_HDR)
+$(EMU)/tests/shim/%.o: tests/shim/%.cpp $(EMU)/tests/shim/%.d
 	@mkdir -p $(dir $@)
-	$(CXX) -std=c++17 $(OPT) -g -Wall -Wextra -Werror -Itests/shim -c $< -o $@
+	$(CXX) -std=c++17 $(OPT) -g -Wall -Wextra -Werror -Itests/shim $(DEPFLAGS) -c $< -o $@
 
 $(EMU_LIB): $(EMU_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(EMU_TEST): tests/test_gpu.c tests/check.h $(EMU_LIB) $(KERNEL_HDR)
+$(EMU_TEST): tests/test_gpu.c $(EMU_TEST).d $(EMU_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(EMU_FLAGS) -Itests $< $(EMU_LIB) $(filter-out -lcusolver -lcudart,$(LDLIBS)) \
+	$(CC) $(BASE_CFLAGS) $(EMU_FLAGS) $(DEPFLAGS) -Itests $< $(EMU_LIB) $(filter-out -lcusolver -lcudart,$(LDLIBS)) \
 	  $(TEST_LDLIBS) -lstdc++ -o $@
 
-$(BUILD)/tests/test_shim_emulated: tests/test_shim.cu tests/check.h $(KERNEL_HDR) tests/shim/cuda_runtime.h $(EMU)/tests/shim/cuda_shim.o
+$(BUILD)/tests/test_shim_emulated: tests/test_shim.cu $(BUILD)/tests/test_shim_emulated.d $(EMU)/tests/shim/cuda_shim.o
 	@mkdir -p $(dir $@)
-	$(CXX) -x c++ -std=c++17 $(OPT) -g -Wall -Wextra -Werror -Iinclude -Ikernels -Ihost -Itests $(EMU_FLAGS) $< -x none $(EMU)/tests/shim/cuda_shim.o -o $@
+	$(EMU_CXX) -Itests $(DEPFLAGS) $< -x none $(EMU)/tests/shim/cuda_shim.o -o $@
 
-$(BUILD)/tests/test_shim_gpu: tests/test_shim.cu tests/check.h $(KERNEL_HDR)
+$(BUILD)/tests/test_shim_gpu: tests/test_shim.cu $(BUILD)/tests/test_shim_gpu.d
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVFLAGS) -Itests $< -o $@
+	$(NVCC) $(NVFLAGS) $(DEPFLAGS) -Itests $< -o $@
 
 # install what is missing (Debian packages); a no-op when everything is there
 DEB_PKGS := python3-pip python3-venv unzip liblapacke-dev libblas-dev liblapack-dev python3-matplotlib \
@@ -172,13 +179,24 @@ drake-deps: deps $(PYENV)/.ready
 	$(PYENV)/bin/pip install -q --disable-pip-version-check -r python/requirements-drake.txt
 
 test: deps
-	$(MAKE) all $(PY_TEST) check-templates
+	$(MAKE) all $(PY_TEST) check-templates check-layers
 	@bash tests/run.sh $(BUILD)/tests
 
 # the size-ratio collision oracle at 10000 poses per pair (make test runs 1000);
 # docs/collision_oracle.md holds its table
 oracle-long: deps $(BUILD)/tests/test_collision_oracle
 	SAPSIM_ORACLE_POSES=10000 $(BUILD)/tests/test_collision_oracle
+
+# re-pin tests/golden.txt (tests/test_golden.c: hashes of fixed CPU runs per preset) in a
+# commit that changes results on purpose
+golden-update: $(BUILD)/tests/test_golden
+	SAPSIM_GOLDEN_UPDATE=tests/golden.txt $(BUILD)/tests/test_golden
+
+# the layers point down: include/ <- kernels/ <- host/ <- tools; fails on an include that
+# points up, or a kernels/ object of the build calling a host function other than sap_fail
+# (tests/check_layers.sh)
+check-layers:
+	@bash tests/check_layers.sh $(BUILD)
 
 # the fp32 instances of the per-world templates compute in float (tests/check_templates.c)
 check-templates:
@@ -284,3 +302,11 @@ fuzz: deps $(FUZZ_BIN)
 
 clean:
 	rm -rf build build-asan build-fuzz
+
+# the header dependencies the compilers wrote (DEPFLAGS), one file per object or test
+# program, named explicitly (so never an intermediate file): a missing one (a fresh tree, or
+# an object built before this rule) counts as changed, so its target is rebuilt and writes it
+DEP_FILES := $(HOST_OBJ:.o=.d) $(CU_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d) $(EMU_OBJ:.o=.d) \
+             $(EMU_TEST).d $(SHIM_TEST:=.d)
+$(DEP_FILES): ;
+-include $(wildcard $(DEP_FILES))

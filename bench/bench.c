@@ -180,9 +180,9 @@ static int bench_one(const sapCli* cli, const sapModel* m, const sapOptions* opt
 #else
       "gcc " __VERSION__,
 #endif
-      sap_optionValueName("preset", o->preset), sap_optionValueName("line_search", o->line_search), variant,
-      sap_optionValueName("solve_kernel", o->solve_kernel), sap_optionValueName("newton_loop", o->newton_loop),
-      sap_optionValueName("linear_solver", o->linear_solver), o->graph, o->contacts, isnan(o->timestep) ? m->timestep : o->timestep, nworld, cli->steps, sps,
+      sapo_valueName("preset", o->preset), sapo_valueName("line_search", o->line_search), variant,
+      sapo_valueName("solve_kernel", o->solve_kernel), sapo_valueName("newton_loop", o->newton_loop),
+      sapo_valueName("linear_solver", o->linear_solver), o->graph, o->contacts, isnan(o->timestep) ? m->timestep : o->timestep, nworld, cli->steps, sps,
       1e9 / sps, tm.kinematics, tm.collision, tm.free_motion, tm.solve, tm.integrate, tm.total,
       tm.kinematics * ns_per, tm.collision * ns_per, tm.free_motion * ns_per, tm.solve * ns_per,
       tm.integrate * ns_per,
@@ -199,8 +199,8 @@ static int bench_one(const sapCli* cli, const sapModel* m, const sapOptions* opt
   row->mj_steps_per_s = mj_sps;
   row->nworld = nworld;
   row->it = it;
-  snprintf(row->preset, sizeof(row->preset), "%s", sap_optionValueName("preset", o->preset));
-  snprintf(row->ls, sizeof(row->ls), "%s", sap_optionValueName("line_search", o->line_search));
+  snprintf(row->preset, sizeof(row->preset), "%s", sapo_valueName("preset", o->preset));
+  snprintf(row->ls, sizeof(row->ls), "%s", sapo_valueName("line_search", o->line_search));
   snprintf(row->variant, sizeof(row->variant), "%.95s", variant);
   free(info);
   free(ncon);
@@ -263,9 +263,9 @@ int sap_benchMain(sapCli* cli) {
   if (sapcli_keyframe(m, cli) < -1) return 1;
   char presets[256], lss[256];
   snprintf(presets, sizeof(presets), "%s", cli->presets ? cli->presets
-           : sap_optionValueName("preset", cli->opt.preset));
+           : sapo_valueName("preset", cli->opt.preset));
   snprintf(lss, sizeof(lss), "%s", cli->line_searches ? cli->line_searches
-           : sap_optionValueName("line_search", cli->opt.line_search));
+           : sapo_valueName("line_search", cli->opt.line_search));
   char *plist[8], *llist[8];
   int np = split(presets, plist, 8), nl = split(lss, llist, 8);
 

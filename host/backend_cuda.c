@@ -27,32 +27,31 @@ int sap_cudaUsable(char* name, int nname) {
   return 0;
 }
 
-sapStatus sap_backendInit(sapSim* s) {
+sapStatus sapb_init(sapSim* s) {
   if (s->opt.device == SAP_DEVICE_CUDA)
     return sap_fail(SAP_ERR_NO_DEVICE, "device=cuda: sapsim was built without CUDA (nvcc not found)");
   s->on_gpu = 0;
   cpu_name(s);
   return SAP_OK;
 }
-void sap_backendFree(sapSim* s) { (void)s; }
+void sapb_free(sapSim* s) { (void)s; }
 void* sap_cudaStream(void) { return NULL; }
-sapStatus sap_backendFetch(sapSim* s, const void* p, size_t n) { (void)s; (void)p; (void)n; return SAP_OK; }
-sapStatus sap_backendPush(sapSim* s, const void* p, size_t n) { (void)s; (void)p; (void)n; return SAP_OK; }
-sapStatus sap_backendKinematics(sapSim* s, const unsigned char* mask) {
+sapStatus sapb_fetch(sapSim* s, const void* p, size_t n) { (void)s; (void)p; (void)n; return SAP_OK; }
+sapStatus sapb_push(sapSim* s, const void* p, size_t n) { (void)s; (void)p; (void)n; return SAP_OK; }
+sapStatus sapb_kinematics(sapSim* s, const unsigned char* mask) {
   sapc_kinematicsMasked(s, mask);
   return SAP_OK;
 }
-sapStatus sap_backendUpload(sapSim* s) { (void)s; return SAP_OK; }
-sapStatus sap_backendSensors(sapSim* s, const unsigned char* mask) {
+sapStatus sapb_sensors(sapSim* s, const unsigned char* mask) {
   sapc_sensorPosVel(s, mask, SAP_WORLD_NONFINITE);
   return SAP_OK;
 }
-sapStatus sap_backendWorldTables(sapSim* s) { (void)s; return SAP_OK; }
+sapStatus sapb_worldTables(sapSim* s) { (void)s; return SAP_OK; }
 sapStatus sap_sync(sapSim* s) {
   if (!s) return sap_fail(SAP_ERR_ARG, "sap_sync: null sim");
   return SAP_OK;
 }
-sapStatus sap_backendWaitStream(sapSim* s, void* stream) { (void)s; (void)stream; return SAP_OK; }
+sapStatus sapb_waitStream(sapSim* s, void* stream) { (void)s; (void)stream; return SAP_OK; }
 sapStatus sap_stepStream(sapSim* s, int nstep, void* stream) {
   (void)stream;
   return sap_step(s, nstep);
@@ -69,15 +68,20 @@ sapStatus sap_streamWait(sapSim* s, void* stream) {
 #include <cuda_runtime.h>
 
 #include "cuda_check.h"
+#include "sensor.h"
 
-/* one stream for every sapsim launch and copy in the process (created on first use;
- * a blocking stream, so synchronous copies on the default stream stay ordered) */
-cudaStream_t sapg_stream = NULL;
+/* the stream of every sim in the process (created on first use; a blocking stream, so
+ * synchronous copies on the default stream stay ordered). A sim's launches and copies go to
+ * its launch context's stream (s->gpu.stream, sim_stream), which is this one for every sim:
+ * sap_cudaStream() is process-wide in the public API. */
+static cudaStream_t process_stream = NULL;
 
 void* sap_cudaStream(void) {
-  if (!sapg_stream && cudaStreamCreate(&sapg_stream) != cudaSuccess) return NULL;
-  return (void*)sapg_stream;
+  if (!process_stream && cudaStreamCreate(&process_stream) != cudaSuccess) return NULL;
+  return (void*)process_stream;
 }
+
+static cudaStream_t sim_stream(const sapSim* s) { return (cudaStream_t)s->gpu.stream; }
 
 /* per-sim CUDA state: the instantiated graph of one step, when graph=1 */
 typedef struct {
@@ -110,7 +114,7 @@ int sap_cudaUsable(char* name, int nname) {
   return 1;
 }
 
-sapStatus sap_backendInit(sapSim* s) {
+sapStatus sapb_init(sapSim* s) {
   char name[256];
   int usable = s->opt.device != SAP_DEVICE_CPU && sap_cudaUsable(name, sizeof(name));
   if (s->opt.device == SAP_DEVICE_CUDA && !usable)
@@ -122,7 +126,8 @@ sapStatus sap_backendInit(sapSim* s) {
   }
   s->on_gpu = 1;
   snprintf(s->device_name, sizeof(s->device_name), "%s", name);
-  if (!sapg_stream) CUDA_TRY(cudaStreamCreate(&sapg_stream));
+  if (!process_stream) CUDA_TRY(cudaStreamCreate(&process_stream));
+  s->gpu.stream = process_stream;
   s->cuda = calloc(1, sizeof(sapCudaState));
   if (!s->cuda) return sap_fail(SAP_ERR_MEMORY, "sap_create: out of memory");
   {
@@ -138,8 +143,8 @@ sapStatus sap_backendInit(sapSim* s) {
   /* model twin: same layout, device base pointer */
   void* mbuf = NULL;
   CUDA_TRY(cudaMalloc(&mbuf, s->m->nbuffer ? s->m->nbuffer : 1));
-  s->dm = *s->m;
-  sap_modelCarve(&s->dm, mbuf);
+  s->gpu.m = *s->m;
+  sapm_carve(&s->gpu.m, mbuf);
   CUDA_TRY(cudaMemcpy(mbuf, s->m->buffer, s->m->nbuffer, cudaMemcpyHostToDevice));
 
   /* data twin */
@@ -148,15 +153,20 @@ sapStatus sap_backendInit(sapSim* s) {
   if (e != cudaSuccess)
     return sap_fail(SAP_ERR_MEMORY, "device: cannot allocate %.1f MB for %d worlds: %s",
                     s->d.nbuffer / 1e6, s->d.nworld, cudaGetErrorString(e));
-  s->dd = s->d;
-  sap_dataCarve(s->m, &s->dd, dbuf);
+  s->gpu.d = s->d;
+  sapd_carve(s->m, &s->gpu.d, dbuf);
   CUDA_TRY(cudaMemset(dbuf, 0, s->d.nbuffer));
-  return sapg_solveInit(s);
+  /* the rest of the launch context: what the launchers read on the host */
+  s->gpu.hm = s->m;
+  s->gpu.opt = &s->opt;
+  s->gpu.h = s->h;
+  s->gpu.sensor_work_off = s->sensor_work_off;
+  return sapg_solveInit(&s->gpu);
 }
 
-void sap_backendFree(sapSim* s) {
+void sapb_free(sapSim* s) {
   if (!s->on_gpu) return;
-  sapg_solveFree(s);
+  sapg_solveFree(&s->gpu);
   sapCudaState* cs = (sapCudaState*)s->cuda;
   if (cs && cs->have_graph) cudaGraphExecDestroy(cs->step_graph);
   if (cs && cs->have_events)
@@ -165,16 +175,16 @@ void sap_backendFree(sapSim* s) {
     if (cs->join[i]) cudaEventDestroy(cs->join[i]);
   free(cs);
   s->cuda = NULL;
-  if (s->dm.buffer) cudaFree(s->dm.buffer);
-  if (s->dd.buffer) cudaFree(s->dd.buffer);
+  if (s->gpu.m.buffer) cudaFree(s->gpu.m.buffer);
+  if (s->gpu.d.buffer) cudaFree(s->gpu.d.buffer);
   if (s->wp_device) cudaFree(s->wp_device);
-  s->dm.buffer = s->dd.buffer = s->wp_device = NULL;
+  s->gpu.m.buffer = s->gpu.d.buffer = s->wp_device = NULL;
 }
 
 /* the per-world parameter tables on the device: one allocation holding the override
  * bits and every table (gravity last), made at the first override; each call copies the
  * host tables that exist (rows of worlds without the bit are never read) */
-sapStatus sap_backendWorldTables(sapSim* s) {
+sapStatus sapb_worldTables(sapSim* s) {
   const sapModel* m = s->m;
   if (!s->on_gpu || !m->world_override) return SAP_OK;
   size_t nw = (size_t)s->d.nworld, head = (sizeof(unsigned) * nw + 63) & ~(size_t)63;
@@ -190,14 +200,14 @@ sapStatus sap_backendWorldTables(sapSim* s) {
                       bytes / 1e6, cudaGetErrorString(e));
     s->wp_device = buf;
     char* p = (char*)buf;
-    s->dm.world_override = (unsigned*)p;
+    s->gpu.m.world_override = (unsigned*)p;
     p += head;
 #define X(name, bit, count)          \
-    s->dm.world_##name = (double*)p; \
+    s->gpu.m.world_##name = (double*)p; \
     p += sizeof(double) * nw * (size_t)(count);
     SAP_WORLD_TABLES(X, m)
 #undef X
-    s->dm.world_gravity = (double*)p;
+    s->gpu.m.world_gravity = (double*)p;
     /* a captured step holds the old model twin as its kernels' argument */
     sapCudaState* cs = (sapCudaState*)s->cuda;
     if (cs && cs->have_graph) {
@@ -205,106 +215,102 @@ sapStatus sap_backendWorldTables(sapSim* s) {
       cs->have_graph = 0;
     }
   }
-  CUDA_TRY(cudaStreamSynchronize(sapg_stream));
-  CUDA_TRY(cudaMemcpy(s->dm.world_override, m->world_override, sizeof(unsigned) * nw, cudaMemcpyHostToDevice));
+  CUDA_TRY(cudaStreamSynchronize(sim_stream(s)));
+  CUDA_TRY(cudaMemcpy(s->gpu.m.world_override, m->world_override, sizeof(unsigned) * nw, cudaMemcpyHostToDevice));
 #define X(name, bit, count)                                                                     \
   if (m->world_##name)                                                                          \
-    CUDA_TRY(cudaMemcpy(s->dm.world_##name, m->world_##name, sizeof(double) * nw * (size_t)(count), \
+    CUDA_TRY(cudaMemcpy(s->gpu.m.world_##name, m->world_##name, sizeof(double) * nw * (size_t)(count), \
                         cudaMemcpyHostToDevice));
   SAP_WORLD_TABLES(X, m)
 #undef X
   if (m->world_gravity)
-    CUDA_TRY(cudaMemcpy(s->dm.world_gravity, m->world_gravity, sizeof(double) * nw * 3, cudaMemcpyHostToDevice));
-  return SAP_OK;
-}
-
-sapStatus sap_backendUpload(sapSim* s) {
-  if (!s->on_gpu) return SAP_OK;
-  CUDA_TRY(cudaStreamSynchronize(sapg_stream));
-  CUDA_TRY(cudaMemcpy(s->dd.buffer, s->d.buffer, s->d.nbuffer, cudaMemcpyHostToDevice));
-  s->host_stale = 0;
+    CUDA_TRY(cudaMemcpy(s->gpu.m.world_gravity, m->world_gravity, sizeof(double) * nw * 3, cudaMemcpyHostToDevice));
   return SAP_OK;
 }
 
 sapStatus sap_sync(sapSim* s) {
   if (!s) return sap_fail(SAP_ERR_ARG, "sap_sync: null sim");
   if (!s->on_gpu || !s->host_stale) return SAP_OK;
-  CUDA_TRY(cudaStreamSynchronize(sapg_stream));
-  CUDA_TRY(cudaMemcpy(s->d.buffer, s->dd.buffer, s->d.nbuffer, cudaMemcpyDeviceToHost));
+  CUDA_TRY(cudaStreamSynchronize(sim_stream(s)));
+  CUDA_TRY(cudaMemcpy(s->d.buffer, s->gpu.d.buffer, s->d.nbuffer, cudaMemcpyDeviceToHost));
   s->host_stale = 0;
   return SAP_OK;
 }
 
 /* event i at a stage boundary, when timing stages */
 #define MARK(i) \
-  if (cs->have_events) CUDA_TRY(cudaEventRecord(cs->ev[i], sapg_stream))
+  if (cs->have_events) CUDA_TRY(cudaEventRecord(cs->ev[i], sim_stream(s)))
 
 /* device address of a host data address: the twins share one layout */
 static void* device_twin(const sapSim* s, const void* host_ptr) {
-  return (char*)s->dd.buffer + ((const char*)host_ptr - (const char*)s->d.buffer);
+  return (char*)s->gpu.d.buffer + ((const char*)host_ptr - (const char*)s->d.buffer);
 }
 
-sapStatus sap_backendFetch(sapSim* s, const void* host_ptr, size_t bytes) {
+sapStatus sapb_fetch(sapSim* s, const void* host_ptr, size_t bytes) {
   if (!s->on_gpu || !s->host_stale || !bytes) return SAP_OK;
-  CUDA_TRY(cudaStreamSynchronize(sapg_stream));
+  CUDA_TRY(cudaStreamSynchronize(sim_stream(s)));
   CUDA_TRY(cudaMemcpy((void*)host_ptr, device_twin(s, host_ptr), bytes, cudaMemcpyDeviceToHost));
   return SAP_OK;
 }
 
-sapStatus sap_backendPush(sapSim* s, const void* host_ptr, size_t bytes) {
+sapStatus sapb_push(sapSim* s, const void* host_ptr, size_t bytes) {
   if (!s->on_gpu || !bytes) return SAP_OK;
-  CUDA_TRY(cudaStreamSynchronize(sapg_stream));
+  CUDA_TRY(cudaStreamSynchronize(sim_stream(s)));
   CUDA_TRY(cudaMemcpy(device_twin(s, host_ptr), host_ptr, bytes, cudaMemcpyHostToDevice));
   return SAP_OK;
 }
 
-sapStatus sap_backendKinematics(sapSim* s, const unsigned char* mask) {
+sapStatus sapb_kinematics(sapSim* s, const unsigned char* mask) {
   if (!s->on_gpu) {
     sapc_kinematicsMasked(s, mask);
     return SAP_OK;
   }
   /* on the device every non-frozen world: kinematics depend only on qpos */
-  sapStatus st = sapg_kinematics(s);
+  sapStatus st = sapg_kinematics(&s->gpu);
   if (st == SAP_OK) s->host_stale = 1;
   return st;
 }
 
-sapStatus sap_backendSensors(sapSim* s, const unsigned char* mask) {
+sapStatus sapb_sensors(sapSim* s, const unsigned char* mask) {
   if (s->m->nsensor == 0) return SAP_OK;
   if (!s->on_gpu) {
     sapc_sensorPosVel(s, mask, SAP_WORLD_NONFINITE);
     return SAP_OK;
   }
   /* on the device every non-frozen world, as the kinematics: they depend only on the state */
-  sapStatus st = sapg_sensorPosVel(s, SAP_WORLD_NONFINITE);
+  sapStatus st = sapg_sensorPosVel(&s->gpu, SAP_WORLD_NONFINITE);
   if (st == SAP_OK) s->host_stale = 1;
   return st;
 }
 
-sapStatus sap_stepGPU(sapSim* s) {
+sapStatus sapb_stepGPU(sapSim* s) {
   sapCudaState* cs = (sapCudaState*)s->cuda;
   sapStatus st;
   s->host_stale = 1;
   MARK(0);
-  if ((st = sapg_clearFlags(s)) != SAP_OK) return st;
-  if ((st = sapg_kinematics(s)) != SAP_OK) return st;
+  if ((st = sapg_clearFlags(&s->gpu)) != SAP_OK) return st;
+  if ((st = sapg_kinematics(&s->gpu)) != SAP_OK) return st;
   MARK(1);
-  if (s->opt.contacts && (st = sapg_collision(s)) != SAP_OK) return st;
+  if (s->opt.contacts && (st = sapg_collision(&s->gpu)) != SAP_OK) return st;
   MARK(2);
-  if ((st = sapg_freeMotion(s)) != SAP_OK) return st;
+  if ((st = sapg_freeMotion(&s->gpu)) != SAP_OK) return st;
   MARK(3);
   if (s->opt.contacts) {
-    if ((st = sapg_solve(s)) != SAP_OK) return st;
+    if ((st = sapg_solve(&s->gpu)) != SAP_OK) return st;
   } else {
-    size_t n = sizeof(double) * (size_t)s->dd.nworld * s->m->nv;
-    CUDA_TRY(cudaMemcpyAsync(s->dd.vnext, s->dd.vstar, n, cudaMemcpyDeviceToDevice, sapg_stream));
+    size_t n = sizeof(double) * (size_t)s->gpu.d.nworld * s->m->nv;
+    CUDA_TRY(cudaMemcpyAsync(s->gpu.d.vnext, s->gpu.d.vstar, n, cudaMemcpyDeviceToDevice, sim_stream(s)));
   }
   /* acceleration sensors of this step: after the solve, before integration */
-  if (s->m->nsensor && (st = sapg_sensorAcc(s)) != SAP_OK) return st;
+  if (s->m->nsensor && sapm_accSensors(s->m)) {
+    sapSensorSolve S;
+    sapc_sensorSolveInfo(s, &S);
+    if ((st = sapg_sensorAcc(&s->gpu, &S)) != SAP_OK) return st;
+  }
   MARK(4);
-  if ((st = sapg_integrate(s)) != SAP_OK) return st;
+  if ((st = sapg_integrate(&s->gpu)) != SAP_OK) return st;
   /* position/velocity sensors of the new state */
-  if (s->m->nsensor && (st = sapg_sensorPosVel(s, SAP_WORLD_SKIP)) != SAP_OK) return st;
+  if (s->m->nsensor && (st = sapg_sensorPosVel(&s->gpu, SAP_WORLD_SKIP)) != SAP_OK) return st;
   MARK(5);
   return SAP_OK;
 }
@@ -328,9 +334,9 @@ static sapStatus add_stage_times(sapSim* s, sapCudaState* cs) {
  * later step. Capture records work without running it. */
 static sapStatus capture_step(sapSim* s, sapCudaState* cs) {
   cudaGraph_t g;
-  CUDA_TRY(cudaStreamBeginCapture(sapg_stream, cudaStreamCaptureModeThreadLocal));
-  sapStatus st = sap_stepGPU(s);
-  cudaError_t e = cudaStreamEndCapture(sapg_stream, &g);
+  CUDA_TRY(cudaStreamBeginCapture(sim_stream(s), cudaStreamCaptureModeThreadLocal));
+  sapStatus st = sapb_stepGPU(s);
+  cudaError_t e = cudaStreamEndCapture(sim_stream(s), &g);
   if (st != SAP_OK) return st;
   if (e != cudaSuccess)
     return sap_fail(SAP_ERR_CUDA, "capturing the step graph: %s", cudaGetErrorString(e));
@@ -342,13 +348,13 @@ static sapStatus capture_step(sapSim* s, sapCudaState* cs) {
   return SAP_OK;
 }
 
-sapStatus sap_stepsGPU(sapSim* s, int nstep) {
+sapStatus sapb_stepsGPU(sapSim* s, int nstep) {
   sapCudaState* cs = (sapCudaState*)s->cuda;
   /* graphs off, stage timing, or SAPSIM_CUDA_SYNC=1 (a synchronisation inside a
    * capture is illegal): direct launches */
   if (!s->opt.graph || cs->have_events || sapg_syncEachLaunch()) {
     for (int k = 0; k < nstep; k++) {
-      sapStatus st = sap_stepGPU(s);
+      sapStatus st = sapb_stepGPU(s);
       if (st == SAP_OK && cs->have_events) st = add_stage_times(s, cs);
       if (st != SAP_OK) return st;
     }
@@ -358,7 +364,7 @@ sapStatus sap_stepsGPU(sapSim* s, int nstep) {
     sapStatus st = capture_step(s, cs);
     if (st != SAP_OK) return st;
   }
-  for (int k = 0; k < nstep; k++) CUDA_TRY(cudaGraphLaunch(cs->step_graph, sapg_stream));
+  for (int k = 0; k < nstep; k++) CUDA_TRY(cudaGraphLaunch(cs->step_graph, sim_stream(s)));
   s->host_stale = s->host_stale || nstep > 0;
   return SAP_OK;
 }
@@ -372,7 +378,7 @@ static sapStatus stream_after(cudaStream_t waiter, cudaStream_t signaler, cudaEv
   return SAP_OK;
 }
 
-sapStatus sap_backendWaitStream(sapSim* s, void* stream) {
+sapStatus sapb_waitStream(sapSim* s, void* stream) {
   if (!s->on_gpu) return SAP_OK;
   if (stream) CUDA_TRY(cudaStreamSynchronize((cudaStream_t)stream));
   else CUDA_TRY(cudaDeviceSynchronize());
@@ -381,8 +387,8 @@ sapStatus sap_backendWaitStream(sapSim* s, void* stream) {
 
 sapStatus sap_streamWait(sapSim* s, void* stream) {
   if (!s) return sap_fail(SAP_ERR_ARG, "sap_streamWait: null sim");
-  if (!s->on_gpu || (cudaStream_t)stream == sapg_stream) return SAP_OK;
-  return stream_after((cudaStream_t)stream, sapg_stream, ((sapCudaState*)s->cuda)->join[1]);
+  if (!s->on_gpu || (cudaStream_t)stream == sim_stream(s)) return SAP_OK;
+  return stream_after((cudaStream_t)stream, sim_stream(s), ((sapCudaState*)s->cuda)->join[1]);
 }
 
 sapStatus sap_stepStream(sapSim* s, int nstep, void* stream) {
@@ -395,23 +401,23 @@ sapStatus sap_stepStream(sapSim* s, int nstep, void* stream) {
   if (caller) CUDA_TRY(cudaStreamIsCapturing(caller, &cap));
   memset(&s->timers, 0, sizeof(s->timers));
   sapStatus st = SAP_OK;
-  if (caller != sapg_stream && (st = stream_after(sapg_stream, caller, cs->join[0])) != SAP_OK) return st;
+  if (caller != sim_stream(s) && (st = stream_after(sim_stream(s), caller, cs->join[0])) != SAP_OK) return st;
   if (cap != cudaStreamCaptureStatusNone || !s->opt.graph) {
     /* direct launches: inside a caller's capture sapsim's stream is part of it */
-    for (int k = 0; k < nstep && st == SAP_OK; k++) st = sap_stepGPU(s);
+    for (int k = 0; k < nstep && st == SAP_OK; k++) st = sapb_stepGPU(s);
   } else {
-    st = sap_stepsGPU(s, nstep);
+    st = sapb_stepsGPU(s, nstep);
   }
   if (st != SAP_OK) return st;
   s->host_stale = 1;
-  if (caller != sapg_stream && (st = stream_after(caller, sapg_stream, cs->join[1])) != SAP_OK) return st;
+  if (caller != sim_stream(s) && (st = stream_after(caller, sim_stream(s), cs->join[1])) != SAP_OK) return st;
   CUDA_TRY(cudaGetLastError());
   return SAP_OK;
 }
 
-sapStatus sap_backendFinish(sapSim* s) {
+sapStatus sapb_finish(sapSim* s) {
   (void)s;
-  CUDA_TRY(cudaStreamSynchronize(sapg_stream));
+  CUDA_TRY(cudaStreamSynchronize(sim_stream(s)));
   CUDA_TRY(cudaGetLastError());
   return SAP_OK;
 }

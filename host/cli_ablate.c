@@ -170,7 +170,7 @@ static int build_configs(ablArgs* a, ablConfig* c, int* nconf, ablComparison* k,
       return 1;
     }
     memset(&c[n], 0, sizeof(c[n]));
-    snprintf(c[n].preset, sizeof(c[n].preset), "%s", sap_optionValueName("preset", o.preset));
+    snprintf(c[n].preset, sizeof(c[n].preset), "%s", sapo_valueName("preset", o.preset));
     int dup = 0;
     for (int i = 0; i < n; i++) dup += !strcmp(c[i].preset, c[n].preset);
     if (dup) snprintf(c[n].label, sizeof(c[n].label), "%s#%d", c[n].preset, dup + 1);
@@ -490,7 +490,7 @@ int sap_ablateMain(int argc, char** argv) {
   if (!cli->quiet) {
     fprintf(stderr, "ablate %s: %d worlds x %d steps, dt %g, device %s, start %s, ctrl noise %g, seed %llu\n",
             cli->scene, nworld, nstep, dt, sap_deviceName(c[0].s),
-            key >= 0 ? sap_name(m, m->name_keyadr, key) : "qpos0", cli->ctrl_noise, cli->seed);
+            key >= 0 ? sapm_name(m, m->name_keyadr, key) : "qpos0", cli->ctrl_noise, cli->seed);
     fprintf(stderr, "configurations:\n");
     for (int i = 0; i < nconf; i++) fprintf(stderr, "  %s\n", c[i].label);
     if (ncmp) table_header(k, ncmp);

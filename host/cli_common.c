@@ -168,7 +168,7 @@ int sapcli_parse(int argc, char** argv, sapCli* cli, const char* cmd) {
 int sapcli_keyframe(const sapModel* m, const sapCli* cli) {
   if (!cli->key_name) return m->nkey > 0 ? 0 : -1;
   if (!strcmp(cli->key_name, "none")) return -1;
-  int k = sap_findName(m, m->name_keyadr, m->nkey, cli->key_name);
+  int k = sapm_findName(m, m->name_keyadr, m->nkey, cli->key_name);
   if (k >= 0) return k;
   char* end;
   long id = strtol(cli->key_name, &end, 10);

@@ -57,11 +57,11 @@ int sap_compareMain(sapCli* cli) {
     if (key >= 0) mj_resetDataKeyframe(mj, md[w], key);
     if (m->nu) memcpy(md[w]->ctrl, ctrl + (size_t)w * m->nu, sizeof(double) * m->nu);
   }
-  double h = sap_options(s)->timestep == sap_options(s)->timestep ? sap_options(s)->timestep : m->timestep;
+  double h = sap_options(s)->timestep;  /* resolved (the scene's unless overridden) */
   if (fabs(h - mj->opt.timestep) > 1e-15)
     printf("note: sapsim steps with dt %g, MuJoCo with the scene's %g\n", h, mj->opt.timestep);
   printf("scene %s, %d world(s), %d steps of %g s, preset %s; MuJoCo %s (%s cone, %s integrator)\n",
-         cli->scene, n, cli->steps, h, sap_optionValueName("preset", sap_options(s)->preset), mj_versionString(),
+         cli->scene, n, cli->steps, h, sapo_valueName("preset", sap_options(s)->preset), mj_versionString(),
          mj->opt.cone == mjCONE_ELLIPTIC ? "elliptic" : "pyramidal",
          mj->opt.integrator == mjINT_EULER ? "Euler" : mj->opt.integrator == mjINT_RK4 ? "RK4" : "implicit");
   printf("%8s %14s %14s %16s %16s\n", "time", "base z sapsim", "base z MuJoCo", "max |dq| joints",
@@ -94,7 +94,7 @@ int sap_compareMain(sapCli* cli) {
   printf("{\"scene\":\"%s\",\"nworld\":%d,\"nstep\":%d,\"dt\":%g,\"preset\":\"%s\",\"max_joint_diff\":%.6g,"
          "\"mean_joint_diff\":%.6g,\"max_base_height_diff\":%.6g,\"final_base_z_sapsim\":%s,"
          "\"final_base_z_mujoco\":%s}\n", cli->scene, n, cli->steps, h,
-         sap_optionValueName("preset", sap_options(s)->preset), worst_q, nsum ? sum_q / nsum : 0.0, worst_z,
+         sapo_valueName("preset", sap_options(s)->preset), worst_q, nsum ? sum_q / nsum : 0.0, worst_z,
          zs, zm);
   rc = 0;
   goto done;

@@ -1,5 +1,5 @@
 /* X-macro table of sapData's per-world arrays: X(type, field, count per world).
- * host/data.c carves them from one allocation (8-byte aligned, world-major);
+ * host/sim.c carves them from one allocation (each array 64-byte aligned, SAP_ALIGN; world-major);
  * the CUDA backend mirrors the same table. m = sapModel*, c = ncon_max.
  * Add a row here and a field in include/sapsim/data.h together. */
 

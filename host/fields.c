@@ -77,7 +77,7 @@ void* sap_deviceArray(const sapSim* s, const char* name, int* count, sapArrayTyp
   if (!strcmp(name, #field)) {            \
     *count = (int)(n);                    \
     *type = type_code(#ctype);            \
-    return s->dd.field;                   \
+    return s->gpu.d.field;                   \
   }
   SAP_DATA_FIELDS(X, s->m, s->d.ncon_max)
 #undef X

@@ -66,19 +66,19 @@ static int info_main(const sapCli* cli) {
          m->contact_margin, m->contact_margin_scene ? "" : " (approx presets; drake preset: 0)");
   for (int g = 0; g < m->ngeom; g++)
     printf("  geom %-3d %-16s type %d body %-2d mu %-6g k %-10s tau_d %s\n", g,
-           sap_name(m, m->name_geomadr, g), m->geom_type[g], m->geom_bodyid[g], m->geom_mu[g],
+           sapm_name(m, m->name_geomadr, g), m->geom_type[g], m->geom_bodyid[g], m->geom_mu[g],
            m->geom_k[g] > 0 ? "override" : "default", m->geom_taud[g] >= 0 ? "override" : "default");
   for (int p = 0; p < m->npair_max; p++) {
     int g0 = m->pair_geom[2 * p], g1 = m->pair_geom[2 * p + 1];
     printf("  pair %-3d %s-%s%s condim %d mu %g margin %g gap %g k %g tau_d %g\n", p,
-           sap_name(m, m->name_geomadr, g0), sap_name(m, m->name_geomadr, g1),
+           sapm_name(m, m->name_geomadr, g0), sapm_name(m, m->name_geomadr, g1),
            m->pair_explicit[p] ? " (explicit)" : "", m->pair_condim[p], m->pair_mu[p], m->pair_margin[p],
            m->pair_gap[p], m->pair_k[p], m->pair_taud[p]);
   }
-  for (int k = 0; k < m->nkey; k++) printf("  keyframe %d '%s'\n", k, sap_name(m, m->name_keyadr, k));
+  for (int k = 0; k < m->nkey; k++) printf("  keyframe %d '%s'\n", k, sapm_name(m, m->name_keyadr, k));
   if (m->nsensor) printf("sensors %d  sensordata %d values\n", m->nsensor, m->nsensordata);
   for (int i = 0; i < m->nsensor; i++) {
-    const char* name = sap_name(m, m->name_sensoradr, i);
+    const char* name = sapm_name(m, m->name_sensoradr, i);
     printf("  sensor %-3d %-16s type %-2d sensordata[%d:%d]\n", i, *name ? name : "-", m->sensor_type[i],
            m->sensor_adr[i], m->sensor_adr[i] + m->sensor_dim[i]);
   }

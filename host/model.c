@@ -9,7 +9,7 @@
 
 #define SAP_ALIGN(n) (((n) + 63ULL) & ~63ULL)
 
-unsigned long long sap_modelBytes(const sapModel* m) {
+unsigned long long sapm_bytes(const sapModel* m) {
   unsigned long long n = 0;
 #define X(type, name, count) n += SAP_ALIGN(sizeof(type) * (unsigned long long)(count));
   SAP_MODEL_FIELDS(X, m)
@@ -17,7 +17,7 @@ unsigned long long sap_modelBytes(const sapModel* m) {
   return n;
 }
 
-void sap_modelCarve(sapModel* m, void* buffer) {
+void sapm_carve(sapModel* m, void* buffer) {
   unsigned char* p = (unsigned char*)buffer;
 #define X(type, name, count)                                            \
   m->name = (type*)p;                                                   \
@@ -25,22 +25,22 @@ void sap_modelCarve(sapModel* m, void* buffer) {
   SAP_MODEL_FIELDS(X, m)
 #undef X
   m->buffer = buffer;
-  m->nbuffer = sap_modelBytes(m);
+  m->nbuffer = sapm_bytes(m);
 }
 
-sapStatus sap_modelAlloc(sapModel* m) {
-  unsigned long long n = sap_modelBytes(m);
+sapStatus sapm_alloc(sapModel* m) {
+  unsigned long long n = sapm_bytes(m);
   void* buf = calloc(1, n ? n : 1);
   if (!buf) return sap_fail(SAP_ERR_MEMORY, "model: cannot allocate %llu bytes", n);
-  sap_modelCarve(m, buf);
+  sapm_carve(m, buf);
   return SAP_OK;
 }
 
-sapStatus sap_modelCopy(const sapModel* src, sapModel** out) {
+sapStatus sapm_copy(const sapModel* src, sapModel** out) {
   sapModel* m = (sapModel*)malloc(sizeof(sapModel));
   if (!m) return sap_fail(SAP_ERR_MEMORY, "model: cannot allocate");
   *m = *src;
-  sapStatus st = sap_modelAlloc(m);
+  sapStatus st = sapm_alloc(m);
   if (st != SAP_OK) {
     free(m);
     return st;
@@ -63,12 +63,12 @@ const char* sap_modelNotes(const sapModel* m) {
   return "";
 }
 
-const char* sap_name(const sapModel* m, const int* adr, int id) {
+const char* sapm_name(const sapModel* m, const int* adr, int id) {
   if (!adr || id < 0) return "";
   return m->names + adr[id];
 }
 
-int sap_findName(const sapModel* m, const int* adr, int n, const char* name) {
+int sapm_findName(const sapModel* m, const int* adr, int n, const char* name) {
   for (int i = 0; i < n; i++)
     if (!strcmp(m->names + adr[i], name)) return i;
   return -1;

@@ -28,10 +28,10 @@ static void element_name(const sapModel* m, const char* field, long i, char* out
                    : !strcmp(kind, "keyframe") ? m->name_keyadr
                    : !strcmp(kind, "sensor") ? m->name_sensoradr : NULL;
   if (!strcmp(kind, "dof")) {
-    snprintf(out, n, "joint '%s'", sap_name(m, m->name_jntadr, m->dof_jntid[i]));
+    snprintf(out, n, "joint '%s'", sapm_name(m, m->name_jntadr, m->dof_jntid[i]));
     return;
   }
-  if (adr) snprintf(out, n, "%s '%s'", kind, sap_name(m, adr, (int)i));
+  if (adr) snprintf(out, n, "%s '%s'", kind, sapm_name(m, adr, (int)i));
   else snprintf(out, n, "%s %ld", kind, i);
 }
 
@@ -89,7 +89,7 @@ static sapStatus range_order(const sapModel* m, const char* path, const char* fi
   return SAP_OK;
 }
 
-sapStatus sap_checkModelValues(const sapModel* m, const char* path) {
+sapStatus sapm_checkValues(const sapModel* m, const char* path) {
   sapStatus st;
   if (!(m->timestep > 0 && m->timestep <= 1))
     return sap_fail(SAP_ERR_SCENE, "%s: option timestep %g is out of range (0, 1]", path, m->timestep);

@@ -459,7 +459,7 @@ static sapStatus check_supported(const mjModel* mj, const char* path) {
   if ((st = check_pairs(mj, path)) != SAP_OK) return st;
   if ((st = check_tendons(mj, path)) != SAP_OK) return st;
   if ((st = check_equality(mj, path)) != SAP_OK) return st;
-  if ((st = sap_checkSensors(mj, path)) != SAP_OK) return st;
+  if ((st = sapm_checkSensors(mj, path)) != SAP_OK) return st;
   return check_actuators(mj, path);
 }
 
@@ -986,8 +986,8 @@ static sapStatus build_pairs(const sapModel* m, const mjModel* mj, const char* p
 }
 
 /* convert a compiled mjModel; path is used in messages */
-sapStatus sap_convertModel(const mjModel* mj, const char* path, sapModel** out);
-sapStatus sap_convertModel(const mjModel* mj, const char* path, sapModel** out) {
+sapStatus sapm_convert(const mjModel* mj, const char* path, sapModel** out);
+sapStatus sapm_convert(const mjModel* mj, const char* path, sapModel** out) {
   sapStatus st = check_supported(mj, path);
   if (st != SAP_OK) return st;
   if (mj->nv == 0)
@@ -995,7 +995,7 @@ sapStatus sap_convertModel(const mjModel* mj, const char* path, sapModel** out) 
 
   sapModel tmp;
   copy_sizes(&tmp, mj);
-  if ((st = sap_modelAlloc(&tmp)) != SAP_OK) return st;
+  if ((st = sapm_alloc(&tmp)) != SAP_OK) return st;
   tmp.timestep = mj->opt.timestep;
   for (int i = 0; i < 3; i++) tmp.gravity[i] = (mj->opt.disableflags & mjDSBL_GRAVITY) ? 0 : mj->opt.gravity[i];
   for (int i = 0; i < 3; i++) tmp.magnetic[i] = mj->opt.magnetic[i];
@@ -1012,10 +1012,10 @@ sapStatus sap_convertModel(const mjModel* mj, const char* path, sapModel** out) 
     return st;
   }
   copy_keys_names(&tmp, mj);
-  sap_copySensors(&tmp, mj);
+  sapm_copySensors(&tmp, mj);
   copy_equality(&tmp, mj);
   count_solve_rows(&tmp);
-  if ((st = sap_checkModelValues(&tmp, path)) != SAP_OK) {
+  if ((st = sapm_checkValues(&tmp, path)) != SAP_OK) {
     free(tmp.buffer);
     return st;
   }
@@ -1036,7 +1036,7 @@ sapStatus sap_convertModel(const mjModel* mj, const char* path, sapModel** out) 
   *m = tmp;
   m->npair_max = np;
   m->ncondim = 3;
-  if ((st = sap_modelAlloc(m)) != SAP_OK) {
+  if ((st = sapm_alloc(m)) != SAP_OK) {
     free(m);
     free(pr);
     free(tmp.buffer);
@@ -1078,7 +1078,7 @@ sapStatus sap_loadModel(const char* path, sapModel** out) {
   char err[1000] = "";
   mjModel* mj = mj_loadXML(path, NULL, err, sizeof(err));
   if (!mj) return sap_fail(SAP_ERR_SCENE, "%s: MuJoCo could not load the scene: %s", path, err);
-  sapStatus st = sap_convertModel(mj, path, out);
+  sapStatus st = sapm_convert(mj, path, out);
   mj_deleteModel(mj);
   return st;
 }

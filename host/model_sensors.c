@@ -105,7 +105,7 @@ static int object_frame(const mjModel* mj, int type, int id, int* body, double* 
 }
 
 /* the sensors sapsim cannot compute, named; SAP_OK when all can be */
-sapStatus sap_checkSensors(const mjModel* mj, const char* path) {
+sapStatus sapm_checkSensors(const mjModel* mj, const char* path) {
   if (mj->nsensor == 0) return SAP_OK;
   if (mj->opt.disableflags & mjDSBL_SENSOR)
     return sap_fail(SAP_ERR_UNSUPPORTED, "%s: <flag sensor=\"disable\"/> is not supported (remove the "
@@ -156,7 +156,7 @@ sapStatus sap_checkSensors(const mjModel* mj, const char* path) {
 }
 
 /* fill m's sensor table (sizes set, arrays allocated) from mj */
-void sap_copySensors(sapModel* m, const mjModel* mj) {
+void sapm_copySensors(sapModel* m, const mjModel* mj) {
   for (int i = 0; i < m->nsensor; i++) {
     int t = mj->sensor_type[i];
     m->sensor_type[i] = t;

@@ -26,7 +26,7 @@ sapStatus sap_loadModelString(const char* xml, sapModel** out) {
   mjModel* mj = mj_loadXML(name, &vfs, err, sizeof(err));
   mj_deleteVFS(&vfs);
   if (!mj) return sap_fail(SAP_ERR_SCENE, "<xml string>: MuJoCo could not load the scene: %s", err);
-  sapStatus st = sap_convertModel(mj, "<xml string>", out);
+  sapStatus st = sapm_convert(mj, "<xml string>", out);
   mj_deleteModel(mj);
   return st;
 }

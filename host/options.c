@@ -374,8 +374,8 @@ int sap_optionsDescribe(const sapOptions* o, char* buf, int nbuf) {
 }
 
 /* name of an enum value of a knob, for logs: sap_optionName("line_search", 1) */
-const char* sap_optionValueName(const char* key, int value);
-const char* sap_optionValueName(const char* key, int value) {
+const char* sapo_valueName(const char* key, int value);
+const char* sapo_valueName(const char* key, int value) {
   for (int i = 0; i < NKEYS; i++)
     if (!strcmp(keys[i].key, key) && keys[i].kind == K_ENUM) return canonical_name(keys[i].names, value);
   return "?";

@@ -49,7 +49,7 @@ void sapc_sensorSetup(sapSim* s) {
   }
 }
 
-int sap_modelAccSensors(const sapModel* m) {
+int sapm_accSensors(const sapModel* m) {
   for (int i = 0; i < m->nsensor; i++)
     if (m->sensor_stage[i] == SAP_STAGE_ACC) return 1;
   return 0;
@@ -87,7 +87,7 @@ void sapc_sensorPosVel(sapSim* s, const unsigned char* mask, int skip) {
 }
 
 void sapc_sensorAcc(sapSim* s) {
-  if (!sap_modelAccSensors(s->m)) return;
+  if (!sapm_accSensors(s->m)) return;
   sapSensorSolve S;
   sapc_sensorSolveInfo(s, &S);
 #pragma omp parallel for schedule(static) num_threads(sapc_threads(s))
@@ -104,7 +104,7 @@ void sapc_sensorPosVelWorld(sapSim* s, int w) {
 }
 
 void sapc_sensorAccWorld(sapSim* s, int w) {
-  if (!sap_modelAccSensors(s->m) || (s->d.world_flags[w] & SAP_WORLD_SKIP)) return;
+  if (!sapm_accSensors(s->m) || (s->d.world_flags[w] & SAP_WORLD_SKIP)) return;
   sapSensorSolve S;
   sapc_sensorSolveInfo(s, &S);
   sapModel view;  /* the world's parameters (masses, gravity) */

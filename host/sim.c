@@ -42,7 +42,7 @@ static long scratch_bytes(const sapModel* m, const sapOptions* o, int ncon_max) 
   return n > sens ? n : sens;  /* below 2^31 for nv <= SAP_MAX_NV and ncon_max <= 2^20 */
 }
 
-unsigned long long sap_dataBytes(const sapModel* m, int nworld, int ncon_max, int nscratch) {
+unsigned long long sapd_bytes(const sapModel* m, int nworld, int ncon_max, int nscratch) {
   unsigned long long n = 0;
 #define X(type, name, count) n += SAP_ALIGN(sizeof(type) * (unsigned long long)(count) * nworld);
   SAP_DATA_FIELDS(X, m, ncon_max)
@@ -50,7 +50,7 @@ unsigned long long sap_dataBytes(const sapModel* m, int nworld, int ncon_max, in
   return n + SAP_ALIGN((unsigned long long)nscratch * nworld);
 }
 
-void sap_dataCarve(const sapModel* m, sapData* d, void* buffer) {
+void sapd_carve(const sapModel* m, sapData* d, void* buffer) {
   unsigned char* p = (unsigned char*)buffer;
   int nworld = d->nworld, ncon_max = d->ncon_max;
 #define X(type, name, count)                                                      \
@@ -60,7 +60,7 @@ void sap_dataCarve(const sapModel* m, sapData* d, void* buffer) {
 #undef X
   d->scratch = p;
   d->buffer = buffer;
-  d->nbuffer = sap_dataBytes(m, nworld, ncon_max, d->nscratch);
+  d->nbuffer = sapd_bytes(m, nworld, ncon_max, d->nscratch);
 }
 
 /* scene material defaults, overridable per call; per-geom overrides win; then the
@@ -102,8 +102,8 @@ static sapStatus check_model_size(const sapModel* m) {
 
 static void free_sim(sapSim* s) {
   if (!s) return;
-  sap_backendFree(s);
-  if (s->m) sap_worldParamsFree(s);
+  sapb_free(s);
+  if (s->m) sapm_worldParamsFree(s);
   free(s->d.buffer);
   free(s->init_qpos);
   sap_freeModel(s->m);
@@ -126,7 +126,7 @@ sapStatus sap_create(const sapModel* m, const sapOptions* opt_in, int nworld, sa
   sapSim* s = (sapSim*)calloc(1, sizeof(sapSim));
   if (!s) return sap_fail(SAP_ERR_MEMORY, "sap_create: out of memory");
   s->opt = opt;
-  if ((st = sap_modelCopy(m, &s->m)) != SAP_OK) {
+  if ((st = sapm_copy(m, &s->m)) != SAP_OK) {
     free(s);
     return st;
   }
@@ -144,14 +144,14 @@ sapStatus sap_create(const sapModel* m, const sapOptions* opt_in, int nworld, sa
   s->d.nworld = nworld;
   s->d.ncon_max = !opt.contacts ? 0 : opt.ncon_max >= 0 ? opt.ncon_max : sapc_estimateNconMax(s->m);
   s->d.nscratch = (int)SAP_ALIGN(scratch_bytes(s->m, &opt, s->d.ncon_max));
-  unsigned long long nbytes = sap_dataBytes(s->m, nworld, s->d.ncon_max, s->d.nscratch);
+  unsigned long long nbytes = sapd_bytes(s->m, nworld, s->d.ncon_max, s->d.nscratch);
   void* buf = nbytes < (1ULL << 46) ? calloc(1, nbytes) : NULL;
   if (!buf) {
     free_sim(s);
     return sap_fail(SAP_ERR_MEMORY, "sap_create: cannot allocate %.1f MB for %d worlds (%llu bytes "
                     "per world)", nbytes / 1e6, nworld, nbytes / nworld);
   }
-  sap_dataCarve(s->m, &s->d, buf);
+  sapd_carve(s->m, &s->d, buf);
   sapc_sensorSetup(s);
 
   /* initial state: MuJoCo's qpos0, zero velocity and control */
@@ -165,7 +165,7 @@ sapStatus sap_create(const sapModel* m, const sapOptions* opt_in, int nworld, sa
   s->init_ctrl = s->init_qvel + nv;
   memcpy(s->init_qpos, s->m->qpos0, sizeof(double) * nq);
 
-  if ((st = sap_backendInit(s)) != SAP_OK) {
+  if ((st = sapb_init(s)) != SAP_OK) {
     free_sim(s);
     return st;
   }
@@ -176,6 +176,7 @@ sapStatus sap_create(const sapModel* m, const sapOptions* opt_in, int nworld, sa
   s->opt.contact_k = s->m->contact_k;
   s->opt.contact_taud = s->m->contact_taud;
   s->opt.contact_margin = s->m->contact_margin;
+  s->opt.broadphase = sapc_broadphaseMode(s);
   if ((st = sap_reset(s, -1, NULL)) != SAP_OK) {
     free_sim(s);
     return st;
@@ -245,14 +246,14 @@ sapStatus sap_reset(sapSim* s, int key, const unsigned char* mask) {
   sapRange r[32];
   int nr = reset_ranges(s, r);
   sapStatus st = SAP_OK;
-  for (int i = 0; i < nr && st == SAP_OK; i++) st = sap_backendFetch(s, r[i].ptr, r[i].bytes);
+  for (int i = 0; i < nr && st == SAP_OK; i++) st = sapb_fetch(s, r[i].ptr, r[i].bytes);
   if (st != SAP_OK) return st;
   for (int w = 0; w < s->d.nworld; w++)
     if (!mask || mask[w]) reset_world(s, w, key);
-  for (int i = 0; i < nr && st == SAP_OK; i++) st = sap_backendPush(s, r[i].ptr, r[i].bytes);
+  for (int i = 0; i < nr && st == SAP_OK; i++) st = sapb_push(s, r[i].ptr, r[i].bytes);
   if (st != SAP_OK) return st;
-  if ((st = sap_backendKinematics(s, mask)) != SAP_OK) return st;
-  return sap_backendSensors(s, mask);
+  if ((st = sapb_kinematics(s, mask)) != SAP_OK) return st;
+  return sapb_sensors(s, mask);
 }
 
 /* ---- fields ----------------------------------------------------------------------- */
@@ -284,7 +285,7 @@ int sap_fieldSize(const sapSim* s, sapField f) {
   }
 }
 
-double* sap_fieldPtr(sapData* d, sapField f) {
+double* sapd_fieldPtr(sapData* d, sapField f) {
   switch (f) {
     case SAP_FIELD_QPOS: return d->qpos;
     case SAP_FIELD_QVEL: return d->qvel;
@@ -319,11 +320,11 @@ sapStatus sap_get(sapSim* s, sapField f, const int* worlds, int n, double* buf) 
   sapStatus st = check_worlds(s, "sap_get", worlds, n);
   if (st != SAP_OK) return st;
   int size = sap_fieldSize(s, f);
-  const double* src = sap_fieldPtr(&s->d, f);
+  const double* src = sapd_fieldPtr(&s->d, f);
   /* on the GPU only this field travels (and qvel for qacc_free) */
   size_t bytes = sizeof(double) * (size_t)s->d.nworld * size;
-  if ((st = sap_backendFetch(s, src, bytes)) != SAP_OK) return st;
-  if (f == SAP_FIELD_QACC_FREE && (st = sap_backendFetch(s, s->d.qvel, bytes)) != SAP_OK) return st;
+  if ((st = sapb_fetch(s, src, bytes)) != SAP_OK) return st;
+  if (f == SAP_FIELD_QACC_FREE && (st = sapb_fetch(s, s->d.qvel, bytes)) != SAP_OK) return st;
   for (int i = 0; i < n; i++) {
     int w = worlds ? worlds[i] : i;
     double* dst = buf + (size_t)i * size;
@@ -359,29 +360,29 @@ sapStatus sap_set(sapSim* s, sapField f, const int* worlds, int n, const double*
                         (i % size) / 4);
   /* on the GPU only the arrays written travel: the field, and for a state edit the
    * flags (a set state unfreezes a non-finite world) and vnext */
-  double* dst = sap_fieldPtr(&s->d, f);
+  double* dst = sapd_fieldPtr(&s->d, f);
   int state = f == SAP_FIELD_QPOS || f == SAP_FIELD_QVEL;
   size_t bytes = sizeof(double) * (size_t)s->d.nworld * size;
   size_t fbytes = sizeof(int) * (size_t)s->d.nworld;
-  if ((st = sap_backendFetch(s, dst, bytes)) != SAP_OK) return st;
-  if (state && (st = sap_backendFetch(s, s->d.world_flags, fbytes)) != SAP_OK) return st;
-  if (f == SAP_FIELD_QVEL && (st = sap_backendFetch(s, s->d.vnext, bytes)) != SAP_OK) return st;
+  if ((st = sapb_fetch(s, dst, bytes)) != SAP_OK) return st;
+  if (state && (st = sapb_fetch(s, s->d.world_flags, fbytes)) != SAP_OK) return st;
+  if (f == SAP_FIELD_QVEL && (st = sapb_fetch(s, s->d.vnext, bytes)) != SAP_OK) return st;
   for (int i = 0; i < n; i++) {
     int w = worlds ? worlds[i] : i;
     memcpy(dst + (size_t)w * size, buf + (size_t)i * size, sizeof(double) * size);
     if (state) s->d.world_flags[w] &= ~SAP_WORLD_NONFINITE;
     if (f == SAP_FIELD_QVEL) memcpy(s->d.vnext + (size_t)w * size, buf + (size_t)i * size, sizeof(double) * size);
   }
-  if ((st = sap_backendPush(s, dst, bytes)) != SAP_OK) return st;
-  if (state && (st = sap_backendPush(s, s->d.world_flags, fbytes)) != SAP_OK) return st;
-  if (f == SAP_FIELD_QVEL && (st = sap_backendPush(s, s->d.vnext, bytes)) != SAP_OK) return st;
+  if ((st = sapb_push(s, dst, bytes)) != SAP_OK) return st;
+  if (state && (st = sapb_push(s, s->d.world_flags, fbytes)) != SAP_OK) return st;
+  if (f == SAP_FIELD_QVEL && (st = sapb_push(s, s->d.vnext, bytes)) != SAP_OK) return st;
   /* poses of every world, as after a qpos edit (both backends alike: xpos always shows the
    * current state of every world after a pose edit) */
   int pose = f == SAP_FIELD_QPOS || f == SAP_FIELD_MOCAP_POS || f == SAP_FIELD_MOCAP_QUAT;
-  if (pose && (st = sap_backendKinematics(s, NULL)) != SAP_OK) return st;
+  if (pose && (st = sapb_kinematics(s, NULL)) != SAP_OK) return st;
   /* position/velocity sensors follow a state edit (and the clock a time edit) */
   int sensed = pose || f == SAP_FIELD_QVEL || f == SAP_FIELD_TIME;
-  return sensed ? sap_backendSensors(s, NULL) : SAP_OK;
+  return sensed ? sapb_sensors(s, NULL) : SAP_OK;
 }
 
 /* ---- commit: state written in place (device or host addresses) -------------------- */
@@ -417,7 +418,7 @@ static int bad_state(const sapSim* s, int w, sapStatus* bad) {
 
 sapStatus sap_commit(sapSim* s, const unsigned char* mask, void* stream) {
   if (!s) return sap_fail(SAP_ERR_ARG, "sap_commit: null sim");
-  sapStatus st = sap_backendWaitStream(s, stream);
+  sapStatus st = sapb_waitStream(s, stream);
   if (st != SAP_OK) return st;
   /* the caller wrote the device copy: every host array is older now */
   if (s->on_gpu) s->host_stale = 1;
@@ -429,7 +430,7 @@ sapStatus sap_commit(sapSim* s, const unsigned char* mask, void* stream) {
                    {d->ctrl, n * m->nu * dbl}, {d->qfrc_applied, n * m->nv * dbl},
                    {d->world_flags, n * sizeof(int)}, {d->vnext, n * m->nv * dbl}};
   int nin = (int)(sizeof(in) / sizeof(in[0]));
-  for (int i = 0; i < nin && st == SAP_OK; i++) st = sap_backendFetch(s, in[i].ptr, in[i].bytes);
+  for (int i = 0; i < nin && st == SAP_OK; i++) st = sapb_fetch(s, in[i].ptr, in[i].bytes);
   if (st != SAP_OK) return st;
   sapStatus bad = SAP_OK;
   for (int w = 0; w < d->nworld; w++) {
@@ -455,10 +456,10 @@ sapStatus sap_commit(sapSim* s, const unsigned char* mask, void* stream) {
                          "finite (%g); a step refuses the world while it is", w, i,
                          d->qfrc_applied[(size_t)w * m->nv + i]);
     }
-  if ((st = sap_backendPush(s, d->world_flags, n * sizeof(int))) != SAP_OK) return st;
-  if ((st = sap_backendPush(s, d->vnext, n * m->nv * dbl)) != SAP_OK) return st;
+  if ((st = sapb_push(s, d->world_flags, n * sizeof(int))) != SAP_OK) return st;
+  if ((st = sapb_push(s, d->vnext, n * m->nv * dbl)) != SAP_OK) return st;
   /* poses of the committed worlds (the device recomputes every world not frozen) */
-  if ((st = sap_backendKinematics(s, mask)) != SAP_OK) return st;
+  if ((st = sapb_kinematics(s, mask)) != SAP_OK) return st;
   return bad;
 }
 
@@ -475,11 +476,11 @@ sapStatus sap_setEqActive(sapSim* s, int world, int eq, int active) {
   if (active != 0 && active != 1)
     return sap_fail(SAP_ERR_ARG, "sap_setEqActive: active must be 0 or 1, got %d", active);
   size_t bytes = sizeof(int) * (size_t)nw * neq;
-  sapStatus st = sap_backendFetch(s, s->d.eq_active, bytes);
+  sapStatus st = sapb_fetch(s, s->d.eq_active, bytes);
   if (st != SAP_OK) return st;
   for (int w = world < 0 ? 0 : world; w < (world < 0 ? nw : world + 1); w++)
     for (int e = eq < 0 ? 0 : eq; e < (eq < 0 ? neq : eq + 1); e++) s->d.eq_active[(size_t)w * neq + e] = active;
-  return sap_backendPush(s, s->d.eq_active, bytes);
+  return sapb_push(s, s->d.eq_active, bytes);
 }
 
 sapStatus sap_setEqActiveArray(sapSim* s, const int* buf) {
@@ -491,13 +492,13 @@ sapStatus sap_setEqActiveArray(sapSim* s, const int* buf) {
       return sap_fail(SAP_ERR_ARG, "sap_setEqActiveArray: world %ld, equality %ld: active must be 0 or 1, "
                       "got %d; nothing was changed", i / neq, i % neq, buf[i]);
   memcpy(s->d.eq_active, buf, sizeof(int) * (size_t)n);
-  return sap_backendPush(s, s->d.eq_active, sizeof(int) * (size_t)n);
+  return sapb_push(s, s->d.eq_active, sizeof(int) * (size_t)n);
 }
 
 sapStatus sap_getEqActive(sapSim* s, int* buf) {
   if (!s || !buf) return sap_fail(SAP_ERR_ARG, "sap_getEqActive: null argument");
   size_t bytes = sizeof(int) * (size_t)s->d.nworld * s->m->neq;
-  sapStatus st = sap_backendFetch(s, s->d.eq_active, bytes);
+  sapStatus st = sapb_fetch(s, s->d.eq_active, bytes);
   if (st == SAP_OK) memcpy(buf, s->d.eq_active, bytes);
   return st;
 }
@@ -509,7 +510,7 @@ sapStatus sap_worldInfo(sapSim* s, const int* worlds, int n, sapWorldInfo* out) 
   size_t bytes = sizeof(int) * (size_t)s->d.nworld;
   int* arrays[7] = {s->d.world_flags, s->d.ncon, s->d.ncon_dropped, s->d.newton_iter,
                     s->d.ls_iter, s->d.nfactor, s->d.ls_eval};
-  for (int i = 0; i < 7 && st == SAP_OK; i++) st = sap_backendFetch(s, arrays[i], bytes);
+  for (int i = 0; i < 7 && st == SAP_OK; i++) st = sapb_fetch(s, arrays[i], bytes);
   if (st != SAP_OK) return st;
   for (int i = 0; i < n; i++) {
     int w = worlds ? worlds[i] : i;
@@ -541,9 +542,9 @@ static double hist_p95(const int* hist, int nworld, double* n) {
 sapStatus sap_iterStats(sapSim* s, sapIterStats* out) {
   if (!s || !out) return sap_fail(SAP_ERR_ARG, "sap_iterStats: null argument");
   size_t nw = (size_t)s->d.nworld;
-  sapStatus st = sap_backendFetch(s, s->d.iter_hist, sizeof(int) * 2 * SAP_ITER_BINS * nw);
-  if (st == SAP_OK) st = sap_backendFetch(s, s->d.iter_sum, sizeof(double) * 2 * nw);
-  if (st == SAP_OK) st = sap_backendFetch(s, s->d.iter_max, sizeof(int) * 2 * nw);
+  sapStatus st = sapb_fetch(s, s->d.iter_hist, sizeof(int) * 2 * SAP_ITER_BINS * nw);
+  if (st == SAP_OK) st = sapb_fetch(s, s->d.iter_sum, sizeof(double) * 2 * nw);
+  if (st == SAP_OK) st = sapb_fetch(s, s->d.iter_max, sizeof(int) * 2 * nw);
   if (st != SAP_OK) return st;
   double n2, sum[2] = {0, 0}, max[2] = {0, 0};
   for (size_t w = 0; w < nw; w++)
@@ -567,9 +568,9 @@ sapStatus sap_iterStatsClear(sapSim* s) {
   memset(s->d.iter_hist, 0, bh);
   memset(s->d.iter_sum, 0, sizeof(double) * 2 * nw);
   memset(s->d.iter_max, 0, sizeof(int) * 2 * nw);
-  sapStatus st = sap_backendPush(s, s->d.iter_hist, bh);
-  if (st == SAP_OK) st = sap_backendPush(s, s->d.iter_sum, sizeof(double) * 2 * nw);
-  if (st == SAP_OK) st = sap_backendPush(s, s->d.iter_max, sizeof(int) * 2 * nw);
+  sapStatus st = sapb_push(s, s->d.iter_hist, bh);
+  if (st == SAP_OK) st = sapb_push(s, s->d.iter_sum, sizeof(double) * 2 * nw);
+  if (st == SAP_OK) st = sapb_push(s, s->d.iter_max, sizeof(int) * 2 * nw);
   return st;
 }
 

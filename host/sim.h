@@ -1,11 +1,13 @@
 /* Internal definition of a batch (sapSim) and the stage entry points of the two
  * backends. The step (host/step.c) is a list of stage calls:
  *   kinematics -> collision -> free motion -> solve -> integrate
- * CPU drivers are sapc_<stage>(sim); CUDA launchers sapg_<stage>(sim) work on the
- * device twins s->dm / s->dd (same structs, device pointers). */
+ * CPU drivers are sapc_<stage>(sim); CUDA launchers sapg_<stage>(&s->gpu) (kernels/launch.h)
+ * work on the launch context: the device twins s->gpu.m / s->gpu.d (same structs, device
+ * pointers), the stream and the step's parameters. */
 #ifndef SAPSIM_HOST_SIM_H
 #define SAPSIM_HOST_SIM_H
 
+#include "launch.h"
 #include "sapsim/sapsim.h"
 
 #ifdef __cplusplus
@@ -17,10 +19,8 @@ struct sapSim {
   sapData d;              /* host data */
   sapOptions opt;         /* expanded options */
   int on_gpu;             /* stages run on the GPU */
-  sapModel dm;            /* device twin of the model (device pointers) */
-  sapData dd;             /* device twin of the data */
+  sapgLaunch gpu;         /* the CUDA launchers' context: device twins, stream, h (on_gpu) */
   void* cuda;             /* CUDA backend state (host/backend_cuda.c) */
-  void* cuda_solve;       /* per-iteration Newton launches' state (kernels/solve.cu) */
   int host_stale;         /* host copy older than the device */
   double h;               /* time step */
   double* init_qpos;      /* (nq) initial state of every world */
@@ -36,13 +36,6 @@ struct sapSim {
   double* wp_geom_taud;     /* (nworld x ngeom) */
   void* wp_device;          /* GPU: one device buffer holding every per-world table */
 };
-
-/* error reporting shared by host files: sets the thread's message, returns s */
-sapStatus sap_fail(sapStatus s, const char* fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
 
 /* OpenMP threads of a CPU stage: the option (0: all), never more than the worlds,
  * since a thread without work still waits at the loop's barrier */
@@ -62,7 +55,7 @@ void sapc_integrate(sapSim* s);
  * without a flag of skip), acc sensors after the solve; S: a sapSensorSolve */
 long sapc_sensorScratchBytes(const sapModel* m, const sapOptions* o, int ncon_max);
 void sapc_sensorSetup(sapSim* s);
-int sap_modelAccSensors(const sapModel* m);
+int sapm_accSensors(const sapModel* m);
 void sapc_sensorSolveInfo(const sapSim* s, void* S);
 void sapc_sensorPosVel(sapSim* s, const unsigned char* mask, int skip);
 void sapc_sensorAcc(sapSim* s);
@@ -78,25 +71,10 @@ int sapc_buildPairs(const sapModel* m, int* out);
  * and the scene's contact_k, contact_taud, contact_margin (at load and at sap_create) */
 void sapc_pairMaterial(sapModel* m);
 /* per-world parameters (host/world_params.c): free the batch's tables */
-void sap_worldParamsFree(sapSim* s);
+void sapm_worldParamsFree(sapSim* s);
 
 /* default per-world contact capacity for a model (documented rule) */
 int sapc_estimateNconMax(const sapModel* m);
-
-#ifdef SAP_HAVE_CUDA
-/* CUDA stage launchers (kernels/ *.cu files); asynchronous, checked */
-sapStatus sapg_kinematics(sapSim* s);
-sapStatus sapg_collision(sapSim* s);
-sapStatus sapg_freeMotion(sapSim* s);
-sapStatus sapg_solve(sapSim* s);
-sapStatus sapg_integrate(sapSim* s);
-sapStatus sapg_sensorPosVel(sapSim* s, int skip);  /* every world without a flag of skip */
-sapStatus sapg_sensorAcc(sapSim* s);
-/* device buffers, cuSOLVER handle and capture stream of newton_loop=while/fixed, made at
- * sap_create so that no step allocates (kernels/solve.cu) */
-sapStatus sapg_solveInit(sapSim* s);
-void sapg_solveFree(sapSim* s);
-#endif
 
 #ifdef __cplusplus
 }

@@ -204,7 +204,7 @@ sapStatus sap_stepAsync(sapSim* s, int nstep) {
 #ifdef SAP_HAVE_CUDA
   if (s->on_gpu) {
     for (int k = 0; k < nstep; k++) {
-      sapStatus st = sap_stepGPU(s);
+      sapStatus st = sapb_stepGPU(s);
       if (st != SAP_OK) return st;
     }
     return SAP_OK;
@@ -220,8 +220,8 @@ sapStatus sap_step(sapSim* s, int nstep) {
   double t0 = now_s();
 #ifdef SAP_HAVE_CUDA
   if (s->on_gpu) {
-    sapStatus st = sap_stepsGPU(s, nstep);
-    if (st == SAP_OK) st = sap_backendFinish(s);
+    sapStatus st = sapb_stepsGPU(s, nstep);
+    if (st == SAP_OK) st = sapb_finish(s);
     if (st != SAP_OK) return st;
     s->timers.total = now_s() - t0;
     return SAP_OK;

@@ -87,12 +87,12 @@ static void element_name(const sapModel* m, const char* kind, int i, char* out, 
   const int* adr = !strcmp(kind, "body") ? m->name_bodyadr : !strcmp(kind, "geom") ? m->name_geomadr
                    : !strcmp(kind, "actuator") ? m->name_actuatoradr : NULL;
   if (!strcmp(kind, "dof")) {
-    const char* j = sap_name(m, m->name_jntadr, m->dof_jntid[i]);
+    const char* j = sapm_name(m, m->name_jntadr, m->dof_jntid[i]);
     if (*j) snprintf(out, n, "dof %d (joint '%s')", i, j);
     else snprintf(out, n, "dof %d", i);
     return;
   }
-  const char* name = adr ? sap_name(m, adr, i) : "";
+  const char* name = adr ? sapm_name(m, adr, i) : "";
   if (*name) snprintf(out, n, "%s '%s'", kind, name);
   else snprintf(out, n, "%s %d", kind, i);
 }
@@ -264,7 +264,7 @@ sapStatus sap_setParam(sapSim* s, sapParam p, const int* worlds, int n, const do
     s->m->world_override[w] |= q.bit;
     if (is_geom_param(p)) recombine_pairs(s, w);
   }
-  return sap_backendWorldTables(s);
+  return sapb_worldTables(s);
 }
 
 sapStatus sap_getParam(sapSim* s, sapParam p, const int* worlds, int n, double* buf) {
@@ -292,10 +292,10 @@ sapStatus sap_resetParam(sapSim* s, int p, const int* worlds, int n) {
     s->m->world_override[w] &= ~clear;
     if ((before & clear) & (SAP_WO_GEOM_FRICTION | SAP_WO_GEOM_K | SAP_WO_GEOM_TAUD)) recombine_pairs(s, w);
   }
-  return sap_backendWorldTables(s);
+  return sapb_worldTables(s);
 }
 
-void sap_worldParamsFree(sapSim* s) {
+void sapm_worldParamsFree(sapSim* s) {
   sapModel* m = s->m;
   free(m->world_override);
   m->world_override = NULL;

@@ -4,11 +4,9 @@
  * sequential per-world list when the world overflows its capacity; pass 3 redoes
  * the narrow phase of the pairs with contacts and writes them at their offsets.
  * Same per-pair code and order as the CPU backend (host/collision.c). */
-#include "backend.h"
 #include "collision.h"
 #include "cuda_check.h"
 #include "world_view.h"
-#include "../host/collision.h"
 
 #define THREADS 128
 
@@ -79,22 +77,23 @@ static __global__ void world_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d,
   sapw_collideWorld(sapw_worldView(&m, w, &view), &d, w, fp64, NULL);
 }
 
-sapStatus sapg_collision(sapSim* s) {
-  int fp64 = s->opt.boundary_pose_precision == SAP_FP64;
-  int nworld = s->dd.nworld, npair = s->dm.npair_max;
+sapStatus sapg_collision(const sapgLaunch* L) {
+  int fp64 = L->opt->boundary_pose_precision == SAP_FP64;
+  int nworld = L->d.nworld, npair = L->m.npair_max, wbt = L->opt->world_block_threads;
+  cudaStream_t stream = SAPG_STREAM(L);
   if (nworld == 0) return SAP_OK;
-  if (npair == 0 || !s->dd.scratch || s->dd.nscratch < 4 * npair) {
-    SAPG_LAUNCH(world_kernel, sapg_blocks(nworld, s->opt.world_block_threads), s->opt.world_block_threads)(s->dm, s->dd, fp64);
+  if (npair == 0 || !L->d.scratch || L->d.nscratch < 4 * npair) {
+    SAPG_LAUNCH(world_kernel, sapg_blocks(nworld, wbt), wbt, stream)(L->m, L->d, fp64);
     SAPG_CHECK_LAUNCH("collision_world");
     return SAP_OK;
   }
   long n = (long)nworld * npair;
   int blocks = (int)((n + THREADS - 1) / THREADS);
-  SAPG_LAUNCH(count_kernel, blocks, THREADS)(s->dm, s->dd, fp64);
+  SAPG_LAUNCH(count_kernel, blocks, THREADS, stream)(L->m, L->d, fp64);
   SAPG_CHECK_LAUNCH("collision_count");
-  SAPG_LAUNCH(offset_kernel, sapg_blocks(nworld, s->opt.world_block_threads), s->opt.world_block_threads)(s->dm, s->dd, fp64);
+  SAPG_LAUNCH(offset_kernel, sapg_blocks(nworld, wbt), wbt, stream)(L->m, L->d, fp64);
   SAPG_CHECK_LAUNCH("collision_offset");
-  SAPG_LAUNCH(write_kernel, blocks, THREADS)(s->dm, s->dd, fp64);
+  SAPG_LAUNCH(write_kernel, blocks, THREADS, stream)(L->m, L->d, fp64);
   SAPG_CHECK_LAUNCH("collision_write");
   return SAP_OK;
 }

@@ -7,14 +7,10 @@
 #include <cuda_runtime.h>
 #include <stdlib.h>
 
-#include "sim.h"
+#include "launch.h"
 
-/* the stream every sapsim launch and copy goes to (host/backend_cuda.c) */
-#ifdef __cplusplus
-extern "C" cudaStream_t sapg_stream;
-#else
-extern cudaStream_t sapg_stream;
-#endif
+/* the stream of a launch context (launch.h) */
+#define SAPG_STREAM(L) ((cudaStream_t)(L)->stream)
 
 #define SAPG_CHECK(call)                                                              \
   do {                                                                                \
@@ -53,16 +49,16 @@ static inline int sapg_blocks(int n, int threads) { return (n + threads - 1) / t
 #define SAPG_PARAM const __grid_constant__
 #endif
 
-/* kernel<<<grid, block>>>(args) written SAPG_LAUNCH(kernel, grid, block)(args), so that
- * tests/shim can run the same launch on the CPU (CUDA emulation for CI).
- * Dynamic shared memory: launch with SAPG_LAUNCH_SHARED(kernel, grid, block, bytes)(args)
+/* kernel<<<grid, block, 0, stream>>>(args) written SAPG_LAUNCH(kernel, grid, block, stream)(args),
+ * so that tests/shim can run the same launch on the CPU (CUDA emulation for CI).
+ * Dynamic shared memory: launch with SAPG_LAUNCH_SHARED(kernel, grid, block, bytes, stream)(args)
  * and declare it in the kernel with SAPG_DYNAMIC_SHARED(type, name); (name is then a
  * type* to the block's bytes, 16-byte aligned; several kernels in one file may each
  * declare it, with any types). Over 48 KiB needs cudaFuncSetAttribute (the shim refuses). */
 #ifdef __CUDACC__
-#define SAPG_LAUNCH(kernel, grid, block) kernel<<<(grid), (block), 0, sapg_stream>>>
-#define SAPG_LAUNCH_SHARED(kernel, grid, block, bytes) \
-  kernel<<<(grid), (block), (bytes), sapg_stream>>>
+#define SAPG_LAUNCH(kernel, grid, block, stream) kernel<<<(grid), (block), 0, (stream)>>>
+#define SAPG_LAUNCH_SHARED(kernel, grid, block, bytes, stream) \
+  kernel<<<(grid), (block), (bytes), (stream)>>>
 #define SAPG_DYNAMIC_SHARED(type, name)                                   \
   extern __shared__ __align__(16) unsigned char sapg_dynamic_shared_[]; \
   type* name = (type*)sapg_dynamic_shared_

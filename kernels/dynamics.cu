@@ -2,7 +2,6 @@
  * integration, one thread per world running the same per-world bodies as the
  * CPU backend (kernels.h); free motion also on one warp per world (option
  * free_motion_kernel, dynamics_warp_t.h). */
-#include "backend.h"
 #include "cuda_check.h"
 #include "integrate.h"
 #include "dynamics_warp.h"
@@ -10,7 +9,7 @@
 #include "world_view.h"
 
 /* threads per block of these one-thread-per-world kernels: option world_block_threads */
-#define THREADS (s->opt.world_block_threads)
+#define THREADS (L->opt->world_block_threads)
 
 static __global__ void kinematics_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, int fp32) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
@@ -30,9 +29,9 @@ static __global__ void kinematics_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapDa
                         d.geom_xmat + g9);
 }
 
-sapStatus sapg_kinematics(sapSim* s) {
-  int fp32 = s->opt.boundary_pose_precision == SAP_FP32;
-  SAPG_LAUNCH(kinematics_kernel, sapg_blocks(s->dd.nworld, THREADS), THREADS)(s->dm, s->dd, fp32);
+sapStatus sapg_kinematics(const sapgLaunch* L) {
+  int fp32 = L->opt->boundary_pose_precision == SAP_FP32;
+  SAPG_LAUNCH(kinematics_kernel, sapg_blocks(L->d.nworld, THREADS), THREADS, SAPG_STREAM(L))(L->m, L->d, fp32);
   SAPG_CHECK_LAUNCH("kinematics");
   return SAP_OK;
 }
@@ -80,18 +79,18 @@ static __global__ void free_motion_warp_kernel(SAPG_PARAM sapModel m, SAPG_PARAM
 
 #undef FREE_MOTION_ARGS
 
-sapStatus sapg_freeMotion(sapSim* s) {
-  int fp32 = s->opt.free_motion_precision == SAP_FP32;
-  if (s->opt.free_motion_kernel == SAP_FREE_MOTION_WARP) {
+sapStatus sapg_freeMotion(const sapgLaunch* L) {
+  int fp32 = L->opt->free_motion_precision == SAP_FP32;
+  if (L->opt->free_motion_kernel == SAP_FREE_MOTION_WARP) {
     /* world_block_threads / 32 worlds (warps) per block */
     int wpb = THREADS / SAPV_LANES > 0 ? THREADS / SAPV_LANES : 1;
-    SAPG_LAUNCH(free_motion_warp_kernel, sapg_blocks(s->dd.nworld, wpb), wpb * SAPV_LANES)(
-        s->dm, s->dd, s->h, !s->opt.contacts, fp32);
+    SAPG_LAUNCH(free_motion_warp_kernel, sapg_blocks(L->d.nworld, wpb), wpb * SAPV_LANES, SAPG_STREAM(L))(
+        L->m, L->d, L->h, !L->opt->contacts, fp32);
     SAPG_CHECK_LAUNCH("free_motion_warp");
     return SAP_OK;
   }
-  SAPG_LAUNCH(free_motion_kernel, sapg_blocks(s->dd.nworld, THREADS), THREADS)(s->dm, s->dd, s->h,
-                                                                        !s->opt.contacts, fp32);
+  SAPG_LAUNCH(free_motion_kernel, sapg_blocks(L->d.nworld, THREADS), THREADS, SAPG_STREAM(L))(
+      L->m, L->d, L->h, !L->opt->contacts, fp32);
   SAPG_CHECK_LAUNCH("free_motion");
   return SAP_OK;
 }
@@ -128,9 +127,9 @@ static __global__ void integrate_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapDat
   sapw_countIterations(&d, w);
 }
 
-sapStatus sapg_integrate(sapSim* s) {
-  SAPG_LAUNCH(integrate_kernel, sapg_blocks(s->dd.nworld, THREADS), THREADS)(
-      s->dm, s->dd, s->h, s->opt.integration == SAP_INTEGRATE_MIDPOINT);
+sapStatus sapg_integrate(const sapgLaunch* L) {
+  SAPG_LAUNCH(integrate_kernel, sapg_blocks(L->d.nworld, THREADS), THREADS, SAPG_STREAM(L))(
+      L->m, L->d, L->h, L->opt->integration == SAP_INTEGRATE_MIDPOINT);
   SAPG_CHECK_LAUNCH("integrate");
   return SAP_OK;
 }
@@ -147,8 +146,8 @@ static __global__ void clear_flags_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapD
 }
 
 
-sapStatus sapg_clearFlags(sapSim* s) {
-  SAPG_LAUNCH(clear_flags_kernel, sapg_blocks(s->dd.nworld, THREADS), THREADS)(s->dm, s->dd);
+sapStatus sapg_clearFlags(const sapgLaunch* L) {
+  SAPG_LAUNCH(clear_flags_kernel, sapg_blocks(L->d.nworld, THREADS), THREADS, SAPG_STREAM(L))(L->m, L->d);
   SAPG_CHECK_LAUNCH("clear_flags");
   return SAP_OK;
 }

@@ -1,13 +1,12 @@
 /* CUDA launchers of the sensor stages: one thread per world running the per-world sensor
  * bodies of the CPU backend (kernels/sensor.h; host/sensor.c has the CPU drivers and the
  * scratch offsets). Sensors are light next to the solve; this is the reference layout. */
-#include "backend.h"
 #include "cuda_check.h"
 #include "sensor.h"
 #include "world_view.h"
 
 /* threads per block of these one-thread-per-world kernels: option world_block_threads */
-#define THREADS (s->opt.world_block_threads)
+#define THREADS (L->opt->world_block_threads)
 
 static __global__ void sensor_posvel_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, long work_off, int skip, int need) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
@@ -19,9 +18,9 @@ static __global__ void sensor_posvel_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sa
                     d.time[w], d.sensordata + (size_t)w * m.nsensordata, work);
 }
 
-sapStatus sapg_sensorPosVel(sapSim* s, int skip) {
-  SAPG_LAUNCH(sensor_posvel_kernel, sapg_blocks(s->dd.nworld, THREADS), THREADS)(
-      s->dm, s->dd, s->sensor_work_off, skip, sapw_sensorNeeds(s->m, SAP_STAGE_VEL));
+sapStatus sapg_sensorPosVel(const sapgLaunch* L, int skip) {
+  SAPG_LAUNCH(sensor_posvel_kernel, sapg_blocks(L->d.nworld, THREADS), THREADS, SAPG_STREAM(L))(
+      L->m, L->d, L->sensor_work_off, skip, sapw_sensorNeeds(L->hm, SAP_STAGE_VEL));
   SAPG_CHECK_LAUNCH("sensor_posvel");
   return SAP_OK;
 }
@@ -33,11 +32,8 @@ static __global__ void sensor_acc_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapDa
   sapw_sensorAcc(sapw_worldView(&m, w, &view), &d, w, &S);
 }
 
-sapStatus sapg_sensorAcc(sapSim* s) {
-  if (!sap_modelAccSensors(s->m)) return SAP_OK;
-  sapSensorSolve S;
-  sapc_sensorSolveInfo(s, &S);
-  SAPG_LAUNCH(sensor_acc_kernel, sapg_blocks(s->dd.nworld, THREADS), THREADS)(s->dm, s->dd, S);
+sapStatus sapg_sensorAcc(const sapgLaunch* L, const sapSensorSolve* S) {
+  SAPG_LAUNCH(sensor_acc_kernel, sapg_blocks(L->d.nworld, THREADS), THREADS, SAPG_STREAM(L))(L->m, L->d, *S);
   SAPG_CHECK_LAUNCH("sensor_acc");
   return SAP_OK;
 }

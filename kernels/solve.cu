@@ -105,24 +105,26 @@ static __global__ void loop_continue_kernel(int* counters, cudaGraphConditionalH
   counters[0] = 0;
 }
 
-/* launch kernel_f32 or kernel_f64 (objective precision) with one warp per world,
- * solve_block_worlds warps per block, bytes of dynamic shared memory per warp */
-#define SAPV_LAUNCH(kernel, fp32, bytes, ...)                                                        \
+/* launch kernel_f32 or kernel_f64 (objective precision) of launch context L with one warp per
+ * world, solve_block_worlds warps per block, bytes of dynamic shared memory per warp */
+#define SAPV_LAUNCH(L, kernel, fp32, bytes, ...)                                                     \
   do {                                                                                               \
-    int wpb_ = s->opt.solve_block_worlds;                                                            \
-    long blocks_ = ((long)s->dd.nworld + wpb_ - 1) / wpb_;                                           \
+    int wpb_ = (L)->opt->solve_block_worlds;                                                         \
+    long blocks_ = ((long)(L)->d.nworld + wpb_ - 1) / wpb_;                                          \
     size_t shared_ = (size_t)(bytes) * wpb_;                                                         \
-    if (fp32) SAPG_LAUNCH_SHARED(kernel##_f32, blocks_, wpb_ * SAPV_LANES, shared_)(s->dm, s->dd, __VA_ARGS__); \
-    else SAPG_LAUNCH_SHARED(kernel##_f64, blocks_, wpb_ * SAPV_LANES, shared_)(s->dm, s->dd, __VA_ARGS__); \
+    if (fp32)                                                                                        \
+      SAPG_LAUNCH_SHARED(kernel##_f32, blocks_, wpb_ * SAPV_LANES, shared_, SAPG_STREAM(L))((L)->m, (L)->d, __VA_ARGS__); \
+    else                                                                                             \
+      SAPG_LAUNCH_SHARED(kernel##_f64, blocks_, wpb_ * SAPV_LANES, shared_, SAPG_STREAM(L))((L)->m, (L)->d, __VA_ARGS__); \
     SAPG_CHECK_LAUNCH(#kernel);                                                                      \
   } while (0)
 
 /* bytes per warp of the Cholesky's shared-memory copy (nv x (nv + 1) values, 16-byte
  * multiple), 0 when chol_memory=global or a block's share would pass SHARED_MAX */
-static int chol_shared_bytes(const sapSim* s, const sapSolveParams* prm) {
-  long bytes = (long)(prm->linear_fp32 ? 4 : 8) * s->m->nv * (s->m->nv + 1);
+static int chol_shared_bytes(const sapgLaunch* L, const sapSolveParams* prm) {
+  long bytes = (long)(prm->linear_fp32 ? 4 : 8) * L->m.nv * (L->m.nv + 1);
   bytes = (bytes + 15) / 16 * 16;
-  if (s->opt.chol_memory == SAP_CHOL_GLOBAL || bytes * s->opt.solve_block_worlds > SHARED_MAX) return 0;
+  if (L->opt->chol_memory == SAP_CHOL_GLOBAL || bytes * L->opt->solve_block_worlds > SHARED_MAX) return 0;
   return (int)bytes;
 }
 
@@ -143,26 +145,26 @@ typedef struct {
     if (e_ != CUSOLVER_STATUS_SUCCESS) return sap_fail(SAP_ERR_CUDA, "%s: cuSOLVER status %d", #call, (int)e_); \
   } while (0)
 
-sapStatus sapg_solveInit(sapSim* s) {
-  if (s->opt.newton_loop == SAP_NEWTON_KERNEL || !s->opt.contacts) return SAP_OK;
+sapStatus sapg_solveInit(sapgLaunch* L) {
+  if (L->opt->newton_loop == SAP_NEWTON_KERNEL || !L->opt->contacts) return SAP_OK;
   sapgSolve* gs = (sapgSolve*)calloc(1, sizeof(sapgSolve));
   if (!gs) return sap_fail(SAP_ERR_MEMORY, "sap_create: out of memory");
-  s->cuda_solve = gs;
-  int n = s->dd.nworld > 0 ? s->dd.nworld : 1;
+  L->solve = gs;
+  int n = L->d.nworld > 0 ? L->d.nworld : 1;
   SAPG_CHECK(cudaMalloc((void**)&gs->counters, 2 * sizeof(int)));
   SAPG_CHECK(cudaMalloc((void**)&gs->info, (n + 1) * sizeof(int)));
   SAPG_CHECK(cudaMalloc((void**)&gs->ptrs, 2 * (size_t)n * sizeof(void*)));
   SAPG_CHECK(cudaStreamCreate(&gs->body_stream));
   gs->have_stream = 1;
-  if (s->opt.linear_solver == SAP_LINSOLVE_CUSOLVER) {
+  if (L->opt->linear_solver == SAP_LINSOLVE_CUSOLVER) {
     CUSOLVER_TRY(cusolverDnCreate(&gs->solver));
     gs->have_solver = 1;
   }
   return SAP_OK;
 }
 
-void sapg_solveFree(sapSim* s) {
-  sapgSolve* gs = (sapgSolve*)s->cuda_solve;
+void sapg_solveFree(sapgLaunch* L) {
+  sapgSolve* gs = (sapgSolve*)L->solve;
   if (!gs) return;
   if (gs->have_solver) cusolverDnDestroy(gs->solver);
   if (gs->have_stream) cudaStreamDestroy(gs->body_stream);
@@ -170,36 +172,36 @@ void sapg_solveFree(sapSim* s) {
   cudaFree(gs->info);
   cudaFree(gs->ptrs);
   free(gs);
-  s->cuda_solve = NULL;
+  L->solve = NULL;
 }
 
-/* dv for every world by cuSOLVER: L holds H row-major lower = column-major upper */
-static sapStatus cusolver_direction(sapSim* s, sapgSolve* gs, const sapSolveParams* prm) {
-  int n = s->m->nv, nw = s->dd.nworld;
-  CUSOLVER_TRY(cusolverDnSetStream(gs->solver, sapg_stream));
+/* dv for every world by cuSOLVER: each factor holds H row-major lower = column-major upper */
+static sapStatus cusolver_direction(const sapgLaunch* L, sapgSolve* gs, const sapSolveParams* prm) {
+  int n = L->m.nv, nw = L->d.nworld;
+  CUSOLVER_TRY(cusolverDnSetStream(gs->solver, SAPG_STREAM(L)));
   if (prm->linear_fp32) {
-    float** L = (float**)gs->ptrs;
-    CUSOLVER_TRY(cusolverDnSpotrfBatched(gs->solver, CUBLAS_FILL_MODE_UPPER, n, L, n, gs->info, nw));
-    CUSOLVER_TRY(cusolverDnSpotrsBatched(gs->solver, CUBLAS_FILL_MODE_UPPER, n, 1, L, n, L + nw, n, gs->info + nw, nw));
+    float** F = (float**)gs->ptrs;  /* every world's factor, then its right-hand side */
+    CUSOLVER_TRY(cusolverDnSpotrfBatched(gs->solver, CUBLAS_FILL_MODE_UPPER, n, F, n, gs->info, nw));
+    CUSOLVER_TRY(cusolverDnSpotrsBatched(gs->solver, CUBLAS_FILL_MODE_UPPER, n, 1, F, n, F + nw, n, gs->info + nw, nw));
   } else {
-    double** L = (double**)gs->ptrs;
-    CUSOLVER_TRY(cusolverDnDpotrfBatched(gs->solver, CUBLAS_FILL_MODE_UPPER, n, L, n, gs->info, nw));
-    CUSOLVER_TRY(cusolverDnDpotrsBatched(gs->solver, CUBLAS_FILL_MODE_UPPER, n, 1, L, n, L + nw, n, gs->info + nw, nw));
+    double** F = (double**)gs->ptrs;
+    CUSOLVER_TRY(cusolverDnDpotrfBatched(gs->solver, CUBLAS_FILL_MODE_UPPER, n, F, n, gs->info, nw));
+    CUSOLVER_TRY(cusolverDnDpotrsBatched(gs->solver, CUBLAS_FILL_MODE_UPPER, n, 1, F, n, F + nw, n, gs->info + nw, nw));
   }
   return SAP_OK;
 }
 
 /* one Newton iteration of every world still iterating; active (or null) counts them after it */
-static sapStatus loop_iteration(sapSim* s, sapgSolve* gs, const sapSolveParams* prm, int* active) {
-  if (s->opt.linear_solver == SAP_LINSOLVE_CUSTOM) {
-    int bytes = chol_shared_bytes(s, prm);
-    SAPV_LAUNCH(loop_iterate_kernel, prm->contact_fp32, bytes, *prm, bytes, active);
+static sapStatus loop_iteration(const sapgLaunch* L, sapgSolve* gs, const sapSolveParams* prm, int* active) {
+  if (L->opt->linear_solver == SAP_LINSOLVE_CUSTOM) {
+    int bytes = chol_shared_bytes(L, prm);
+    SAPV_LAUNCH(L, loop_iterate_kernel, prm->contact_fp32, bytes, *prm, bytes, active);
     return SAP_OK;
   }
-  SAPV_LAUNCH(loop_assemble_kernel, prm->contact_fp32, 0, *prm);
-  sapStatus st = cusolver_direction(s, gs, prm);
+  SAPV_LAUNCH(L, loop_assemble_kernel, prm->contact_fp32, 0, *prm);
+  sapStatus st = cusolver_direction(L, gs, prm);
   if (st != SAP_OK) return st;
-  SAPV_LAUNCH(loop_advance_kernel, prm->contact_fp32, 0, *prm, gs->info, active);
+  SAPV_LAUNCH(L, loop_advance_kernel, prm->contact_fp32, 0, *prm, gs->info, active);
   return SAP_OK;
 }
 
@@ -207,36 +209,36 @@ static sapStatus loop_iteration(sapSim* s, sapgSolve* gs, const sapSolveParams* 
  * update (the CUDA programming guide's pattern for conditional nodes in stream capture: the
  * node is added to the graph being captured and becomes the capture's dependency; its body is
  * captured on a second stream). The condition is first set after begin, upstream of the node. */
-static sapStatus loop_while(sapSim* s, sapgSolve* gs, const sapSolveParams* prm) {
+static sapStatus loop_while(const sapgLaunch* L, sapgSolve* gs, const sapSolveParams* prm) {
+  cudaStream_t stream = SAPG_STREAM(L);
   cudaStreamCaptureStatus cst;
   cudaGraph_t graph;
   const cudaGraphNode_t* deps = NULL;
   size_t ndeps = 0;
   cudaGraphConditionalHandle cond;
-  SAPG_CHECK(cudaStreamGetCaptureInfo(sapg_stream, &cst, NULL, &graph, NULL, NULL, NULL));
+  SAPG_CHECK(cudaStreamGetCaptureInfo(stream, &cst, NULL, &graph, NULL, NULL, NULL));
   SAPG_CHECK(cudaGraphConditionalHandleCreate(&cond, graph, 0, cudaGraphCondAssignDefault));
-  SAPG_LAUNCH(loop_continue_kernel, 1, 1)(gs->counters, cond, prm->max_iterations, 0);
+  SAPG_LAUNCH(loop_continue_kernel, 1, 1, stream)(gs->counters, cond, prm->max_iterations, 0);
   SAPG_CHECK_LAUNCH("loop_continue_kernel");
 
-  SAPG_CHECK(cudaStreamGetCaptureInfo(sapg_stream, &cst, NULL, &graph, &deps, NULL, &ndeps));
+  SAPG_CHECK(cudaStreamGetCaptureInfo(stream, &cst, NULL, &graph, &deps, NULL, &ndeps));
   cudaGraphNodeParams node_params = {cudaGraphNodeTypeConditional, {0, 0, 0}, {}, 0};  // reserved: zero
   node_params.conditional.handle = cond;
   node_params.conditional.type = cudaGraphCondTypeWhile;
   node_params.conditional.size = 1;
   cudaGraphNode_t node;
   SAPG_CHECK(cudaGraphAddNode(&node, graph, deps, NULL, ndeps, &node_params));
-  SAPG_CHECK(cudaStreamUpdateCaptureDependencies(sapg_stream, &node, NULL, 1, cudaStreamSetCaptureDependencies));
+  SAPG_CHECK(cudaStreamUpdateCaptureDependencies(stream, &node, NULL, 1, cudaStreamSetCaptureDependencies));
 
   cudaGraph_t body = node_params.conditional.phGraph_out[0];
   SAPG_CHECK(cudaStreamBeginCaptureToGraph(gs->body_stream, body, NULL, NULL, 0, cudaStreamCaptureModeThreadLocal));
-  cudaStream_t outer = sapg_stream;
-  sapg_stream = gs->body_stream;  // every launch below goes to the body
-  sapStatus st = loop_iteration(s, gs, prm, gs->counters);
+  sapgLaunch body_launch = *L;  // the same batch, its launches on the body's stream
+  body_launch.stream = gs->body_stream;
+  sapStatus st = loop_iteration(&body_launch, gs, prm, gs->counters);
   if (st == SAP_OK) {
-    SAPG_LAUNCH(loop_continue_kernel, 1, 1)(gs->counters, cond, prm->max_iterations, 1);
+    SAPG_LAUNCH(loop_continue_kernel, 1, 1, gs->body_stream)(gs->counters, cond, prm->max_iterations, 1);
     if (cudaGetLastError() != cudaSuccess) st = sap_fail(SAP_ERR_CUDA, "kernel loop_continue_kernel: launch failed");
   }
-  sapg_stream = outer;
   cudaGraph_t captured;
   cudaError_t e = cudaStreamEndCapture(gs->body_stream, &captured);
   if (st != SAP_OK) return st;
@@ -246,37 +248,37 @@ static sapStatus loop_while(sapSim* s, sapgSolve* gs, const sapSolveParams* prm)
 }
 
 /* newton_loop=while or fixed */
-static sapStatus solve_loop(sapSim* s, const sapSolveParams* prm) {
-  sapgSolve* gs = (sapgSolve*)s->cuda_solve;
-  if (!gs) return sap_fail(SAP_ERR_CUDA, "newton_loop=%d: the loop's device state was not made", s->opt.newton_loop);
-  int cusolver = s->opt.linear_solver == SAP_LINSOLVE_CUSOLVER;
-  SAPG_CHECK(cudaMemsetAsync(gs->counters, 0, 2 * sizeof(int), sapg_stream));
-  SAPV_LAUNCH(loop_begin_kernel, prm->contact_fp32, 0, *prm, cusolver ? gs->ptrs : NULL,
-              cusolver ? gs->ptrs + s->dd.nworld : NULL, gs->counters);
+static sapStatus solve_loop(const sapgLaunch* L, const sapSolveParams* prm) {
+  sapgSolve* gs = (sapgSolve*)L->solve;
+  if (!gs) return sap_fail(SAP_ERR_CUDA, "newton_loop=%d: the loop's device state was not made", L->opt->newton_loop);
+  int cusolver = L->opt->linear_solver == SAP_LINSOLVE_CUSOLVER;
+  SAPG_CHECK(cudaMemsetAsync(gs->counters, 0, 2 * sizeof(int), SAPG_STREAM(L)));
+  SAPV_LAUNCH(L, loop_begin_kernel, prm->contact_fp32, 0, *prm, cusolver ? gs->ptrs : NULL,
+              cusolver ? gs->ptrs + L->d.nworld : NULL, gs->counters);
   cudaStreamCaptureStatus cst = cudaStreamCaptureStatusNone;
-  SAPG_CHECK(cudaStreamIsCapturing(sapg_stream, &cst));
+  SAPG_CHECK(cudaStreamIsCapturing(SAPG_STREAM(L), &cst));
   sapStatus st = SAP_OK;
-  if (s->opt.newton_loop == SAP_NEWTON_WHILE && cst == cudaStreamCaptureStatusActive) {
-    st = loop_while(s, gs, prm);
+  if (L->opt->newton_loop == SAP_NEWTON_WHILE && cst == cudaStreamCaptureStatusActive) {
+    st = loop_while(L, gs, prm);
   } else {
-    for (int k = 0; k < prm->max_iterations && st == SAP_OK; k++) st = loop_iteration(s, gs, prm, NULL);
+    for (int k = 0; k < prm->max_iterations && st == SAP_OK; k++) st = loop_iteration(L, gs, prm, NULL);
   }
   if (st != SAP_OK) return st;
-  SAPV_LAUNCH(loop_finish_kernel, prm->contact_fp32, 0, *prm);
+  SAPV_LAUNCH(L, loop_finish_kernel, prm->contact_fp32, 0, *prm);
   return SAP_OK;
 }
 
-sapStatus sapg_solve(sapSim* s) {
+sapStatus sapg_solve(const sapgLaunch* L) {
   sapSolveParams prm;
-  sap_solveParams(&s->opt, s->m, s->h, &prm);
-  if (s->dd.nworld <= 0) return SAP_OK;
-  if (s->opt.solve_kernel == SAP_SOLVE_THREAD) {
-    SAPG_LAUNCH(solve_kernel, sapg_blocks(s->dd.nworld, THREADS), THREADS)(s->dm, s->dd, prm);
+  sap_solveParams(L->opt, L->hm, L->h, &prm);
+  if (L->d.nworld <= 0) return SAP_OK;
+  if (L->opt->solve_kernel == SAP_SOLVE_THREAD) {
+    SAPG_LAUNCH(solve_kernel, sapg_blocks(L->d.nworld, THREADS), THREADS, SAPG_STREAM(L))(L->m, L->d, prm);
     SAPG_CHECK_LAUNCH("solve_kernel");
     return SAP_OK;
   }
-  if (s->opt.newton_loop != SAP_NEWTON_KERNEL) return solve_loop(s, &prm);
-  int bytes = chol_shared_bytes(s, &prm);
-  SAPV_LAUNCH(solve_warp_kernel, prm.contact_fp32, bytes, prm, bytes);
+  if (L->opt->newton_loop != SAP_NEWTON_KERNEL) return solve_loop(L, &prm);
+  int bytes = chol_shared_bytes(L, &prm);
+  SAPV_LAUNCH(L, solve_warp_kernel, prm.contact_fp32, bytes, prm, bytes);
   return SAP_OK;
 }

@@ -3,17 +3,11 @@
  * text against loading the same file. Reference: include/sapsim/sapsim.h. */
 #include <stdio.h>
 
-#include "check.h"
-#include "sapsim/sapsim.h"
+#include "fixture.h"
 
 static sapSim* make_sim(sapModel** m, int nworld) {
-  sapSim* s = NULL;
-  sapOptions o;
-  sap_optionsDefault(&o);
-  o.device = SAP_DEVICE_CPU;
-  CHECK(sap_loadModel("scenes/ant.xml", m) == SAP_OK, "%s", sap_lastError());
-  CHECK(*m && sap_create(*m, &o, nworld, &s) == SAP_OK, "%s", sap_lastError());
-  return s;
+  *m = fx_model("scenes/ant.xml");
+  return fx_simModel(*m, nworld, NULL);
 }
 
 /* every looked-up array is the struct's field, with the table's count and type */

@@ -11,28 +11,20 @@
 
 #include <mujoco/mujoco.h>
 
-#include "check.h"
-#include "sapsim/sapsim.h"
+#include "fixture.h"
 
 static const char* write_xml(const char* tag, const char* xml) {
-  static char path[160];
-  snprintf(path, sizeof(path), "/tmp/sapsim_contact_params_%d_%s.xml", (int)getpid(), tag);
-  FILE* f = fopen(path, "w");
-  if (f) { fputs(xml, f); fclose(f); }
-  return path;
+  char file[128];
+  snprintf(file, sizeof(file), "%s.xml", tag);
+  return fx_tempFile(file, xml);
 }
 
 /* a one-world CPU sim in fp64 geometry; band: sapsim's speculative contact_margin */
 static sapSim* make_sim_with(const sapModel* m, const char* band, const char* combine) {
-  sapOptions o;
-  sap_optionsDefault(&o);
-  o.device = SAP_DEVICE_CPU;
-  sapSim* s = NULL;
-  if (sap_optionsSet(&o, "preset", "approx64") != SAP_OK ||
-      (combine && sap_optionsSet(&o, "friction_combine", combine) != SAP_OK) ||
-      (band && sap_optionsSet(&o, "contact_margin", band) != SAP_OK) || sap_create(m, &o, 1, &s) != SAP_OK)
-    fprintf(stderr, "  create: %s\n", sap_lastError());
-  return s;
+  char opts[128];
+  snprintf(opts, sizeof(opts), "preset=approx64%s%s%s%s", combine ? " friction_combine=" : "", combine ? combine : "",
+           band ? " contact_margin=" : "", band ? band : "");
+  return fx_simModel(m, 1, opts);
 }
 
 static sapSim* make_sim(const sapModel* m, const char* band) { return make_sim_with(m, band, NULL); }

@@ -17,27 +17,22 @@
 
 #include <mujoco/mujoco.h>
 
-#include "check.h"
+#include "fixture.h"
 #include "kernels.h"
 #include "sim.h"
 
 static const char* write_xml(const char* tag, const char* xml) {
-  static char path[160];
-  snprintf(path, sizeof(path), "/tmp/sapsim_domrand_%d_%s.xml", (int)getpid(), tag);
-  FILE* f = fopen(path, "w");
-  if (f) { fputs(xml, f); fclose(f); }
-  return path;
+  char file[128];
+  snprintf(file, sizeof(file), "%s.xml", tag);
+  return fx_tempFile(file, xml);
 }
 
 /* a CPU sim; kv: "key=value" options, NULL-terminated */
 static sapSim* make_sim(const sapModel* m, int nworld, const char* const* kv) {
   sapOptions o;
-  sap_optionsDefault(&o);
-  o.device = SAP_DEVICE_CPU;
+  fx_options(&o, NULL);
   for (int i = 0; kv && kv[i]; i++) CHECK(sap_optionsSetPair(&o, kv[i]) == SAP_OK, "%s", sap_lastError());
-  sapSim* s = NULL;
-  if (sap_create(m, &o, nworld, &s) != SAP_OK) CHECK(0, "create: %s", sap_lastError());
-  return s;
+  return fx_simModelWith(m, nworld, &o);
 }
 
 static double decade(double lo, double hi) { return pow(10, check_uniform(lo, hi)); }

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "check.h"
+#include "fixture.h"
 #include "kernels.h"
 #include "sim.h"
 
@@ -197,19 +197,20 @@ static const char* FEATURE_XML =
     "<velocity joint=\"j3\" kv=\"4\" forcerange=\"-3 3\"/>"
     "</actuator></mujoco>";
 
-static void write_feature_scene(const char* path, const char* flags) {
-  FILE* f = fopen(path, "w");
-  if (!f) return;
-  fprintf(f, FEATURE_XML, flags);
-  fclose(f);
+/* the feature scene with these option flags, written to a temporary file: its path, or NULL */
+static const char* write_feature_scene(const char* flags) {
+  char xml[8192];
+  int n = snprintf(xml, sizeof(xml), FEATURE_XML, flags);
+  CHECK(n > 0 && n < (int)sizeof(xml), "feature scene: %d bytes", n);
+  return n > 0 && n < (int)sizeof(xml) ? fx_tempFile("features.xml", xml) : NULL;
 }
 
 /* sapsim's M, damping and total smooth force tau - c against MuJoCo 4's, which
  * routes gravcomp into qfrc_passive or qfrc_actuator and clips qfrc_actuator per
  * joint: compared as sums, for random states and controls beyond the ranges */
 static void check_features(const char* flags) {
-  const char* path = "/tmp/sapsim_test_features.xml";
-  write_feature_scene(path, flags);
+  const char* path = write_feature_scene(flags);
+  if (!path) return;
   char err[1000];
   mjModel* mj = mj_loadXML(path, NULL, err, sizeof(err));
   CHECK(mj != NULL, "%s", err);
@@ -281,8 +282,8 @@ static void test_model_features(void) {
 /* the gravcomp and force-limit paths must be exercised: MuJoCo's own forces show
  * them nonzero on this scene (so the test above cannot pass vacuously) */
 static void test_model_features_active(void) {
-  const char* path = "/tmp/sapsim_test_features_active.xml";
-  write_feature_scene(path, "");
+  const char* path = write_feature_scene("");
+  if (!path) return;
   char err[1000];
   mjModel* mj = mj_loadXML(path, NULL, err, sizeof(err));
   CHECK(mj != NULL, "%s", err);

@@ -10,21 +10,14 @@
 
 #include <mujoco/mujoco.h>
 
-#include "check.h"
-#include "sapsim/sapsim.h"
+#include "fixture.h"
 
 static int verbose(void) { return getenv("SAPSIM_TEST_VERBOSE") != NULL; }
 
 static int write_xml(const char* xml, char* path, size_t n) {
-  char tmp[] = "/tmp/sapsim_eqaXXXXXX";
-  int fd = mkstemp(tmp);
-  if (fd < 0) return 0;
-  FILE* f = fdopen(fd, "w");
-  fputs(xml, f);
-  fclose(f);
-  snprintf(path, n, "%s.xml", tmp);
-  rename(tmp, path);
-  return 1;
+  const char* p = fx_tempFile("eq_active.xml", xml);
+  if (p) snprintf(path, n, "%s", p);
+  return p != NULL;
 }
 
 static sapModel* load_xml(const char* xml) {
@@ -34,13 +27,9 @@ static sapModel* load_xml(const char* xml) {
 }
 
 static sapSim* make_sim(const sapModel* m, const char* preset, int nworld) {
-  sapOptions o;
-  sap_optionsDefault(&o);
-  o.device = SAP_DEVICE_CPU;
-  if (sap_optionsSet(&o, "preset", preset) != SAP_OK) return NULL;
-  sapSim* s = NULL;
-  if (sap_create(m, &o, nworld, &s) != SAP_OK) fprintf(stderr, "  create: %s\n", sap_lastError());
-  return s;
+  char opts[64];
+  snprintf(opts, sizeof(opts), "preset=%s", preset);
+  return fx_simModel(m, nworld, opts);
 }
 
 /* a rod pendulum on a hinge about y at the origin, horizontal at reset, its tip (0.5, 0, 0)

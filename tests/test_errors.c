@@ -6,19 +6,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "fixture.h"
 #include "backend.h"
 #include "sim.h"
 
 static const char* write_scene(const char* name, const char* xml) {
-  static char path[8][128];
-  static int next = 0;
-  char* p = path[next++ % 8];
-  snprintf(p, 128, "/tmp/sapsim_%d_%s.xml", (int)getpid(), name);
-  FILE* f = fopen(p, "w");
-  fputs(xml, f);
-  fclose(f);
-  return p;
+  char file[128];
+  snprintf(file, sizeof(file), "%s.xml", name);
+  return fx_tempFile(file, xml);
 }
 
 /* with SAPSIM_ERROR_TABLE=FILE, each bad scene appends a Markdown row to FILE: the case,
@@ -30,7 +25,7 @@ static void table_row(const char* path, sapStatus got) {
   FILE* f = fopen(out, "a");
   if (!f) return;
   const char* base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-  const char* tag = strchr(base, '_') && strchr(strchr(base, '_') + 1, '_') ? strchr(strchr(base, '_') + 1, '_') + 1 : base;
+  const char* tag = strchr(base, '_') ? strchr(base, '_') + 1 : base; /* fx_tempPath: "<n>_<tag>.xml" */
   fprintf(f, "| %.*s | %s | ", (int)(strrchr(tag, '.') ? strrchr(tag, '.') - tag : (long)strlen(tag)), tag,
           sap_statusName(got));
   const char* msg = sap_lastError();
@@ -190,9 +185,8 @@ static void test_bad_scene_values(void) {
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
     expect_load(write_scene(cases[i].tag, cases[i].xml), SAP_ERR_SCENE, cases[i].frag1, cases[i].frag2);
   /* a FIFO is not a scene: refused at once instead of blocking on open */
-  char fifo[128];
-  snprintf(fifo, sizeof(fifo), "/tmp/sapsim_%d_fifo.xml", (int)getpid());
-  if (mkfifo(fifo, 0600) == 0) {
+  const char* fifo = fx_tempPath("fifo.xml");
+  if (fifo && mkfifo(fifo, 0600) == 0) {
     expect_load(fifo, SAP_ERR_SCENE, "not a regular file", NULL);
     remove(fifo);
   }

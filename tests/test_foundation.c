@@ -5,36 +5,20 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "fixture.h"
 #include "sim.h"
 
 static sapSim* make_sim(const char* path, int nworld, int preset, int integration, int contacts) {
-  sapModel* m = NULL;
-  if (sap_loadModel(path, &m) != SAP_OK) {
-    CHECK(0, "%s", sap_lastError());
-    return NULL;
-  }
   sapOptions opt;
-  sap_optionsDefault(&opt);
+  fx_options(&opt, NULL);
   opt.preset = preset;
   opt.integration = integration;
   opt.contacts = contacts;
-  opt.device = SAP_DEVICE_CPU;
-  sapSim* s = NULL;
-  CHECK(sap_create(m, &opt, nworld, &s) == SAP_OK, "%s", sap_lastError());
-  sap_freeModel(m);
-  return s;
+  return fx_simWith(path, nworld, &opt);
 }
 
 /* write an MJCF string to a temporary file */
-static const char* temp_scene(const char* xml) {
-  static char path[64];
-  snprintf(path, sizeof(path), "/tmp/sapsim_test_%d.xml", (int)getpid());
-  FILE* f = fopen(path, "w");
-  fputs(xml, f);
-  fclose(f);
-  return path;
-}
+static const char* temp_scene(const char* xml) { return fx_tempFile("scene.xml", xml); }
 
 /* free fall: constant acceleration is integrated exactly by both position maps:
  * midpoint z_n = z0 - g (nh)^2 / 2, sap_euler z_n = z0 - g h^2 n (n+1) / 2 */
@@ -290,6 +274,65 @@ static void test_many_worlds(void) {
   sap_free(s);
 }
 
+/* sap_options(s) holds the values in force, no "from the preset/scene" marker (-1, NaN).
+ * Oracles: MuJoCo 4's compile of the same file (timestep, the scene's sap_contact_k/taud
+ * custom numerics), the documented rules (band 0.02 m under the approx presets, 0 under drake
+ * for a scene without one; broad phase sweep when ngeom >= 32 and npair > 8 ngeom, else pairs),
+ * and explicit options kept as given. */
+static double mj_numeric(const mjModel* mj, const char* name) {
+  int id = mj_name2id(mj, mjOBJ_NUMERIC, name);
+  return id >= 0 ? mj->numeric_data[mj->numeric_adr[id]] : NAN;
+}
+
+static void test_options_expanded(void) {
+  const char* scenes[2] = {"scenes/humanoid.xml", "scenes/box_stack.xml"};
+  const char* presets[3] = {"approx32", "approx64", "drake"};
+  for (int sc = 0; sc < 2; sc++) {
+    char err[512];
+    mjModel* mj = mj_loadXML(scenes[sc], NULL, err, sizeof(err));
+    CHECK(mj != NULL, "%s: %s", scenes[sc], err);
+    if (!mj) return;
+    for (int p = 0; p < 3; p++) {
+      char opts[64];
+      snprintf(opts, sizeof(opts), "preset=%s", presets[p]);
+      sapSim* s = fx_sim(scenes[sc], 2, opts);
+      if (!s) break;
+      const sapOptions* o = sap_options(s);
+      const sapModel* m = sap_model(s);
+      const int* ints = &o->free_motion_precision;  /* the int knobs between preset and line_search */
+      for (const int* i = ints; i <= &o->integration; i++) CHECK(*i >= 0, "%s %s: int knob %d is %d", scenes[sc], presets[p], (int)(i - ints), *i);
+      CHECK(o->line_search >= 0 && o->max_iterations > 0 && o->ls_max_iterations > 0 && o->ncon_max > 0,
+            "%s %s: line_search %d caps %d %d ncon_max %d", scenes[sc], presets[p], o->line_search, o->max_iterations,
+            o->ls_max_iterations, o->ncon_max);
+      const double* reals = &o->optimality_abs_tol;
+      for (const double* x = reals; x <= &o->contact_sigma; x++)
+        CHECK(isfinite(*x), "%s %s: real knob %d is %g", scenes[sc], presets[p], (int)(x - reals), *x);
+      CHECK(o->timestep == mj->opt.timestep, "%s %s: timestep %g, MuJoCo %g", scenes[sc], presets[p], o->timestep, mj->opt.timestep);
+      CHECK(o->contact_k == mj_numeric(mj, "sap_contact_k"), "%s %s: contact_k %g, scene %g", scenes[sc], presets[p],
+            o->contact_k, mj_numeric(mj, "sap_contact_k"));
+      CHECK(o->contact_taud == mj_numeric(mj, "sap_contact_taud"), "%s %s: contact_taud %g, scene %g", scenes[sc],
+            presets[p], o->contact_taud, mj_numeric(mj, "sap_contact_taud"));
+      CHECK(o->contact_margin == (p == 2 ? 0.0 : 0.02), "%s %s: contact_margin %g", scenes[sc], presets[p], o->contact_margin);
+      CHECK(o->ncon_max == sap_data(s)->ncon_max, "%s %s: ncon_max %d, data %d", scenes[sc], presets[p], o->ncon_max,
+            sap_data(s)->ncon_max);
+      int sweep = m->ngeom >= 32 && m->npair_max > 8 * m->ngeom;
+      CHECK(o->broadphase == (sweep ? SAP_BROAD_SWEEP : SAP_BROAD_PAIRS), "%s %s: broadphase %d (ngeom %d, npair %d)",
+            scenes[sc], presets[p], o->broadphase, m->ngeom, m->npair_max);
+      CHECK(o->device == SAP_DEVICE_CPU, "%s: device %d", presets[p], o->device);
+      sap_free(s);
+    }
+    mj_deleteModel(mj);
+  }
+  /* explicit values stay */
+  sapSim* s = fx_sim("scenes/box_stack.xml", 1, "timestep=0.00125 ncon_max=37 contact_k=2e4 contact_margin=0.005 broadphase=sweep");
+  if (!s) return;
+  const sapOptions* o = sap_options(s);
+  CHECK(o->timestep == 0.00125 && o->ncon_max == 37 && o->contact_k == 2e4 && o->contact_margin == 0.005 &&
+        o->broadphase == SAP_BROAD_SWEEP, "explicit: timestep %g ncon_max %d contact_k %g margin %g broadphase %d",
+        o->timestep, o->ncon_max, o->contact_k, o->contact_margin, o->broadphase);
+  sap_free(s);
+}
+
 int main(void) {
   mju_user_warning = NULL;
   RUN(test_free_fall);
@@ -301,5 +344,6 @@ int main(void) {
   RUN(test_state_api);
   RUN(test_nonfinite_contained);
   RUN(test_many_worlds);
+  RUN(test_options_expanded);
   return check_summary("test_foundation");
 }

@@ -748,7 +748,7 @@ static void test_device_arrays(void) {
   sapArrayType type;
   CHECK(sap_deviceArray(sim[0], "qpos", &count, &type) == NULL, "a CPU batch has no device arrays");
   double* dq = (double*)sap_deviceArray(sim[1], "qpos", &count, &type);
-  CHECK(dq == sim[1]->dd.qpos && count == nq && type == SAP_ARRAY_F64, "device qpos %p (%d)", (void*)dq, count);
+  CHECK(dq == sim[1]->gpu.d.qpos && count == nq && type == SAP_ARRAY_F64, "device qpos %p (%d)", (void*)dq, count);
   double* dv = (double*)sap_deviceArray(sim[1], "qvel", &count, &type);
   double* du = (double*)sap_deviceArray(sim[1], "ctrl", &count, &type);
   int* dflags = (int*)sap_deviceArray(sim[1], "world_flags", &count, &type);

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "fixture.h"
 #include "kernels.h"
 #include "sim.h"
 
@@ -35,16 +35,7 @@ static const char* filter_xml =
     "<keyframe><key name='moved' qpos='0.3 0 -.25 .09 1 0 0 0' mpos='1 2 3 4 5 6 7 8 9' "
     "mquat='1 0 0 0 0 1 0 0 0.5 0.5 0.5 0.5'/></keyframe></mujoco>";
 
-static const char* write_tmp(const char* xml) {
-  static char path[64];
-  snprintf(path, sizeof(path), "/tmp/sapsim_mocap_%d.xml", (int)getpid());
-  FILE* f = fopen(path, "w");
-  if (f) {
-    fputs(xml, f);
-    fclose(f);
-  }
-  return path;
-}
+static const char* write_tmp(const char* xml) { return fx_tempFile("mocap.xml", xml); }
 
 /* MuJoCo's and sapsim's compiled models of one file, and a batch on the CPU */
 typedef struct {

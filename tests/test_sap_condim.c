@@ -8,7 +8,7 @@
 
 #include <mujoco/mujoco.h>
 
-#include "check.h"
+#include "fixture.h"
 #include "sap_solve.h"
 
 /* ---- the scaled cone on random inputs --------------------------------------------------- */
@@ -108,18 +108,7 @@ static void test_cone_random(void) {
 
 /* ---- spinning and rolling spheres, against the analytic rates and MuJoCo ----------------- */
 
-static const char* write_xml(const char* xml) {
-  static char named[80];
-  char path[] = "/tmp/sapsim_condimXXXXXX";
-  int fd = mkstemp(path);
-  if (fd < 0) return NULL;
-  FILE* f = fdopen(fd, "w");
-  fputs(xml, f);
-  fclose(f);
-  snprintf(named, sizeof(named), "%s.xml", path);
-  rename(path, named);
-  return named;
-}
+static const char* write_xml(const char* xml) { return fx_tempFile("condim.xml", xml); }
 
 /* sphere (r 0.1 m, 1 kg) on a floor, both condim cd with friction (mu, mu3, mu4) */
 static void sphere_xml(char* xml, int n, int cd, double mu, double mu3, double mu4) {

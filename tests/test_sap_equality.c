@@ -10,20 +10,13 @@
 
 #include <mujoco/mujoco.h>
 
-#include "check.h"
-#include "sapsim/sapsim.h"
+#include "fixture.h"
 
 /* write an MJCF text to a temporary .xml file; path receives its name */
 static int write_xml(const char* xml, char* path, size_t n) {
-  char tmp[] = "/tmp/sapsim_eqXXXXXX";
-  int fd = mkstemp(tmp);
-  if (fd < 0) return 0;
-  FILE* f = fdopen(fd, "w");
-  fputs(xml, f);
-  fclose(f);
-  snprintf(path, n, "%s.xml", tmp);
-  rename(tmp, path);
-  return 1;
+  const char* p = fx_tempFile("equality.xml", xml);
+  if (p) snprintf(path, n, "%s", p);
+  return p != NULL;
 }
 
 static sapModel* load_xml(const char* xml) {
@@ -33,13 +26,9 @@ static sapModel* load_xml(const char* xml) {
 }
 
 static sapSim* make_sim(const sapModel* m, const char* preset, int nworld) {
-  sapOptions o;
-  sap_optionsDefault(&o);
-  o.device = SAP_DEVICE_CPU;
-  if (sap_optionsSet(&o, "preset", preset) != SAP_OK) return NULL;
-  sapSim* s = NULL;
-  if (sap_create(m, &o, nworld, &s) != SAP_OK) fprintf(stderr, "  create: %s\n", sap_lastError());
-  return s;
+  char opts[64];
+  snprintf(opts, sizeof(opts), "preset=%s", preset);
+  return fx_simModel(m, nworld, opts);
 }
 
 /* uniform in [-1, 1] from a 64-bit LCG */

@@ -8,27 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "sapsim/sapsim.h"
+#include "fixture.h"
 #include "sim.h"
 #include "sap_solve.h"
 
 /* worlds moved for a while under random controls, then kinematics, collision and free motion
  * at their current state (the stage inputs of the solve) */
 static sapSim* moved_sim(const char* scene, int nworld, int nstep) {
-  sapModel* m = NULL;
-  sapOptions o;
-  sap_optionsDefault(&o);
-  o.device = SAP_DEVICE_CPU;
-  sapSim* s = NULL;
   // fp64 throughout (drake), with the approx presets' speculative band: more contacts to check
-  if (sap_loadModel(scene, &m) != SAP_OK || sap_optionsSet(&o, "preset", "drake") != SAP_OK ||
-      sap_optionsSet(&o, "contact_margin", "0.02") != SAP_OK || sap_create(m, &o, nworld, &s) != SAP_OK) {
-    fprintf(stderr, "  %s: %s\n", scene, sap_lastError());
-    sap_freeModel(m);
-    return NULL;
-  }
-  sap_freeModel(m);
+  sapSim* s = fx_sim(scene, nworld, "preset=drake contact_margin=0.02");
+  if (!s) return NULL;
   const sapModel* sm = sap_model(s);
   sap_reset(s, sm->nkey > 0 ? 0 : -1, NULL);
   double* ctrl = (double*)malloc(sizeof(double) * (sm->nu + 1) * nworld);

@@ -10,38 +10,20 @@
 
 #include <mujoco/mujoco.h>
 
-#include "check.h"
-#include "sapsim/sapsim.h"
+#include "fixture.h"
 
 /* load an MJCF text through a temporary file */
-static sapModel* load_xml(const char* xml) {
-  char path[] = "/tmp/sapsim_physXXXXXX";
-  int fd = mkstemp(path);
-  if (fd < 0) return NULL;
-  FILE* f = fdopen(fd, "w");
-  fputs(xml, f);
-  fclose(f);
-  char named[64];
-  snprintf(named, sizeof(named), "%s.xml", path);
-  rename(path, named);
-  sapModel* m = NULL;
-  if (sap_loadModel(named, &m) != SAP_OK) fprintf(stderr, "  load: %s\n", sap_lastError());
-  unlink(named);
-  return m;
-}
+static sapModel* load_xml(const char* xml) { return fx_model(fx_tempFile("physics.xml", xml)); }
 
 static sapSim* make_sim(const sapModel* m, const char* preset, const char* ls, int nworld) {
   sapOptions o;
-  sap_optionsDefault(&o);
-  o.device = SAP_DEVICE_CPU;
+  fx_options(&o, NULL);
   if (preset && sap_optionsSet(&o, "preset", preset) != SAP_OK) return NULL;
   if (ls && sap_optionsSet(&o, "line_search", ls) != SAP_OK) return NULL;
   // monotone_decay's default 5e-3 relative cost exit stops sliding solves early (the box
   // then accelerates ~30% too slowly; sapwarp §13.1): test it with the tight cost tolerances
   if (ls && !strcmp(ls, "monotone_decay")) { o.cost_rel_tol = 1e-15; o.cost_abs_tol = 1e-30; }
-  sapSim* s = NULL;
-  if (sap_create(m, &o, nworld, &s) != SAP_OK) fprintf(stderr, "  create: %s\n", sap_lastError());
-  return s;
+  return fx_simModelWith(m, nworld, &o);
 }
 
 /* step n times; returns 1 when every step converged in every world */
@@ -369,15 +351,10 @@ static void test_friction_pendulum(void) {
     fprintf(stderr, "  analytic %.6f midpoint %.6f (h/4 %.6f) stop %.3f drake stop %.3f\n", qa, q, q4, ts, tsd);
 
   // MuJoCo 4 on the same MJCF
-  char path[] = "/tmp/sapsim_pendXXXXXX";
-  int fd = mkstemp(path);
-  if (fd < 0) { CHECK(0, "mkstemp"); return; }
-  FILE* fp = fdopen(fd, "w");
-  fputs(pend_xml(h), fp);
-  fclose(fp);
+  const char* path = fx_tempFile("pendulum.xml", pend_xml(h));
+  if (!path) return;
   char err[512];
   mjModel* mj = mj_loadXML(path, NULL, err, sizeof(err));
-  unlink(path);
   CHECK(mj != NULL, "mj_loadXML: %s", err);
   if (!mj) return;
   mjData* md = mj_makeData(mj);

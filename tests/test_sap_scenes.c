@@ -7,27 +7,17 @@
 #include <mujoco/mujoco.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "sapsim/sapsim.h"
+#include "fixture.h"
 
 static const char* presets[3] = {"approx32", "approx64", "drake"};
 static const char* cli_path = "build/sapsim";  /* next to the test binary's folder */
 
 /* band: the speculative contact band, or NULL for the preset's */
 static sapSim* make_sim_band(const char* scene, const char* preset, const char* ls, const char* band, int nworld) {
-  sapModel* m = NULL;
-  if (sap_loadModel(scene, &m) != SAP_OK) {
-    fprintf(stderr, "  load %s: %s\n", scene, sap_lastError());
-    return NULL;
-  }
-  sapOptions o;
-  sap_optionsDefault(&o);
-  o.device = SAP_DEVICE_CPU;
-  sapSim* s = NULL;
-  if (sap_optionsSet(&o, "preset", preset) != SAP_OK || (ls && sap_optionsSet(&o, "line_search", ls) != SAP_OK) ||
-      (band && sap_optionsSet(&o, "contact_margin", band) != SAP_OK) || sap_create(m, &o, nworld, &s) != SAP_OK)
-    fprintf(stderr, "  create: %s\n", sap_lastError());
-  sap_freeModel(m);
+  char opts[160];
+  snprintf(opts, sizeof(opts), "preset=%s%s%s%s%s", preset, ls ? " line_search=" : "", ls ? ls : "",
+           band ? " contact_margin=" : "", band ? band : "");
+  sapSim* s = fx_sim(scene, nworld, opts);
   if (s) sap_reset(s, sap_model(s)->nkey > 0 ? 0 : -1, NULL);
   return s;
 }
@@ -278,10 +268,8 @@ static void test_precision_agreement(void) {
  * (K + 1) N rows with 3 + nq + nv finite columns, and the last rows equal a library run with
  * the same options (the CLI only adds I/O; %.17g round-trips doubles). */
 static void cli_case(const char* preset, const char* ls, int nw, int nstep) {
-  char out[] = "/tmp/sapsim_cliXXXXXX";
-  int fd = mkstemp(out);
-  if (fd < 0) { CHECK(0, "mkstemp"); return; }
-  close(fd);
+  const char* out = fx_tempPath("trajectory.csv");
+  if (!out) return;
   char cmd[1024];
   snprintf(cmd, sizeof(cmd), "%s run scenes/box.xml --preset %s --line-search %s --worlds %d --steps %d "
            "--device cpu --out %s --quiet > /dev/null", cli_path, preset, ls, nw, nstep, out);
@@ -352,9 +340,8 @@ static void test_cli_run(void) {
 /* ---- servo_arm.xml against MuJoCo 4 ----------------------------------------------------- */
 
 /* scenes/servo_arm.xml with timestep h, frictionloss on or off (MuJoCo's disable flag), written
- * to a temporary file; returns its path (static) or NULL */
+ * to a temporary file; returns its path or NULL */
 static const char* servo_variant(double h, int friction) {
-  static char path[64];
   FILE* f = fopen("scenes/servo_arm.xml", "r");
   if (!f) return NULL;
   static char text[16384], out[17000];
@@ -366,12 +353,7 @@ static const char* servo_variant(double h, int friction) {
   if (!at) return NULL;
   snprintf(out, sizeof(out), "%.*s<option timestep=\"%g\">%s</option>%s", (int)(at - text), text, h,
            friction ? "" : "<flag frictionloss=\"disable\"/>", at + strlen(key));
-  snprintf(path, sizeof(path), "/tmp/sapsim_servo_%d.xml", (int)getpid());
-  f = fopen(path, "w");
-  if (!f) return NULL;
-  fputs(out, f);
-  fclose(f);
-  return path;
+  return fx_tempFile("servo_arm.xml", out);
 }
 
 /* max |q_sapsim - q_mujoco| over the arm's coordinates (base, lift, elbow, wrist quaternion,

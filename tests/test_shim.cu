@@ -17,7 +17,7 @@
 #include "check.h"
 #include "cuda_check.h"
 
-cudaStream_t sapg_stream = NULL;  /* kernels/cuda_check.h: the stream launches go to */
+static const cudaStream_t stream = NULL;  /* the stream every launch here goes to */
 
 #define BLOCK 256
 
@@ -77,7 +77,7 @@ static void test_block_reduction(void) {
   double* dx = (double*)dev_from(x, sizeof(x));
   double* dout = (double*)dev_alloc(sizeof(got));
   if (!dx || !dout) return;
-  SAPG_LAUNCH(block_sum_kernel, NB, BLOCK)(dx, N, dout);
+  SAPG_LAUNCH(block_sum_kernel, NB, BLOCK, stream)(dx, N, dout);
   if (dev_to(got, dout, sizeof(got))) check_arrays("block sums", got, want, NB, 1e-12, 1e-12);
   cudaFree(dx);
   cudaFree(dout);
@@ -107,7 +107,7 @@ static void test_neighbour_exchange(void) {
   int* d1 = (int*)dev_alloc(sizeof(o1));
   int* d2 = (int*)dev_alloc(sizeof(o2));
   if (!dx || !d1 || !d2) return;
-  SAPG_LAUNCH(neighbour_kernel, NB, NT)(dx, d1, d2);
+  SAPG_LAUNCH(neighbour_kernel, NB, NT, stream)(dx, d1, d2);
   if (dev_to(o1, d1, sizeof(o1)) && dev_to(o2, d2, sizeof(o2))) {
     int bad = 0;
     for (int b = 0; b < NB; b++)
@@ -147,7 +147,7 @@ static void test_mixed_blocks(void) {
   int got[N];
   int* d = (int*)dev_alloc(sizeof(got));
   if (!d) return;
-  SAPG_LAUNCH(mixed_blocks_kernel, NB, NT)(d);
+  SAPG_LAUNCH(mixed_blocks_kernel, NB, NT, stream)(d);
   if (dev_to(got, d, sizeof(got))) {
     int bad = 0;
     for (int i = 0; i < N; i++) {
@@ -185,7 +185,7 @@ static void test_votes(void) {
   int got[12];
   int* d = (int*)dev_alloc(sizeof(got));
   if (!d) return;
-  SAPG_LAUNCH(vote_kernel, 1, NT)(d);
+  SAPG_LAUNCH(vote_kernel, 1, NT, stream)(d);
   if (dev_to(got, d, sizeof(got)))
     for (int w = 0; w < 2; w++) {
       const int* g = got + 6 * w;
@@ -274,7 +274,7 @@ static void test_warp_shuffles(void) {
   int* dok = (int*)dev_alloc(sizeof(xor_ok));
   int* dscan = (int*)dev_alloc(sizeof(scan));
   if (!dxf || !dxd || !dxi || !dsf || !dsd || !dsi || !dok || !dscan) return;
-  SAPG_LAUNCH(shuffle_kernel, NB, NT)(dxf, dxd, dxi, dsf, dsd, dsi, dok, dscan);
+  SAPG_LAUNCH(shuffle_kernel, NB, NT, stream)(dxf, dxd, dxi, dsf, dsd, dsi, dok, dscan);
   if (dev_to(sf, dsf, sizeof(sf)) && dev_to(sd, dsd, sizeof(sd)) && dev_to(si, dsi, sizeof(si)) &&
       dev_to(xor_ok, dok, sizeof(xor_ok)) && dev_to(scan, dscan, sizeof(scan))) {
     for (int b = 0; b < NB; b++) got_f[b] = sf[b];
@@ -317,7 +317,7 @@ static void test_partial_warp(void) {
   int* dx = (int*)dev_from(x, sizeof(x));
   int* d = (int*)dev_alloc(sizeof(got));
   if (!dx || !d) return;
-  SAPG_LAUNCH(partial_warp_kernel, 1, 48)(dx, d);
+  SAPG_LAUNCH(partial_warp_kernel, 1, 48, stream)(dx, d);
   if (dev_to(got, d, sizeof(got)))
     for (int w = 0; w < 2; w++) CHECK(got[w] == want[w], "warp %d: %d want %d", w, got[w], want[w]);
   cudaFree(dx);
@@ -360,7 +360,7 @@ static void test_dynamic_shared(void) {
   int* dc = (int*)dev_alloc(sizeof(counts));
   double* dd = (double*)dev_alloc(sizeof(dout));
   if (!dx || !dy || !dc || !dd) return;
-  SAPG_LAUNCH_SHARED(dyn_reverse_kernel, NB, NT, NT * sizeof(float) + sizeof(int))(dx, dy, dc);
+  SAPG_LAUNCH_SHARED(dyn_reverse_kernel, NB, NT, NT * sizeof(float) + sizeof(int), stream)(dx, dy, dc);
   if (dev_to(got, dy, sizeof(got)) && dev_to(counts, dc, sizeof(counts))) {
     int bad = 0;
     for (int b = 0; b < NB; b++) {
@@ -369,7 +369,7 @@ static void test_dynamic_shared(void) {
     }
     CHECK(!bad, "%d elements not reversed", bad);
   }
-  SAPG_LAUNCH_SHARED(dyn_double_kernel, NB, NT, NT * sizeof(double))(dd);
+  SAPG_LAUNCH_SHARED(dyn_double_kernel, NB, NT, NT * sizeof(double), stream)(dd);
   if (dev_to(dout, dd, sizeof(dout))) {
     int bad = 0;
     for (int b = 0; b < NB; b++)
@@ -413,7 +413,7 @@ static void test_atomics(void) {
   int* dsi = (int*)dev_from(&si, sizeof(si));
   unsigned* dmax = (unsigned*)dev_from(&umax, sizeof(umax));
   if (!dx || !dsd || !dsf || !dsi || !dmax) return;
-  SAPG_LAUNCH(atomic_kernel, NB, NT)(dx, dsd, dsf, dsi, dmax);
+  SAPG_LAUNCH(atomic_kernel, NB, NT, stream)(dx, dsd, dsf, dsi, dmax);
   if (dev_to(&sd, dsd, sizeof(sd)) && dev_to(&sf, dsf, sizeof(sf)) &&
       dev_to(&si, dsi, sizeof(si)) && dev_to(&umax, dmax, sizeof(umax))) {
     CHECK_CLOSE(sd, want, 1e-10, 1e-12, "double atomicAdd");
@@ -437,7 +437,7 @@ static void test_plain_kernel(void) {
   int* out = (int*)malloc(N * sizeof(int));
   int* d = (int*)dev_alloc(N * sizeof(int));
   if (!out || !d) { free(out); return; }
-  SAPG_LAUNCH(plain_kernel, sapg_blocks(N, NT), NT)(N, d);
+  SAPG_LAUNCH(plain_kernel, sapg_blocks(N, NT), NT, stream)(N, d);
   if (dev_to(out, d, N * sizeof(int))) {
     int bad = 0;
     for (int i = 0; i < N; i++) bad += out[i] != i * 3 + NT;
@@ -456,9 +456,9 @@ static void test_launch_errors(void) {
   int* d = (int*)dev_from(&zero, sizeof(zero));
   if (!d) return;
   (void)cudaGetLastError();
-  SAPG_LAUNCH(touch_kernel, 1, 2048)(d);
+  SAPG_LAUNCH(touch_kernel, 1, 2048, stream)(d);
   CHECK(cudaGetLastError() != cudaSuccess, "a 2048-thread block launched");
-  SAPG_LAUNCH_SHARED(touch_kernel, 1, 1, 64 * 1024)(d);
+  SAPG_LAUNCH_SHARED(touch_kernel, 1, 1, 64 * 1024, stream)(d);
   CHECK(cudaGetLastError() != cudaSuccess, "64 KiB of dynamic shared memory launched");
   CHECK(cudaGetLastError() == cudaSuccess, "the launch error was not cleared");
   if (dev_to(&got, d, sizeof(got))) CHECK(got == 0, "a refused launch ran");
@@ -517,9 +517,9 @@ static void expect_abort(void (*launch)(int*), const char* want) {
   CHECK(strstr(msg, want) != NULL, "message \"%s\" lacks \"%s\"", msg, want);
   cudaFree(d);
 }
-static void launch_early_exit(int* d) { SAPG_LAUNCH(early_exit_kernel, 1, 64)(d); }
-static void launch_warp_exit(int* d) { SAPG_LAUNCH(warp_exit_kernel, 1, 32)(d); }
-static void launch_mismatch(int* d) { SAPG_LAUNCH(mismatch_kernel, 1, 32)(d); }
+static void launch_early_exit(int* d) { SAPG_LAUNCH(early_exit_kernel, 1, 64, stream)(d); }
+static void launch_warp_exit(int* d) { SAPG_LAUNCH(warp_exit_kernel, 1, 32, stream)(d); }
+static void launch_mismatch(int* d) { SAPG_LAUNCH(mismatch_kernel, 1, 32, stream)(d); }
 
 static void test_undefined_aborts(void) {
   expect_abort(launch_early_exit, "returned (first: thread 3) while 3 wait at __syncthreads");

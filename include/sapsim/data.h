@@ -1,5 +1,5 @@
 /* sapData: every per-world array of a batch, world-major, carved from one
- * allocation at creation (host/data.c). A step allocates nothing. The CUDA
+ * allocation at creation (host/sim.c, table host/data_fields.h). A step allocates nothing. The CUDA
  * backend holds a twin with device pointers and the same layout.
  * Shapes: (nworld x n) means world w's block starts at w*n. */
 #ifndef SAPSIM_DATA_H
@@ -92,9 +92,6 @@ typedef struct sapData {
                              (counted at integration, on the device on the GPU) */
   double* iter_sum;       /* (nworld x 2)          their sums (exact means past the last bin) */
   int* iter_max;          /* (nworld x 2)          their maxima */
-
-  /* SAP solve scratch: J, S, H, factor, vectors, constraint data (kernels/sap_solve_size.h) */
-  double* sap_work;       /* (nworld x SAP_SOLVE_NWORK) */
 
   /* per-world scratch for stage-local arrays in fp32 or fp64 */
   unsigned char* scratch; /* (nworld x nscratch) */

@@ -11,6 +11,13 @@
 extern "C" {
 #endif
 
+/* Every function declared in this header is the API that libsapsim.so exports; the library
+ * is built with -fvisibility=hidden, so internal functions (host/, kernels/) stay hidden
+ * (`nm -D build/libsapsim.so` lists only sap_*). nvcc compiles no public function. */
+#if defined(__GNUC__) && !defined(__CUDACC__)
+#pragma GCC visibility push(default)
+#endif
+
 #define SAPSIM_VERSION "0.1.0"
 
 typedef enum sapStatus {
@@ -274,7 +281,7 @@ sapStatus sap_iterStatsClear(sapSim* s);
 int sap_nworld(const sapSim* s);
 const sapModel* sap_model(const sapSim* s);
 const sapOptions* sap_options(const sapSim* s);  /* expanded: the values in force (device,
-                                                    timestep, contact material, ncon_max) */
+                                                    timestep, contact material, ncon_max, broadphase) */
 int sap_onGPU(const sapSim* s);
 const char* sap_deviceName(const sapSim* s);
 unsigned long long sap_bytesPerWorld(const sapSim* s);
@@ -355,6 +362,10 @@ typedef struct sapTimers {
   double kinematics, collision, free_motion, solve, integrate, total;
 } sapTimers;
 void sap_timers(const sapSim* s, sapTimers* out);
+
+#if defined(__GNUC__) && !defined(__CUDACC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

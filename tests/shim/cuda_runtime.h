@@ -24,7 +24,7 @@
  *    kernel is one copy used by the threads of the block that runs now; as blocks run
  *    one after another, that is one copy per block. It keeps what the previous block
  *    left in it (a GPU gives no initial value either; don't rely on it).
- *  - dynamic shared memory: SAPG_LAUNCH_SHARED(kernel, grid, block, bytes)(args...)
+ *  - dynamic shared memory: SAPG_LAUNCH_SHARED(kernel, grid, block, bytes, stream)(args...)
  *    and, in the kernel, SAPG_DYNAMIC_SHARED(type, name); (kernels/cuda_check.h
  *    defines both for nvcc). The buffer is per launch, 64-byte aligned, and filled
  *    with 0xFF (NaN as float/double) before each block; null when bytes is 0.
@@ -176,8 +176,9 @@ void sapShimRun(const char* name, unsigned grid, unsigned block, size_t shared_b
 /* the dynamic shared memory of the block running now (SAPG_DYNAMIC_SHARED) */
 extern void* sapShimDynamicShared;
 
-/* SAPG_LAUNCH(kernel, grid, block)(args...),
- * SAPG_LAUNCH_SHARED(kernel, grid, block, bytes)(args...) */
+/* SAPG_LAUNCH(kernel, grid, block, stream)(args...),
+ * SAPG_LAUNCH_SHARED(kernel, grid, block, bytes, stream)(args...); launches run in the order
+ * they are submitted, whatever their stream */
 template <typename... P>
 struct sapShimLaunch {
   void (*kernel)(P...);
@@ -203,10 +204,10 @@ static inline sapShimLaunch<P...> sapShimMakeLaunch(void (*k)(P...), const char*
                                                     unsigned b, size_t bytes) {
   return sapShimLaunch<P...>{k, name, g, b, bytes};
 }
-#define SAPG_LAUNCH(kernel, grid, block) \
-  sapShimMakeLaunch(kernel, #kernel, (unsigned)(grid), (unsigned)(block), 0)
-#define SAPG_LAUNCH_SHARED(kernel, grid, block, bytes) \
-  sapShimMakeLaunch(kernel, #kernel, (unsigned)(grid), (unsigned)(block), (size_t)(bytes))
+#define SAPG_LAUNCH(kernel, grid, block, stream) \
+  sapShimMakeLaunch(kernel, #kernel, ((void)(stream), (unsigned)(grid)), (unsigned)(block), 0)
+#define SAPG_LAUNCH_SHARED(kernel, grid, block, bytes, stream) \
+  sapShimMakeLaunch(kernel, #kernel, ((void)(stream), (unsigned)(grid)), (unsigned)(block), (size_t)(bytes))
 #define SAPG_DYNAMIC_SHARED(type, name) type* name = (type*)sapShimDynamicShared
 
 /* ---- conditional nodes: set from a kernel ---- */

@@ -1,0 +1,140 @@
+/* Shared test helpers (tests/): a sim from a scene file or from XML text with options
+ * given as "key=value" words, a model from XML text, and temporary files that are removed
+ * at exit. Failures are CHECK failures that print sap_lastError(), and the helper returns
+ * NULL, so a test reads `sapSim* s = fx_sim(...); if (!s) return;`. */
+#ifndef SAPSIM_TESTS_FIXTURE_H
+#define SAPSIM_TESTS_FIXTURE_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "sapsim/sapsim.h"
+
+char* mkdtemp(char* tmpl); /* POSIX 2008 (<stdlib.h> declares it only with feature macros) */
+
+/* ---- temporary files ------------------------------------------------------------- */
+
+#define FX_PATH_MAX 192
+static char fx_temp_dir[64];  /* one directory per process, made on first use */
+static char (*fx_temp_paths)[FX_PATH_MAX]; /* (fx_ntemp) the files named so far */
+static int fx_ntemp;
+
+static inline void fx_cleanup(void) {
+  for (int i = 0; i < fx_ntemp; i++) unlink(fx_temp_paths[i]);
+  free(fx_temp_paths);
+  if (fx_temp_dir[0]) rmdir(fx_temp_dir);
+}
+
+/* the path of a new temporary file named `name` (e.g. "scene.xml": loaders choose by the
+ * suffix) in this process's directory, not yet written; NULL on failure */
+static inline const char* fx_tempPath(const char* name) {
+  if (!fx_temp_dir[0]) {
+    snprintf(fx_temp_dir, sizeof(fx_temp_dir), "/tmp/sapsim_test_XXXXXX");
+    if (!mkdtemp(fx_temp_dir)) {
+      fx_temp_dir[0] = 0;
+      CHECK(0, "fx_tempPath: mkdtemp failed");
+      return NULL;
+    }
+    atexit(fx_cleanup);
+  }
+  void* more = realloc(fx_temp_paths, sizeof(fx_temp_paths[0]) * (fx_ntemp + 1));
+  if (!more || strlen(name) > 100 || strchr(name, '/')) {
+    CHECK(0, "fx_tempPath: out of memory or a bad name '%s'", name);
+    return NULL;
+  }
+  fx_temp_paths = (char(*)[FX_PATH_MAX])more;
+  char* p = fx_temp_paths[fx_ntemp];
+  snprintf(p, FX_PATH_MAX, "%s/%d_%s", fx_temp_dir, fx_ntemp, name);
+  fx_ntemp++;
+  return p;
+}
+
+/* text written to a new temporary file named `name`; its path, or NULL */
+static inline const char* fx_tempFile(const char* name, const char* text) {
+  const char* p = fx_tempPath(name);
+  if (!p) return NULL;
+  FILE* f = fopen(p, "w");
+  size_t n = strlen(text);
+  int ok = f && fwrite(text, 1, n, f) == n;
+  if (f && fclose(f) != 0) ok = 0;
+  CHECK(ok, "fx_tempFile: cannot write %s", p);
+  return ok ? p : NULL;
+}
+
+/* ---- models and sims ------------------------------------------------------------- */
+
+/* a scene: XML text when it starts with '<' (after blanks), else a file path */
+static inline sapModel* fx_model(const char* scene) {
+  if (!scene) return NULL; /* a helper before failed (fx_tempFile) */
+  const char* t = scene;
+  while (*t == ' ' || *t == '\n' || *t == '\t' || *t == '\r') t++;
+  sapModel* m = NULL;
+  sapStatus st = *t == '<' ? sap_loadModelString(scene, &m) : sap_loadModel(scene, &m);
+  CHECK(st == SAP_OK, "load %.60s: %s", *t == '<' ? "(XML text)" : scene, sap_lastError());
+  return st == SAP_OK ? m : NULL;
+}
+
+/* options from blank-separated "key=value" words (NULL or "": none) over the defaults with
+ * device=cpu; 0 on a bad word (a CHECK failure names it) */
+static inline int fx_options(sapOptions* o, const char* opts) {
+  sap_optionsDefault(o);
+  o->device = SAP_DEVICE_CPU;
+  const char* p = opts ? opts : "";
+  while (*p) {
+    while (*p == ' ') p++;
+    size_t n = strcspn(p, " ");
+    if (!n) break;
+    char word[256];
+    if (n >= sizeof(word)) n = sizeof(word) - 1;
+    memcpy(word, p, n);
+    word[n] = 0;
+    p += n;
+    if (sap_optionsSetPair(o, word) != SAP_OK) {
+      CHECK(0, "option '%s': %s", word, sap_lastError());
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* a sim of m with nworld worlds and options o; NULL on failure */
+static inline sapSim* fx_simModelWith(const sapModel* m, int nworld, const sapOptions* o) {
+  if (!m) return NULL;
+  sapSim* s = NULL;
+  sapStatus st = sap_create(m, o, nworld, &s);
+  CHECK(st == SAP_OK, "sap_create (%d worlds): %s", nworld, sap_lastError());
+  return st == SAP_OK ? s : NULL;
+}
+
+/* the same with options opts (fx_options) */
+static inline sapSim* fx_simModel(const sapModel* m, int nworld, const char* opts) {
+  sapOptions o;
+  if (!m || !fx_options(&o, opts)) return NULL;
+  return fx_simModelWith(m, nworld, &o);
+}
+
+/* a sim of a scene (file or XML text, fx_model) with options o; NULL on failure */
+static inline sapSim* fx_simWith(const char* scene, int nworld, const sapOptions* o) {
+  sapModel* m = fx_model(scene);
+  if (!m) return NULL;
+  sapSim* s = fx_simModelWith(m, nworld, o);
+  sap_freeModel(m);
+  return s;
+}
+
+/* a sim of a scene (file or XML text, fx_model); NULL on failure */
+static inline sapSim* fx_sim(const char* scene, int nworld, const char* opts) {
+  sapModel* m = fx_model(scene);
+  if (!m) return NULL;
+  sapSim* s = fx_simModel(m, nworld, opts);
+  sap_freeModel(m);
+  return s;
+}
+
+/* a call returning sapStatus that must succeed: a CHECK failure with the library's message */
+#define CHECK_OK(call) CHECK((call) == SAP_OK, "%s: %s", #call, sap_lastError())
+
+#endif
