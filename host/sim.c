@@ -103,6 +103,7 @@ static sapStatus check_model_size(const sapModel* m) {
 static void free_sim(sapSim* s) {
   if (!s) return;
   sap_backendFree(s);
+  sapc_retryFree(s);
   if (s->m) sap_worldParamsFree(s);
   free(s->d.buffer);
   free(s->init_qpos);
@@ -169,6 +170,10 @@ sapStatus sap_create(const sapModel* m, const sapOptions* opt_in, int nworld, sa
     free_sim(s);
     return st;
   }
+  if ((st = sapc_retryInit(s)) != SAP_OK) {
+    free_sim(s);
+    return st;
+  }
   /* sap_options() reports the values in force, not the "from the scene" markers */
   s->opt.device = s->on_gpu ? SAP_DEVICE_CUDA : SAP_DEVICE_CPU;
   s->opt.timestep = s->h;
@@ -210,6 +215,7 @@ static void reset_world(sapSim* s, int w, int key) {
   memcpy(s->d.eq_active + (size_t)w * m->neq, m->eq_active0, sizeof(int) * m->neq);
   s->d.time[w] = key < 0 ? 0 : m->key_time[key];
   s->d.world_flags[w] = 0;
+  sapc_retryResetWorld(s, w);
   s->d.newton_iter[w] = s->d.ls_iter[w] = s->d.nfactor[w] = s->d.ls_eval[w] = 0;
   s->d.ncon[w] = s->d.ncon_dropped[w] = 0;
   /* sensors: acceleration ones read 0 until the first step; the others follow the state */
