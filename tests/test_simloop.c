@@ -446,6 +446,12 @@ static int tally_after(sapSim* s, long step, const sapWorldInfo* info, void* use
   return 0;
 }
 
+static sapStatus frame_fail_at_3(sapSim* s, long step, void* user) {
+  (void)s;
+  (void)user;
+  return step == 3 ? SAP_ERR_IO : SAP_OK;
+}
+
 /* Oracle: the states the test's own frame_fn captured at the same steps (the binary file
  * holds them bit for bit, float32 to float rounding), the tally of its own after callback, and
  * sap_iterStats. Frames at step 0 and every 3 steps of 10: steps 0, 3, 6, 9. */
@@ -518,6 +524,14 @@ static void test_run_frames_summary(void) {
   unlink(p64);
   unlink(p32);
   unlink(pcsv);
+  /* a frame writer's failure ends the run with its status */
+  sap_runOptionsDefault(&o);
+  o.max_steps = 10;
+  o.frame_every = 1;
+  o.frame_fn = frame_fail_at_3;
+  sapStatus st = sap_run(s, &o, &r);
+  CHECK(st == SAP_ERR_IO && r.stop == SAP_RUN_STOP_ERROR && r.steps == 3, "frame failure: %d, %s after %ld steps", st,
+        sap_runStopName(r.stop), r.steps);
   sap_free(s);
 }
 
