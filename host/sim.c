@@ -334,8 +334,10 @@ sapStatus sap_get(sapSim* s, sapField f, const int* worlds, int n, double* buf) 
     int w = worlds ? worlds[i] : i;
     double* dst = buf + (size_t)i * size;
     const double* row = src + (size_t)w * size;
-    if (f == SAP_FIELD_QACC_FREE)  /* (v* - v) / h */
-      for (int k = 0; k < size; k++) dst[k] = (row[k] - s->d.qvel[(size_t)w * size + k]) / s->h;
+    if (f == SAP_FIELD_QACC_FREE) {  /* (v* - v) / h, h of the world's last (sub)step (retry) */
+      double h = s->rt_hlast ? s->rt_hlast[w] : s->h;
+      for (int k = 0; k < size; k++) dst[k] = (row[k] - s->d.qvel[(size_t)w * size + k]) / h;
+    }
     else
       memcpy(dst, row, sizeof(double) * size);
   }

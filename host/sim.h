@@ -42,6 +42,7 @@ struct sapSim {
   int* rt_clean;            /* (nworld) clean steps at that depth (back to h after retry_recover_steps) */
   int* rt_level_max;        /* (nworld) deepest depth used since creation or sap_retryClear */
   long long* rt_retries;    /* (nworld) substeps redone since creation or sap_retryClear */
+  double* rt_hlast;         /* (nworld) step of the world's last accepted substep (qacc_free) */
 };
 
 /* error reporting shared by host files: sets the thread's message, returns s */

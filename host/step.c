@@ -194,12 +194,14 @@ sapStatus sapc_retryInit(sapSim* s) {
   s->rt_save = (double*)malloc(sizeof(double) * nw * retry_stride(s->m));
   s->rt_level = (int*)calloc(3 * nw, sizeof(int));
   s->rt_retries = (long long*)calloc(nw, sizeof(long long));
-  if (!s->rt_save || !s->rt_level || !s->rt_retries) {
+  s->rt_hlast = (double*)malloc(sizeof(double) * nw);
+  if (!s->rt_save || !s->rt_level || !s->rt_retries || !s->rt_hlast) {
     sapc_retryFree(s);
     return sap_fail(SAP_ERR_MEMORY, "sap_create: out of memory for the retry state (option retry_depth)");
   }
   s->rt_clean = s->rt_level + nw;
   s->rt_level_max = s->rt_level + 2 * nw;
+  for (size_t w = 0; w < nw; w++) s->rt_hlast[w] = s->h;
   return SAP_OK;
 }
 
@@ -207,13 +209,18 @@ void sapc_retryFree(sapSim* s) {
   free(s->rt_save);
   free(s->rt_level);
   free(s->rt_retries);
+  free(s->rt_hlast);
+  s->rt_hlast = NULL;
   s->rt_save = NULL;
   s->rt_level = s->rt_clean = s->rt_level_max = NULL;
   s->rt_retries = NULL;
 }
 
 void sapc_retryResetWorld(sapSim* s, int w) {
-  if (s->rt_level) s->rt_level[w] = s->rt_clean[w] = 0;
+  if (s->rt_level) {
+    s->rt_level[w] = s->rt_clean[w] = 0;
+    s->rt_hlast[w] = s->h;
+  }
 }
 
 /* world w's state a step changes and a retry restores: qpos, qvel, vnext (the warm start's
@@ -270,6 +277,7 @@ static void step_world_retry(sapSim* s, int w, double* t) {
     f_or |= f;
     f_and &= f;
     done += 1L << (depth - level);
+    s->rt_hlast[w] = ldexp(s->h, -level);
     if (f & SAP_WORLD_NONFINITE) break;  /* frozen at the smallest step */
   }
   d->world_flags[w] = (f_or & ~SAP_WORLD_CONVERGED) | (f_and & SAP_WORLD_CONVERGED);
