@@ -123,7 +123,7 @@ static int bench_one(const sapCli* cli, const sapModel* m, const sapOptions* opt
   int warm = cli->steps / 10 < 1 ? 1 : cli->steps / 10;
   /* the reset restores the keyframe's controls: set the random ones again for the timed run */
   if (sap_step(s, warm) || sap_reset(s, key, NULL) || (m->nu && sap_set(s, SAP_FIELD_CTRL, NULL, nworld, ctrl)) ||
-      sap_iterStatsClear(s))
+      sap_iterStatsClear(s) || sap_retryClear(s))
     goto fail;
   if (sap_step(s, cli->steps)) goto fail;
   sapTimers tm;
@@ -148,6 +148,17 @@ static int bench_one(const sapCli* cli, const sapModel* m, const sapOptions* opt
     dropped += info[w].ncon_dropped;
   }
   mean_con /= nworld;
+  /* step retry (option retry_depth): substeps redone in the timed run, and
+   * the smallest step any world took */
+  sapWorldRetry* rt = malloc(sizeof(sapWorldRetry) * nworld);
+  long long retries = 0;
+  double h_min = INFINITY;
+  sap_worldRetry(s, NULL, nworld, rt);
+  for (int w = 0; w < nworld; w++) {
+    retries += rt[w].retries;
+    h_min = fmin(h_min, rt[w].h_min);
+  }
+  free(rt);
 
   /* MuJoCo beside it (once per nworld) */
   int slot = 0;
@@ -172,7 +183,8 @@ static int bench_one(const sapCli* cli, const sapModel* m, const sapOptions* opt
       "\"solve\":%.5g,\"integrate\":%.5g},"
       "\"contacts_mean\":%.4g,\"contacts_p95\":%g,\"contacts_dropped\":%d,\"newton_mean\":%.4g,"
       "\"newton_p95\":%g,\"newton_max\":%g,\"ls_eval_mean\":%.4g,\"ls_eval_p95\":%g,\"ls_eval_max\":%g,"
-      "\"converged_worlds\":%d,\"flagged_worlds\":%d,\"bytes_per_world\":%llu,"
+      "\"converged_worlds\":%d,\"flagged_worlds\":%d,\"retry_depth\":%d,\"retries\":%lld,\"h_min\":%g,"
+      "\"bytes_per_world\":%llu,"
       "\"mujoco_steps_per_s\":%.6g,\"ratio_vs_mujoco\":%.4g}",
       cli->scene, sap_onGPU(s) ? "cuda" : "cpu", sap_deviceName(s),
 #ifdef SAP_HAVE_CUDA
@@ -187,7 +199,7 @@ static int bench_one(const sapCli* cli, const sapModel* m, const sapOptions* opt
       tm.kinematics * ns_per, tm.collision * ns_per, tm.free_motion * ns_per, tm.solve * ns_per,
       tm.integrate * ns_per,
       mean_con, p95(ncon, nworld), dropped, it.newton_mean, it.newton_p95, it.newton_max, it.ls_mean,
-      it.ls_p95, it.ls_max, conv, flagged,
+      it.ls_p95, it.ls_max, conv, flagged, o->retry_depth, retries, h_min,
       sap_bytesPerWorld(s), cli->mujoco ? mj_sps : 0.0, cli->mujoco ? sps / mj_sps : 0.0);
   (void)n;
   /* the progress bar shares the terminal with stdout: clear its line first */

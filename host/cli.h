@@ -24,6 +24,12 @@ typedef struct {
   int mujoco;           /* bench: run MuJoCo's mj_step beside */
   int quiet;
   int progress;
+  /* run (sap_run's limits and frame output) */
+  int steps_given;      /* --steps was given (with --end-time / --wall-time: no step limit otherwise) */
+  double end_time;      /* --end-time T (NaN: none) */
+  double wall_time;     /* --wall-time S (NaN: none) */
+  int frame_every;      /* --frame-every K (1) */
+  int format;           /* --format csv|binary|binary32 (sapFrameFormat) */
 } sapCli;
 
 int sapcli_parse(int argc, char** argv, sapCli* cli, const char* cmd);

@@ -1,5 +1,6 @@
 /* Argument parsing shared by the sapsim commands; every bad flag or value gets a
  * message naming it. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,7 @@ static int is_flag(const char* a) {
 static int takes_value(const char* a) {
   static const char* names[] = {"--worlds", "--steps", "--device", "--preset", "--line-search", "--vary",
                                 "--set", "--threads", "--key", "--ctrl-noise", "--seed", "--out", "--json",
-                                "--plot"};
+                                "--plot", "--end-time", "--wall-time", "--frame-every", "--format"};
   for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
     if (!strcmp(a, names[i])) return 1;
   return 0;
@@ -66,6 +67,10 @@ int sapcli_parse(int argc, char** argv, sapCli* cli, const char* cmd) {
     cli->nworlds = 3;
   }
   cli->steps = 100;
+  cli->end_time = NAN;
+  cli->wall_time = NAN;
+  cli->frame_every = 1;
+  cli->format = SAP_FRAMES_CSV;
   cli->key = -2;
   cli->seed = 1;
   cli->ctrl_noise = 0.5;
@@ -104,6 +109,31 @@ int sapcli_parse(int argc, char** argv, sapCli* cli, const char* cmd) {
         return 1;
       }
       cli->steps = (int)n;
+      cli->steps_given = 1;
+    } else if (!strcmp(a, "--end-time") || !strcmp(a, "--wall-time")) {
+      char* end;
+      double x = strtod(v, &end);
+      if (*end || end == v || !(x >= 0 && x < 1e12)) {
+        fprintf(stderr, "sapsim: %s: '%s' is not a number of seconds >= 0\n", a, v);
+        return 1;
+      }
+      *(a[2] == 'e' ? &cli->end_time : &cli->wall_time) = x;
+    } else if (!strcmp(a, "--frame-every")) {
+      char* end;
+      long n = strtol(v, &end, 10);
+      if (*end || end == v || n < 1 || n > 100000000) {
+        fprintf(stderr, "sapsim: --frame-every: '%s' is not a positive integer\n", v);
+        return 1;
+      }
+      cli->frame_every = (int)n;
+    } else if (!strcmp(a, "--format")) {
+      if (!strcmp(v, "csv")) cli->format = SAP_FRAMES_CSV;
+      else if (!strcmp(v, "binary")) cli->format = SAP_FRAMES_BINARY;
+      else if (!strcmp(v, "binary32")) cli->format = SAP_FRAMES_BINARY32;
+      else {
+        fprintf(stderr, "sapsim: --format: '%s' is not one of csv, binary, binary32\n", v);
+        return 1;
+      }
     } else if (!strcmp(a, "--device")) {
       if (set_option(cli, "device", v)) return 1;
     } else if (!strcmp(a, "--preset")) {

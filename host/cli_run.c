@@ -1,58 +1,18 @@
-/* `sapsim run`: step worlds end to end, print per-world diagnostics, optionally
- * write the trajectory (time, qpos, qvel of every world at every step) as CSV. */
-#include <errno.h>
+/* `sapsim run`: step worlds end to end with sap_run (host/run.c: limits --steps, --end-time,
+ * --wall-time), print the run's summary and per-world diagnostics, optionally write the
+ * trajectory (time, qpos, qvel of every world every --frame-every steps) as CSV or in the
+ * binary frame format (docs/frames.md). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
-static void write_header(FILE* f, const sapModel* m) {
-  fprintf(f, "step,world,time");
-  for (int i = 0; i < m->nq; i++) fprintf(f, ",qpos%d", i);
-  for (int i = 0; i < m->nv; i++) fprintf(f, ",qvel%d", i);
-  fprintf(f, "\n");
-}
-
-static int write_rows(FILE* f, sapSim* s, int step, double* qpos, double* qvel, double* t) {
-  const sapModel* m = sap_model(s);
-  int n = sap_nworld(s);
-  if (sap_get(s, SAP_FIELD_QPOS, NULL, n, qpos) || sap_get(s, SAP_FIELD_QVEL, NULL, n, qvel) ||
-      sap_get(s, SAP_FIELD_TIME, NULL, n, t))
-    return 1;
-  for (int w = 0; w < n; w++) {
-    fprintf(f, "%d,%d,%.9g", step, w, t[w]);
-    for (int i = 0; i < m->nq; i++) fprintf(f, ",%.17g", qpos[(size_t)w * m->nq + i]);
-    for (int i = 0; i < m->nv; i++) fprintf(f, ",%.17g", qvel[(size_t)w * m->nv + i]);
-    fputc('\n', f);
-  }
-  return ferror(f) ? 1 : 0;
-}
-
-/* world-steps with each flag, summed over every step of the run (the last step alone hides
- * rare events): not converged, max-iterations, line-search, factorization, non-finite; and the
- * most contacts any world found in a step (kept + dropped), with the world-steps that dropped
- * some: the measure for sizing ncon_max */
-typedef struct { long steps, unconverged, maxit, lsfail, factorfail, nonfinite, overflow; int ncon_peak; } runTally;
-
-static int tally_step(sapSim* s, sapWorldInfo* info, runTally* t) {
-  int n = sap_nworld(s);
-  if (sap_worldInfo(s, NULL, n, info) != SAP_OK) return 1;
-  for (int w = 0; w < n; w++) {
-    int f = info[w].flags;
-    t->unconverged += !(f & SAP_WORLD_CONVERGED);
-    t->maxit += (f & SAP_WORLD_MAXITER) != 0;
-    t->lsfail += (f & SAP_WORLD_LSFAIL) != 0;
-    t->factorfail += (f & SAP_WORLD_FACTORFAIL) != 0;
-    t->nonfinite += (f & SAP_WORLD_NONFINITE) != 0;
-    t->overflow += info[w].ncon_dropped > 0;
-    if (info[w].ncon + info[w].ncon_dropped > t->ncon_peak) t->ncon_peak = info[w].ncon + info[w].ncon_dropped;
-  }
-  t->steps += n;
-  return 0;
-}
-
-static void print_summary(sapSim* s, int nstep, double seconds, const runTally* t) {
+/* the summary: throughput, the last step over worlds, and every world-step's flags summed over
+ * the run (the last step alone hides rare events), the most contacts any world found in a step
+ * (kept + dropped, the measure for sizing ncon_max), retries */
+static void print_summary(sapSim* s, const sapRunSummary* r) {
   int n = sap_nworld(s);
   sapWorldInfo* info = malloc(sizeof(sapWorldInfo) * n);
   sap_worldInfo(s, NULL, n, info);
@@ -69,17 +29,21 @@ static void print_summary(sapSim* s, int nstep, double seconds, const runTally* 
     nonfinite += (info[w].flags & SAP_WORLD_NONFINITE) != 0;
     factorfail += (info[w].flags & SAP_WORLD_FACTORFAIL) != 0;
   }
-  printf("%d worlds x %d steps in %.3f s on %s: %.0f world-steps/s\n", n, nstep, seconds,
-         sap_deviceName(s), seconds > 0 ? (double)n * nstep / seconds : 0);
+  printf("%d worlds x %ld steps in %.3f s on %s: %.0f world-steps/s (stopped by %s, time %.9g)\n", n, r->steps,
+         r->step_s, sap_deviceName(s), r->world_steps_per_s, sap_runStopName(r->stop), r->time_max);
   printf("last step, over worlds: contacts %.2f (dropped %ld), newton iterations %.2f, "
          "line-search iterations %.2f\n", (double)ncon / n, dropped, (double)newton / n, (double)ls / n);
   printf("flags: converged %ld, max-iterations %ld, line-search-failure %ld, "
          "factorization-failure %ld, non-finite %ld\n", conv, maxit, lsfail, factorfail, nonfinite);
-  printf("all %ld world-steps: not converged %ld, max-iterations %ld, line-search-failure %ld, "
-         "factorization-failure %ld, non-finite %ld\n", t->steps, t->unconverged, t->maxit, t->lsfail,
-         t->factorfail, t->nonfinite);
+  printf("all %.0f world-steps: not converged %ld, max-iterations %ld, line-search-failure %ld, "
+         "factorization-failure %ld, non-finite %ld\n", r->world_steps, r->unconverged, r->flag_steps[1],
+         r->flag_steps[2], r->flag_steps[6], r->flag_steps[3]);
+  printf("newton iterations per world-step: mean %.2f p95 %g max %g; line-search evaluations: mean %.2f "
+         "p95 %g max %g\n", r->newton_mean, r->newton_p95, r->newton_max, r->ls_mean, r->ls_p95, r->ls_max);
   printf("contacts found in a world-step at most %d (capacity %d), world-steps over capacity %ld\n",
-         t->ncon_peak, sap_data(s)->ncon_max, t->overflow);
+         r->ncon_peak, sap_data(s)->ncon_max, r->flag_steps[4]);
+  if (sap_options(s)->retry_depth > 0)
+    printf("retries: %lld substeps redone, smallest step %g\n", r->retries, r->h_min);
   int show = n < 8 ? n : 8;
   for (int w = 0; w < show; w++)
     printf("  world %d: flags 0x%x contacts %d dropped %d newton %d ls %d factorizations %d\n", w,
@@ -91,11 +55,9 @@ static void print_summary(sapSim* s, int nstep, double seconds, const runTally* 
 int sap_runMain(sapCli* cli) {
   sapModel* m = NULL;
   sapSim* s = NULL;
-  FILE* f = NULL;
+  sapFrameWriter* fw = NULL;
   int rc = 1, n = cli->worlds[0];
-  double *qpos = NULL, *qvel = NULL, *t = NULL, *ctrl = NULL;
-  sapWorldInfo* info = NULL;
-  runTally tally = {0, 0, 0, 0, 0, 0, 0, 0};
+  double* ctrl = NULL;
   if (sap_loadModel(cli->scene, &m) != SAP_OK || sap_create(m, &cli->opt, n, &s) != SAP_OK) {
     fprintf(stderr, "sapsim: %s\n", sap_lastError());
     goto done;
@@ -115,51 +77,37 @@ int sap_runMain(sapCli* cli) {
     for (char* line = strtok(desc, "\n"); line; line = strtok(NULL, "\n")) printf("  %s\n", line);
     fputs(sap_modelNotes(m), stdout);
   }
-  qpos = malloc(sizeof(double) * n * m->nq);
-  qvel = malloc(sizeof(double) * n * m->nv);
-  t = malloc(sizeof(double) * n);
-  info = malloc(sizeof(sapWorldInfo) * n);
-  if (cli->out) {
-    f = fopen(cli->out, "w");
-    if (!f) {
-      fprintf(stderr, "sapsim: cannot write trajectory file '%s'\n", cli->out);
+  if (cli->out && sap_frameWriterOpen(s, cli->out, cli->format, &fw) != SAP_OK) goto fail;
+  /* sap_run: --steps (unless only a time limit was given), --end-time, --wall-time */
+  sapRunOptions ro;
+  sap_runOptionsDefault(&ro);
+  int timed = !isnan(cli->end_time) || !isnan(cli->wall_time);
+  ro.max_steps = cli->steps_given || !timed ? cli->steps : -1;
+  ro.end_time = cli->end_time;
+  ro.wall_time = cli->wall_time;
+  ro.writer = fw;
+  ro.frame_every = fw ? cli->frame_every : 0;
+  sapRunSummary sum;
+  if (sap_run(s, &ro, &sum) != SAP_OK) goto fail;
+  print_summary(s, &sum);
+  if (fw) {
+    long frames = sap_frameWriterFrames(fw);
+    sapStatus st = sap_frameWriterClose(fw);
+    fw = NULL;
+    if (st != SAP_OK) {
+      fprintf(stderr, "sapsim: %s\n", sap_lastError());
       goto done;
     }
-    write_header(f, m);
-    if (write_rows(f, s, 0, qpos, qvel, t)) goto fail;
-  }
-  double seconds = 0;
-  for (int k = 1; k <= cli->steps; k++) {
-    if (sap_step(s, 1) != SAP_OK) goto fail;
-    sapTimers tm;
-    sap_timers(s, &tm);
-    seconds += tm.total;
-    if (tally_step(s, info, &tally)) goto fail;
-    if (f && write_rows(f, s, k, qpos, qvel, t)) goto fail;
-  }
-  print_summary(s, cli->steps, seconds, &tally);
-  if (f) {
-    /* buffered rows reach the file only now: a full disk shows up here */
-    int bad = fflush(f) != 0 || ferror(f);
-    bad |= fclose(f) != 0;
-    f = NULL;
-    if (bad) {
-      fprintf(stderr, "sapsim: writing the trajectory file '%s' failed: %s\n", cli->out, strerror(errno));
-      goto done;
-    }
-    printf("trajectory: %s (%d rows)\n", cli->out, (cli->steps + 1) * n);
+    printf("trajectory: %s (%ld %s)\n", cli->out, cli->format == SAP_FRAMES_CSV ? frames * n : frames,
+           cli->format == SAP_FRAMES_CSV ? "rows" : "frames");
   }
   rc = 0;
   goto done;
 fail:
-  fprintf(stderr, "sapsim: %s\n", f && ferror(f) ? "writing the trajectory failed" : sap_lastError());
+  fprintf(stderr, "sapsim: %s\n", sap_lastError());
 done:
-  if (f && fclose(f)) rc = 1;
-  free(qpos);
-  free(qvel);
-  free(t);
+  if (fw) sap_frameWriterClose(fw);
   free(ctrl);
-  free(info);
   sap_free(s);
   sap_freeModel(m);
   return rc;

@@ -49,6 +49,8 @@ void sap_optionsDefault(sapOptions* o) {
   o->contacts = 1;
   o->eq_curvature = 1;
   o->warm_start = SAP_WARM_QVEL;
+  o->retry_depth = 0;
+  o->retry_recover_steps = 8;
 }
 
 /* ---- name tables ---------------------------------------------------------------- */
@@ -226,6 +228,8 @@ static const sapKey keys[] = {
     {"friction_combine", NULL, K_ENUM, OFF(friction_combine), friction_combine_names, 0, 0, 0},
     {"eq_curvature", NULL, K_ENUM, OFF(eq_curvature), bool_names, 0, 0, 0},
     {"warm_start", NULL, K_ENUM, OFF(warm_start), warm_start_names, 0, 0, 0},
+    {"retry_depth", NULL, K_INT, OFF(retry_depth), NULL, 0, 20, 0},
+    {"retry_recover_steps", NULL, K_INT, OFF(retry_recover_steps), NULL, 1, 1000000, 0},
 };
 #define NKEYS ((int)(sizeof(keys) / sizeof(keys[0])))
 

@@ -103,10 +103,11 @@ void sapc_sensorPosVelWorld(sapSim* s, int w) {
   posvel_world(s, w, sapw_sensorNeeds(s->m, SAP_STAGE_VEL));
 }
 
-void sapc_sensorAccWorld(sapSim* s, int w) {
+void sapc_sensorAccWorld(sapSim* s, int w, double h) {
   if (!sapm_accSensors(s->m) || (s->d.world_flags[w] & SAP_WORLD_SKIP)) return;
   sapSensorSolve S;
   sapc_sensorSolveInfo(s, &S);
+  S.h = h;  /* the world's step (a retried world's substep) */
   sapModel view;  /* the world's parameters (masses, gravity) */
   sapw_sensorAcc(sapw_worldView(s->m, w, &view), &s->d, w, &S);
 }

@@ -103,6 +103,7 @@ static sapStatus check_model_size(const sapModel* m) {
 static void free_sim(sapSim* s) {
   if (!s) return;
   sapb_free(s);
+  sapc_retryFree(s);
   if (s->m) sapm_worldParamsFree(s);
   free(s->d.buffer);
   free(s->init_qpos);
@@ -169,6 +170,10 @@ sapStatus sap_create(const sapModel* m, const sapOptions* opt_in, int nworld, sa
     free_sim(s);
     return st;
   }
+  if ((st = sapc_retryInit(s)) != SAP_OK) {
+    free_sim(s);
+    return st;
+  }
   /* sap_options() reports the values in force, not the "from the scene" markers */
   s->opt.device = s->on_gpu ? SAP_DEVICE_CUDA : SAP_DEVICE_CPU;
   s->opt.timestep = s->h;
@@ -211,6 +216,7 @@ static void reset_world(sapSim* s, int w, int key) {
   memcpy(s->d.eq_active + (size_t)w * m->neq, m->eq_active0, sizeof(int) * m->neq);
   s->d.time[w] = key < 0 ? 0 : m->key_time[key];
   s->d.world_flags[w] = 0;
+  sapc_retryResetWorld(s, w);
   s->d.newton_iter[w] = s->d.ls_iter[w] = s->d.nfactor[w] = s->d.ls_eval[w] = 0;
   s->d.ncon[w] = s->d.ncon_dropped[w] = 0;
   /* sensors: acceleration ones read 0 until the first step; the others follow the state */
@@ -329,8 +335,10 @@ sapStatus sap_get(sapSim* s, sapField f, const int* worlds, int n, double* buf) 
     int w = worlds ? worlds[i] : i;
     double* dst = buf + (size_t)i * size;
     const double* row = src + (size_t)w * size;
-    if (f == SAP_FIELD_QACC_FREE)  /* (v* - v) / h */
-      for (int k = 0; k < size; k++) dst[k] = (row[k] - s->d.qvel[(size_t)w * size + k]) / s->h;
+    if (f == SAP_FIELD_QACC_FREE) {  /* (v* - v) / h, h of the world's last (sub)step (retry) */
+      double h = s->rt_hlast ? s->rt_hlast[w] : s->h;
+      for (int k = 0; k < size; k++) dst[k] = (row[k] - s->d.qvel[(size_t)w * size + k]) / h;
+    }
     else
       memcpy(dst, row, sizeof(double) * size);
   }

@@ -35,7 +35,21 @@ struct sapSim {
   double* wp_geom_friction; /* (nworld x ngeom x 3) */
   double* wp_geom_taud;     /* (nworld x ngeom) */
   void* wp_device;          /* GPU: one device buffer holding every per-world table */
+  /* step retry (option retry_depth > 0, CPU backend; host/step.c): a world whose solve fails
+   * redoes the step from its saved state with h / 2, ...; NULL while retry is off */
+  double* rt_save;          /* (nworld x (nq + 2 nv + 1)) qpos, qvel, vnext, time before a substep */
+  int* rt_level;            /* (nworld) substep depth in force: steps of h / 2^level */
+  int* rt_clean;            /* (nworld) clean steps at that depth (back to h after retry_recover_steps) */
+  int* rt_level_max;        /* (nworld) deepest depth used since creation or sap_retryClear */
+  long long* rt_retries;    /* (nworld) substeps redone since creation or sap_retryClear */
+  double* rt_hlast;         /* (nworld) step of the world's last accepted substep (qacc_free) */
 };
+
+/* step retry state (host/step.c): allocate when the options ask for it (refused on the GPU),
+ * free, and put world w back at the nominal step (sap_reset) */
+sapStatus sapc_retryInit(sapSim* s);
+void sapc_retryFree(sapSim* s);
+void sapc_retryResetWorld(sapSim* s, int w);
 
 /* OpenMP threads of a CPU stage: the option (0: all), never more than the worlds,
  * since a thread without work still waits at the loop's barrier */
@@ -45,7 +59,7 @@ int sapc_threads(const sapSim* s);
 void sapc_kinematics(sapSim* s);
 void sapc_collision(sapSim* s);
 void sapc_collisionWorld(sapSim* s, int w);  /* one world: the CPU step's one-region path */
-void sapc_solveWorld(sapSim* s, int w);
+void sapc_solveWorld(sapSim* s, int w, double h);  /* h: the world's step */
 void sapc_freeMotion(sapSim* s);
 void sapc_solve(sapSim* s);
 void sapc_integrate(sapSim* s);
@@ -61,7 +75,7 @@ void sapc_sensorPosVel(sapSim* s, const unsigned char* mask, int skip);
 void sapc_sensorAcc(sapSim* s);
 /* the same for world w alone (the CPU step runs whole worlds); frozen worlds are skipped */
 void sapc_sensorPosVelWorld(sapSim* s, int w);
-void sapc_sensorAccWorld(sapSim* s, int w);
+void sapc_sensorAccWorld(sapSim* s, int w, double h);
 
 /* collision set-up (host/collision.c): dynamic candidate pairs after static
  * filtering (the loader merges explicit <pair> elements), written to out (npair x 2)

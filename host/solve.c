@@ -20,10 +20,11 @@ static void solve_world(sapSim* s, const sapSolveParams* prm, int w) {
   else sapw_solveWorld_f64(mw, d, w, prm);
 }
 
-/* one world (the step's one-world path, host/step.c) */
-void sapc_solveWorld(sapSim* s, int w) {
+/* one world with step h (the step's one-world path, host/step.c; h differs from s->h on a
+ * retried world's substeps) */
+void sapc_solveWorld(sapSim* s, int w, double h) {
   sapSolveParams prm;
-  sap_solveParams(&s->opt, s->m, s->h, &prm);
+  sap_solveParams(&s->opt, s->m, h, &prm);
   solve_world(s, &prm, w);
 }
 

@@ -2,8 +2,11 @@
  * and a CUDA launcher (DESIGN.md §2):
  *   kinematics -> collision -> free motion -> SAP solve -> integrate
  * A world whose state turns non-finite is restored to its last finite state,
- * flagged SAP_WORLD_NONFINITE and frozen until reset; it never touches others. */
+ * flagged SAP_WORLD_NONFINITE and frozen until reset; it never touches others.
+ * With option retry_depth > 0 (CPU), a world whose solve fails redoes its step from the saved
+ * state with halved steps (seed 000, STARK's "commit or retry the step"; step_world_retry). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -67,7 +70,7 @@ void sapc_kinematics(sapSim* s) {
     if (!frozen(s, w)) kinematics_world(s->m, &s->d, w, fp32);
 }
 
-static void free_motion_world(const sapSim* s, sapData* d, int w) {
+static void free_motion_world(const sapSim* s, sapData* d, int w, double h) {
   sapModel view;
   const sapModel* m = sapw_worldView(s->m, w, &view);  /* the world's parameters */
   size_t nv = m->nv, nb = m->nbody;
@@ -76,7 +79,7 @@ static void free_motion_world(const sapSim* s, sapData* d, int w) {
   void* scratch = d->scratch + (size_t)w * d->nscratch;
   int fail;
 #define FREE_MOTION_ARGS(T)                                                               \
-  m, s->h, explicit_drives, d->qpos + q, d->qvel + v, d->ctrl + u, d->qfrc_applied + v,   \
+  m, h, explicit_drives, d->qpos + q, d->qvel + v, d->ctrl + u, d->qfrc_applied + v,   \
       d->xpos + 3 * nb * w, d->xmat + 9 * nb * w, d->xipos + 3 * nb * w,                  \
       d->ximat + 9 * nb * w, d->xanchor + 3 * (size_t)m->njnt * w,                        \
       d->xaxis + 3 * (size_t)m->njnt * w, d->cref + 3 * nb * w, d->cdof + 6 * nv * w,     \
@@ -96,7 +99,7 @@ static void free_motion_world(const sapSim* s, sapData* d, int w) {
 void sapc_freeMotion(sapSim* s) {
 #pragma omp parallel for schedule(static) num_threads(sapc_threads(s))
   for (int w = 0; w < s->d.nworld; w++)
-    if (!frozen(s, w)) free_motion_world(s, &s->d, w);
+    if (!frozen(s, w)) free_motion_world(s, &s->d, w, s->h);
 }
 
 static int all_finite(const double* x, int n) {
@@ -106,14 +109,14 @@ static int all_finite(const double* x, int n) {
 }
 
 /* integrate one world; restore and flag it if the result is not finite */
-static void integrate_world(const sapSim* s, sapData* d, int w) {
+static void integrate_world(const sapSim* s, sapData* d, int w, double h) {
   const sapModel* m = s->m;
   double* qpos = d->qpos + (size_t)w * m->nq;
   double* qvel = d->qvel + (size_t)w * m->nv;
   const double* vnext = d->vnext + (size_t)w * m->nv;
   double* saved = (double*)(d->scratch + (size_t)w * d->nscratch);
   memcpy(saved, qpos, sizeof(double) * m->nq);
-  sapw_integrate(m, s->opt.integration == SAP_INTEGRATE_MIDPOINT, s->h, qpos, qvel, vnext);
+  sapw_integrate(m, s->opt.integration == SAP_INTEGRATE_MIDPOINT, h, qpos, qvel, vnext);
   if (!all_finite(qpos, m->nq) || !all_finite(vnext, m->nv)) {
     memcpy(qpos, saved, sizeof(double) * m->nq);
     d->world_flags[w] |= SAP_WORLD_NONFINITE;
@@ -126,14 +129,14 @@ static void integrate_world(const sapSim* s, sapData* d, int w) {
     qvel[i] = vswap[i];
     vswap[i] = t;
   }
-  d->time[w] += s->h;
+  d->time[w] += h;
   sapw_countIterations(d, w);
 }
 
 void sapc_integrate(sapSim* s) {
 #pragma omp parallel for schedule(static) num_threads(sapc_threads(s))
   for (int w = 0; w < s->d.nworld; w++)
-    if (!frozen(s, w)) integrate_world(s, &s->d, w);
+    if (!frozen(s, w)) integrate_world(s, &s->d, w, s->h);
 }
 
 /* per-step flag reset of world w: keep only SAP_WORLD_NONFINITE; a non-finite control or
@@ -151,7 +154,7 @@ static void clear_world_flags(sapSim* s, int w) {
 /* one step of world w, stage by stage as the per-stage drivers run them (the same per-world
  * functions in the same order, so results are bitwise those of a stage-major step); t[5]
  * accumulates the stages' seconds */
-static void step_world(sapSim* s, int w, double* t) {
+static void step_world(sapSim* s, int w, double h, double* t) {
   sapData* d = &s->d;
   double t0 = now_s(), t1;
   clear_world_flags(s, w);
@@ -159,18 +162,162 @@ static void step_world(sapSim* s, int w, double* t) {
   t1 = now_s(); t[0] += t1 - t0; t0 = t1;
   if (s->opt.contacts) sapc_collisionWorld(s, w);
   t1 = now_s(); t[1] += t1 - t0; t0 = t1;
-  if (!frozen(s, w)) free_motion_world(s, d, w);
+  if (!frozen(s, w)) free_motion_world(s, d, w, h);
   t1 = now_s(); t[2] += t1 - t0; t0 = t1;
-  if (s->opt.contacts) sapc_solveWorld(s, w);
+  if (s->opt.contacts) sapc_solveWorld(s, w, h);
   else  // without contacts the solved velocity is the free motion
     memcpy(d->vnext + (size_t)w * s->m->nv, d->vstar + (size_t)w * s->m->nv, sizeof(double) * s->m->nv);
   /* acceleration sensors of this step (its start state, solved acceleration and impulses) */
-  if (s->m->nsensor) sapc_sensorAccWorld(s, w);
+  if (s->m->nsensor) sapc_sensorAccWorld(s, w, h);
   t1 = now_s(); t[3] += t1 - t0; t0 = t1;
-  if (!frozen(s, w)) integrate_world(s, d, w);
+  if (!frozen(s, w)) integrate_world(s, d, w, h);
   /* position/velocity sensors of the new state */
   if (s->m->nsensor) sapc_sensorPosVelWorld(s, w);
   t[4] += now_s() - t0;
+}
+
+/* ---- step retry (option retry_depth) ------------------------------------------------ */
+
+/* a solve that failed: the world's step is redone with h/2 (SAP_WORLD_CONVERGED missing alone
+ * is not a failure: a solve stopped by its cost tolerance keeps a good iterate) */
+#define SAP_RETRY_FAIL (SAP_WORLD_MAXITER | SAP_WORLD_LSFAIL | SAP_WORLD_FACTORFAIL | SAP_WORLD_NONFINITE)
+
+static size_t retry_stride(const sapModel* m) { return (size_t)m->nq + 2 * (size_t)m->nv + 1; }
+
+sapStatus sapc_retryInit(sapSim* s) {
+  if (s->opt.retry_depth <= 0) return SAP_OK;
+  if (s->on_gpu)
+    return sap_fail(SAP_ERR_UNSUPPORTED, "option retry_depth=%d: the step retry runs on the CPU backend "
+                    "only (the CUDA backend does not redo failed worlds yet); use device=cpu or "
+                    "retry_depth=0", s->opt.retry_depth);
+  size_t nw = (size_t)s->d.nworld;
+  s->rt_save = (double*)malloc(sizeof(double) * nw * retry_stride(s->m));
+  s->rt_level = (int*)calloc(3 * nw, sizeof(int));
+  s->rt_retries = (long long*)calloc(nw, sizeof(long long));
+  s->rt_hlast = (double*)malloc(sizeof(double) * nw);
+  if (!s->rt_save || !s->rt_level || !s->rt_retries || !s->rt_hlast) {
+    sapc_retryFree(s);
+    return sap_fail(SAP_ERR_MEMORY, "sap_create: out of memory for the retry state (option retry_depth)");
+  }
+  s->rt_clean = s->rt_level + nw;
+  s->rt_level_max = s->rt_level + 2 * nw;
+  for (size_t w = 0; w < nw; w++) s->rt_hlast[w] = s->h;
+  return SAP_OK;
+}
+
+void sapc_retryFree(sapSim* s) {
+  free(s->rt_save);
+  free(s->rt_level);
+  free(s->rt_retries);
+  free(s->rt_hlast);
+  s->rt_hlast = NULL;
+  s->rt_save = NULL;
+  s->rt_level = s->rt_clean = s->rt_level_max = NULL;
+  s->rt_retries = NULL;
+}
+
+void sapc_retryResetWorld(sapSim* s, int w) {
+  if (s->rt_level) {
+    s->rt_level[w] = s->rt_clean[w] = 0;
+    s->rt_hlast[w] = s->h;
+  }
+}
+
+/* world w's state a step changes and a retry restores: qpos, qvel, vnext (the warm start's
+ * previous velocity), time */
+static void retry_save(const sapSim* s, int w, double* b, int restore) {
+  const sapModel* m = s->m;
+  const sapData* d = &s->d;
+  struct { double* x; size_t n; } part[4] = {{d->qpos + (size_t)w * m->nq, (size_t)m->nq},
+                                              {d->qvel + (size_t)w * m->nv, (size_t)m->nv},
+                                              {d->vnext + (size_t)w * m->nv, (size_t)m->nv},
+                                              {d->time + w, 1}};
+  for (int i = 0; i < 4; i++) {
+    if (restore) memcpy(part[i].x, b, sizeof(double) * part[i].n);
+    else memcpy(b, part[i].x, sizeof(double) * part[i].n);
+    b += part[i].n;
+  }
+}
+
+/* one batch step of world w with retry: substeps of h / 2^level (level: the depth in force);
+ * a substep whose solve fails is restored and redone one level deeper, down to retry_depth,
+ * where a failure is accepted and flagged. The substeps cover h exactly (the finest grid has
+ * 2^retry_depth units; a substep at level l covers 2^(retry_depth - l) of them, and the level
+ * only deepens inside a step). Diagnostics of the step: iterations summed over every solve
+ * (redone ones included), flags OR-ed over the accepted substeps, CONVERGED only when each
+ * accepted one converged. A world that needs no retry runs exactly step_world(s, w, h). */
+static void step_world_retry(sapSim* s, int w, double* t) {
+  sapData* d = &s->d;
+  const sapModel* m = s->m;
+  int depth = s->opt.retry_depth, level = s->rt_level[w];
+  /* frozen worlds and refused steps: the plain step (it keeps them as they are) */
+  if ((d->world_flags[w] & SAP_WORLD_NONFINITE) || !all_finite(d->ctrl + (size_t)w * m->nu, m->nu) ||
+      !all_finite(d->qfrc_applied + (size_t)w * m->nv, m->nv)) {
+    step_world(s, w, s->h, t);
+    return;
+  }
+  double* save = s->rt_save + (size_t)w * retry_stride(m);
+  long units = 1L << depth, done = 0;
+  int newton = 0, ls = 0, nfactor = 0, ls_eval = 0, f_or = 0, f_and = ~0, redone = 0;
+  while (done < units) {
+    retry_save(s, w, save, 0);
+    step_world(s, w, ldexp(s->h, -level), t);
+    int f = d->world_flags[w];
+    newton += d->newton_iter[w];
+    ls += d->ls_iter[w];
+    nfactor += d->nfactor[w];
+    ls_eval += d->ls_eval[w];
+    if ((f & SAP_RETRY_FAIL) && level < depth) {
+      retry_save(s, w, save, 1);
+      d->world_flags[w] &= ~SAP_WORLD_NONFINITE;
+      level++;
+      redone++;
+      continue;
+    }
+    f_or |= f;
+    f_and &= f;
+    done += 1L << (depth - level);
+    s->rt_hlast[w] = ldexp(s->h, -level);
+    if (f & SAP_WORLD_NONFINITE) break;  /* frozen at the smallest step */
+  }
+  d->world_flags[w] = (f_or & ~SAP_WORLD_CONVERGED) | (f_and & SAP_WORLD_CONVERGED);
+  d->newton_iter[w] = newton;
+  d->ls_iter[w] = ls;
+  d->nfactor[w] = nfactor;
+  d->ls_eval[w] = ls_eval;
+  s->rt_retries[w] += redone;
+  if (redone || (f_or & SAP_RETRY_FAIL)) s->rt_clean[w] = 0;
+  else if (level > 0 && ++s->rt_clean[w] >= s->opt.retry_recover_steps) level = s->rt_clean[w] = 0;
+  s->rt_level[w] = level;
+  if (level > s->rt_level_max[w]) s->rt_level_max[w] = level;
+}
+
+sapStatus sap_worldRetry(sapSim* s, const int* worlds, int n, sapWorldRetry* out) {
+  if (!s || !out) return sap_fail(SAP_ERR_ARG, "sap_worldRetry: null argument");
+  if (n < 0 || (!worlds && n != s->d.nworld))
+    return sap_fail(SAP_ERR_ARG, "sap_worldRetry: with worlds == NULL, n must equal nworld (%d), got %d",
+                    s->d.nworld, n);
+  for (int i = 0; worlds && i < n; i++)
+    if (worlds[i] < 0 || worlds[i] >= s->d.nworld)
+      return sap_fail(SAP_ERR_ARG, "sap_worldRetry: world id %d out of range [0, %d)", worlds[i], s->d.nworld);
+  for (int i = 0; i < n; i++) {
+    int w = worlds ? worlds[i] : i;
+    out[i].retries = s->rt_retries ? s->rt_retries[w] : 0;
+    out[i].level = s->rt_level ? s->rt_level[w] : 0;
+    out[i].level_max = s->rt_level ? s->rt_level_max[w] : 0;
+    out[i].h_min = ldexp(s->h, -out[i].level_max);
+  }
+  return SAP_OK;
+}
+
+sapStatus sap_retryClear(sapSim* s) {
+  if (!s) return sap_fail(SAP_ERR_ARG, "sap_retryClear: null sim");
+  if (!s->rt_level) return SAP_OK;
+  for (int w = 0; w < s->d.nworld; w++) {
+    s->rt_retries[w] = 0;
+    s->rt_level_max[w] = s->rt_level[w];
+  }
+  return SAP_OK;
 }
 
 /* nstep steps of every world in one parallel region: worlds are independent, so each thread
@@ -185,7 +332,10 @@ static void steps_cpu(sapSim* s, int nstep) {
     double t[5] = {0, 0, 0, 0, 0};
 #pragma omp for schedule(dynamic, 1) nowait
     for (int w = 0; w < s->d.nworld; w++)
-      for (int k = 0; k < nstep; k++) step_world(s, w, t);
+      for (int k = 0; k < nstep; k++) {
+        if (s->rt_level) step_world_retry(s, w, t);
+        else step_world(s, w, s->h, t);
+      }
 #pragma omp critical(sapc_step_timers)
     for (int i = 0; i < 5; i++) acc[i] += t[i];
   }

@@ -392,11 +392,23 @@ static void test_bad_flags(void) {
       {"run scenes/box.xml --seed -3", "--seed: '-3'"},
       {"run scenes/box.xml --worlds ''", "--worlds"},
       {"run scenes/box.xml --bogus", "unknown option '--bogus'"},
+      {"run scenes/box.xml --format hdf5", "--format: 'hdf5' is not one of csv, binary, binary32"},
+      {"run scenes/box.xml --end-time -1", "--end-time: '-1'"},
+      {"run scenes/box.xml --wall-time abc", "--wall-time: 'abc'"},
+      {"run scenes/box.xml --frame-every 0", "--frame-every: '0'"},
+      {"run scenes/box.xml --set retry_depth=30", "retry_depth: 30 is out of range [0, 20]"},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     cliRun r = run_cli(cases[i].args);
     CHECK(r.rc != 0 && strstr(r.err, cases[i].frag), "'%s': rc %d, '%s'", cases[i].args, r.rc, r.err);
     free_run(&r);
+  }
+  /* run is sap_run: --end-time alone has no step limit; h = 0.005 -> 10 steps to 0.05 */
+  {
+    cliRun e = run_cli("run scenes/box.xml --worlds 2 --end-time 0.05 --quiet");
+    CHECK(e.rc == 0 && strstr(e.out, "2 worlds x 10 steps") && strstr(e.out, "stopped by end_time, time 0.05"),
+          "run --end-time: %.400s", e.out);
+    free_run(&e);
   }
   /* run prints the options in force, not NaN or -1 markers */
   cliRun r = run_cli("run scenes/box.xml --worlds 1 --steps 1");

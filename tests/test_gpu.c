@@ -859,6 +859,58 @@ static void test_newton_options(void) {
   extra_opt[0] = extra_opt[1] = NULL;
 }
 
+/* issue 19: the step retry is refused on the GPU by its option's name; sap_run on a GPU batch
+ * (a sap_step and a fetch of the diagnostics per step, frames through sap_get) leaves the same
+ * state as sap_step, bit for bit, and its frame callback sees the device's state */
+static sapStatus frame_time(sapSim* s, long step, void* user) {
+  double* t = (double*)user;
+  int w0 = 0;
+  (void)step;
+  return sap_get(s, SAP_FIELD_TIME, &w0, 1, t);
+}
+
+static void test_run_and_retry_on_gpu(void) {
+  if (!gpu_available()) SKIP("no usable GPU");
+  sapModel* m = NULL;
+  if (sap_loadModel("scenes/box_stack.xml", &m) != SAP_OK) { CHECK(0, "%s", sap_lastError()); return; }
+  sapOptions o;
+  sap_optionsDefault(&o);
+  o.device = SAP_DEVICE_CUDA;
+  o.retry_depth = 2;
+  sapSim* r = NULL;
+  sapStatus st = sap_create(m, &o, 2, &r);
+  CHECK(st == SAP_ERR_UNSUPPORTED && strstr(sap_lastError(), "retry_depth") && !r, "retry on the GPU: %d '%s'", st,
+        sap_lastError());
+  sap_free(r);
+  sap_freeModel(m);
+  sapSim* a = make("scenes/box_stack.xml", 4, "approx32", SAP_DEVICE_CUDA, 1);
+  sapSim* b = make("scenes/box_stack.xml", 4, "approx32", SAP_DEVICE_CUDA, 1);
+  if (a && b) {
+    sapRunOptions ro;
+    sapRunSummary sum;
+    double t = -1;
+    sap_runOptionsDefault(&ro);
+    ro.max_steps = -1;
+    ro.end_time = 0.1;
+    ro.frame_every = 5;
+    ro.frame_fn = frame_time;
+    ro.frame_user = &t;
+    sapStatus rs = sap_run(a, &ro, &sum);
+    CHECK(rs == SAP_OK, "sap_run: %d %s", rs, sap_lastError());
+    sap_step(b, 20);
+    CHECK(sum.steps == 20 && sum.frames == 5 && sum.stop == SAP_RUN_STOP_END_TIME, "%ld steps, %ld frames", sum.steps,
+          sum.frames);
+    CHECK_CLOSE(t, 0.1, 1e-12, 0, "the last frame's time");
+    sap_sync(a);
+    sap_sync(b);
+    const sapData *x = sap_data(a), *y = sap_data(b);
+    CHECK(!memcmp(x->qpos, y->qpos, sizeof(double) * 4 * a->m->nq) &&
+              !memcmp(x->qvel, y->qvel, sizeof(double) * 4 * a->m->nv), "sap_run vs sap_step on the GPU");
+  }
+  sap_free(a);
+  sap_free(b);
+}
+
 int main(void) {
   RUN(test_parity_free_motion);
   RUN(test_parity_contact);
@@ -878,6 +930,7 @@ int main(void) {
   RUN(test_domrand_parity);
   RUN(test_device_arrays);
   RUN(test_newton_options);
+  RUN(test_run_and_retry_on_gpu);
 #ifdef SAP_CUDA_SHIM
   return check_summary("test_gpu (CUDA emulated on the CPU)");
 #else

@@ -121,6 +121,13 @@ typedef struct sapOptions {
   int eq_curvature;                /* 1: connect and weld rows include the curvature term h/2 Jdot v
                                       in their velocity target (less drift at speed) (1) */
   int warm_start;                  /* sapWarmStart (qvel) */
+  /* step retry (seed 000, CPU backend; the GPU refuses retry_depth > 0): a world whose solve
+   * fails (line-search failure, iteration cap, factorization failure, non-finite result) redoes
+   * the step from its saved state with h/2, then h/4, ... down to h / 2^retry_depth, and
+   * catches up to the batch time with those substeps; after retry_recover_steps clean steps it
+   * returns to h. It is flagged only when the smallest step fails too. 0: off (0) */
+  int retry_depth;                 /* halvings allowed, [0, 20] (0) */
+  int retry_recover_steps;         /* clean steps at a reduced step before h again, [1, 10^6] (8) */
 } sapOptions;
 
 /* defaults: approx32, armijo_decay, every knob from the preset */
@@ -277,6 +284,20 @@ typedef struct sapIterStats {
 sapStatus sap_iterStats(sapSim* s, sapIterStats* out);
 sapStatus sap_iterStatsClear(sapSim* s);
 
+/* step retry counters per world (option retry_depth; all zero while it is 0): substeps
+ * redone, the substep depth in force (the world steps with h / 2^level until
+ * retry_recover_steps clean steps), the deepest depth used and its step h / 2^level_max,
+ * since creation or sap_retryClear. Time stays exact per world: time[w] is the sum of its
+ * accepted (sub)steps, so a batch step advances every world by h. */
+typedef struct sapWorldRetry {
+  long long retries;  /* substeps redone from a saved state */
+  int level;          /* substep depth in force */
+  int level_max;      /* deepest depth used */
+  double h_min;       /* smallest step used: h / 2^level_max */
+} sapWorldRetry;
+sapStatus sap_worldRetry(sapSim* s, const int* worlds, int n, sapWorldRetry* out);
+sapStatus sap_retryClear(sapSim* s);
+
 /* sizes and settings */
 int sap_nworld(const sapSim* s);
 const sapModel* sap_model(const sapSim* s);
@@ -355,6 +376,83 @@ sapStatus sap_commit(sapSim* s, const unsigned char* mask, void* stream);
 /* 1 when sapsim was built with CUDA and a device is usable; name (nname bytes) gets the
  * device's name or the reason why none is */
 int sap_cudaUsable(char* name, int nname);
+
+/* ---- the simulation loop (seed 000: STARK's run()) ----------------------------------
+ *
+ * sap_run repeats "callback before, step every world, callback after, frame output, tally"
+ * until a limit is reached, and returns a summary. Limits (checked before each step, any
+ * number of them; at least one must be set): max_steps (the steps of this run), end_time
+ * (every world not frozen has time >= end_time - h/2), wall_time (seconds since the run
+ * began), a callback returning non-zero, and a failure: a step after which some world has
+ * one of stop_flags (e.g. SAP_WORLD_NONFINITE), or every world frozen. */
+typedef enum sapRunStop {
+  SAP_RUN_STOP_STEPS = 0,   /* max_steps steps were taken */
+  SAP_RUN_STOP_END_TIME,    /* every world not frozen reached end_time */
+  SAP_RUN_STOP_WALL_TIME,   /* the wall-clock budget was spent */
+  SAP_RUN_STOP_CALLBACK,    /* a callback asked to stop */
+  SAP_RUN_STOP_FAILURE,     /* a world has a flag of stop_flags, or every world is frozen */
+  SAP_RUN_STOP_ERROR        /* a call failed: sap_run returned its status */
+} sapRunStop;
+const char* sap_runStopName(int stop);  /* "steps", "end_time", ..., "?" */
+
+/* a callback: step = steps taken so far in this run (before: the step about to be taken is
+ * step + 1), info = every world's sapWorldInfo of the last step (before the first step: of
+ * the state at the start, flags as they are). Return 0 to go on, non-zero to stop. The
+ * callback may read and write the batch (sap_get, sap_set, sap_reset, ...) but not free it. */
+typedef int (*sapRunCallback)(sapSim* s, long step, const sapWorldInfo* info, void* user);
+/* a caller's frame writer: called at step 0 and every frame_every steps; non-OK stops the
+ * run with that status */
+typedef sapStatus (*sapFrameFn)(sapSim* s, long step, void* user);
+
+/* Frame files. csv: the CLI's trajectory (header step,world,time,qpos0..,qvel0..; a row per
+ * world per frame, %.17g). binary (docs/frames.md): a 64-byte header (magic "SAPFRAME",
+ * version 1, nworld, nq, nv, dtype, h) then frames of int64 step, float64 time[nworld],
+ * qpos[nworld x nq], qvel[nworld x nv] in dtype (float64, or float32 for binary32).
+ * sapsim.read_frames (python/) reads both binary dtypes; sap_frameWriterClose reports a
+ * write that failed (a full disk shows when the buffer is flushed). */
+typedef enum sapFrameFormat { SAP_FRAMES_CSV = 0, SAP_FRAMES_BINARY = 1, SAP_FRAMES_BINARY32 = 2 } sapFrameFormat;
+typedef struct sapFrameWriter sapFrameWriter;
+sapStatus sap_frameWriterOpen(const sapSim* s, const char* path, int format, sapFrameWriter** out);
+sapStatus sap_frameWrite(sapFrameWriter* fw, sapSim* s, long step);
+sapStatus sap_frameWriterClose(sapFrameWriter* fw);  /* NULL: a no-op */
+long sap_frameWriterFrames(const sapFrameWriter* fw);
+
+typedef struct sapRunOptions {
+  long max_steps;          /* steps of this run; -1: no limit (1000) */
+  double end_time;         /* simulated time to reach; NaN: no limit (NaN) */
+  double wall_time;        /* seconds of wall clock, checked before each step; NaN: none (NaN) */
+  int stop_flags;          /* SAP_WORLD_* bits that end the run after a step (0: none) (0) */
+  sapRunCallback before;   /* before each step, or NULL */
+  sapRunCallback after;    /* after each step (and its frame), or NULL */
+  void* user;              /* passed to both callbacks */
+  int frame_every;         /* a frame at step 0 and every frame_every steps; 0: none (0) */
+  sapFrameWriter* writer;  /* sapsim's writer (csv or binary), or NULL */
+  sapFrameFn frame_fn;     /* the caller's writer, or NULL (both may be set) */
+  void* frame_user;
+} sapRunOptions;
+void sap_runOptionsDefault(sapRunOptions* o);
+
+typedef struct sapRunSummary {
+  int stop;                      /* sapRunStop */
+  long steps;                    /* steps taken */
+  long frames;                   /* frames written (each writer counts once) */
+  double world_steps;            /* steps x nworld */
+  double wall_s;                 /* seconds of the whole run (callbacks and frames included) */
+  double step_s;                 /* seconds inside sap_step */
+  double world_steps_per_s;      /* world_steps / step_s */
+  double time_min, time_max;     /* world times at the end */
+  /* Newton iterations and line-search evaluations per world-step of this run (sap_run starts
+   * the statistics of sap_iterStats afresh): every solve, retried ones included */
+  double newton_mean, newton_p95, newton_max, ls_mean, ls_p95, ls_max;
+  long flag_steps[8];            /* world-steps with SAP_WORLD_* bit k set (index k: 1 << k) */
+  long unconverged;              /* world-steps without SAP_WORLD_CONVERGED */
+  int ncon_peak;                 /* most contacts (kept + dropped) of a world in a step */
+  long long retries;             /* substeps redone in this run (option retry_depth) */
+  double h_min;                  /* smallest step any world took in this run */
+} sapRunSummary;
+
+/* run until a limit (o NULL: the defaults, 1000 steps); summary may be NULL */
+sapStatus sap_run(sapSim* s, const sapRunOptions* o, sapRunSummary* summary);
 
 /* per-stage wall time of the last sap_step, seconds (kinematics, collision,
  * free motion, solve, integrate) */

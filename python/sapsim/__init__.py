@@ -31,6 +31,7 @@ from .errors import (
     SceneError,
     UnsupportedError,
 )
+from .frames import read_frames
 from .params import PARAMS
 from .sim import (
     FIELDS,
@@ -60,6 +61,7 @@ __all__ = [
     "cuda_available",
     "cuda_device_name",
     "library_path",
+    "read_frames",
     "SapsimError",
     "ArgumentError",
     "SceneError",

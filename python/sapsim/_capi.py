@@ -22,7 +22,8 @@ from typing import Optional
 
 from .errors import raise_for_status
 
-__all__ = ["lib", "library_path", "check", "SapWorldInfo", "SapTimers", "SAP_NFIELD"]
+__all__ = ["lib", "library_path", "check", "SapWorldInfo", "SapTimers", "SapRunOptions", "SapRunSummary",
+           "RUN_CALLBACK", "FRAME_FN", "SAP_NFIELD"]
 
 
 class SapWorldInfo(ctypes.Structure):
@@ -46,6 +47,53 @@ class SapTimers(ctypes.Structure):
         (name, c_double)
         for name in ("kinematics", "collision", "free_motion", "solve", "integrate", "total")
     ]
+
+
+#: sapRunCallback and sapFrameFn (include/sapsim/sapsim.h)
+RUN_CALLBACK = ctypes.CFUNCTYPE(c_int, c_void_p, ctypes.c_long, POINTER(SapWorldInfo), c_void_p)
+FRAME_FN = ctypes.CFUNCTYPE(c_int, c_void_p, ctypes.c_long, c_void_p)
+
+
+class SapRunOptions(ctypes.Structure):
+    """Mirror of ``sapRunOptions``: the limits, callbacks and frame output of ``sap_run``."""
+
+    _fields_ = [
+        ("max_steps", ctypes.c_long),
+        ("end_time", c_double),
+        ("wall_time", c_double),
+        ("stop_flags", c_int),
+        ("before", RUN_CALLBACK),
+        ("after", RUN_CALLBACK),
+        ("user", c_void_p),
+        ("frame_every", c_int),
+        ("writer", c_void_p),
+        ("frame_fn", FRAME_FN),
+        ("frame_user", c_void_p),
+    ]
+
+
+class SapRunSummary(ctypes.Structure):
+    """Mirror of ``sapRunSummary``."""
+
+    _fields_ = [
+        ("stop", c_int),
+        ("steps", ctypes.c_long),
+        ("frames", ctypes.c_long),
+        *[(n, c_double) for n in ("world_steps", "wall_s", "step_s", "world_steps_per_s", "time_min",
+                                  "time_max", "newton_mean", "newton_p95", "newton_max", "ls_mean",
+                                  "ls_p95", "ls_max")],
+        ("flag_steps", ctypes.c_long * 8),
+        ("unconverged", ctypes.c_long),
+        ("ncon_peak", c_int),
+        ("retries", ctypes.c_longlong),
+        ("h_min", c_double),
+    ]
+
+
+class SapWorldRetry(ctypes.Structure):
+    """Mirror of ``sapWorldRetry``: step retry counters of one world."""
+
+    _fields_ = [("retries", ctypes.c_longlong), ("level", c_int), ("level_max", c_int), ("h_min", c_double)]
 
 
 SAP_NFIELD = 11  # sapField values: qpos, qvel, ctrl, time, qfrc_applied, xpos, xquat, qacc_free,
@@ -137,6 +185,13 @@ _declare("sap_stepStream", c_int, _P, c_int, c_void_p)
 _declare("sap_streamWait", c_int, _P, c_void_p)
 _declare("sap_commit", c_int, _P, POINTER(c_ubyte), c_void_p)
 _declare("sap_cudaStream", c_void_p)
+_declare("sap_runOptionsDefault", None, POINTER(SapRunOptions))
+_declare("sap_run", c_int, _P, POINTER(SapRunOptions), POINTER(SapRunSummary))
+_declare("sap_runStopName", c_char_p, c_int)
+_declare("sap_frameWriterOpen", c_int, _P, c_char_p, c_int, POINTER(c_void_p))
+_declare("sap_frameWriterClose", c_int, _P)
+_declare("sap_worldRetry", c_int, _P, POINTER(c_int), c_int, POINTER(SapWorldRetry))
+_declare("sap_retryClear", c_int, _P)
 
 
 def last_error() -> str:

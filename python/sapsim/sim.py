@@ -33,7 +33,7 @@ import ctypes
 import enum
 import os
 from ctypes import POINTER, byref, c_double, c_int, c_ubyte, c_void_p
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -872,6 +872,116 @@ class Sim(ParamsMixin):
             arr = self._raw("con_" + key, tail)
             out[key] = np.array(arr) if self.on_gpu else arr
         return out
+
+    # ---- the simulation loop (sap_run) and step retry -------------------------------------
+
+    def run(self, max_steps: Optional[int] = None, end_time: Optional[float] = None,
+            wall_time: Optional[float] = None, before: Optional[Callable[..., Any]] = None,
+            after: Optional[Callable[..., Any]] = None, stop_flags: int = 0, frame_every: int = 0,
+            frames: Union[str, "os.PathLike[str]", None] = None, frames_format: str = "binary",
+            frame_fn: Optional[Callable[["Sim", int], None]] = None) -> dict[str, Any]:
+        """Run until a limit (``sap_run``, seed 000's simulation loop) and return its summary.
+
+        Limits (any number; at least one): ``max_steps`` (steps of this run), ``end_time``
+        (every world not frozen is within h/2 of it or past it), ``wall_time`` (seconds),
+        a callback returning a true value, ``stop_flags`` (:class:`WorldFlag` bits that end the
+        run after a step where a world has one). With no limit given, ``max_steps=1000``.
+
+        Callbacks ``before(sim, step, info)`` and ``after(sim, step, info)``: ``step`` is the
+        steps taken so far in this run, ``info`` a dict of (nworld,) int32 arrays of the last
+        step (``flags``, ``ncon``, ``ncon_dropped``, ``newton_iter``, ``ls_iter``, ``nfactor``,
+        ``ls_eval``). An exception in a callback stops the run and is raised again here.
+
+        Frames at step 0 and every ``frame_every`` steps: to the file ``frames`` in
+        ``frames_format`` (``"binary"``, ``"binary32"``: docs/frames.md, read with
+        :func:`sapsim.read_frames`; ``"csv"``: the CLI's trajectory) and/or to
+        ``frame_fn(sim, step)``.
+
+        Returns a dict: ``stop`` (``"steps"``, ``"end_time"``, ``"wall_time"``, ``"callback"``,
+        ``"failure"``), ``steps``, ``frames``, ``world_steps``, ``wall_s``, ``step_s``,
+        ``world_steps_per_s``, ``time_min``, ``time_max``, ``newton_mean``, ``newton_p95``,
+        ``newton_max``, ``ls_mean``, ``ls_p95``, ``ls_max``, ``flag_steps`` (world-steps per
+        :class:`WorldFlag` name), ``unconverged``, ``ncon_peak``, ``retries``, ``h_min``.
+        """
+        formats = {"csv": 0, "binary": 1, "binary32": 2}
+        if frames_format not in formats:
+            raise ArgumentError(f"run: frames_format {frames_format!r} is not one of {sorted(formats)}")
+        o = _capi.SapRunOptions()
+        lib.sap_runOptionsDefault(byref(o))
+        if max_steps is not None:
+            o.max_steps = -1 if max_steps < 0 else int(max_steps)
+        elif end_time is not None or wall_time is not None or before or after or stop_flags:
+            o.max_steps = -1
+        if end_time is not None:
+            o.end_time = float(end_time)
+        if wall_time is not None:
+            o.wall_time = float(wall_time)
+        o.stop_flags = int(stop_flags)
+        o.frame_every = int(frame_every)
+        errors: list[BaseException] = []
+        n = self.nworld
+        names = [name for name, _ in _capi.SapWorldInfo._fields_]
+
+        def wrap(fn: Callable[..., Any]) -> Any:
+            def call(_s: int, step: int, info: Any, _u: int) -> int:
+                try:
+                    arr = np.ctypeslib.as_array(ctypes.cast(info, POINTER(c_int)), shape=(n, len(names)))
+                    stop = fn(self, int(step), {k: arr[:, i].copy() for i, k in enumerate(names)})
+                    return 1 if stop else 0
+                except BaseException as e:  # noqa: BLE001 - re-raised after sap_run
+                    errors.append(e)
+                    return 1
+            return _capi.RUN_CALLBACK(call)
+
+        def frame_call(_s: int, step: int, _u: int) -> int:
+            try:
+                assert frame_fn is not None
+                frame_fn(self, int(step))
+                return 0
+            except BaseException as e:  # noqa: BLE001
+                errors.append(e)
+                return 1  # SAP_ERR_ARG: stops the run
+
+        keep = []  # the ctypes callbacks must outlive sap_run
+        if before is not None:
+            keep.append(wrap(before))
+            o.before = keep[-1]
+        if after is not None:
+            keep.append(wrap(after))
+            o.after = keep[-1]
+        if frame_fn is not None:
+            keep.append(_capi.FRAME_FN(frame_call))
+            o.frame_fn = keep[-1]
+        writer = c_void_p()
+        if frames is not None:
+            check(lib.sap_frameWriterOpen(self._h.sim, os.fsencode(frames), formats[frames_format], byref(writer)))
+            o.writer = writer
+        summary = _capi.SapRunSummary()
+        try:
+            status = lib.sap_run(self._h.sim, byref(o), byref(summary))
+        finally:
+            closed = lib.sap_frameWriterClose(writer) if writer.value else 0
+        if errors:
+            raise errors[0]
+        check(status)
+        check(closed)
+        out: dict[str, Any] = {name: getattr(summary, name) for name, _ in _capi.SapRunSummary._fields_}
+        out["stop"] = lib.sap_runStopName(summary.stop).decode()
+        out["flag_steps"] = {str(f.name): int(summary.flag_steps[int(f.value).bit_length() - 1])
+                             for f in WorldFlag}
+        return out
+
+    def retry_stats(self) -> dict[str, np.ndarray]:
+        """Step retry counters per world (option ``retry_depth``): ``retries`` (substeps
+        redone), ``level`` (the world steps with h / 2**level), ``level_max``, ``h_min`` (the
+        smallest step used), since creation or :meth:`retry_clear`."""
+        rt = (_capi.SapWorldRetry * self.nworld)()
+        check(lib.sap_worldRetry(self._h.sim, None, self.nworld, rt))
+        return {name: np.array([getattr(r, name) for r in rt]) for name, _ in _capi.SapWorldRetry._fields_}
+
+    def retry_clear(self) -> None:
+        """Zero the retry counters (``sap_retryClear``)."""
+        check(lib.sap_retryClear(self._h.sim))
 
     def __repr__(self) -> str:
         return (f"sapsim.Sim(nworld={self.nworld}, nq={self.nq}, nv={self.nv}, nu={self.nu}, "

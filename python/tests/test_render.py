@@ -76,3 +76,23 @@ def test_replay_cli_writes_videos(tmp_path, cli):
     bad = subprocess.run([sys.executable, "-m", "sapsim.replay", str(SCENES / "ant.xml"), str(traj), "--video",
                           str(tmp_path / "x.mp4")], capture_output=True, text=True, cwd=ROOT)
     assert bad.returncode == 1 and "nq = 15" in bad.stderr
+
+
+def test_replay_reads_binary_frames(tmp_path, cli):
+    """The binary frames of the same run replay to the same video frames as its CSV (the
+    states are equal bit for bit: test_simloop.py)."""
+    _render()
+    import imageio.v2 as imageio
+
+    videos = []
+    for fmt, name in (("csv", "traj.csv"), ("binary", "traj.sapf")):
+        traj = tmp_path / name
+        run_cli(cli, "run", str(SCENES / "cartpole.xml"), "--steps", "60", "--worlds", "2", "--out", str(traj),
+                "--format", fmt)
+        out = tmp_path / (name + ".gif")
+        proc = subprocess.run([sys.executable, "-m", "sapsim.replay", str(SCENES / "cartpole.xml"), str(traj),
+                               "--video", str(out), "--world", "1", "--fps", "40", "--size", "96x64"],
+                              capture_output=True, text=True, cwd=ROOT)
+        assert proc.returncode == 0, proc.stderr
+        videos.append(np.asarray(imageio.mimread(out)))
+    assert videos[0].shape[0] == 13 and np.array_equal(videos[0], videos[1])
