@@ -195,7 +195,7 @@ golden-update: $(BUILD)/tests/test_golden
 # the layers point down: include/ <- kernels/ <- host/ <- tools; fails on an include that
 # points up, or a kernels/ object of the build calling a host function other than sap_fail
 # (tests/check_layers.sh)
-check-layers:
+check-layers: $(LIB) $(EMU_LIB)
 	@bash tests/check_layers.sh $(BUILD)
 
 # the fp32 instances of the per-world templates compute in float (tests/check_templates.c)

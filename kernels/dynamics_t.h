@@ -336,11 +336,11 @@ SAP_HD void SAPT(sapw_fluid)(const sapModel* m, const double* qvel, const double
   for (int b = 1; b < m->nbody; b++) {
     double mass = m->body_mass[b];
     if (mass < 1e-15) continue;
-    const double* I = m->body_inertia + 3 * b;
+    const double* in = m->body_inertia + 3 * b;
     const double* R = ximat + 9 * b;  // row-major: columns are the inertial axes
     double s[3], cv[6] = {0, 0, 0, 0, 0, 0}, r[3], v[3], lw[3], lv[3], lt[3], lf[3], F[6];
     for (int k = 0; k < 3; k++) {
-      double e = I[(k + 1) % 3] + I[(k + 2) % 3] - I[k];
+      double e = in[(k + 1) % 3] + in[(k + 2) % 3] - in[k];
       s[k] = sqrt((e > 1e-15 ? e : 1e-15) / mass * 6);
     }
     for (int p = b; p > 0; p = m->body_parentid[p])
