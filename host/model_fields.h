@@ -91,6 +91,8 @@
   X(double, actuator_forcerange, (m)->nu * 2)                    \
   X(double, actuator_kp, (m)->nu)                                \
   X(double, actuator_kv, (m)->nu)                                \
+  X(int, actuator_sitebody, (m)->nu)                             \
+  X(double, actuator_site, (m)->nu * 13)                         \
   X(int, tendon_adr, (m)->ntendon)                               \
   X(int, tendon_num, (m)->ntendon)                               \
   X(int, tendon_limited, (m)->ntendon)                           \

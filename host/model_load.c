@@ -410,10 +410,14 @@ static sapStatus check_actuators(const mjModel* mj, const char* path) {
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: actuator '%s' has %d controls and %d force outputs; sapsim supports one "
                       "of each", path, name, mj->actuator_ctrlnum[i], mj->actuator_outnum[i]);
-    if (trn != mjTRN_JOINT && trn != mjTRN_TENDON) {
+    if (trn == mjTRN_SITE && mj->actuator_trnid[2 * i + 1] >= 0)
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: actuator '%s' has a site transmission with a refsite (Cartesian control), "
+                      "which is not supported; a site transmission without refsite is", path, name);
+    if (trn != mjTRN_JOINT && trn != mjTRN_TENDON && trn != mjTRN_SITE) {
       static const char* kind[] = {"joint", "jointinparent", "slider-crank", "tendon", "site", "body"};
       return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: actuator '%s' has a %s transmission; only joint and tendon "
+                      "%s: actuator '%s' has a %s transmission; only joint, tendon and site "
                       "transmissions are supported", path, name,
                       trn >= 0 && trn < 6 ? kind[trn] : "unknown");
     }
@@ -719,8 +723,22 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
     sapStatus st = classify_actuator(mj, i, &m->actuator_kind[i], &m->actuator_kp[i], &m->actuator_kv[i],
                                      &m->actuator_gain[i], &m->actuator_bias[i], path);
     if (st != SAP_OK) return st;
-    m->actuator_trntype[i] = mj->actuator_trntype[i] == mjTRN_TENDON ? SAP_TRN_TENDON : SAP_TRN_JOINT;
-    m->actuator_trnid[i] = mj->actuator_trnid[2 * i];
+    int trn = mj->actuator_trntype[i], id = mj->actuator_trnid[2 * i];
+    m->actuator_trntype[i] = trn == mjTRN_TENDON ? SAP_TRN_TENDON : trn == mjTRN_SITE ? SAP_TRN_SITE : SAP_TRN_JOINT;
+    m->actuator_trnid[i] = id;
+    m->actuator_sitebody[i] = -1;
+    memset(m->actuator_site + 13 * i, 0, 13 * sizeof(double));
+    if (trn == mjTRN_SITE) {
+      if (m->actuator_kind[i] != SAP_ACT_MOTOR)
+        return sap_fail(SAP_ERR_UNSUPPORTED,
+                        "%s: actuator '%s' is a position or velocity servo on a site transmission, "
+                        "which has no length; only force actuators (motor, affine <general>) act on sites",
+                        path, mjname(mj, mj->name_actuatoradr, i));
+      m->actuator_sitebody[i] = mj->site_bodyid[id];
+      copy_num(m->actuator_site + 13 * i, mj->site_pos + 3 * id, 3);
+      copy_num(m->actuator_site + 13 * i + 3, mj->site_quat + 4 * id, 4);
+      copy_num(m->actuator_site + 13 * i + 7, mj->actuator_gear + 6 * i, 6);
+    }
     m->actuator_ctrllimited[i] = mj->actuator_ctrllimited[i] && !disabled(mj, mjDSBL_CLAMPCTRL);
     m->actuator_forcelimited[i] = mj->actuator_forcelimited[i];
     m->actuator_gear[i] = mj->actuator_gear[6 * i];

@@ -320,6 +320,19 @@ SAP_HD void SAPT(sapw_passive)(const sapModel* m, const double* qpos, const doub
   }
 }
 
+/* a world wrench (torque t, force f) acting at point x of body b, added to qfrc through the
+ * dofs of b and its ancestors (J^T [t; f], MuJoCo's mj_applyFT): the spatial force about
+ * cref_b, [t + (x - cref_b) x f; f], dotted with each motion subspace cdof_i */
+SAP_HD void SAPT(sapw_applyWrench)(const sapModel* m, int b, const double* x, const double* t,
+                                   const double* f, const double* cref, const double* cdof, double* qfrc) {
+  double r[3] = {x[0] - cref[3 * b], x[1] - cref[3 * b + 1], x[2] - cref[3 * b + 2]};
+  double F[6] = {t[0] + r[1] * f[2] - r[2] * f[1], t[1] + r[2] * f[0] - r[0] * f[2],
+                 t[2] + r[0] * f[1] - r[1] * f[0], f[0], f[1], f[2]};
+  for (int p = b; p > 0; p = m->body_parentid[p])
+    for (int i = m->body_dofadr[p]; i < m->body_dofadr[p] + m->body_dofnum[p]; i++)
+      for (int k = 0; k < 6; k++) qfrc[i] += cdof[6 * i + k] * F[k];
+}
+
 /* MuJoCo's inertia-box fluid model (mj_passive's fluid forces for bodies without the
  * ellipsoid model, which the loader refuses). Body b of mass m and principal inertia I is the
  * box of sides s_k = sqrt(6 (I_j + I_l - I_k) / m) moving with angular velocity w and com
@@ -362,17 +375,12 @@ SAP_HD void SAPT(sapw_fluid)(const sapModel* m, const double* qvel, const double
       lf[k] -= 0.5 * rho * sj * sl * fabs(lv[k]) * lv[k];
       lt[k] -= rho * s[k] * (sj * sj * sj * sj + sl * sl * sl * sl) * fabs(lw[k]) * lw[k] / 64;
     }
-    // world wrench at the com, moved to cref_b: [t + r x f; f]
+    // the wrench in the world frame, at the com
     for (int k = 0; k < 3; k++) {
       F[k] = R[3 * k] * lt[0] + R[3 * k + 1] * lt[1] + R[3 * k + 2] * lt[2];
       F[3 + k] = R[3 * k] * lf[0] + R[3 * k + 1] * lf[1] + R[3 * k + 2] * lf[2];
     }
-    F[0] += r[1] * F[5] - r[2] * F[4];
-    F[1] += r[2] * F[3] - r[0] * F[5];
-    F[2] += r[0] * F[4] - r[1] * F[3];
-    for (int p = b; p > 0; p = m->body_parentid[p])
-      for (int i = m->body_dofadr[p]; i < m->body_dofadr[p] + m->body_dofnum[p]; i++)
-        for (int k = 0; k < 6; k++) qfrc[i] += cdof[6 * i + k] * F[k];
+    SAPT(sapw_applyWrench)(m, b, xipos + 3 * b, F, F + 3, cref, cdof, qfrc);
   }
 }
 
@@ -384,6 +392,10 @@ SAP_HD void SAPT(sapw_actuatorLength)(const sapModel* m, const double* qpos, con
   if (m->actuator_trntype[i] == SAP_TRN_JOINT) {
     *len = g * qpos[m->jnt_qposadr[id]];
     *vel = g * qvel[m->jnt_dofadr[id]];
+    return;
+  }
+  if (m->actuator_trntype[i] == SAP_TRN_SITE) {  // force actuators only (the loader's rule)
+    *len = *vel = 0;
     return;
   }
   double l = 0, v = 0;
@@ -399,7 +411,9 @@ SAP_HD void SAPT(sapw_actuatorLength)(const sapModel* m, const double* qpos, con
 /* actuator forces; drives (position/velocity actuators) only when explicit_drives,
  * otherwise the SAP solver treats them as implicit PD constraints */
 SAP_HD void SAPT(sapw_actuation)(const sapModel* m, const double* qpos, const double* qvel,
-                                 const double* ctrl, int explicit_drives, double* qfrc_actuator) {
+                                 const double* ctrl, int explicit_drives, const double* xpos,
+                                 const double* xmat, const double* cref, const double* cdof,
+                                 double* qfrc_actuator) {
   for (int i = 0; i < m->nv; i++) qfrc_actuator[i] = 0;
   for (int i = 0; i < m->nu; i++) {
     int kind = m->actuator_kind[i];
@@ -420,6 +434,28 @@ SAP_HD void SAPT(sapw_actuation)(const sapModel* m, const double* qpos, const do
     double g = m->actuator_gear[i];
     if (m->actuator_trntype[i] == SAP_TRN_JOINT) {
       qfrc_actuator[m->jnt_dofadr[id]] += g * f;
+    } else if (m->actuator_trntype[i] == SAP_TRN_SITE) {
+      /* site transmission (no refsite): the wrench gear * f in the site's frame, at the site
+       * (MuJoCo's mjTRN_SITE moment); site = body frame * (pos, quat) */
+      const double* st = m->actuator_site + 13 * i;  // pos, quat, gear[6]
+      const double* q = st + 3;
+      int b = m->actuator_sitebody[i];
+      const double* Rb = xmat + 9 * b;
+      /* the site's rotation in its body (unit quaternion w, x, y, z), row-major */
+      double Rs[9] = {1 - 2 * (q[2] * q[2] + q[3] * q[3]), 2 * (q[1] * q[2] - q[0] * q[3]), 2 * (q[1] * q[3] + q[0] * q[2]),
+                      2 * (q[1] * q[2] + q[0] * q[3]), 1 - 2 * (q[1] * q[1] + q[3] * q[3]), 2 * (q[2] * q[3] - q[0] * q[1]),
+                      2 * (q[1] * q[3] - q[0] * q[2]), 2 * (q[2] * q[3] + q[0] * q[1]), 1 - 2 * (q[1] * q[1] + q[2] * q[2])};
+      double p[3], t[3], fw[3], gf[3], gt[3];
+      for (int r = 0; r < 3; r++) {
+        p[r] = xpos[3 * b + r] + Rb[3 * r] * st[0] + Rb[3 * r + 1] * st[1] + Rb[3 * r + 2] * st[2];
+        gf[r] = Rs[3 * r] * st[7] + Rs[3 * r + 1] * st[8] + Rs[3 * r + 2] * st[9];     // in the body
+        gt[r] = Rs[3 * r] * st[10] + Rs[3 * r + 1] * st[11] + Rs[3 * r + 2] * st[12];
+      }
+      for (int r = 0; r < 3; r++) {
+        fw[r] = f * (Rb[3 * r] * gf[0] + Rb[3 * r + 1] * gf[1] + Rb[3 * r + 2] * gf[2]);
+        t[r] = f * (Rb[3 * r] * gt[0] + Rb[3 * r + 1] * gt[1] + Rb[3 * r + 2] * gt[2]);
+      }
+      SAPT(sapw_applyWrench)(m, b, p, t, fw, cref, cdof, qfrc_actuator);
     } else {
       for (int w = m->tendon_adr[id]; w < m->tendon_adr[id] + m->tendon_num[id]; w++)
         qfrc_actuator[m->jnt_dofadr[m->wrap_jnt[w]]] += g * m->wrap_coef[w] * f;
@@ -457,7 +493,7 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
   SAPT(sapw_rne)(m, qvel, cinert, cdof, cvel, cacc, cfrc, qfrc_bias);
   SAPT(sapw_passive)(m, qpos, qvel, qfrc_passive);
   SAPT(sapw_fluid)(m, qvel, xipos, ximat, cref, cdof, qfrc_passive);
-  SAPT(sapw_actuation)(m, qpos, qvel, ctrl, explicit_drives, qfrc_actuator);
+  SAPT(sapw_actuation)(m, qpos, qvel, ctrl, explicit_drives, xpos, xmat, cref, cdof, qfrc_actuator);
 
   for (int i = 0; i < nv; i++)
     x[i] = (sreal)(qfrc_applied[i] + qfrc_passive[i] + qfrc_actuator[i] - qfrc_bias[i]);

@@ -61,7 +61,7 @@ SAP_DEV int SAPT(sapv_freeMotion)(const sapModel* m, double h, int explicit_driv
   if (lane == 0) {
     SAPT(sapw_passive)(m, qpos, qvel, qfrc_passive);
     SAPT(sapw_fluid)(m, qvel, xipos, ximat, cref, cdof, qfrc_passive);
-    SAPT(sapw_actuation)(m, qpos, qvel, ctrl, explicit_drives, qfrc_actuator);
+    SAPT(sapw_actuation)(m, qpos, qvel, ctrl, explicit_drives, xpos, xmat, cref, cdof, qfrc_actuator);
   }
   __syncwarp();
 

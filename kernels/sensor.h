@@ -576,7 +576,7 @@ SAP_HD void sapw_sensorAcc(const sapModel* m, const sapData* d, int w, const sap
           int tid = m->actuator_trnid[u];
           double g = 0;
           if (m->actuator_trntype[u] == SAP_TRN_JOINT) g = tid == id ? m->actuator_gear[u] : 0;
-          else
+          else if (m->actuator_trntype[u] == SAP_TRN_TENDON)  // site actuators: refused at load
             for (int k = m->tendon_adr[tid]; k < m->tendon_adr[tid] + m->tendon_num[tid]; k++)
               if (m->wrap_jnt[k] == id) g += m->actuator_gear[u] * m->wrap_coef[k];
           if (g != 0) q += g * sapw_sensorActuatorForce(m, d, w, S, sc, nc, u);

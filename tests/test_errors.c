@@ -71,9 +71,9 @@ static void test_bad_scenes(void) {
               "<tendon><spatial name='rope'><site site='s0'/><site site='s1'/></spatial></tendon></mujoco>"),
               SAP_ERR_UNSUPPORTED, "rope", "spatial");
   expect_load(write_scene("siteact",
-              "<mujoco><worldbody><body><joint type='hinge'/><geom size='.1'/><site name='s'/></body>"
-              "</worldbody><actuator><motor name='thruster' site='s'/></actuator></mujoco>"),
-              SAP_ERR_UNSUPPORTED, "thruster", "site transmission");
+              "<mujoco><worldbody><site name='base'/><body><joint type='hinge'/><geom size='.1'/><site name='s'/></body>"
+              "</worldbody><actuator><motor name='thruster' site='s' refsite='base'/></actuator></mujoco>"),
+              SAP_ERR_UNSUPPORTED, "thruster", "refsite");
   expect_load(write_scene("muscle",
               "<mujoco><worldbody><body><joint name='j' type='hinge'/><geom size='.1'/></body>"
               "</worldbody><actuator><general name='bicep' joint='j' dyntype='integrator'/></actuator></mujoco>"),

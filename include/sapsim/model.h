@@ -42,7 +42,7 @@ enum {
 enum { SAP_STAGE_POS = 1, SAP_STAGE_VEL = 2, SAP_STAGE_ACC = 3 };
 
 /* actuator transmission */
-enum { SAP_TRN_JOINT = 0, SAP_TRN_TENDON = 1 };
+enum { SAP_TRN_JOINT = 0, SAP_TRN_TENDON = 1, SAP_TRN_SITE = 2 };
 
 /* bits of sapModel.world_override: which arrays world w reads from its own row */
 enum {
@@ -216,7 +216,7 @@ typedef struct sapModel {
    * bias = b0/kv), motor when b1 = b2 = 0 (gain = g, bias = b0) */
   int* actuator_kind;     /* (nu)         SAP_ACT_* */
   int* actuator_trntype;  /* (nu)         SAP_TRN_* */
-  int* actuator_trnid;    /* (nu)         joint or tendon id */
+  int* actuator_trnid;    /* (nu)         joint, tendon or site id */
   int* actuator_ctrllimited;  /* (nu)     clamp ctrl to ctrlrange */
   int* actuator_forcelimited; /* (nu)     clamp force to forcerange */
   double* actuator_gear;      /* (nu)     gear ratio */
@@ -226,6 +226,10 @@ typedef struct sapModel {
   double* actuator_forcerange;/* (nu x 2) */
   double* actuator_kp;        /* (nu)     position gain (position actuators) */
   double* actuator_kv;        /* (nu)     velocity gain (velocity and position actuators) */
+  int* actuator_sitebody;     /* (nu)     site transmission: the site's body, else -1 */
+  double* actuator_site;      /* (nu x 13) site transmission: the site's pos (3) and quat (4)
+                               * in its body, the 6-d gear (force 3, torque 3 in the site frame);
+                               * zeros otherwise */
 
   /* fixed tendons: length = sum coef * q[joint] */
   int* tendon_adr;        /* (ntendon)    first wrap */
