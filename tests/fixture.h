@@ -47,7 +47,11 @@ static inline const char* fx_tempPath(const char* name) {
   }
   fx_temp_paths = (char(*)[FX_PATH_MAX])more;
   char* p = fx_temp_paths[fx_ntemp];
-  snprintf(p, FX_PATH_MAX, "%s/%d_%s", fx_temp_dir, fx_ntemp, name);
+  int len = snprintf(p, FX_PATH_MAX, "%s/%d_%s", fx_temp_dir, fx_ntemp, name);
+  if (len < 0 || len >= FX_PATH_MAX) {
+    CHECK(0, "fx_tempPath: the path of '%s' is too long", name);
+    return NULL;
+  }
   fx_ntemp++;
   return p;
 }
