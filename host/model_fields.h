@@ -100,6 +100,8 @@
   X(double, tendon_range, (m)->ntendon * 2)                      \
   X(int, wrap_jnt, (m)->nwrap)                                   \
   X(double, wrap_coef, (m)->nwrap)                               \
+  X(double, wrap_pos, (m)->nwrap * 3)                            \
+  X(int, tendon_spatial, (m)->ntendon)                           \
   X(int, eq_type, (m)->neq)                                      \
   X(int, eq_active0, (m)->neq)                                   \
   X(int, eq_obj1id, (m)->neq)                                    \

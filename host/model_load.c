@@ -307,11 +307,17 @@ static sapStatus check_pairs(const mjModel* mj, const char* path) {
 static sapStatus check_tendons(const mjModel* mj, const char* path) {
   for (int t = 0; t < mj->ntendon; t++) {
     const char* name = mjname(mj, mj->name_tendonadr, t);
+    int adr = mj->tendon_adr[t], spatial = mj->wrap_type[adr] != mjWRAP_JOINT;
     for (int k = 0; k < mj->tendon_num[t]; k++)
-      if (mj->wrap_type[mj->tendon_adr[t] + k] != mjWRAP_JOINT)
+      if (spatial && mj->wrap_type[adr + k] != mjWRAP_SITE)
         return sap_fail(SAP_ERR_UNSUPPORTED,
-                        "%s: tendon '%s' is a spatial tendon; only fixed tendons are supported",
-                        path, name);
+                        "%s: spatial tendon '%s' wraps around a %s; sapsim supports spatial tendons "
+                        "whose path is sites only", path, name,
+                        mj->wrap_type[adr + k] == mjWRAP_PULLEY ? "pulley" : "geom (sphere or cylinder)");
+    if (spatial && mj->tendon_frictionloss[t] > 0)
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: spatial tendon '%s' has frictionloss, which is not supported (spatial "
+                      "tendons act as limits only)", path, name);
     int spring = (mj->tendon_stiffness[t] != 0 ||
                   any_nonzero(mj->tendon_stiffnesspoly + t * mjNPOLY, mjNPOLY)) &&
                  !disabled(mj, mjDSBL_SPRING);
@@ -368,6 +374,12 @@ static sapStatus check_equality(const mjModel* mj, const char* path) {
     if ((t == mjEQ_CONNECT || t == mjEQ_WELD) && mj->eq_objtype[i] != mjOBJ_BODY && mj->eq_objtype[i] != mjOBJ_SITE)
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: %s constraint '%s' joins neither bodies nor sites",
                       path, names[t], name);
+    for (int s = 0; t == mjEQ_TENDON && s < 2; s++) {
+      int tt = s ? mj->eq_obj2id[i] : mj->eq_obj1id[i];
+      if (tt >= 0 && mj->wrap_type[mj->tendon_adr[tt]] != mjWRAP_JOINT)
+        return sap_fail(SAP_ERR_UNSUPPORTED, "%s: tendon equality '%s' couples a spatial tendon, which is "
+                        "not supported (spatial tendons act as limits only)", path, name);
+    }
     for (int s = 0; t == mjEQ_JOINT && s < 2; s++) {
       int j = s ? mj->eq_obj2id[i] : mj->eq_obj1id[i];
       if (j >= 0 && mj->jnt_type[j] != mjJNT_HINGE && mj->jnt_type[j] != mjJNT_SLIDE)
@@ -436,6 +448,10 @@ static sapStatus check_actuators(const mjModel* mj, const char* path) {
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: actuator '%s' has polynomial damping (dampingpoly), which is not supported",
                       path, name);
+    if (trn == mjTRN_TENDON && mj->wrap_type[mj->tendon_adr[id]] != mjWRAP_JOINT)
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: actuator '%s' drives a spatial tendon, which is not supported (spatial "
+                      "tendons act as limits only)", path, name);
     if (trn == mjTRN_TENDON && (mj->actuator_damping[i] != 0 || mj->actuator_armature[i] != 0))
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: actuator '%s' adds damping or armature to a tendon, which is not supported "
@@ -754,9 +770,12 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
     m->tendon_frictionloss[t] = disabled(mj, mjDSBL_FRICTIONLOSS) ? 0 : mj->tendon_frictionloss[t];
   }
   for (int w = 0; w < mj->nwrap; w++) {
-    m->wrap_jnt[w] = mj->wrap_objid[w];
-    m->wrap_coef[w] = mj->wrap_prm[w];
+    int site = mj->wrap_type[w] == mjWRAP_SITE, id = mj->wrap_objid[w];
+    m->wrap_jnt[w] = site ? mj->site_bodyid[id] : id;
+    m->wrap_coef[w] = site ? 0 : mj->wrap_prm[w];
+    for (int k = 0; k < 3; k++) m->wrap_pos[3 * w + k] = site ? mj->site_pos[3 * id + k] : 0;
   }
+  for (int t = 0; t < mj->ntendon; t++) m->tendon_spatial[t] = mj->wrap_type[mj->tendon_adr[t]] != mjWRAP_JOINT;
   return SAP_OK;
 }
 
@@ -856,8 +875,10 @@ static void count_solve_rows(sapModel* m) {
   for (int i = 0; i < m->nv; i++) n += m->dof_frictionloss[i] > 0;
   for (int t = 0; t < m->ntendon; t++) n += m->tendon_frictionloss[t] > 0;
   m->nsolve_nnz = 1;
-  for (int t = 0; t < m->ntendon; t++)
-    if (m->tendon_num[t] > m->nsolve_nnz) m->nsolve_nnz = m->tendon_num[t];
+  for (int t = 0; t < m->ntendon; t++) {
+    int nnz = m->tendon_spatial[t] ? m->nv : m->tendon_num[t];  // spatial: dofs merged, at most nv
+    if (nnz > m->nsolve_nnz) m->nsolve_nnz = nnz;
+  }
   for (int e = 0; e < m->neq; e++) {
     int t = m->eq_type[e], o1 = m->eq_obj1id[e], o2 = m->eq_obj2id[e], nnz = 2;
     n += t == SAP_EQ_CONNECT ? 3 : t == SAP_EQ_WELD ? (m->eq_data[SAP_EQ_NDATA * e + 10] != 0 ? 6 : 3) : 1;

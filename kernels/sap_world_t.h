@@ -124,7 +124,8 @@ SAP_HD int SAPT(sapw_limitPair)(const sapModel* m, const sapData* d, int w, cons
   return keep_lo + keep_up;
 }
 
-/* joint limits (hinge/slide) and fixed-tendon limits from row ns; returns the rows written */
+/* joint limits (hinge/slide) and tendon limits (fixed, and spatial through sites) from row ns;
+ * returns the rows written */
 SAP_HD int SAPT(sapw_buildLimits)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
                                   SAPT(sapProblem)* P, int ns) {
   int ns0 = ns;
@@ -134,7 +135,11 @@ SAP_HD int SAPT(sapw_buildLimits)(const sapModel* m, const sapData* d, int w, co
     if (!(isj ? m->jnt_limited[id] : m->tendon_limited[id])) continue;
     sapRow row = sapw_row(P->sidx, P->sval, ns, P->snz);
     int ok = 1;
-    double x = isj ? sapw_jointRow(m, qpos, id, 1, &row, &ok) : sapw_tendonRow(m, qpos, id, 1, &row, &ok);
+    double x = isj                       ? sapw_jointRow(m, qpos, id, 1, &row, &ok)
+               : m->tendon_spatial[id] ? sapw_spatialRow(m, d->xpos + (long)w * 3 * m->nbody,
+                                                         d->xmat + (long)w * 9 * m->nbody, P->cref,
+                                                         P->cdof, id, 1, &row, &ok)
+                                       : sapw_tendonRow(m, qpos, id, 1, &row, &ok);
     if (!ok) continue;
     const double* range = isj ? m->jnt_range + 2 * id : m->tendon_range + 2 * id;
     ns += SAPT(sapw_limitPair)(m, d, w, prm, x, range[0], range[1], P, ns);

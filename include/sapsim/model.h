@@ -237,8 +237,11 @@ typedef struct sapModel {
   int* tendon_limited;    /* (ntendon)    has a range */
   double* tendon_frictionloss; /* (ntendon) dry friction on the tendon velocity (SAP box row) */
   double* tendon_range;   /* (ntendon x 2) */
-  int* wrap_jnt;          /* (nwrap)      joint of each wrap */
-  double* wrap_coef;      /* (nwrap)      coefficient */
+  int* wrap_jnt;          /* (nwrap)      joint of each wrap; spatial tendons: the site's body */
+  double* wrap_coef;      /* (nwrap)      coefficient (fixed tendons) */
+  double* wrap_pos;       /* (nwrap x 3)  spatial tendons: the site's position in its body */
+  int* tendon_spatial;    /* (ntendon)    1: a spatial tendon through sites (length = the sum of
+                           * the distances between consecutive sites), used as a limit only */
 
   /* equality constraints (SAP holonomic rows, kernels/sap_equality_t.h) */
   int* eq_type;           /* (neq)        SAP_EQ_CONNECT, SAP_EQ_WELD, SAP_EQ_JOINT or SAP_EQ_TENDON */
