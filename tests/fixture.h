@@ -138,6 +138,15 @@ static inline sapSim* fx_sim(const char* scene, int nworld, const char* opts) {
   return s;
 }
 
+/* XML text that sap_loadModelString must refuse with status, its message containing fragment */
+static inline void fx_refused(const char* xml, sapStatus status, const char* fragment) {
+  sapModel* m = NULL;
+  sapStatus st = sap_loadModelString(xml, &m);
+  CHECK(st == status, "status %d, want %d (%s)", st, status, sap_lastError());
+  CHECK(strstr(sap_lastError(), fragment) != NULL, "message '%s' lacks '%s'", sap_lastError(), fragment);
+  sap_freeModel(m);
+}
+
 /* a call returning sapStatus that must succeed: a CHECK failure with the library's message */
 #define CHECK_OK(call) CHECK((call) == SAP_OK, "%s: %s", #call, sap_lastError())
 

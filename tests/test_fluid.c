@@ -9,32 +9,18 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "check.h"
-#include "sapsim/sapsim.h"
+#include "fixture.h"
 
 #define PI 3.14159265358979323846
 
 /* one free sphere of radius r and solid density rs in a fluid (rho, mu, wind wx) */
-static sapSim* sphere_sim(double r, double rs, double rho, double mu, double wx, double h, sapModel** mout) {
+static sapSim* sphere_sim(double r, double rs, double rho, double mu, double wx, double h) {
   char xml[1024];
   snprintf(xml, sizeof(xml),
            "<mujoco><option timestep='%.17g' density='%.17g' viscosity='%.17g' wind='%.17g 0 0'/>"
            "<worldbody><body pos='0 0 100'><freejoint/><geom type='sphere' size='%.17g' density='%.17g'/>"
            "</body></worldbody></mujoco>", h, rho, mu, wx, r, rs);
-  sapModel* m = NULL;
-  sapStatus st = sap_loadModelString(xml, &m);
-  CHECK(st == SAP_OK, "load: %s", sap_lastError());
-  if (st != SAP_OK) return NULL;
-  sapOptions opt;
-  sap_optionsDefault(&opt);
-  opt.device = SAP_DEVICE_CPU;
-  opt.contacts = 0;
-  sap_optionsSet(&opt, "preset", "approx64");
-  sapSim* s = NULL;
-  st = sap_create(m, &opt, 1, &s);
-  CHECK(st == SAP_OK, "create: %s", sap_lastError());
-  *mout = m;
-  return s;
+  return fx_sim(xml, 1, "preset=approx64 contacts=0");
 }
 
 /* sphere of radius r: inertia box side s = sqrt(2.4) r, Stokes diameter D = s */
@@ -44,8 +30,7 @@ static void test_terminal_velocity(void) {
     double r = cases[c].r, rs = cases[c].rs, mu = cases[c].mu, h = 0.002;
     double mass = rs * 4.0 / 3.0 * PI * r * r * r, D = sqrt(2.4) * r, k = 3 * PI * D * mu;
     double vt = mass * 9.81 / k, tau = mass / k;
-    sapModel* m = NULL;
-    sapSim* s = sphere_sim(r, rs, 0, mu, cases[c].wx, h, &m);
+    sapSim* s = sphere_sim(r, rs, 0, mu, cases[c].wx, h);
     if (!s) continue;
     int n = (int)ceil(25 * tau / h);
     CHECK(sap_step(s, n) == SAP_OK, "step: %s", sap_lastError());
@@ -56,7 +41,6 @@ static void test_terminal_velocity(void) {
     CHECK(fabs(v[2] + vt) <= 1e-6 * vt, "r %g: terminal vz %.12g, analytic %.12g", r, v[2], -vt);
     CHECK(fabs(v[0] - cases[c].wx) <= 1e-6 * fabs(cases[c].wx), "r %g: drift vx %.12g, wind %g", r, v[0], cases[c].wx);
     sap_free(s);
-    sap_freeModel(m);
   }
   /* quadratic drag: m g = rho s^2 / 2 v^2 */
   struct { double r, rs, rho; } q[] = {{0.05, 1000, 100}, {0.02, 8000, 1.2}};
@@ -64,8 +48,7 @@ static void test_terminal_velocity(void) {
     double r = q[c].r, rs = q[c].rs, rho = q[c].rho, h = 0.002;
     double mass = rs * 4.0 / 3.0 * PI * r * r * r, s2 = 2.4 * r * r;
     double vt = sqrt(mass * 9.81 / (0.5 * rho * s2));
-    sapModel* m = NULL;
-    sapSim* s = sphere_sim(r, rs, rho, 0, 0, h, &m);
+    sapSim* s = sphere_sim(r, rs, rho, 0, 0, h);
     if (!s) continue;
     int n = (int)ceil(30 * vt / 9.81 / h);
     CHECK(sap_step(s, n) == SAP_OK, "step: %s", sap_lastError());
@@ -74,7 +57,6 @@ static void test_terminal_velocity(void) {
     fprintf(stderr, "  quadratic r %g m, rho %g: vz %.9g (analytic %.9g) after %d steps\n", r, rho, v[2], -vt, n);
     CHECK(fabs(v[2] + vt) <= 1e-6 * vt, "r %g rho %g: terminal vz %.12g, analytic %.12g", r, rho, v[2], -vt);
     sap_free(s);
-    sap_freeModel(m);
   }
 }
 
@@ -84,8 +66,7 @@ static void test_spin_decay(void) {
   double r = 0.03, rs = 2000, mu = 0.3, h = 0.001;
   double mass = rs * 4.0 / 3.0 * PI * r * r * r, D = sqrt(2.4) * r, I = 0.4 * mass * r * r;
   double f = 1 - h * PI * D * D * D * mu / I;
-  sapModel* m = NULL;
-  sapSim* s = sphere_sim(r, rs, 0, mu, 0, h, &m);
+  sapSim* s = sphere_sim(r, rs, 0, mu, 0, h);
   if (!s) return;
   double v[6] = {0, 0, 0, 0.3, -2, 5};
   sap_set(s, SAP_FIELD_QVEL, NULL, 1, v);
@@ -97,22 +78,13 @@ static void test_spin_decay(void) {
   for (int k = 0; k < 3; k++)
     CHECK(fabs(v[3 + k] - want[k]) <= 1e-9 * fabs(want[k]) + 1e-12, "w[%d] %.15g, analytic %.15g", k, v[3 + k], want[k]);
   sap_free(s);
-  sap_freeModel(m);
-}
-
-static void expect_refused(const char* xml, sapStatus status, const char* fragment) {
-  sapModel* m = NULL;
-  sapStatus st = sap_loadModelString(xml, &m);
-  CHECK(st == status, "status %d, want %d (%s)", st, status, sap_lastError());
-  CHECK(strstr(sap_lastError(), fragment) != NULL, "message '%s' lacks '%s'", sap_lastError(), fragment);
-  sap_freeModel(m);
 }
 
 static void test_refusals(void) {
-  expect_refused("<mujoco><option viscosity='0.1'/><worldbody><body><freejoint/>"
+  fx_refused("<mujoco><option viscosity='0.1'/><worldbody><body><freejoint/>"
                  "<geom name='wing' type='box' size='.1 .2 .01' fluidshape='ellipsoid'/></body></worldbody></mujoco>",
                  SAP_ERR_UNSUPPORTED, "geom 'wing' uses MuJoCo's ellipsoid fluid model");
-  expect_refused("<mujoco><option density='-1'/><worldbody><body><freejoint/><geom size='.1'/></body>"
+  fx_refused("<mujoco><option density='-1'/><worldbody><body><freejoint/><geom size='.1'/></body>"
                  "</worldbody></mujoco>", SAP_ERR_SCENE, "density -1");
 }
 

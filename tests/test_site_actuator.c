@@ -8,25 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "check.h"
-#include "sapsim/sapsim.h"
-
-static sapSim* make(const char* xml, sapModel** mout) {
-  sapModel* m = NULL;
-  sapStatus st = sap_loadModelString(xml, &m);
-  CHECK(st == SAP_OK, "load: %s", sap_lastError());
-  if (st != SAP_OK) return NULL;
-  sapOptions opt;
-  sap_optionsDefault(&opt);
-  opt.device = SAP_DEVICE_CPU;
-  opt.contacts = 0;
-  sap_optionsSet(&opt, "preset", "approx64");
-  sapSim* s = NULL;
-  st = sap_create(m, &opt, 1, &s);
-  CHECK(st == SAP_OK, "create: %s", sap_lastError());
-  *mout = m;
-  return s;
-}
+#include "fixture.h"
 
 /* four rotors (thrust g_z per unit ctrl, alternating yaw drag) on a 1.3 kg hub: ctrl = m g /
  * (4 g_z) holds it */
@@ -39,8 +21,7 @@ static void test_hover(void) {
       "<site name='c' pos='-0.2 -0.2 0'/><site name='d' pos='0.2 -0.2 0'/></body></worldbody>"
       "<actuator><motor site='a' gear='0 0 4 0 0 0.1'/><motor site='b' gear='0 0 4 0 0 -0.1'/>"
       "<motor site='c' gear='0 0 4 0 0 0.1'/><motor site='d' gear='0 0 4 0 0 -0.1'/></actuator></mujoco>";
-  sapModel* m = NULL;
-  sapSim* s = make(xml, &m);
+  sapSim* s = fx_sim(xml, 1, "preset=approx64 contacts=0");
   if (!s) return;
   double u[4] = {c, c, c, c}, q[7], v[6];
   sap_set(s, SAP_FIELD_CTRL, NULL, 1, u);
@@ -58,7 +39,6 @@ static void test_hover(void) {
   sap_get(s, SAP_FIELD_QVEL, NULL, 1, v);
   CHECK(v[2] < -0.1 && fabs(v[3]) + fabs(v[4]) > 0.1, "one rotor off: vz %g, w %g %g", v[2], v[3], v[4]);
   sap_free(s);
-  sap_freeModel(m);
 }
 
 /* zero gravity: a site at the com, rotated; gear (0.5, 0, 0) along the site's x and a torque
@@ -69,8 +49,7 @@ static void test_push_and_spin(void) {
       "<geom type='sphere' size='0.1' mass='2'/>"
       "<site name='s' quat='0.9238795325112867 0 0 0.3826834323650898'/></body></worldbody>"
       "<actuator><motor site='s' gear='0.5 0 0 0 0 0'/><motor site='s' gear='0 0 0 0 0 0.02'/></actuator></mujoco>";
-  sapModel* m = NULL;
-  sapSim* s = make(xml, &m);
+  sapSim* s = fx_sim(xml, 1, "preset=approx64 contacts=0");
   if (!s) return;
   double u[2] = {3, 0}, v[6];
   sap_set(s, SAP_FIELD_CTRL, NULL, 1, u);
@@ -93,29 +72,22 @@ static void test_push_and_spin(void) {
   fprintf(stderr, "  spin: w %.15g %.15g %.15g (analytic 0 0 %.15g)\n", v[3], v[4], v[5], w);
   CHECK(fabs(v[5] - w) < 1e-11 * fabs(w) + 1e-13 && fabs(v[3]) + fabs(v[4]) < 1e-12, "spin: w %.15g, analytic %.15g", v[5], w);
   sap_free(s);
-  sap_freeModel(m);
-}
-
-static void expect_refused(const char* xml, const char* fragment) {
-  sapModel* m = NULL;
-  sapStatus st = sap_loadModelString(xml, &m);
-  CHECK(st == SAP_ERR_UNSUPPORTED, "status %d (%s)", st, sap_lastError());
-  CHECK(strstr(sap_lastError(), fragment) != NULL, "message '%s' lacks '%s'", sap_lastError(), fragment);
-  sap_freeModel(m);
 }
 
 #define BODY "<worldbody><site name='r'/><body><freejoint/><geom size='.1'/><site name='s'/>" \
              "<body><joint name='j' axis='0 1 0'/><geom size='.05'/></body></body></worldbody>"
 
 static void test_refusals(void) {
-  expect_refused("<mujoco>" BODY "<actuator><motor name='cart' site='s' refsite='r' gear='1 0 0 0 0 0'/></actuator></mujoco>",
-                 "actuator 'cart' has a site transmission with a refsite");
-  expect_refused("<mujoco>" BODY "<actuator><position name='ps' site='s' kp='10'/></actuator></mujoco>",
-                 "actuator 'ps' is a position or velocity servo on a site transmission");
-  expect_refused("<mujoco>" BODY "<actuator><motor name='m' site='s'/></actuator><sensor>"
-                 "<actuatorvel name='av' actuator='m'/></sensor></mujoco>", "sensor 'av' (actuatorvel) reads a site transmission");
-  expect_refused("<mujoco>" BODY "<actuator><motor name='m' site='s'/></actuator><sensor>"
-                 "<jointactuatorfrc name='jf' joint='j'/></sensor></mujoco>", "sensor 'jf' (jointactuatorfrc) in a model with site");
+  fx_refused("<mujoco>" BODY "<actuator><motor name='cart' site='s' refsite='r' gear='1 0 0 0 0 0'/></actuator></mujoco>", SAP_ERR_UNSUPPORTED,
+             "actuator 'cart' has a site transmission with a refsite");
+  fx_refused("<mujoco>" BODY "<actuator><position name='ps' site='s' kp='10'/></actuator></mujoco>", SAP_ERR_UNSUPPORTED,
+             "actuator 'ps' is a position or velocity servo on a site transmission");
+  fx_refused("<mujoco>" BODY "<actuator><motor name='m' site='s'/></actuator><sensor>"
+                 "<actuatorvel name='av' actuator='m'/></sensor></mujoco>", SAP_ERR_UNSUPPORTED,
+             "sensor 'av' (actuatorvel) reads a site transmission");
+  fx_refused("<mujoco>" BODY "<actuator><motor name='m' site='s'/></actuator><sensor>"
+                 "<jointactuatorfrc name='jf' joint='j'/></sensor></mujoco>", SAP_ERR_UNSUPPORTED,
+             "sensor 'jf' (jointactuatorfrc) in a model with site");
 }
 
 int main(void) {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "fixture.h"
 #include "sap_solve.h"
 #include "sim.h"
 
@@ -23,15 +23,8 @@ static void test_jacobian_vs_mujoco(void) {
   CHECK(mj != NULL, "%s", err);
   if (!mj) return;
   mjData* md = mj_makeData(mj);
-  sapModel* m = NULL;
-  CHECK(sap_loadModel(SCENE, &m) == SAP_OK, "%s", sap_lastError());
-  sapOptions opt;
-  sap_optionsDefault(&opt);
-  opt.device = SAP_DEVICE_CPU;
-  opt.contacts = 0;
-  sap_optionsSet(&opt, "preset", "approx64");
-  sapSim* s = NULL;
-  CHECK(sap_create(m, &opt, NW, &s) == SAP_OK, "%s", sap_lastError());
+  sapModel* m = fx_model(SCENE);
+  sapSim* s = fx_simModel(m, NW, "preset=approx64 contacts=0");
   if (!s) return;
   int nq = mj->nq, nv = mj->nv, nb = mj->nbody;
   double* qpos = malloc(sizeof(double) * NW * nq);
@@ -86,14 +79,7 @@ static void test_jacobian_vs_mujoco(void) {
 
 /* the bob (a free sphere hooked at its centre: a point pendulum) released taut at theta0 */
 static void test_pendulum_period(void) {
-  sapModel* m = NULL;
-  CHECK(sap_loadModel(SCENE, &m) == SAP_OK, "%s", sap_lastError());
-  sapOptions opt;
-  sap_optionsDefault(&opt);
-  opt.device = SAP_DEVICE_CPU;
-  sap_optionsSet(&opt, "preset", "approx64");  // limits act in the SAP solve (contacts on)
-  sapSim* s = NULL;
-  CHECK(sap_create(m, &opt, 1, &s) == SAP_OK, "%s", sap_lastError());
+  sapSim* s = fx_sim(SCENE, 1, "preset=approx64");  // limits act in the SAP solve (contacts on)
   if (!s) return;
   double L = 0.505, th = asin(0.1 / L), g = 9.81, h = 0.001;
   double T = 2 * 3.14159265358979323846 * sqrt(L / g) * (1 + th * th / 16 + 11 * pow(th, 4) / 3072);
@@ -118,7 +104,6 @@ static void test_pendulum_period(void) {
   CHECK(crossings == 5 && fabs(Tm - T) <= 5e-4 * T, "period %.6f, analytic %.6f", Tm, T);
   CHECK(worst <= 1e-3, "the string's length strays %.3g m from %.3g", worst, L);
   sap_free(s);
-  sap_freeModel(m);
 }
 
 /* a string started 2.1 cm beyond its range acts as a slide limit violated by as much */
@@ -132,48 +117,33 @@ static void test_violated_like_slide_limit(void) {
       "range='-0.02 0.02'/><geom size='.015' mass='0.1'/></body></worldbody><keyframe><key qpos='-0.041'/></keyframe></mujoco>";
   double v[2];
   for (int c = 0; c < 2; c++) {
-    sapModel* m = NULL;
-    CHECK(sap_loadModelString(c ? lim : str, &m) == SAP_OK, "%s", sap_lastError());
-    sapOptions opt;
-    sap_optionsDefault(&opt);
-    opt.device = SAP_DEVICE_CPU;
-    sapSim* s = NULL;
-    CHECK(sap_create(m, &opt, 1, &s) == SAP_OK, "%s", sap_lastError());
+    sapSim* s = fx_sim(c ? lim : str, 1, NULL);
     if (!s) return;
-    sap_reset(s, 0, NULL);
-    sap_step(s, 1);
+    CHECK_OK(sap_reset(s, 0, NULL));
+    CHECK_OK(sap_step(s, 1));
     sap_get(s, SAP_FIELD_QVEL, NULL, 1, v + c);
     sap_free(s);
-    sap_freeModel(m);
   }
   fprintf(stderr, "  violated by 2.1 cm: string %.9g m/s, slide limit %.9g m/s after one step\n", v[0], v[1]);
   CHECK(v[0] > 0 && fabs(v[0] - v[1]) <= 1e-6 * fabs(v[1]), "string %.12g, slide limit %.12g", v[0], v[1]);
-}
-
-static void expect_refused(const char* xml, const char* fragment) {
-  sapModel* m = NULL;
-  sapStatus st = sap_loadModelString(xml, &m);
-  CHECK(st == SAP_ERR_UNSUPPORTED, "status %d (%s)", st, sap_lastError());
-  CHECK(strstr(sap_lastError(), fragment) != NULL, "message '%s' lacks '%s'", sap_lastError(), fragment);
-  sap_freeModel(m);
 }
 
 #define WORLD "<worldbody><site name='a' pos='0 0 1'/><body name='b'><joint name='j' axis='0 1 0'/>" \
               "<geom name='g' size='.1'/><site name='s' pos='.2 0 0'/><site name='s2' pos='0 .2 0'/></body></worldbody>"
 
 static void test_refusals(void) {
-  expect_refused("<mujoco>" WORLD "<tendon><spatial name='w'><site site='s'/><geom geom='g'/><site site='a'/>"
-                 "</spatial></tendon></mujoco>", "spatial tendon 'w' wraps around a geom");
-  expect_refused("<mujoco>" WORLD "<tendon><spatial name='p'><site site='s'/><site site='a'/><pulley divisor='2'/>"
-                 "<site site='s2'/><site site='a'/></spatial></tendon></mujoco>", "spatial tendon 'p' wraps around a pulley");
-  expect_refused("<mujoco>" WORLD "<tendon><spatial name='f' frictionloss='1'><site site='s'/><site site='a'/>"
-                 "</spatial></tendon></mujoco>", "spatial tendon 'f' has frictionloss");
-  expect_refused("<mujoco>" WORLD "<tendon><spatial name='t'><site site='s'/><site site='a'/></spatial></tendon>"
-                 "<actuator><motor name='m' tendon='t'/></actuator></mujoco>", "actuator 'm' drives a spatial tendon");
-  expect_refused("<mujoco>" WORLD "<tendon><spatial name='t'><site site='s'/><site site='a'/></spatial></tendon>"
-                 "<sensor><tendonpos name='tp' tendon='t'/></sensor></mujoco>", "sensor 'tp' (tendonpos) reads a spatial");
-  expect_refused("<mujoco>" WORLD "<tendon><spatial name='t'><site site='s'/><site site='a'/></spatial></tendon>"
-                 "<equality><tendon name='e' tendon1='t'/></equality></mujoco>", "tendon equality 'e' couples a spatial");
+  fx_refused("<mujoco>" WORLD "<tendon><spatial name='w'><site site='s'/><geom geom='g'/><site site='a'/>"
+                 "</spatial></tendon></mujoco>", SAP_ERR_UNSUPPORTED, "spatial tendon 'w' wraps around a geom");
+  fx_refused("<mujoco>" WORLD "<tendon><spatial name='p'><site site='s'/><site site='a'/><pulley divisor='2'/>"
+                 "<site site='s2'/><site site='a'/></spatial></tendon></mujoco>", SAP_ERR_UNSUPPORTED, "spatial tendon 'p' wraps around a pulley");
+  fx_refused("<mujoco>" WORLD "<tendon><spatial name='f' frictionloss='1'><site site='s'/><site site='a'/>"
+                 "</spatial></tendon></mujoco>", SAP_ERR_UNSUPPORTED, "spatial tendon 'f' has frictionloss");
+  fx_refused("<mujoco>" WORLD "<tendon><spatial name='t'><site site='s'/><site site='a'/></spatial></tendon>"
+                 "<actuator><motor name='m' tendon='t'/></actuator></mujoco>", SAP_ERR_UNSUPPORTED, "actuator 'm' drives a spatial tendon");
+  fx_refused("<mujoco>" WORLD "<tendon><spatial name='t'><site site='s'/><site site='a'/></spatial></tendon>"
+                 "<sensor><tendonpos name='tp' tendon='t'/></sensor></mujoco>", SAP_ERR_UNSUPPORTED, "sensor 'tp' (tendonpos) reads a spatial");
+  fx_refused("<mujoco>" WORLD "<tendon><spatial name='t'><site site='s'/><site site='a'/></spatial></tendon>"
+                 "<equality><tendon name='e' tendon1='t'/></equality></mujoco>", SAP_ERR_UNSUPPORTED, "tendon equality 'e' couples a spatial");
 }
 
 int main(void) {
