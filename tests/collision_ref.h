@@ -265,6 +265,35 @@ static inline double refNormalErr(const double* a, const double* b) {
   return e;
 }
 
+/* geom g of MuJoCo's model and data as reference 2 sees it: pose, sizes, and a mesh's
+ * vertices, copied into vert (at most REF_MAXVERT) when vd is NULL, else read from vd (the
+ * model's mesh_vert in double, for large meshes) */
+static inline void refFromMj(const mjModel* m, const mjData* d, int g, const double* vd, Ref* r) {
+  memset(r, 0, sizeof(*r));
+  r->type = m->geom_type[g];
+  memcpy(r->pos, d->geom_xpos + 3 * g, sizeof(r->pos));
+  memcpy(r->mat, d->geom_xmat + 9 * g, sizeof(r->mat));
+  memcpy(r->size, m->geom_size + 3 * g, sizeof(r->size));
+  if (r->type != mjGEOM_MESH) return;
+  int id = m->geom_dataid[g];
+  r->nvert = m->mesh_vertnum[id];
+  if (vd) { r->vext = vd + 3 * m->mesh_vertadr[id]; return; }
+  CHECK(r->nvert <= REF_MAXVERT, "refFromMj: a mesh of %d vertices needs vd (REF_MAXVERT %d)", r->nvert, REF_MAXVERT);
+  for (int i = 0; i < r->nvert && i < REF_MAXVERT; i++)
+    for (int k = 0; k < 3; k++) r->vert[i][k] = m->mesh_vert[3 * (m->mesh_vertadr[id] + i) + k];
+}
+
+/* index of the deepest (smallest dist) of n contacts of any struct with a double `dist`:
+ * REF_DEEPEST(array, n) for sapsim's and MuJoCo's contact lists alike */
+static inline int refDeepestBy(const double* dist0, size_t stride, int n) {
+  const char* p = (const char*)dist0;
+  int k = 0;
+  for (int i = 1; i < n; i++)
+    if (*(const double*)(p + i * stride) < *(const double*)(p + k * stride)) k = i;
+  return k;
+}
+#define REF_DEEPEST(c, n) refDeepestBy(&(c)[0].dist, sizeof((c)[0]), (n))
+
 /* separation along unit n: -f(n) (plane: only along its normal) */
 static inline double sepAlong(const Pose* P, const double* n) {
   double nn[3] = {-n[0], -n[1], -n[2]};

@@ -148,40 +148,15 @@ static double touchOffset(Pair* p, const double* qa, const double* qb, const dou
   return hi;
 }
 
-static int deepestSap(const sapcContact_f64* c, int n) {
-  int k = 0;
-  for (int i = 1; i < n; i++) if (c[i].dist < c[k].dist) k = i;
-  return k;
-}
-static int deepestMj(const mjPreContact* c, int n) {
-  int k = 0;
-  for (int i = 1; i < n; i++) if (c[i].dist < c[k].dist) k = i;
-  return k;
-}
 
-/* geom g of the pair as the brute-force reference (tests/collision_ref.h) sees it */
-static void refGeom(const Pair* p, int g, Ref* r) {
-  const mjModel* m = p->mj;
-  r->type = m->geom_type[g];
-  memcpy(r->pos, p->md->geom_xpos + 3 * g, sizeof(r->pos));
-  memcpy(r->mat, p->md->geom_xmat + 9 * g, sizeof(r->mat));
-  memcpy(r->size, m->geom_size + 3 * g, sizeof(r->size));
-  r->nvert = 0;
-  if (r->type == mjGEOM_MESH) {
-    int id = m->geom_dataid[g];
-    r->nvert = m->mesh_vertnum[id];
-    for (int i = 0; i < r->nvert; i++)
-      for (int k = 0; k < 3; k++) r->vert[i][k] = m->mesh_vert[3 * (m->mesh_vertadr[id] + i) + k];
-  }
-}
 
 /* the brute-force verdict (exact / bounded / off) on a contact (dist, n) of the pair at
  * its current pose, seeded with the normals under comparison */
 static int bruteVerdict(const Pair* p, double margin, double dist, const double* n, const double* n_other) {
   static Pose P;
   memset(&P, 0, sizeof(P));
-  refGeom(p, 0, &P.a);
-  refGeom(p, 1, &P.b);
+  refFromMj(p->mj, p->md, 0, NULL, &P.a);
+  refFromMj(p->mj, p->md, 1, NULL, &P.b);
   P.plane = p->t0 == SAP_GEOM_PLANE;
   P.margin = margin;
   P.L = fmax(p->mj->geom_rbound[0], p->mj->geom_rbound[1]);
@@ -252,11 +227,6 @@ static const Case CASES[] = {
 #define NCASES (int)(sizeof(CASES) / sizeof(CASES[0]))
 #define NPOSE 300
 
-static double normalErr(const double* a, const double* b) {
-  double e = 0;
-  for (int k = 0; k < 3; k++) e = fmax(e, fabs(a[k] - b[k]));
-  return e;
-}
 
 /* one pair type over NPOSE random poses around first touch: penetrating by up to
  * 15 mm, touching, separated within and beyond the 10 mm margin */
@@ -284,7 +254,7 @@ static void oracleCase(const Case* cs, int* nfail_out, double* worst_d, double* 
     int ns = sapContacts(&p, 1, sc);
     if (nm == 0 || ns == 0) {
       // one side may see a contact right at the margin
-      double d = nm ? mc[deepestMj(mc, nm)].dist : ns ? sc[deepestSap(sc, ns)].dist : margin;
+      double d = nm ? mc[REF_DEEPEST(mc, nm)].dist : ns ? sc[REF_DEEPEST(sc, ns)].dist : margin;
       if (margin - d > cs->tol_d + 1e-9) {
         if (nfail++ < 3) fprintf(stderr, "  %s-%s pose %d: mujoco %d contacts, sapsim %d (dist %g)\n",
                                  TYPE_NAME[cs->t0], TYPE_NAME[cs->t1], it, nm, ns, d);
@@ -292,8 +262,8 @@ static void oracleCase(const Case* cs, int* nfail_out, double* worst_d, double* 
       continue;
     }
     nboth++;
-    int km = deepestMj(mc, nm), ks = deepestSap(sc, ns);
-    double ed = fabs(sc[ks].dist - mc[km].dist), en = normalErr(sc[ks].n, mc[km].normal);
+    int km = REF_DEEPEST(mc, nm), ks = REF_DEEPEST(sc, ns);
+    double ed = fabs(sc[ks].dist - mc[km].dist), en = refNormalErr(sc[ks].n, mc[km].normal);
     // MuJoCo's plane-box keeps the first 4 vertices under the margin, not the deepest
     if (cs->t0 == SAP_GEOM_PLANE && cs->t1 == SAP_GEOM_BOX && nm == 4 && sc[ks].dist <= mc[km].dist) ed = 0;
     int bad = ed > cs->tol_d || en > cs->tol_n;
@@ -486,15 +456,15 @@ static void test_box_box_oracle(void) {
     boxGeom(&p, 1, sb, &b);
     int ns = sapc_collide_f64(&a, &b, margin, sc);
     if (nm == 0 || ns == 0) {
-      double d = nm ? mc[deepestMj(mc, nm)].dist : ns ? sc[deepestSap(sc, ns)].dist : margin;
+      double d = nm ? mc[REF_DEEPEST(mc, nm)].dist : ns ? sc[REF_DEEPEST(sc, ns)].dist : margin;
       if (margin - d > tol && nfail++ < 5)
         fprintf(stderr, "  box-box pose %d (family %d): mujoco %d contacts, sapsim %d (dist %g)\n", it, fam, nm, ns, d);
       continue;
     }
     nboth++;
     fam_n[fam]++;
-    int km = deepestMj(mc, nm), ks = deepestSap(sc, ns);
-    double ed = fabs(sc[ks].dist - mc[km].dist), en = normalErr(sc[ks].n, mc[km].normal);
+    int km = REF_DEEPEST(mc, nm), ks = REF_DEEPEST(sc, ns);
+    double ed = fabs(sc[ks].dist - mc[km].dist), en = refNormalErr(sc[ks].n, mc[km].normal);
     // second reference, brute force over the 16 vertices: the separation along sapsim's
     // normal is the SAT optimum, or (a face standing in for a near-parallel edge axis)
     // within 5% of it; no contact is deeper than that separation; exactly parallel boxes
@@ -682,16 +652,16 @@ static void variantCase(int t0, int t1, int variant, int npose, double* wd, doub
     if (n0 != n1) (*ncount)++;
     if (!n0 || !n1) {
       // one side may see a contact right at the margin
-      double d = n0 ? c0[deepestSap(c0, n0)].dist : n1 ? c1[deepestSap(c1, n1)].dist : margin;
+      double d = n0 ? c0[REF_DEEPEST(c0, n0)].dist : n1 ? c1[REF_DEEPEST(c1, n1)].dist : margin;
       *wd = fmax(*wd, margin - d);
       continue;
     }
-    int k0 = deepestSap(c0, n0), k1 = deepestSap(c1, n1);
+    int k0 = REF_DEEPEST(c0, n0), k1 = REF_DEEPEST(c1, n1);
     if (variant == V_SWAP) for (int k = 0; k < 3; k++) expect_n[k] = -c0[k0].n[k];
     else if (variant == V_MOTION) matVec3(expect_n, Q, c0[k0].n);
     else for (int k = 0; k < 3; k++) expect_n[k] = c0[k0].n[k];
     *wd = fmax(*wd, fabs(c1[k1].dist - c0[k0].dist));
-    *wn = fmax(*wn, normalErr(c1[k1].n, expect_n));
+    *wn = fmax(*wn, refNormalErr(c1[k1].n, expect_n));
   }
   pairClose(&p);
 }

@@ -249,37 +249,7 @@ static double touchOffset(Pair* p, const double* qa, const double* qb, const dou
 
 /* ---- reference 2 (tests/collision_ref.h) ---------------------------------------------- */
 
-/* geom g of the pair as reference 2 sees it: MuJoCo's pose, sizes and mesh vertices */
-static void refGeom(const Pair* p, int g, Ref* r) {
-  const mjModel* m = p->mj;
-  r->type = m->geom_type[g];
-  memcpy(r->pos, p->md->geom_xpos + 3 * g, sizeof(r->pos));
-  memcpy(r->mat, p->md->geom_xmat + 9 * g, sizeof(r->mat));
-  memcpy(r->size, m->geom_size + 3 * g, sizeof(r->size));
-  r->nvert = 0;
-  if (r->type == mjGEOM_MESH) {
-    int id = m->geom_dataid[g];
-    r->nvert = m->mesh_vertnum[id];
-    for (int i = 0; i < r->nvert; i++)
-      for (int k = 0; k < 3; k++) r->vert[i][k] = m->mesh_vert[3 * (m->mesh_vertadr[id] + i) + k];
-  }
-}
 
-static int deepestSap(const sapcContact_f64* c, int n) {
-  int k = 0;
-  for (int i = 1; i < n; i++) if (c[i].dist < c[k].dist) k = i;
-  return k;
-}
-static int deepestMj(const mjPreContact* c, int n) {
-  int k = 0;
-  for (int i = 1; i < n; i++) if (c[i].dist < c[k].dist) k = i;
-  return k;
-}
-static double normalErr(const double* a, const double* b) {
-  double e = 0;
-  for (int k = 0; k < 3; k++) e = fmax(e, fabs(a[k] - b[k]));
-  return e;
-}
 
 /* ---- the oracle ----------------------------------------------------------------------- */
 
@@ -329,14 +299,14 @@ static void oraclePair(int t0, int t1, int npose, Stat* st) {
     double d[3] = {0, 0, 0}, n[3][3];
     for (int k = 0; k < 3; k++) {
       if (!nc[k]) continue;
-      if (k == 0) { int i = deepestSap(sc, nc[0]); d[0] = sc[i].dist; memcpy(n[0], sc[i].n, sizeof(n[0])); }
-      else { int i = deepestMj(mc[k - 1], nc[k]); d[k] = mc[k - 1][i].dist; memcpy(n[k], mc[k - 1][i].normal, sizeof(n[k])); }
+      if (k == 0) { int i = REF_DEEPEST(sc, nc[0]); d[0] = sc[i].dist; memcpy(n[0], sc[i].n, sizeof(n[0])); }
+      else { int i = REF_DEEPEST(mc[k - 1], nc[k]); d[k] = mc[k - 1][i].dist; memcpy(n[k], mc[k - 1][i].normal, sizeof(n[k])); }
     }
     // reference 2: signed distance and normal
     Pose P;
     memset(&P, 0, sizeof(P));
-    refGeom(&p, 0, &P.a);
-    refGeom(&p, 1, &P.b);
+    refFromMj(p.mj, p.md, 0, NULL, &P.a);
+    refFromMj(p.mj, p.md, 1, NULL, &P.b);
     P.plane = t0 == SAP_GEOM_PLANE;
     P.margin = margin;
     P.L = fmax(rb0, rb1);
@@ -373,7 +343,7 @@ static void oraclePair(int t0, int t1, int npose, Stat* st) {
     for (int v = 0; v < 2; v++) {
       if (!nc[0] || !nc[v + 1]) continue;
       // agreement: the distance within the oracle's tolerance, normals within 1e-3
-      double ed = fabs(d[v + 1] - d[0]), en = normalErr(n[v + 1], n[0]);
+      double ed = fabs(d[v + 1] - d[0]), en = refNormalErr(n[v + 1], n[0]);
       if (ed <= P.tol && en <= 1e-3) {
         st->mj_d[v] = fmax(st->mj_d[v], ed);
         st->mj_n[v] = fmax(st->mj_n[v], en);
@@ -474,15 +444,15 @@ static void test_regression_poses(void) {
     int ns = sapContacts(&p, q->margin, sc);
     static Pose P;
     memset(&P, 0, sizeof(P));
-    refGeom(&p, 0, &P.a);
-    refGeom(&p, 1, &P.b);
+    refFromMj(p.mj, p.md, 0, NULL, &P.a);
+    refFromMj(p.mj, p.md, 1, NULL, &P.b);
     P.plane = q->t0 == SAP_GEOM_PLANE;
     P.margin = q->margin;
     P.L = 0;
     for (int g = 0; g < 2; g++)
       P.L = fmax(P.L, sqrt(size[g][0] * size[g][0] + size[g][1] * size[g][1] + size[g][2] * size[g][2]));
     P.tol = 1e-7 * P.L + 2e-6;
-    int ks = ns ? deepestSap(sc, ns) : 0;
+    int ks = ns ? REF_DEEPEST(sc, ns) : 0;
     double extra[1][3] = {{0, 0, 1}};
     if (ns) memcpy(extra[0], sc[ks].n, sizeof(extra[0]));
     seedsAndMin(&P, (const double (*)[3])extra, 1);

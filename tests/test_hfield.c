@@ -145,21 +145,6 @@ static double touchHeight(Pair* p, double x, double y, const double* q, double z
   return zhi;
 }
 
-static int deepestSap(const sapcContact_f64* c, int n) {
-  int k = 0;
-  for (int i = 1; i < n; i++) if (c[i].dist < c[k].dist) k = i;
-  return k;
-}
-static int deepestMj(const mjPreContact* c, int n) {
-  int k = 0;
-  for (int i = 1; i < n; i++) if (c[i].dist < c[k].dist) k = i;
-  return k;
-}
-static double normalErr(const double* a, const double* b) {
-  double e = 0;
-  for (int k = 0; k < 3; k++) e = fmax(e, fabs(a[k] - b[k]));
-  return e;
-}
 
 
 /* ---- second reference: brute-force supports of the prisms and of b -------------------- */
@@ -436,7 +421,7 @@ static void countOverlaps(const Pair* p, double tol, int* nover, int* nclose) {
  * between two deepest contacts picked differently */
 static int inMjList(const mjPreContact* mc, int nm, const sapcContact_f64* c, double tol_d, double tol_n) {
   for (int i = 0; i < nm; i++)
-    if (fabs(mc[i].dist - c->dist) <= tol_d && normalErr(mc[i].normal, c->n) <= tol_n) return 1;
+    if (fabs(mc[i].dist - c->dist) <= tol_d && refNormalErr(mc[i].normal, c->n) <= tol_n) return 1;
   return 0;
 }
 
@@ -504,7 +489,7 @@ static void oracleCase(const Hf* h, int t, Tally* ty) {
     int nm = mjContacts(&p, 0, mc), ns = sapContacts(&p, 1, 0, cs);
     if (nm == 0 && ns == 0) continue;
     if (nm == 0 || ns == 0) {  // only at first touch, within the tolerance
-      double d = nm ? mc[deepestMj(mc, nm)].dist : cs[deepestSap(cs, ns)].dist;
+      double d = nm ? mc[REF_DEEPEST(mc, nm)].dist : cs[REF_DEEPEST(cs, ns)].dist;
       if (-d > tol_d && ty->fail++ < 3)
         fprintf(stderr, "  %s/%s pose %d: mujoco %d contacts, sapsim %d (dist %g)\n", h->name, TYPE_NAME[t], it, nm,
                 ns, d);
@@ -514,7 +499,7 @@ static void oracleCase(const Hf* h, int t, Tally* ty) {
     ty->poses++;
     ncount += nm != ns;
     nfewer += ns < nm;
-    int km = deepestMj(mc, nm), ks = deepestSap(cs, ns);
+    int km = REF_DEEPEST(mc, nm), ks = REF_DEEPEST(cs, ns);
     int curved = t == SAP_GEOM_ELLIPSOID || t == SAP_GEOM_CYLINDER;
     if (curved && nm != ns) {
       // every contact only sapsim has is confirmed by brute force on some prism, and
@@ -529,7 +514,7 @@ static void oracleCase(const Hf* h, int t, Tally* ty) {
         fprintf(stderr, "  %s/%s pose %d: %d contacts vs MuJoCo's %d, brute force %d overlapping prisms (+%d touching)\n",
                 h->name, TYPE_NAME[t], it, ns, nm, nover, nclose);
     }
-    double ed = fabs(cs[ks].dist - mc[km].dist), en = normalErr(cs[ks].n, mc[km].normal);
+    double ed = fabs(cs[ks].dist - mc[km].dist), en = refNormalErr(cs[ks].n, mc[km].normal);
     if (ed <= tol_d && en <= tol_n) {
       ty->agree++;
       ty->wd = fmax(ty->wd, ed / scale);
@@ -612,10 +597,10 @@ static void test_hfield_plane_analytic(void) {
         sapcContact_f64 cs[SAPC_PAIRCON];
         int n = sapContacts(&p, f == 0, 0.01, cs);
         if (!n) { CHECK(0, "%s: no contact at phi %g (fp%d)", h->name, phi, f ? 32 : 64); continue; }
-        int kd = deepestSap(cs, n);
+        int kd = REF_DEEPEST(cs, n);
         nc[f]++;
         wd[f] = fmax(wd[f], fabs(cs[kd].dist - phi));
-        wn[f] = fmax(wn[f], normalErr(cs[kd].n, nw));
+        wn[f] = fmax(wn[f], refNormalErr(cs[kd].n, nw));
       }
     }
     fprintf(stderr, "  %-19s r %.3f: worst |dist - phi| fp64 %.1e fp32 %.1e, |n - n_plane| fp64 %.1e fp32 %.1e\n",

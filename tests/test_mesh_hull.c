@@ -254,32 +254,11 @@ static int sameContacts(const sapcContact_f64* a, int na, const sapcContact_f64*
   return 1;
 }
 
-static int deepest(const sapcContact_f64* c, int n) {
-  int k = 0;
-  for (int i = 1; i < n; i++) if (c[i].dist < c[k].dist) k = i;
-  return k;
-}
-
-/* geom i of the pair as the brute-force reference sees it (tests/collision_ref.h:
- * support functions from the definitions; a mesh: every vertex) */
-static void refGeom(const Pair* p, int i, Ref* r) {
-  memset(r, 0, sizeof(*r));
-  r->type = p->mj->geom_type[i];
-  memcpy(r->pos, p->md->geom_xpos + 3 * i, sizeof(r->pos));
-  memcpy(r->mat, p->md->geom_xmat + 9 * i, sizeof(r->mat));
-  memcpy(r->size, p->mj->geom_size + 3 * i, sizeof(r->size));
-  if (r->type == mjGEOM_MESH) {
-    int id = p->mj->geom_dataid[i];
-    r->nvert = p->mj->mesh_vertnum[id];
-    r->vext = p->vd + 3 * p->mj->mesh_vertadr[id];
-  }
-}
-
 /* the signed distance the pair shows along unit normal n (a to b): -(h_a(n) + h_b(-n)) */
 static double sepAlongNormal(const Pair* p, const double* n) {
   Ref a, b;
-  refGeom(p, 0, &a);
-  refGeom(p, 1, &b);
+  refFromMj(p->mj, p->md, 0, p->vd, &a);
+  refFromMj(p->mj, p->md, 1, p->vd, &b);
   double nn[3] = {-n[0], -n[1], -n[2]};
   return -(support(&a, n) + support(&b, nn));
 }
@@ -312,16 +291,16 @@ static void contactCase(const char* what, const char* verts, int allhull, int t0
       if (!fp64) continue;
       int na = sapw_collidePair(&p.all, p.md->geom_xpos, p.md->geom_xmat, 0, 1, margin, 1, al);
       nall += !sameContacts(c, nc, al, na, 1e-12);
-      if (nc && na) wall = fmax(wall, fabs(c[deepest(c, nc)].dist - al[deepest(al, na)].dist));
+      if (nc && na) wall = fmax(wall, fabs(c[REF_DEEPEST(c, nc)].dist - al[REF_DEEPEST(al, na)].dist));
       mjPreContact mc[mjMAXCONPAIR];
       int nm = mjContacts(&p, margin, mc);
       if (nm == 0 || nc == 0) {
-        double d = nm ? mc[0].dist : nc ? c[deepest(c, nc)].dist : margin;
+        double d = nm ? mc[0].dist : nc ? c[REF_DEEPEST(c, nc)].dist : margin;
         nmj += margin - d > tol_d + 1e-9;
         continue;
       }
       nboth++;
-      int km = 0, ks = deepest(c, nc);
+      int km = 0, ks = REF_DEEPEST(c, nc);
       for (int i = 1; i < nm; i++) if (mc[i].dist < mc[km].dist) km = i;
       double ed = fabs(c[ks].dist - mc[km].dist), en = 0;
       for (int k = 0; k < 3; k++) en = fmax(en, fabs(c[ks].n[k] - mc[km].normal[k]));
@@ -332,7 +311,7 @@ static void contactCase(const char* what, const char* verts, int allhull, int t0
       int off = ed > tol_d || (en > tol_n && !tie), offall = 1;
       nmj += off;
       if (na) {
-        int ka = deepest(al, na);
+        int ka = REF_DEEPEST(al, na);
         double ea = 0;
         for (int k = 0; k < 3; k++) ea = fmax(ea, fabs(al[ka].n[k] - mc[km].normal[k]));
         offall = fabs(al[ka].dist - mc[km].dist) > tol_d || ea > tol_n;
