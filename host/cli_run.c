@@ -40,7 +40,8 @@ static void print_summary(sapSim* s, const sapRunSummary* r) {
          r->flag_steps[2], r->flag_steps[6], r->flag_steps[3]);
   printf("newton iterations per world-step: mean %.2f p95 %g max %g; line-search evaluations: mean %.2f "
          "p95 %g max %g\n", r->newton_mean, r->newton_p95, r->newton_max, r->ls_mean, r->ls_p95, r->ls_max);
-  printf("contacts found in a world-step at most %d (capacity %d), world-steps over capacity %ld\n",
+  printf("contacts found in a world-step at most %d (capacity %d), world-steps where a dropped contact "
+         "may push %ld\n",
          r->ncon_peak, sap_data(s)->ncon_max, r->flag_steps[4]);
   if (sap_options(s)->retry_depth > 0)
     printf("retries: %lld substeps redone, smallest step %g\n", r->retries, r->h_min);

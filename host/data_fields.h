@@ -32,6 +32,7 @@
   X(double, sensordata, (m)->nsensordata)                        \
   X(int, ncon, 1)                                                 \
   X(int, ncon_dropped, 1)                                         \
+  X(double, con_drop, 2)                                          \
   X(int, con_geom, (c) * 2)                                       \
   X(double, con_pos, (c) * 6)                                     \
   X(double, con_frame, (c) * 9)                                   \

@@ -148,6 +148,7 @@ typedef struct sapcWorldOut {
   double* mu;
   double* k;
   double* taud;
+  double* drop;    /* (2) of the dropped contacts: min phi / (1 + mu), max taud */
 } sapcWorldOut;
 
 SAP_HD sapcWorldOut sapw_worldOut(const sapData* d, int w) {
@@ -160,6 +161,7 @@ SAP_HD sapcWorldOut sapw_worldOut(const sapData* d, int w) {
   o.mu = d->con_mu + c;
   o.k = d->con_k + c;
   o.taud = d->con_taud + c;
+  o.drop = d->con_drop + 2 * w;
   return o;
 }
 
@@ -210,6 +212,15 @@ SAP_HD void sapw_moveContact(sapcWorldOut o, int dst, int src) {
 
 /* ---- per-world list ---------------------------------------------------------------- */
 
+/* a contact with signed distance phi, friction mu and dissipation time taud leaves the
+ * list: o.drop keeps what the solve needs to show the dropped contacts idle
+ * (sap_world_t.h sapw_droppedIdle) */
+SAP_HD void sapw_noteDropped(sapcWorldOut o, double phi, double mu, double taud) {
+  double q = phi / (1 + (mu > 0 ? mu : 0));
+  if (!(q >= o.drop[0])) o.drop[0] = q;  // a NaN phi makes the proof fail
+  if (!(taud <= o.drop[1])) o.drop[1] = taud;
+}
+
 /* append contact c of pair p (later in pair/point order than every kept one) to a
  * list of n contacts with capacity cap. When full, the shallowest kept contact
  * (largest phi; the later one on ties) is removed if c is strictly deeper, else c is
@@ -221,10 +232,18 @@ SAP_HD int sapw_pushContact(const sapModel* m, sapcWorldOut o, int n, int cap, i
     return n + 1;
   }
   (*dropped)++;
-  if (cap == 0) return 0;
+  double phi = c->dist - m->pair_margin[p];
+  if (cap == 0) {
+    sapw_noteDropped(o, phi, m->pair_mu[p], m->pair_taud[p]);
+    return 0;
+  }
   int worst = 0;
   for (int i = 1; i < n; i++) if (o.dist[i] >= o.dist[worst]) worst = i;
-  if (!(c->dist - m->pair_margin[p] < o.dist[worst])) return n;
+  if (!(phi < o.dist[worst])) {
+    sapw_noteDropped(o, phi, m->pair_mu[p], m->pair_taud[p]);
+    return n;
+  }
+  sapw_noteDropped(o, o.dist[worst], o.mu[worst], o.taud[worst]);
   for (int i = worst; i < n - 1; i++) sapw_moveContact(o, i, i + 1);
   sapw_writeContact(m, o, n - 1, p, c);
   return n;
@@ -240,6 +259,8 @@ SAP_HD_BIG void sapw_collideWorld(const sapModel* m, const sapData* d, int w, in
   sapcContact_f64 c[SAPC_PAIRCON];
   int n = 0, dropped = 0;
   int frozen = d->world_flags[w] & SAP_WORLD_SKIP;  // a frozen world has no contacts
+  o.drop[0] = INFINITY;
+  o.drop[1] = 0;
   for (int p = 0; p < m->npair_max && !frozen; p++) {
     if (mask && !(mask[p >> 5] >> (p & 31) & 1u)) continue;
     int g0 = m->pair_geom[2 * p], g1 = m->pair_geom[2 * p + 1];

@@ -103,18 +103,15 @@ SAP_HD SAP_REAL SAPT(sapw_evaluate)(SAPT(sapProblem)* P) {
 }
 
 /* G_c (cd x cd) of contact c at P->vc (recomputed rather than stored: 8 cd^2 bytes less per
- * contact) */
-SAP_HD_COLD void SAPT(sapw_contactHessianN)(const SAPT(sapProblem)* P, int c, SAP_REAL* G) {
+ * contact); returns the cone region, 0 when the contact is idle there (G = 0, no impulse) */
+SAP_HD_COLD int SAPT(sapw_contactHessianN)(const SAPT(sapProblem)* P, int c, SAP_REAL* G) {
   SAP_REAL g[SAP_CDIM_MAX], l;
-  SAPT(sapw_coneProjectN)(P->cpar + SAP_CPAR_OF(P->cd) * c, P->cd, P->vc + P->cd * c, g, &l, G);
+  return SAPT(sapw_coneProjectN)(P->cpar + SAP_CPAR_OF(P->cd) * c, P->cd, P->vc + P->cd * c, g, &l, G);
 }
-SAP_HD void SAPT(sapw_contactHessian)(const SAPT(sapProblem)* P, int c, SAP_REAL* G) {
-  if (P->cd != 3) {
-    SAPT(sapw_contactHessianN)(P, c, G);
-    return;
-  }
+SAP_HD int SAPT(sapw_contactHessian)(const SAPT(sapProblem)* P, int c, SAP_REAL* G) {
+  if (P->cd != 3) return SAPT(sapw_contactHessianN)(P, c, G);
   SAP_REAL g[3], l;
-  SAPT(sapw_coneProject)(P->cpar + SAP_CPAR * c, P->vc + 3 * c, g, &l, G);
+  return SAPT(sapw_coneProject)(P->cpar + SAP_CPAR * c, P->vc + 3 * c, g, &l, G);
 }
 
 /* the same for cd > 3 rows (G cd x cd), dof indices i >= j */
@@ -190,14 +187,16 @@ SAP_HD void SAPT(sapw_hessianRow)(SAPT(sapProblem)* P, int s) {
 }
 
 /* H = A + sum_c J_c' G_c J_c + sum_s G_s S_s' S_s (lower triangle) with the constraint
- * Hessians G at P->vc; each contact's rows cover only the dofs of its two chains */
+ * Hessians G at P->vc; each contact's rows cover only the dofs of its two chains. An idle
+ * contact (cone region 0: G = 0, e.g. a speculative one that is not closing) is skipped: it
+ * would add exact zeros. */
 SAP_HD void SAPT(sapw_hessian)(SAPT(sapProblem)* P) {
   int nv = P->nv;
   for (int i = 0; i < nv; i++)
     for (int j = 0; j <= i; j++) P->H[i * nv + j] = (SAP_REAL)P->A[i * nv + j];
   for (int c = 0; c < P->nc; c++) {
     SAP_REAL G[SAP_CDIM_MAX * SAP_CDIM_MAX];  // cd x cd; one thread per world here
-    SAPT(sapw_contactHessian)(P, c, G);
+    if (!SAPT(sapw_contactHessian)(P, c, G)) continue;
     int n = SAPT(sapw_contactRows)(P, c);
     for (int p = 0; p < n; p++) SAPT(sapw_hessianRowOfContact)(P, G, p, n);
     SAPT(sapw_clearRows)(P, n);

@@ -221,6 +221,14 @@ SAP_HD void SAPT(sapw_rowImpulses)(const SAPT(sapProblem)* P, const SAP_REAL* ga
       out[P->sidx[k]] += (SAP_REAL)P->sval[k] * gs[s];
 }
 
+/* contact i has no impulse (idle: cone region 0); J' gamma skips it (it would add zeros) */
+SAP_HD int SAPT(sapw_contactIdle)(const SAPT(sapProblem)* P, int i, const SAP_REAL* gam) {
+  const SAP_REAL* g = gam + (long)P->cd * i;
+  for (int r = 0; r < P->cd; r++)
+    if (g[r] != 0) return 0;
+  return 1;
+}
+
 /* out = J' gamma + S' gamma_s (nv) */
 SAP_HD void SAPT(sapw_generalizedImpulse)(const SAPT(sapProblem)* P, const SAP_REAL* gam, SAP_REAL* out) {
   const sapModel* m = P->m;
@@ -228,7 +236,7 @@ SAP_HD void SAPT(sapw_generalizedImpulse)(const SAPT(sapProblem)* P, const SAP_R
   if (P->nc > 0) {
     for (int k = 0; k < 6 * m->nbody; k++) P->body6[k] = 0;
     for (int i = 0; i < P->nc; i++)
-      for (int s = 0; s < 2; s++) {
+      for (int s = 0; s < 2 && !SAPT(sapw_contactIdle)(P, i, gam); s++) {
         SAP_REAL F[6];
         SAP_REAL* Fb = P->body6 + 6 * SAPT(sapw_contactWrench)(P, i, s, gam, F);
         for (int k = 0; k < 6; k++) Fb[k] += F[k];

@@ -37,7 +37,7 @@ SAP_DEV void SAPT(sapv_generalizedImpulse)(const SAPT(sapProblem)* P, const SAP_
       SAP_REAL acc[6] = {0, 0, 0, 0, 0, 0};
       for (int i = 0; i < P->nc; i++)
         for (int s = 0; s < 2; s++)
-          if (m->geom_bodyid[P->con_geom[2 * i + s]] == b) {
+          if (m->geom_bodyid[P->con_geom[2 * i + s]] == b && !SAPT(sapw_contactIdle)(P, i, gam)) {
             SAP_REAL F[6];
             SAPT(sapw_contactWrench)(P, i, s, gam, F);
             for (int k = 0; k < 6; k++) acc[k] += F[k];
@@ -81,7 +81,7 @@ SAP_DEV SAP_REAL SAPT(sapv_evaluate)(SAPT(sapProblem)* P, int lane) {
  * entries: one writer each) */
 /* contact c's J_c' G_c J_c into H, G (cd x cd) held by every lane */
 SAP_DEV void SAPT(sapv_contactHessianAdd)(SAPT(sapProblem)* P, int c, SAP_REAL* G, int lane) {
-  SAPT(sapw_contactHessian)(P, c, G);  // every lane: the same cd x cd
+  if (!SAPT(sapw_contactHessian)(P, c, G)) return;  // every lane: the same cd x cd; idle: G = 0
   int n = lane == 0 ? SAPT(sapw_contactChain)(P, c) : 0;
   n = __shfl_sync(0xffffffffu, n, 0);
   __syncwarp();
@@ -349,8 +349,8 @@ SAP_DEV int SAPT(sapv_buildWorld)(const sapModel* m, const sapData* d, int w, co
 }
 
 /* the solve's outputs: vnext (when the world has constraints) and the diagnostics */
-SAP_DEV void SAPT(sapv_writeResult)(const sapData* d, int w, const SAPT(sapProblem)* P, const sapSolveStats* st,
-                                    int solved, int lane) {
+SAP_DEV void SAPT(sapv_writeResult)(const sapData* d, int w, const sapSolveParams* prm, const SAPT(sapProblem)* P,
+                                    const sapSolveStats* st, int solved, int lane) {
   double* vnext = d->vnext + (long)w * P->nv;
   for (int j = lane; j < P->nv; j += SAPV_LANES) vnext[j] = solved ? (double)P->v[j] : P->vstar[j];
   if (lane == 0) {
@@ -361,6 +361,9 @@ SAP_DEV void SAPT(sapv_writeResult)(const sapData* d, int w, const SAPT(sapProbl
     d->world_flags[w] = (d->world_flags[w] & ~(SAP_WORLD_CONVERGED | SAP_WORLD_MAXITER | SAP_WORLD_LSFAIL |
                                               SAP_WORLD_FACTORFAIL)) | st->flags;
   }
+  __syncwarp();  // vnext written by every lane
+  if (lane == 0) SAPT(sapw_overflowFlag)(P->m, d, w, P, vnext, prm->h);
+  __syncwarp();
 }
 
 /* solve world w on one warp (sapw_solveWorld), the whole Newton loop in this call; a world
@@ -373,7 +376,7 @@ SAP_DEV void SAPT(sapv_solveWorld)(const sapModel* m, const sapData* d, int w, c
   int solved = SAPT(sapv_buildWorld)(m, d, w, prm, &P, lane) > 0;
   P.Lfast = Lfast;
   if (solved) SAPT(sapv_newton)(&P, prm, &st, lane);
-  SAPT(sapv_writeResult)(d, w, &P, &st, solved, lane);
+  SAPT(sapv_writeResult)(d, w, prm, &P, &st, solved, lane);
 }
 
 /* ---- per-iteration launches (newton_loop=while or fixed; kernels/solve.cu) -----------------
@@ -486,5 +489,5 @@ SAP_DEV void SAPT(sapv_loopFinish)(const sapModel* m, const sapData* d, int w, c
   SAPT(sapLoop) lp;
   if (SAPT(sapv_loopLoad)(m, d, w, prm, &P, &lp) && !SAPT(sapv_newtonStop)(&P, prm, &lp, lane))
     lp.st.flags |= SAP_WORLD_MAXITER;  // still iterating when the launches ran out
-  SAPT(sapv_writeResult)(d, w, &P, &lp.st, lp.solve, lane);
+  SAPT(sapv_writeResult)(d, w, prm, &P, &lp.st, lp.solve, lane);
 }

@@ -226,6 +226,57 @@ SAP_HD void SAPT(sapw_worldProblem)(const sapModel* m, const sapData* d, int w, 
   P->nc = nc > 0 ? nc : 0;
 }
 
+/* Contacts dropped by the capacity (collision.h sapw_pushContact keeps the deepest) that are
+ * idle at the answer x cost nothing: a contact has no impulse in cone region 0,
+ * vn >= vhat_n + mu |vt| with vhat_n = -phi/(h + taud) (sap_cone_t.h; up to SAP's 1e-7 soft-norm
+ * term). If S bounds the relative speed of two geoms at any point within their inflated
+ * bounding spheres, vn >= -S and |vt| <= S, so every dropped contact is idle when
+ *   S <= min phi/(1 + mu) / (h + max taud)       (over the dropped contacts, sapData.con_drop).
+ * S is the sum of the two largest speed bounds s_g = |v(x_g)| + |omega| (rbound_g + 2 detect_g)
+ * of the geoms on moving bodies, from the body velocities of x (a moving plane or heightfield
+ * has no bound: not shown). Returns 1 when shown; the caller clears the overflow flag then, so
+ * SAP_WORLD_CONTACT_OVERFLOW means "a dropped contact may push". x goes through P->dv. */
+SAP_HD int SAPT(sapw_droppedIdle)(const sapModel* m, const sapData* d, int w, const SAPT(sapProblem)* P, const double* x,
+                                  double h) {
+  const double* drop = d->con_drop + 2 * w;
+  double q = drop[0] / (h + drop[1]);
+  if (!(q > 0)) return 0;
+  for (int j = 0; j < P->nv; j++) P->dv[j] = (SAP_REAL)x[j];
+  for (int b = 0; b < m->nbody; b++)
+    for (int k = 0; k < 6; k++) SAPT(sapw_bodyVelocity)(P, P->dv, b, k);
+  double s1 = 0, s2 = 0;  // the two largest s_g
+  for (int g = 0; g < m->ngeom; g++) {
+    int b = m->geom_bodyid[g];
+    if (sapw_bodyLastDof(m, b) < 0) continue;
+    if (!(m->geom_rbound[g] > 0)) return 0;
+    double V[6];  // [omega; v at cref] in double
+    for (int k = 0; k < 6; k++) V[k] = (double)P->body6[6 * b + k];
+    const double* xg = d->geom_xpos + ((long)w * m->ngeom + g) * 3;
+    double r[3], u[3], om = 0, vv = 0;
+    for (int k = 0; k < 3; k++) r[k] = xg[k] - P->cref[3 * b + k];
+    u[0] = V[3] + V[1] * r[2] - V[2] * r[1];
+    u[1] = V[4] + V[2] * r[0] - V[0] * r[2];
+    u[2] = V[5] + V[0] * r[1] - V[1] * r[0];
+    for (int k = 0; k < 3; k++) {
+      vv += u[k] * u[k];
+      om += V[k] * V[k];
+    }
+    double s = sqrt(vv) + sqrt(om) * (m->geom_rbound[g] + 2 * m->geom_detect[g]);
+    s *= 1 + 1e-5;  // the body velocities' rounding (fp32 objective)
+    if (s > s1) { s2 = s1; s1 = s; }
+    else if (s > s2) s2 = s;
+  }
+  return s1 + s2 <= q;
+}
+
+/* the overflow flag of world w after its solve with answer x (sapw_droppedIdle) */
+SAP_HD void SAPT(sapw_overflowFlag)(const sapModel* m, const sapData* d, int w, const SAPT(sapProblem)* P,
+                                    const double* x, double h) {
+  if (d->ncon_dropped[w] <= 0) return;
+  if (SAPT(sapw_droppedIdle)(m, d, w, P, x, h)) d->world_flags[w] &= ~SAP_WORLD_CONTACT_OVERFLOW;
+  else d->world_flags[w] |= SAP_WORLD_CONTACT_OVERFLOW;
+}
+
 /* solve world w: assemble, Newton, write vnext and the diagnostics */
 SAP_HD void SAPT(sapw_solveWorld)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm) {
   int nv = m->nv;
@@ -256,4 +307,5 @@ SAP_HD void SAPT(sapw_solveWorld)(const sapModel* m, const sapData* d, int w, co
   d->ls_eval[w] = st.ls_evals;
   d->world_flags[w] = (d->world_flags[w] & ~(SAP_WORLD_CONVERGED | SAP_WORLD_MAXITER | SAP_WORLD_LSFAIL |
                                             SAP_WORLD_FACTORFAIL)) | st.flags;
+  SAPT(sapw_overflowFlag)(m, d, w, &P, vnext, prm->h);
 }

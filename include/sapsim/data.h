@@ -15,7 +15,8 @@ enum {
   SAP_WORLD_MAXITER = 1 << 1,          /* the Newton loop hit its iteration cap */
   SAP_WORLD_LSFAIL = 1 << 2,           /* a line search failed */
   SAP_WORLD_NONFINITE = 1 << 3,        /* state became non-finite: the world is frozen */
-  SAP_WORLD_CONTACT_OVERFLOW = 1 << 4, /* more contacts than ncon_max: deepest kept */
+  SAP_WORLD_CONTACT_OVERFLOW = 1 << 4, /* more contacts than ncon_max (deepest kept) and a dropped
+                                          one may push at the answer (not shown idle) */
   SAP_WORLD_BADINPUT = 1 << 5,         /* non-finite control or applied force: this step was
                                           refused, the world kept its state */
   SAP_WORLD_FACTORFAIL = 1 << 6        /* the Newton matrix H had a non-positive pivot: the solve
@@ -73,6 +74,8 @@ typedef struct sapData {
   /* contacts (collision pipeline output, deterministic order) */
   int* ncon;              /* (nworld)              live contacts */
   int* ncon_dropped;      /* (nworld)              contacts dropped by capacity */
+  double* con_drop;       /* (nworld x 2)          of the dropped contacts: min phi / (1 + mu), max taud
+                                                   (the solve's proof that they stay idle) */
   int* con_geom;          /* (nworld x ncon_max x 2) geom ids (geom 0, geom 1) */
   double* con_pos;        /* (nworld x ncon_max x 6) witness points on geom 0 and geom 1 (margin-inflated surfaces) */
   double* con_frame;      /* (nworld x ncon_max x 9) rows t1, t2, n; n from geom 0 to geom 1 */

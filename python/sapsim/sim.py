@@ -93,7 +93,7 @@ class WorldFlag(enum.IntFlag):
     MAXITER = 1 << 1  #: the Newton loop hit its iteration cap
     LSFAIL = 1 << 2  #: a line search failed
     NONFINITE = 1 << 3  #: the state became non-finite: the world is frozen until reset/set
-    CONTACT_OVERFLOW = 1 << 4  #: more contacts than ncon_max: the deepest were kept
+    CONTACT_OVERFLOW = 1 << 4  #: contacts beyond ncon_max were dropped (deepest kept) and one may push
     BADINPUT = 1 << 5  #: a non-finite control or applied force was rejected
     FACTORFAIL = 1 << 6  #: the Newton matrix had a non-positive pivot
 

@@ -1,0 +1,95 @@
+/* Contacts beyond the capacity ncon_max (the deepest are kept, kernels/collision.h) and the
+ * overflow flag (kernels/sap_world_t.h sapw_droppedIdle): the flag is cleared only when every
+ * dropped contact is shown idle at the answer (cone region 0), so a world-step without the flag
+ * must be the step with every contact. Oracle: the same state stepped with a capacity that
+ * holds all contacts; each step of the small-capacity sim starts from the large one's state.
+ * Scenes: the settled cube pile (its 324 speculative side and edge contacts dropped and shown
+ * idle), and a cube thrown down onto a resting one with a capacity of 4 (its closing contacts
+ * dropped: flagged, and the answer does differ). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fixture.h"
+
+typedef struct {
+  int steps, dropped, shown_idle, flagged, differ;
+  double worst_idle;  /* largest |dv| / max |v| in steps shown idle */
+} Tally;
+
+static Tally lockstep(const char* scene, const char* opts_small, const char* opts_big, int n) {
+  Tally t = {0, 0, 0, 0, 0, 0};
+  sapSim* a = fx_sim(scene, 1, opts_big);
+  sapSim* b = fx_sim(scene, 1, opts_small);
+  if (!a || !b) goto done;
+  int nq = sap_model(a)->nq, nv = sap_model(a)->nv;
+  double *q = malloc(sizeof(double) * (nq + 3 * nv)), *v = q + nq, *va = v + nv, *vb = va + nv;
+  for (int k = 0; k < n; k++) {
+    sap_get(a, SAP_FIELD_QPOS, NULL, 1, q);
+    sap_get(a, SAP_FIELD_QVEL, NULL, 1, v);
+    sap_set(b, SAP_FIELD_QPOS, NULL, 1, q);
+    sap_set(b, SAP_FIELD_QVEL, NULL, 1, v);
+    CHECK(sap_step(a, 1) == SAP_OK && sap_step(b, 1) == SAP_OK, "step: %s", sap_lastError());
+    sapWorldInfo ia, ib;
+    sap_worldInfo(a, NULL, 1, &ia);
+    sap_worldInfo(b, NULL, 1, &ib);
+    CHECK(ia.ncon_dropped == 0, "%s: the large capacity dropped contacts", scene);
+    sap_get(a, SAP_FIELD_QVEL, NULL, 1, va);
+    sap_get(b, SAP_FIELD_QVEL, NULL, 1, vb);
+    double scale = 1e-3, e = 0;
+    for (int j = 0; j < nv; j++) scale = fmax(scale, fabs(va[j]));
+    for (int j = 0; j < nv; j++) e = fmax(e, fabs(va[j] - vb[j]) / scale);
+    int flag = (ib.flags & SAP_WORLD_CONTACT_OVERFLOW) != 0;
+    t.steps++;
+    t.dropped += ib.ncon_dropped > 0;
+    t.flagged += flag;
+    t.differ += e > 1e-6;
+    if (ib.ncon_dropped > 0 && !flag) {
+      t.shown_idle++;
+      t.worst_idle = fmax(t.worst_idle, e);
+    }
+    CHECK(flag == 0 || ib.ncon_dropped > 0, "%s step %d: flagged without a dropped contact", scene, k);
+    CHECK(!(e > 1e-6 && !flag), "%s step %d: differs by %g from the full list without the overflow flag "
+          "(%d dropped)", scene, k, e, ib.ncon_dropped);
+  }
+  free(q);
+done:
+  sap_free(a);
+  sap_free(b);
+  return t;
+}
+
+static void report(const char* name, Tally t) {
+  fprintf(stderr, "  %s: %d steps, %d with drops, %d shown idle (worst |dv|/|v| %.2g), %d flagged, %d differ\n",
+          name, t.steps, t.dropped, t.shown_idle, t.worst_idle, t.flagged, t.differ);
+}
+
+/* the pile with its default capacity (120): 444 contacts once settled, 108 push */
+static void test_pile_default_capacity(void) {
+  Tally t = lockstep("scenes/box_pile.xml", "preset=approx64 optimality_rel_tol=1e-10",
+                     "preset=approx64 optimality_rel_tol=1e-10 ncon_max=512", 300);
+  report("pile", t);
+  CHECK(t.dropped == t.steps, "pile: %d of %d steps dropped contacts", t.dropped, t.steps);
+  CHECK(t.shown_idle > t.steps / 2, "pile: only %d of %d steps shown idle", t.shown_idle, t.steps);
+}
+
+/* a cube thrown down at 3 m/s from 1.5 cm above a resting one, capacity 4: the resting cube's
+ * four floor contacts are deeper and kept, the closing ones dropped; they push (the answer
+ * differs from the full list's), so the flag must stay */
+static void test_closing_contacts_flagged(void) {
+  const char* xml =
+      "<mujoco><option timestep='0.005'/><worldbody><geom type='plane' size='2 2 .1'/>"
+      "<body pos='0 0 0.0499'><freejoint/><geom type='box' size='0.05 0.05 0.05' mass='1'/></body>"
+      "<body pos='0.01 0 0.165' euler='0 0 0.2'><freejoint/><geom type='box' size='0.04 0.06 0.05' mass='0.5'/></body>"
+      "</worldbody><keyframe><key qvel='0 0 0 0 0 0  0 0 -3 0 0 0'/></keyframe></mujoco>";
+  Tally t = lockstep(xml, "preset=approx64 optimality_rel_tol=1e-10 ncon_max=4",
+                     "preset=approx64 optimality_rel_tol=1e-10 ncon_max=64", 40);
+  report("thrown cube", t);
+  CHECK(t.differ > 0 && t.flagged >= t.differ, "thrown cube: %d steps differ, %d flagged", t.differ, t.flagged);
+}
+
+int main(void) {
+  RUN(test_pile_default_capacity);
+  RUN(test_closing_contacts_flagged);
+  return check_summary("test_capacity");
+}
