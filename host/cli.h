@@ -2,6 +2,7 @@
 #ifndef SAPSIM_HOST_CLI_H
 #define SAPSIM_HOST_CLI_H
 
+#include "options.h"
 #include "sapsim/sapsim.h"
 
 /* common options of run / bench / ablate */
@@ -42,6 +43,5 @@ int sap_compareMain(sapCli* cli);  /* sapsim vs MuJoCo's mj_step (host/cli_compa
 int sap_ablateMain(int argc, char** argv);  /* parses its own flags (host/cli_ablate.c) */
 /* run bench/SCRIPT JSONL PNG with a python3 that has matplotlib (host/cli_plot.c) */
 int sapcli_plot(const char* script, const char* jsonl, const char* png);
-const char* sapo_valueName(const char* key, int value);
 
 #endif
