@@ -1,6 +1,8 @@
-/* Shared parts of the sapsim command-line tool (host/main.c, host/cli_common.c, host/cli_run.c, bench/bench.c). */
-#ifndef SAPSIM_HOST_CLI_H
-#define SAPSIM_HOST_CLI_H
+/* Shared parts of the sapsim command-line tool (host/cli/: main.c, common.c, run.c, bench.c,
+ * compare.c, ablate.c, plot.c, json.c). The tool sits above the library: it includes the public
+ * API and host/ headers, the library never includes host/cli/ (make check-layers). */
+#ifndef SAPSIM_HOST_CLI_CLI_H
+#define SAPSIM_HOST_CLI_CLI_H
 
 #include "options.h"
 #include "sapsim/sapsim.h"
@@ -39,9 +41,9 @@ void sapcli_randomCtrl(const sapModel* m, int nworld, double noise, unsigned lon
                        double* ctrl);
 int sap_benchMain(sapCli* cli);
 int sap_runMain(sapCli* cli);
-int sap_compareMain(sapCli* cli);  /* sapsim vs MuJoCo's mj_step (host/cli_compare.c) */
-int sap_ablateMain(int argc, char** argv);  /* parses its own flags (host/cli_ablate.c) */
-/* run bench/SCRIPT JSONL PNG with a python3 that has matplotlib (host/cli_plot.c) */
+int sap_compareMain(sapCli* cli);  /* sapsim vs MuJoCo's mj_step (compare.c) */
+int sap_ablateMain(int argc, char** argv);  /* parses its own flags (ablate.c) */
+/* run bench/SCRIPT JSONL PNG with a python3 that has matplotlib (plot.c) */
 int sapcli_plot(const char* script, const char* jsonl, const char* png);
 
 #endif
