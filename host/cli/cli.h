@@ -35,6 +35,16 @@ typedef struct {
   int format;           /* --format csv|binary|binary32 (sapFrameFormat) */
 } sapCli;
 
+/* the worlds' last step summed over worlds (sapWorldInfo): contacts, iterations, and how many
+ * worlds carry each flag; `flagged` counts worlds with a failure flag (sapcli_failed) */
+typedef struct {
+  long ncon, dropped, newton, ls;
+  int converged, maxiter, lsfail, factorfail, nonfinite, flagged;
+} sapcliTally;
+void sapcli_tally(const sapWorldInfo* info, int nworld, sapcliTally* t);
+/* a failure flag: iteration cap, line-search failure, factorization failure, non-finite */
+int sapcli_failed(unsigned flags);
+
 int sapcli_parse(int argc, char** argv, sapCli* cli, const char* cmd);
 int sapcli_keyframe(const sapModel* m, const sapCli* cli);
 void sapcli_randomCtrl(const sapModel* m, int nworld, double noise, unsigned long long seed,
