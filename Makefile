@@ -17,8 +17,10 @@ LDLIBS  += $(MJ_LINK) -lm -fopenmp
 BASE_CFLAGS := $(CFLAGS)
 TEST_LDLIBS = -llapacke -llapack -lblas
 
-CLI_SRC    := host/main.c $(wildcard host/cli_*.c) $(wildcard bench/*.c)
-HOST_SRC   := $(filter-out $(CLI_SRC),$(wildcard host/*.c))
+# the library is host/*.c (with kernels/); the sapsim tool (commands, bench, JSON writer) is
+# host/cli/, linked against libsapsim.a
+CLI_SRC    := $(wildcard host/cli/*.c)
+HOST_SRC   := $(wildcard host/*.c)
 HOST_OBJ   := $(HOST_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC   := $(wildcard tests/test_*.c)
 TEST_BIN   := $(TEST_SRC:%.c=$(BUILD)/%)

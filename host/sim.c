@@ -8,6 +8,7 @@
 #include "backend.h"
 #include "collision.h"
 #include "data_fields.h"
+#include "integrate.h"
 #include "kernels.h"
 #include "model.h"
 #include "sim.h"
@@ -26,11 +27,13 @@ static unsigned long long world_bytes(const sapModel* m, int ncon_max) {
   return n;
 }
 
-/* per-world scratch bytes: the largest stage-local need (free motion in fp64, collision's
- * broad phase, the SAP solve's problem in its precisions); stages run one after another
- * and share it */
+/* per-world scratch bytes: the largest stage-local need (free motion in fp64 and the
+ * integrator's backup, each its carve's size; collision's broad phase, the SAP solve's
+ * problem in its precisions); stages run one after another and share it */
 static long scratch_bytes(const sapModel* m, const sapOptions* o, int ncon_max) {
   long fm = (long)sizeof(double) * sapw_scratchFreeMotion_f64(m);
+  long integ = sapw_integrateScratchBytes(m);
+  fm = fm > integ ? fm : integ;
   long col = sapc_collisionScratchBytes(m);
   int lin = o->linear_solve_precision == SAP_FP32 ? 4 : 8;
   long sol = o->contact_solve_precision == SAP_FP32

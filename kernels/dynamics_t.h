@@ -8,9 +8,39 @@
  * (fp32 path: x_stored = cast64(fl32(x)), seed 002). */
 #define sreal SAP_REAL
 
-/* scratch layout per world (in sreal units) for the free-motion stage */
-SAP_HD int SAPT(sapw_scratchFreeMotion)(const sapModel* m) {
-  return m->nbody * 38 + m->nv * 8 + m->nv * m->nv;
+/* the free-motion stage's arrays in a world's scratch (sapw_freeMotion, sapv_freeMotion) */
+typedef struct {
+  sreal* cinert;  /* (nbody x 10) body inertias at cref */
+  sreal* crb;     /* (nbody x 10) composite inertias */
+  sreal* cvel;    /* (nbody x 6) */
+  sreal* cacc;    /* (nbody x 6) */
+  sreal* cfrc;    /* (nbody x 6) */
+  sreal* L;       /* (nv x nv) M + h D, then its Cholesky factor */
+  sreal* x;       /* (nv) the force, then the acceleration */
+} SAPT(sapFreeMotionScratch);
+
+/* carve the free-motion scratch from base into fs; returns its size in sreal units. With
+ * base NULL it only counts (the pointers stay NULL): sapw_scratchFreeMotion is this carve,
+ * so the size cannot disagree with the layout (tests/test_dynamics.c checks it with guard
+ * bytes) */
+SAP_HD long SAPT(sapw_freeMotionCarve)(const sapModel* m, sreal* base, SAPT(sapFreeMotionScratch)* fs) {
+  long n = 0, nv = m->nv, nb = m->nbody;
+#define SAPW_FM_TAKE(f, count) fs->f = base ? base + n : (sreal*)0, n += (count)
+  SAPW_FM_TAKE(cinert, 10 * nb);
+  SAPW_FM_TAKE(crb, 10 * nb);
+  SAPW_FM_TAKE(cvel, 6 * nb);
+  SAPW_FM_TAKE(cacc, 6 * nb);
+  SAPW_FM_TAKE(cfrc, 6 * nb);
+  SAPW_FM_TAKE(L, nv * nv);
+  SAPW_FM_TAKE(x, nv);
+#undef SAPW_FM_TAKE
+  return n;
+}
+
+/* scratch per world (in sreal units) of the free-motion stage: its carve over a null arena */
+SAP_HD long SAPT(sapw_scratchFreeMotion)(const sapModel* m) {
+  SAPT(sapFreeMotionScratch) fs;
+  return SAPT(sapw_freeMotionCarve)(m, (sreal*)0, &fs);
 }
 
 SAP_HD void SAPT(sapw_load3)(sreal* r, const double* a) { r[0] = (sreal)a[0]; r[1] = (sreal)a[1]; r[2] = (sreal)a[2]; }
@@ -476,14 +506,11 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
                                  double* cdof, double* qA, double* qfrc_bias,
                                  double* qfrc_passive, double* qfrc_actuator, double* vstar,
                                  sreal* scratch) {
-  int nv = m->nv, nb = m->nbody;
-  sreal* cinert = scratch;
-  sreal* crb = cinert + 10 * nb;
-  sreal* cvel = crb + 10 * nb;
-  sreal* cacc = cvel + 6 * nb;
-  sreal* cfrc = cacc + 6 * nb;
-  sreal* L = cfrc + 6 * nb;
-  sreal* x = L + nv * nv;
+  int nv = m->nv;
+  SAPT(sapFreeMotionScratch) fs;
+  SAPT(sapw_freeMotionCarve)(m, scratch, &fs);
+  sreal *cinert = fs.cinert, *crb = fs.crb, *cvel = fs.cvel, *cacc = fs.cacc, *cfrc = fs.cfrc, *L = fs.L,
+        *x = fs.x;
 
   SAPT(sapw_comPos)(m, xpos, xmat, xanchor, xaxis, cref, cdof);
   SAPT(sapw_cinert)(m, xipos, ximat, cref, cinert);

@@ -18,13 +18,10 @@ SAP_DEV int SAPT(sapv_freeMotion)(const sapModel* m, double h, int explicit_driv
                                   double* qfrc_passive, double* qfrc_actuator, double* vstar,
                                   sreal* scratch, int lane) {
   int nv = m->nv, nb = m->nbody;
-  sreal* cinert = scratch;  // the layout of sapw_freeMotion (sapw_scratchFreeMotion)
-  sreal* crb = cinert + 10 * nb;
-  sreal* cvel = crb + 10 * nb;
-  sreal* cacc = cvel + 6 * nb;
-  sreal* cfrc = cacc + 6 * nb;
-  sreal* L = cfrc + 6 * nb;
-  sreal* x = L + nv * nv;
+  SAPT(sapFreeMotionScratch) fs;  // the layout of sapw_freeMotion (its carve)
+  SAPT(sapw_freeMotionCarve)(m, scratch, &fs);
+  sreal *cinert = fs.cinert, *crb = fs.crb, *cvel = fs.cvel, *cacc = fs.cacc, *cfrc = fs.cfrc, *L = fs.L,
+        *x = fs.x;
 
   for (int b = lane; b < nb; b += SAPV_LANES)
     for (int k = 0; k < 3; k++) cref[3 * b + k] = xpos[3 * m->body_rootid[b] + k];

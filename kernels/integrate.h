@@ -24,6 +24,10 @@ SAP_HD void sapw_countIterations(const sapData* d, int w) {
   if (b > mx[1]) mx[1] = b;
 }
 
+/* bytes the integrator borrows at the start of a world's scratch: its backup of qpos, restored
+ * when the step's result is not finite (host/step.c integrate_world, kernels/dynamics.cu) */
+SAP_HD long sapw_integrateScratchBytes(const sapModel* m) { return (long)sizeof(double) * m->nq; }
+
 SAP_HD void sapw_integrate(const sapModel* m, int midpoint, double h, double* qpos,
                            const double* vn, const double* vnext) {
   for (int j = 0; j < m->njnt; j++) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fixture.h"
+#include "integrate.h"
 #include "kernels.h"
 #include "sim.h"
 
@@ -306,6 +307,64 @@ static void test_model_features_active(void) {
   remove(path);
 }
 
+/* the free-motion scratch size is its carve's: run the stage of world 0 over a buffer of
+ * exactly sapw_scratchFreeMotion sreals followed by guard bytes, all pre-filled with a pattern;
+ * the stage's last write must land on the buffer's last byte (the size is not larger than the
+ * layout: the hand count before, 38 nbody + 8 nv + nv^2, was 7 nv too large) and no guard byte
+ * may change (not smaller). Models from 2 to 40+ bodies, both precisions; the integrator's
+ * backup (nq doubles) must fit the world's scratch too */
+#define FM_GUARD 4096
+static int fm_touched_end(const unsigned char* buf, long n) {
+  long end = n;
+  while (end > 0 && buf[end - 1] == 0xA5) end--;
+  return (int)end;
+}
+
+static void fm_chain_xml(char* xml, int nlink) {
+  int n = sprintf(xml, "<mujoco><worldbody><body name='b0' pos='0 0 2'><freejoint/><geom size='.1'/>");
+  for (int i = 1; i < nlink; i++)
+    n += sprintf(xml + n, "<body pos='0 0 -.2'><joint type='%s' axis='%d %d 1'/><geom type='capsule' size='.05' fromto='0 0 0 0 0 -.2'/>",
+                 i % 3 == 0 ? "ball" : "hinge", i % 2, (i + 1) % 2);
+  for (int i = 1; i < nlink; i++) n += sprintf(xml + n, "</body>");
+  sprintf(xml + n, "</body></worldbody></mujoco>");
+}
+
+static void test_scratch_from_carve(void) {
+  static char chain[16384];
+  fm_chain_xml(chain, 40);
+  const char* scenes[] = {"scenes/box.xml", "scenes/cartpole.xml", "scenes/ant.xml", "scenes/humanoid.xml", chain};
+  for (int sc = 0; sc < 5; sc++) {
+    for (int fp32 = 0; fp32 < 2; fp32++) {
+      sapSim* s = fx_sim(scenes[sc], 1, fp32 ? "preset=approx32" : "preset=approx64");
+      if (!s) continue;
+      CHECK(sap_step(s, 1) == SAP_OK, "%s: step: %s", sc < 4 ? scenes[sc] : "chain", sap_lastError());
+      const sapModel* m = sap_model(s);
+      sapData* d = (sapData*)sap_data(s);
+      long n = fp32 ? (long)sizeof(float) * sapw_scratchFreeMotion_f32(m) : (long)sizeof(double) * sapw_scratchFreeMotion_f64(m);
+      unsigned char* buf = malloc(n + FM_GUARD);
+      memset(buf, 0xA5, n + FM_GUARD);
+      int nb = m->nbody, nv = m->nv;
+      int fail;
+#define FM_ARGS(T)                                                                                          \
+  m, 1e-3, 0, d->qpos, d->qvel, d->ctrl, d->qfrc_applied, d->xpos, d->xmat, d->xipos, d->ximat, d->xanchor,  \
+      d->xaxis, d->cref, d->cdof, d->qA, d->qfrc_bias, d->qfrc_passive, d->qfrc_actuator, d->vstar, (T*)buf
+      if (fp32) fail = sapw_freeMotion_f32(FM_ARGS(float));
+      else fail = sapw_freeMotion_f64(FM_ARGS(double));
+#undef FM_ARGS
+      CHECK(!fail, "%s fp%d: free motion failed", sc < 4 ? scenes[sc] : "chain", fp32 ? 32 : 64);
+      long end = fm_touched_end(buf, n + FM_GUARD);
+      long hand = (long)(fp32 ? sizeof(float) : sizeof(double)) * (38L * nb + 8L * nv + (long)nv * nv);
+      CHECK(end == n, "%s fp%d (nbody %d, nv %d): last byte written %ld, carve %ld bytes (hand count %ld)",
+            sc < 4 ? scenes[sc] : "chain", fp32 ? 32 : 64, nb, nv, end, n, hand);
+      CHECK((long)d->nscratch >= sapw_integrateScratchBytes(m) && (long)d->nscratch >= n,
+            "%s: scratch %ld bytes, integrator backup %ld, free motion %ld", sc < 4 ? scenes[sc] : "chain",
+            (long)d->nscratch, sapw_integrateScratchBytes(m), n);
+      free(buf);
+      sap_free(s);
+    }
+  }
+}
+
 int main(void) {
   mju_user_warning = NULL;
   RUN(test_oracle_fp64);
@@ -313,5 +372,6 @@ int main(void) {
   RUN(test_free_motion_residual);
   RUN(test_model_features);
   RUN(test_model_features_active);
+  RUN(test_scratch_from_carve);
   return check_summary("test_dynamics");
 }

@@ -130,7 +130,8 @@ typedef struct sapOptions {
   int retry_recover_steps;         /* clean steps at a reduced step before h again, [1, 10^6] (8) */
 } sapOptions;
 
-/* defaults: approx32, armijo_decay, every knob from the preset */
+/* defaults: approx32, armijo_decay, every knob from the preset (the option table of
+ * host/options.c; `sapsim help options` lists it) */
 void sap_optionsDefault(sapOptions* opt);
 
 /* set one option from text: "preset", "line_search", knob names and aliases of
@@ -138,13 +139,20 @@ void sap_optionsDefault(sapOptions* opt);
  * and bad values fail with SAP_ERR_OPTION and a message listing valid values. */
 sapStatus sap_optionsSet(sapOptions* opt, const char* key, const char* value);
 
+/* the value of one option as text that sap_optionsSet reads back to the same value: an enum
+ * knob's canonical name ("preset" while left to the preset), an integer, or a real (the
+ * shortest of 15 and 17 significant digits that reads back exactly; "nan" while left to the
+ * scene). SAP_ERR_OPTION for an unknown key, SAP_ERR_ARG when nbuf is too small. */
+sapStatus sap_optionsGet(const sapOptions* opt, const char* key, char* buf, int nbuf);
+
 /* parse "key=value" */
 sapStatus sap_optionsSetPair(sapOptions* opt, const char* key_equals_value);
 
 /* expand the preset: every -1/NaN knob takes its resolved value */
 sapStatus sap_optionsExpand(const sapOptions* opt, sapOptions* out);
 
-/* write the expanded options as "key=value" lines (for logs and benchmarks) */
+/* write the options as "key=value" lines, values as sap_optionsGet writes them (for logs and
+ * benchmarks) */
 int sap_optionsDescribe(const sapOptions* opt, char* buf, int nbuf);
 
 /* ---- model -------------------------------------------------------------------- */

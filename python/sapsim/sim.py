@@ -483,7 +483,7 @@ class Sim(ParamsMixin):
     @property
     def options(self) -> dict[str, Union[int, float, str]]:
         """The expanded options (preset knobs resolved) as ``{key: value}``; reals are
-        printed with 6 significant digits by the C library."""
+        printed by the C library as text that reads back to the same double."""
         buf = ctypes.create_string_buffer(8192)
         lib.sap_optionsDescribe(lib.sap_options(self._h.sim), buf, len(buf))
         pairs = (line.split("=", 1) for line in buf.value.decode().splitlines() if "=" in line)

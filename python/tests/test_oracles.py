@@ -18,7 +18,7 @@ M64 = (1 << 64) - 1
 
 
 def cli_controls(sim: sapsim.Sim, noise: float, seed: int) -> np.ndarray:
-    """The CLI's random controls (host/cli_common.c, sapcli_randomCtrl): xorshift64*
+    """The CLI's random controls (host/cli/common.c, sapcli_randomCtrl): xorshift64*
     uniforms in noise x the control range, centred. A mistake here cannot make the
     trajectory test pass, only fail."""
     lim = sim.model.array("actuator_ctrllimited")

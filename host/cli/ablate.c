@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "json.h"
 #include "model.h"
 
 #define ABL_MAXCONF 24
@@ -42,26 +43,6 @@ typedef struct {
   double sum_dv, sum_dq, sum_dcon, sum_vref, max_dv, max_dq;
   int max_dcon;
 } ablComparison;
-
-/* JSON number or null (NaN and inf are not JSON) */
-static const char* jnum(char* buf, double x) {
-  if (isfinite(x)) snprintf(buf, 32, "%.6g", x);
-  else snprintf(buf, 32, "null");
-  return buf;
-}
-
-/* s as the inside of a JSON string (quotes, backslashes, control characters escaped) */
-static const char* jstr(char* out, int nout, const char* s) {
-  int n = 0;
-  for (; *s && n < nout - 7; s++) {
-    unsigned char ch = (unsigned char)*s;
-    if (ch == '"' || ch == '\\') { out[n++] = '\\'; out[n++] = (char)ch; }
-    else if (ch < 0x20) n += snprintf(out + n, nout - n, "\\u%04x", ch);
-    else out[n++] = (char)ch;
-  }
-  out[n] = 0;
-  return out;
-}
 
 /* squared distance of two configurations, joint by joint; quaternions (free and
  * ball joints) contribute the rotation angle of qa^-1 qb, so the result is a
@@ -226,42 +207,58 @@ static void config_options(const ablArgs* a, const ablConfig* c, sapOptions* o) 
 
 /* ---- output --------------------------------------------------------------------- */
 
-static void emit(FILE* json, const char* line) {
+/* the expanded options as a nested object of strings (from sap_optionsDescribe) */
+static void options_json(sapjWriter* j, const sapOptions* o) {
+  char desc[8192];
+  sap_optionsDescribe(o, desc, sizeof(desc));
+  sapj_object(j, "options");
+  for (char* line = strtok(desc, "\n"); line; line = strtok(NULL, "\n")) {
+    char* eq = strchr(line, '=');
+    if (!eq) continue;
+    *eq = 0;
+    sapj_str(j, line, eq + 1);
+  }
+  sapj_close(j);
+}
+
+/* the line, or a note on stderr when it did not fit */
+static void emit(FILE* json, sapjWriter* j) {
+  const char* line = sapj_end(j);
+  if (!line) {
+    fprintf(stderr, "sapsim ablate: a JSON line passes %d bytes (labels too long?)\n", j->cap);
+    return;
+  }
   printf("%s\n", line);
   if (json) fprintf(json, "%s\n", line);
 }
 
-/* the expanded options as a JSON object of strings (from sap_optionsDescribe) */
-static void options_json(const sapOptions* o, char* out, int nout) {
-  char desc[4096];
-  sap_optionsDescribe(o, desc, sizeof(desc));
-  int n = snprintf(out, nout, "{");
-  int first = 1;
-  for (char* line = strtok(desc, "\n"); line && n < nout; line = strtok(NULL, "\n")) {
-    char* eq = strchr(line, '=');
-    if (!eq) continue;
-    *eq = 0;
-    n += snprintf(out + n, nout - n, "%s\"%s\":\"%s\"", first ? "" : ",", line, eq + 1);
-    first = 0;
-  }
-  if (n < nout) snprintf(out + n, nout - n, "}");
-}
-
 static void step_line(FILE* json, const ablConfig* c, const ablComparison* k, int step, double t) {
-  char line[2048], b[12][32];
+  char line[2048];
   const ablConfig *A = &c[k->a], *B = &c[k->b];
-  if (snprintf(line, sizeof(line),
-           "{\"type\":\"step\",\"comparison\":\"%s\",\"kind\":\"%s\",\"a\":\"%s\",\"b\":\"%s\","
-           "\"step\":%d,\"time\":%.6g,\"dv_mean\":%s,\"dv_max\":%s,\"dq_mean\":%s,\"dq_max\":%s,"
-           "\"dcon_mean\":%s,\"dcon_max\":%d,\"newton_a\":%s,\"newton_b\":%s,\"ls_a\":%s,"
-           "\"ls_b\":%s,\"contacts_a\":%s,\"contacts_b\":%s,\"step_s_a\":%.6g,\"step_s_b\":%.6g}",
-           k->name, k->kind, A->label, B->label, step, t, jnum(b[0], k->dv_mean),
-           jnum(b[1], k->dv_max), jnum(b[2], k->dq_mean), jnum(b[3], k->dq_max),
-           jnum(b[4], k->dcon_mean), k->dcon_max, jnum(b[5], A->newton), jnum(b[6], B->newton),
-           jnum(b[7], A->ls), jnum(b[8], B->ls), jnum(b[9], A->ncon), jnum(b[10], B->ncon),
-           A->step_s, B->step_s) < 0)
-    line[0] = 0;
-  emit(json, line);
+  sapjWriter j;
+  sapj_begin(&j, line, sizeof(line));
+  sapj_str(&j, "type", "step");
+  sapj_str(&j, "comparison", k->name);
+  sapj_str(&j, "kind", k->kind);
+  sapj_str(&j, "a", A->label);
+  sapj_str(&j, "b", B->label);
+  sapj_int(&j, "step", step);
+  sapj_num(&j, "time", t, 6);
+  sapj_num(&j, "dv_mean", k->dv_mean, 6);
+  sapj_num(&j, "dv_max", k->dv_max, 6);
+  sapj_num(&j, "dq_mean", k->dq_mean, 6);
+  sapj_num(&j, "dq_max", k->dq_max, 6);
+  sapj_num(&j, "dcon_mean", k->dcon_mean, 6);
+  sapj_int(&j, "dcon_max", k->dcon_max);
+  sapj_num(&j, "newton_a", A->newton, 6);
+  sapj_num(&j, "newton_b", B->newton, 6);
+  sapj_num(&j, "ls_a", A->ls, 6);
+  sapj_num(&j, "ls_b", B->ls, 6);
+  sapj_num(&j, "contacts_a", A->ncon, 6);
+  sapj_num(&j, "contacts_b", B->ncon, 6);
+  sapj_num(&j, "step_s_a", A->step_s, 6);
+  sapj_num(&j, "step_s_b", B->step_s, 6);
+  emit(json, &j);
 }
 
 /* ---- stepping ------------------------------------------------------------------- */
@@ -278,20 +275,16 @@ static int step_all(const sapModel* m, ablConfig* c, int nconf, int nworld) {
     }
     sapTimers tm;
     sap_timers(x->s, &tm);
-    long newton = 0, ls = 0, ncon = 0;
+    sapcliTally t;
+    sapcli_tally(x->info, nworld, &t);
     for (int w = 0; w < nworld; w++) {
-      newton += x->info[w].newton_iter;
-      ls += x->info[w].ls_iter;
-      ncon += x->info[w].ncon;
       if (x->info[w].newton_iter > x->max_newton) x->max_newton = x->info[w].newton_iter;
       if (x->info[w].ls_iter > x->max_ls) x->max_ls = x->info[w].ls_iter;
-      if (x->info[w].flags &
-          (SAP_WORLD_MAXITER | SAP_WORLD_LSFAIL | SAP_WORLD_FACTORFAIL | SAP_WORLD_NONFINITE))
-        x->ever_flagged[w] = 1;
+      if (sapcli_failed(x->info[w].flags)) x->ever_flagged[w] = 1;
     }
-    x->newton = (double)newton / nworld;
-    x->ls = (double)ls / nworld;
-    x->ncon = (double)ncon / nworld;
+    x->newton = (double)t.newton / nworld;
+    x->ls = (double)t.ls / nworld;
+    x->ncon = (double)t.ncon / nworld;
     x->step_s = tm.total;
     x->sum_newton += x->newton;
     x->sum_ls += x->ls;
@@ -395,47 +388,56 @@ static void table_summary(const ablConfig* c, int nconf, const ablComparison* k,
 
 /* ---- summaries (JSON) ------------------------------------------------------------- */
 
-static void summary_lines(FILE* json, const char* scene_path, const ablConfig* c, int nconf,
+static void summary_lines(FILE* json, const char* scene, const ablConfig* c, int nconf,
                           const ablComparison* k, int ncmp, int nstep, int nworld) {
-  static char line[8192], opts[6144];
-  char b[8][32], scene[1024];
-  jstr(scene, sizeof(scene), scene_path);
+  static char line[16384];
   for (int i = 0; i < nconf; i++) {
     const ablConfig* x = &c[i];
-    const sapOptions* o = sap_options(x->s);
-    options_json(o, opts, sizeof(opts));
     int flagged = 0;
-    for (int j = 0; j < nworld; j++) flagged += x->ever_flagged[j];
-    char override[128] = "null", base[128] = "null";
-    if (x->override[0]) snprintf(override, sizeof(override), "\"%s\"", x->override);
-    if (x->base >= 0) snprintf(base, sizeof(base), "\"%s\"", c[x->base].label);
-    if (snprintf(line, sizeof(line),
-             "{\"type\":\"config\",\"scene\":\"%s\",\"config\":\"%s\",\"preset\":\"%s\","
-             "\"override\":%s,\"base\":%s,"
-             "\"device\":\"%s\",\"nworld\":%d,\"nstep\":%d,\"newton_mean\":%s,\"newton_max\":%d,"
-             "\"ls_mean\":%s,\"ls_max\":%d,\"contacts_mean\":%s,\"step_s_mean\":%.6g,"
-             "\"steps_per_s\":%s,\"flagged_worlds\":%d,\"options\":%s}",
-             scene, x->label, x->preset, override, base, sap_deviceName(x->s), nworld, nstep,
-             jnum(b[0], x->sum_newton / nstep), x->max_newton, jnum(b[1], x->sum_ls / nstep),
-             x->max_ls, jnum(b[2], x->sum_ncon / nstep), x->sum_s / nstep,
-             jnum(b[3], x->sum_s > 0 ? (double)nworld * nstep / x->sum_s : NAN), flagged,
-             opts) < 0)
-      line[0] = 0;
-    emit(json, line);
+    for (int w = 0; w < nworld; w++) flagged += x->ever_flagged[w];
+    sapjWriter j;
+    sapj_begin(&j, line, sizeof(line));
+    sapj_str(&j, "type", "config");
+    sapj_str(&j, "scene", scene);
+    sapj_str(&j, "config", x->label);
+    sapj_str(&j, "preset", x->preset);
+    sapj_str(&j, "override", x->override[0] ? x->override : NULL);
+    sapj_str(&j, "base", x->base >= 0 ? c[x->base].label : NULL);
+    sapj_str(&j, "device", sap_deviceName(x->s));
+    sapj_int(&j, "nworld", nworld);
+    sapj_int(&j, "nstep", nstep);
+    sapj_num(&j, "newton_mean", x->sum_newton / nstep, 6);
+    sapj_int(&j, "newton_max", x->max_newton);
+    sapj_num(&j, "ls_mean", x->sum_ls / nstep, 6);
+    sapj_int(&j, "ls_max", x->max_ls);
+    sapj_num(&j, "contacts_mean", x->sum_ncon / nstep, 6);
+    sapj_num(&j, "step_s_mean", x->sum_s / nstep, 6);
+    sapj_num(&j, "steps_per_s", x->sum_s > 0 ? (double)nworld * nstep / x->sum_s : NAN, 6);
+    sapj_int(&j, "flagged_worlds", flagged);
+    options_json(&j, sap_options(x->s));
+    emit(json, &j);
   }
   for (int i = 0; i < ncmp; i++) {
     const ablComparison* x = &k[i];
-    if (snprintf(line, sizeof(line),
-             "{\"type\":\"comparison\",\"comparison\":\"%s\",\"kind\":\"%s\",\"a\":\"%s\",\"b\":\"%s\","
-             "\"nworld\":%d,\"nstep\":%d,\"dv_mean\":%s,\"dv_max\":%s,\"dv_final_mean\":%s,"
-             "\"dq_mean\":%s,\"dq_max\":%s,\"dq_final_mean\":%s,\"dcon_mean\":%s,\"dcon_max\":%d,"
-             "\"v_ref_mean\":%s}",
-             x->name, x->kind, c[x->a].label, c[x->b].label, nworld, nstep,
-             jnum(b[0], x->sum_dv / nstep), jnum(b[1], x->max_dv), jnum(b[2], x->dv_mean),
-             jnum(b[3], x->sum_dq / nstep), jnum(b[4], x->max_dq), jnum(b[5], x->dq_mean),
-             jnum(b[6], x->sum_dcon / nstep), x->max_dcon, jnum(b[7], x->sum_vref / nstep)) < 0)
-      line[0] = 0;
-    emit(json, line);
+    sapjWriter j;
+    sapj_begin(&j, line, sizeof(line));
+    sapj_str(&j, "type", "comparison");
+    sapj_str(&j, "comparison", x->name);
+    sapj_str(&j, "kind", x->kind);
+    sapj_str(&j, "a", c[x->a].label);
+    sapj_str(&j, "b", c[x->b].label);
+    sapj_int(&j, "nworld", nworld);
+    sapj_int(&j, "nstep", nstep);
+    sapj_num(&j, "dv_mean", x->sum_dv / nstep, 6);
+    sapj_num(&j, "dv_max", x->max_dv, 6);
+    sapj_num(&j, "dv_final_mean", x->dv_mean, 6);
+    sapj_num(&j, "dq_mean", x->sum_dq / nstep, 6);
+    sapj_num(&j, "dq_max", x->max_dq, 6);
+    sapj_num(&j, "dq_final_mean", x->dq_mean, 6);
+    sapj_num(&j, "dcon_mean", x->sum_dcon / nstep, 6);
+    sapj_int(&j, "dcon_max", x->max_dcon);
+    sapj_num(&j, "v_ref_mean", x->sum_vref / nstep, 6);
+    emit(json, &j);
   }
 }
 
@@ -485,8 +487,7 @@ int sap_ablateMain(int argc, char** argv) {
       goto done;
     }
   }
-  double dt = sap_options(c[0].s)->timestep;
-  if (isnan(dt)) dt = m->timestep;
+  double dt = sap_options(c[0].s)->timestep;  /* resolved: the scene's unless overridden */
   if (!cli->quiet) {
     fprintf(stderr, "ablate %s: %d worlds x %d steps, dt %g, device %s, start %s, ctrl noise %g, seed %llu\n",
             cli->scene, nworld, nstep, dt, sap_deviceName(c[0].s),

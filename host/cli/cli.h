@@ -1,7 +1,10 @@
-/* Shared parts of the sapsim command-line tool (host/main.c, host/cli_common.c, host/cli_run.c, bench/bench.c). */
-#ifndef SAPSIM_HOST_CLI_H
-#define SAPSIM_HOST_CLI_H
+/* Shared parts of the sapsim command-line tool (host/cli/: main.c, common.c, run.c, bench.c,
+ * compare.c, ablate.c, plot.c, json.c). The tool sits above the library: it includes the public
+ * API and host/ headers, the library never includes host/cli/ (make check-layers). */
+#ifndef SAPSIM_HOST_CLI_CLI_H
+#define SAPSIM_HOST_CLI_CLI_H
 
+#include "options.h"
 #include "sapsim/sapsim.h"
 
 /* common options of run / bench / ablate */
@@ -32,16 +35,25 @@ typedef struct {
   int format;           /* --format csv|binary|binary32 (sapFrameFormat) */
 } sapCli;
 
+/* the worlds' last step summed over worlds (sapWorldInfo): contacts, iterations, and how many
+ * worlds carry each flag; `flagged` counts worlds with a failure flag (sapcli_failed) */
+typedef struct {
+  long ncon, dropped, newton, ls;
+  int converged, maxiter, lsfail, factorfail, nonfinite, flagged;
+} sapcliTally;
+void sapcli_tally(const sapWorldInfo* info, int nworld, sapcliTally* t);
+/* a failure flag: iteration cap, line-search failure, factorization failure, non-finite */
+int sapcli_failed(unsigned flags);
+
 int sapcli_parse(int argc, char** argv, sapCli* cli, const char* cmd);
 int sapcli_keyframe(const sapModel* m, const sapCli* cli);
 void sapcli_randomCtrl(const sapModel* m, int nworld, double noise, unsigned long long seed,
                        double* ctrl);
 int sap_benchMain(sapCli* cli);
 int sap_runMain(sapCli* cli);
-int sap_compareMain(sapCli* cli);  /* sapsim vs MuJoCo's mj_step (host/cli_compare.c) */
-int sap_ablateMain(int argc, char** argv);  /* parses its own flags (host/cli_ablate.c) */
-/* run bench/SCRIPT JSONL PNG with a python3 that has matplotlib (host/cli_plot.c) */
+int sap_compareMain(sapCli* cli);  /* sapsim vs MuJoCo's mj_step (compare.c) */
+int sap_ablateMain(int argc, char** argv);  /* parses its own flags (ablate.c) */
+/* run bench/SCRIPT JSONL PNG with a python3 that has matplotlib (plot.c) */
 int sapcli_plot(const char* script, const char* jsonl, const char* png);
-const char* sapo_valueName(const char* key, int value);
 
 #endif

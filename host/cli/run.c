@@ -12,29 +12,22 @@
 /* the summary: throughput, the last step over worlds, and every world-step's flags summed over
  * the run (the last step alone hides rare events), the most contacts any world found in a step
  * (kept + dropped, the measure for sizing ncon_max), retries */
-static void print_summary(sapSim* s, const sapRunSummary* r) {
+static int print_summary(sapSim* s, const sapRunSummary* r) {
   int n = sap_nworld(s);
   sapWorldInfo* info = malloc(sizeof(sapWorldInfo) * n);
-  sap_worldInfo(s, NULL, n, info);
-  long ncon = 0, dropped = 0, newton = 0, ls = 0, conv = 0, maxit = 0, lsfail = 0, nonfinite = 0;
-  long factorfail = 0;
-  for (int w = 0; w < n; w++) {
-    ncon += info[w].ncon;
-    dropped += info[w].ncon_dropped;
-    newton += info[w].newton_iter;
-    ls += info[w].ls_iter;
-    conv += (info[w].flags & SAP_WORLD_CONVERGED) != 0;
-    maxit += (info[w].flags & SAP_WORLD_MAXITER) != 0;
-    lsfail += (info[w].flags & SAP_WORLD_LSFAIL) != 0;
-    nonfinite += (info[w].flags & SAP_WORLD_NONFINITE) != 0;
-    factorfail += (info[w].flags & SAP_WORLD_FACTORFAIL) != 0;
+  if (!info || sap_worldInfo(s, NULL, n, info) != SAP_OK) {
+    fprintf(stderr, "sapsim: %s\n", info ? sap_lastError() : "out of memory");
+    free(info);
+    return 1;
   }
+  sapcliTally t;
+  sapcli_tally(info, n, &t);
   printf("%d worlds x %ld steps in %.3f s on %s: %.0f world-steps/s (stopped by %s, time %.9g)\n", n, r->steps,
          r->step_s, sap_deviceName(s), r->world_steps_per_s, sap_runStopName(r->stop), r->time_max);
   printf("last step, over worlds: contacts %.2f (dropped %ld), newton iterations %.2f, "
-         "line-search iterations %.2f\n", (double)ncon / n, dropped, (double)newton / n, (double)ls / n);
-  printf("flags: converged %ld, max-iterations %ld, line-search-failure %ld, "
-         "factorization-failure %ld, non-finite %ld\n", conv, maxit, lsfail, factorfail, nonfinite);
+         "line-search iterations %.2f\n", (double)t.ncon / n, t.dropped, (double)t.newton / n, (double)t.ls / n);
+  printf("flags: converged %d, max-iterations %d, line-search-failure %d, "
+         "factorization-failure %d, non-finite %d\n", t.converged, t.maxiter, t.lsfail, t.factorfail, t.nonfinite);
   printf("all %.0f world-steps: not converged %ld, max-iterations %ld, line-search-failure %ld, "
          "factorization-failure %ld, non-finite %ld\n", r->world_steps, r->unconverged, r->flag_steps[1],
          r->flag_steps[2], r->flag_steps[6], r->flag_steps[3]);
@@ -51,6 +44,7 @@ static void print_summary(sapSim* s, const sapRunSummary* r) {
            info[w].flags, info[w].ncon, info[w].ncon_dropped, info[w].newton_iter, info[w].ls_iter,
            info[w].nfactor);
   free(info);
+  return 0;
 }
 
 int sap_runMain(sapCli* cli) {
@@ -73,8 +67,7 @@ int sap_runMain(sapCli* cli) {
   sap_optionsDescribe(sap_options(s), desc, sizeof(desc));
   if (!cli->quiet) {
     printf("scene %s: nq %d nv %d nbody %d ngeom %d nu %d, %d worlds, dt %g, device %s\n", cli->scene,
-           m->nq, m->nv, m->nbody, m->ngeom, m->nu, n, sap_options(s)->timestep == sap_options(s)->timestep
-               ? sap_options(s)->timestep : m->timestep, sap_deviceName(s));
+           m->nq, m->nv, m->nbody, m->ngeom, m->nu, n, sap_options(s)->timestep, sap_deviceName(s));
     for (char* line = strtok(desc, "\n"); line; line = strtok(NULL, "\n")) printf("  %s\n", line);
     fputs(sap_modelNotes(m), stdout);
   }
@@ -90,7 +83,7 @@ int sap_runMain(sapCli* cli) {
   ro.frame_every = fw ? cli->frame_every : 0;
   sapRunSummary sum;
   if (sap_run(s, &ro, &sum) != SAP_OK) goto fail;
-  print_summary(s, &sum);
+  if (print_summary(s, &sum)) goto done;
   if (fw) {
     long frames = sap_frameWriterFrames(fw);
     sapStatus st = sap_frameWriterClose(fw);

@@ -17,11 +17,21 @@
 #endif
 
 #include "cli.h"
+#include "json.h"
 
 static double now_s(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+/* the threads MuJoCo's peer run uses when the option threads is 0 (OpenMP's default) */
+static int max_threads(void) {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
 }
 
 static int cmp_int(const void* a, const void* b) { return *(const int*)a - *(const int*)b; }
@@ -107,7 +117,114 @@ static int stage_pass(const sapModel* m, const sapOptions* opt, int nworld, int 
   return rc;
 }
 
-/* one configuration: create, warm up, time, collect diagnostics, print JSON */
+/* what one configuration measured */
+typedef struct {
+  sapTimers tm;          /* the timed run's total, and per stage (GPU: from the stage pass) */
+  sapIterStats it;       /* iterations over every world-step of the timed run */
+  sapcliTally tally;     /* the worlds' last step */
+  double contacts_p95;   /* over worlds at the last step */
+  long long retries;     /* step retry (option retry_depth): substeps redone in the timed run */
+  double h_min;          /* and the smallest step any world took */
+} sapBenchResult;
+
+/* one configuration on s: warm up, time cli->steps steps, collect diagnostics. 0, or 1 (the
+ * library's error in sap_lastError), or 2 (reported here) */
+static int bench_measure(const sapCli* cli, const sapModel* m, sapSim* s, const sapOptions* opt, int nworld,
+                         int key, const double* ctrl, sapBenchResult* r) {
+  int warm = cli->steps / 10 < 1 ? 1 : cli->steps / 10;
+  /* the reset restores the keyframe's controls: set the random ones again for the timed run */
+  if (sap_reset(s, key, NULL) || (m->nu && sap_set(s, SAP_FIELD_CTRL, NULL, nworld, ctrl)) || sap_step(s, warm) ||
+      sap_reset(s, key, NULL) || (m->nu && sap_set(s, SAP_FIELD_CTRL, NULL, nworld, ctrl)) ||
+      sap_iterStatsClear(s) || sap_retryClear(s) || sap_step(s, cli->steps))
+    return 1;
+  sap_timers(s, &r->tm);
+  if (sap_iterStats(s, &r->it)) return 1;
+  if (sap_onGPU(s) && stage_pass(m, opt, nworld, key, ctrl, cli->steps, &r->tm)) return 1;
+  sapWorldInfo* info = malloc(sizeof(sapWorldInfo) * nworld);
+  sapWorldRetry* rt = malloc(sizeof(sapWorldRetry) * nworld);
+  int* ncon = malloc(sizeof(int) * nworld);
+  int rc = 1;
+  if (info && rt && ncon && sap_worldInfo(s, NULL, nworld, info) == SAP_OK &&
+      sap_worldRetry(s, NULL, nworld, rt) == SAP_OK) {
+    sapcli_tally(info, nworld, &r->tally);
+    r->retries = 0;
+    r->h_min = INFINITY;
+    for (int w = 0; w < nworld; w++) {
+      ncon[w] = info[w].ncon;
+      r->retries += rt[w].retries;
+      r->h_min = fmin(r->h_min, rt[w].h_min);
+    }
+    r->contacts_p95 = p95(ncon, nworld);
+    rc = 0;
+  } else {
+    fprintf(stderr, "\nsapsim bench: %s\n", info && rt && ncon ? sap_lastError() : "out of memory");
+    rc = 2;  /* reported */
+  }
+  free(info);
+  free(rt);
+  free(ncon);
+  return rc;
+}
+
+/* one JSON line (DESIGN.md §10; keys read by bench/plot_bench.py and python/tests) */
+static const char* bench_report(const sapCli* cli, sapSim* s, const char* variant, int nworld,
+                                const sapBenchResult* r, double sps, double mj_sps, char* line, int nline) {
+  const sapOptions* o = sap_options(s);
+  const sapTimers* tm = &r->tm;
+  double ns_per = 1e9 / ((double)nworld * cli->steps);  /* seconds -> ns per world-step */
+  sapjWriter j;
+  sapj_begin(&j, line, nline);
+  sapj_str(&j, "scene", cli->scene);
+  sapj_str(&j, "backend", sap_onGPU(s) ? "cuda" : "cpu");
+  sapj_str(&j, "device", sap_deviceName(s));
+#ifdef SAP_HAVE_CUDA
+  sapj_str(&j, "build", "gcc " __VERSION__ " + nvcc");
+#else
+  sapj_str(&j, "build", "gcc " __VERSION__);
+#endif
+  sapj_str(&j, "preset", sapo_valueName("preset", o->preset));
+  sapj_str(&j, "line_search", sapo_valueName("line_search", o->line_search));
+  sapj_str(&j, "variant", variant);
+  sapj_str(&j, "solve_kernel", sapo_valueName("solve_kernel", o->solve_kernel));
+  sapj_str(&j, "newton_loop", sapo_valueName("newton_loop", o->newton_loop));
+  sapj_str(&j, "linear_solver", sapo_valueName("linear_solver", o->linear_solver));
+  sapj_int(&j, "graph", o->graph);
+  sapj_int(&j, "contacts", o->contacts);
+  sapj_num(&j, "dt", o->timestep, 6);
+  sapj_int(&j, "nworld", nworld);
+  sapj_int(&j, "nstep", cli->steps);
+  sapj_num(&j, "steps_per_s", sps, 6);
+  sapj_num(&j, "ns_per_world_step", 1e9 / sps, 6);
+  const char* stage[5] = {"kinematics", "collision", "free_motion", "solve", "integrate"};
+  const double secs[5] = {tm->kinematics, tm->collision, tm->free_motion, tm->solve, tm->integrate};
+  sapj_object(&j, "stage_s");
+  for (int i = 0; i < 5; i++) sapj_num(&j, stage[i], secs[i], 6);
+  sapj_num(&j, "total", tm->total, 6);
+  sapj_close(&j);
+  sapj_object(&j, "stage_ns_per_world_step");
+  for (int i = 0; i < 5; i++) sapj_num(&j, stage[i], secs[i] * ns_per, 5);
+  sapj_close(&j);
+  sapj_num(&j, "contacts_mean", (double)r->tally.ncon / nworld, 4);
+  sapj_num(&j, "contacts_p95", r->contacts_p95, 6);
+  sapj_int(&j, "contacts_dropped", r->tally.dropped);
+  sapj_num(&j, "newton_mean", r->it.newton_mean, 4);
+  sapj_num(&j, "newton_p95", r->it.newton_p95, 6);
+  sapj_num(&j, "newton_max", r->it.newton_max, 6);
+  sapj_num(&j, "ls_eval_mean", r->it.ls_mean, 4);
+  sapj_num(&j, "ls_eval_p95", r->it.ls_p95, 6);
+  sapj_num(&j, "ls_eval_max", r->it.ls_max, 6);
+  sapj_int(&j, "converged_worlds", r->tally.converged);
+  sapj_int(&j, "flagged_worlds", r->tally.flagged);
+  sapj_int(&j, "retry_depth", o->retry_depth);
+  sapj_int(&j, "retries", r->retries);
+  sapj_num(&j, "h_min", r->h_min, 6);
+  sapj_int(&j, "bytes_per_world", (long long)sap_bytesPerWorld(s));
+  sapj_num(&j, "mujoco_steps_per_s", cli->mujoco ? mj_sps : 0.0, 6);
+  sapj_num(&j, "ratio_vs_mujoco", cli->mujoco ? sps / mj_sps : 0.0, 4);
+  return sapj_end(&j);
+}
+
+/* one configuration: create, measure, MuJoCo beside it (once per nworld), the JSON line */
 static int bench_one(const sapCli* cli, const sapModel* m, const sapOptions* opt, const char* variant,
                      int nworld, FILE* json, double* mj_cache, sapBenchRow* row) {
   sapSim* s = NULL;
@@ -117,105 +234,41 @@ static int bench_one(const sapCli* cli, const sapModel* m, const sapOptions* opt
   }
   int key = sapcli_keyframe(m, cli);
   double* ctrl = calloc((size_t)nworld * m->nu + 1, sizeof(double));
-  sapcli_randomCtrl(m, nworld, cli->ctrl_noise, cli->seed, ctrl);
   int rc = 1;
-  if (sap_reset(s, key, NULL) || (m->nu && sap_set(s, SAP_FIELD_CTRL, NULL, nworld, ctrl))) goto fail;
-  int warm = cli->steps / 10 < 1 ? 1 : cli->steps / 10;
-  /* the reset restores the keyframe's controls: set the random ones again for the timed run */
-  if (sap_step(s, warm) || sap_reset(s, key, NULL) || (m->nu && sap_set(s, SAP_FIELD_CTRL, NULL, nworld, ctrl)) ||
-      sap_iterStatsClear(s) || sap_retryClear(s))
-    goto fail;
-  if (sap_step(s, cli->steps)) goto fail;
-  sapTimers tm;
-  sap_timers(s, &tm);
-  /* iterations over every world-step of the timed run (counted on the device on the GPU) */
-  sapIterStats it;
-  if (sap_iterStats(s, &it)) goto fail;
-  if (sap_onGPU(s) && stage_pass(m, opt, nworld, key, ctrl, cli->steps, &tm)) goto fail;
-
-  /* contacts and flags over worlds at the last step */
-  sapWorldInfo* info = malloc(sizeof(sapWorldInfo) * nworld);
-  int* ncon = malloc(sizeof(int) * nworld);
-  sap_worldInfo(s, NULL, nworld, info);
-  double mean_con = 0;
-  int conv = 0, flagged = 0, dropped = 0;
-  for (int w = 0; w < nworld; w++) {
-    ncon[w] = info[w].ncon;
-    mean_con += ncon[w];
-    conv += (info[w].flags & SAP_WORLD_CONVERGED) != 0;
-    flagged += (info[w].flags & (SAP_WORLD_MAXITER | SAP_WORLD_LSFAIL | SAP_WORLD_FACTORFAIL |
-                                   SAP_WORLD_NONFINITE)) != 0;
-    dropped += info[w].ncon_dropped;
+  sapBenchResult r;
+  if (!ctrl) {
+    fprintf(stderr, "\nsapsim bench: out of memory for %d worlds' controls\n", nworld);
+    goto done;
   }
-  mean_con /= nworld;
-  /* step retry (option retry_depth): substeps redone in the timed run, and
-   * the smallest step any world took */
-  sapWorldRetry* rt = malloc(sizeof(sapWorldRetry) * nworld);
-  long long retries = 0;
-  double h_min = INFINITY;
-  sap_worldRetry(s, NULL, nworld, rt);
-  for (int w = 0; w < nworld; w++) {
-    retries += rt[w].retries;
-    h_min = fmin(h_min, rt[w].h_min);
-  }
-  free(rt);
-
-  /* MuJoCo beside it (once per nworld) */
+  sapcli_randomCtrl(m, nworld, cli->ctrl_noise, cli->seed, ctrl);
+  int mr = bench_measure(cli, m, s, opt, nworld, key, ctrl, &r);
+  if (mr == 2) goto done;
+  if (mr) goto fail;
   int slot = 0;
   while (cli->worlds[slot] != nworld) slot++;
   if (cli->mujoco && isnan(mj_cache[slot]))
     mj_cache[slot] = mujoco_seconds(cli->scene, nworld, cli->steps, key, ctrl, opt->threads > 0
-                                    ? opt->threads : omp_get_max_threads());
-  double sps = (double)nworld * cli->steps / tm.total;
+                                    ? opt->threads : max_threads());
+  double sps = (double)nworld * cli->steps / r.tm.total;
   double mj_sps = cli->mujoco ? (double)nworld * cli->steps / mj_cache[slot] : NAN;
-
-  const sapOptions* o = sap_options(s);
-  double ns_per = 1e9 / ((double)nworld * cli->steps);  /* seconds -> ns per world-step */
   char line[4096];
-  int n = snprintf(line, sizeof(line),
-      "{\"scene\":\"%s\",\"backend\":\"%s\",\"device\":\"%s\",\"build\":\"%s\",\"preset\":\"%s\","
-      "\"line_search\":\"%s\",\"variant\":\"%s\",\"solve_kernel\":\"%s\",\"newton_loop\":\"%s\","
-      "\"linear_solver\":\"%s\",\"graph\":%d,\"contacts\":%d,\"dt\":%g,\"nworld\":%d,\"nstep\":%d,"
-      "\"steps_per_s\":%.6g,\"ns_per_world_step\":%.6g,"
-      "\"stage_s\":{\"kinematics\":%.6g,\"collision\":%.6g,\"free_motion\":%.6g,\"solve\":%.6g,"
-      "\"integrate\":%.6g,\"total\":%.6g},"
-      "\"stage_ns_per_world_step\":{\"kinematics\":%.5g,\"collision\":%.5g,\"free_motion\":%.5g,"
-      "\"solve\":%.5g,\"integrate\":%.5g},"
-      "\"contacts_mean\":%.4g,\"contacts_p95\":%g,\"contacts_dropped\":%d,\"newton_mean\":%.4g,"
-      "\"newton_p95\":%g,\"newton_max\":%g,\"ls_eval_mean\":%.4g,\"ls_eval_p95\":%g,\"ls_eval_max\":%g,"
-      "\"converged_worlds\":%d,\"flagged_worlds\":%d,\"retry_depth\":%d,\"retries\":%lld,\"h_min\":%g,"
-      "\"bytes_per_world\":%llu,"
-      "\"mujoco_steps_per_s\":%.6g,\"ratio_vs_mujoco\":%.4g}",
-      cli->scene, sap_onGPU(s) ? "cuda" : "cpu", sap_deviceName(s),
-#ifdef SAP_HAVE_CUDA
-      "gcc " __VERSION__ " + nvcc",
-#else
-      "gcc " __VERSION__,
-#endif
-      sapo_valueName("preset", o->preset), sapo_valueName("line_search", o->line_search), variant,
-      sapo_valueName("solve_kernel", o->solve_kernel), sapo_valueName("newton_loop", o->newton_loop),
-      sapo_valueName("linear_solver", o->linear_solver), o->graph, o->contacts, isnan(o->timestep) ? m->timestep : o->timestep, nworld, cli->steps, sps,
-      1e9 / sps, tm.kinematics, tm.collision, tm.free_motion, tm.solve, tm.integrate, tm.total,
-      tm.kinematics * ns_per, tm.collision * ns_per, tm.free_motion * ns_per, tm.solve * ns_per,
-      tm.integrate * ns_per,
-      mean_con, p95(ncon, nworld), dropped, it.newton_mean, it.newton_p95, it.newton_max, it.ls_mean,
-      it.ls_p95, it.ls_max, conv, flagged, o->retry_depth, retries, h_min,
-      sap_bytesPerWorld(s), cli->mujoco ? mj_sps : 0.0, cli->mujoco ? sps / mj_sps : 0.0);
-  (void)n;
+  if (!bench_report(cli, s, variant, nworld, &r, sps, mj_sps, line, sizeof(line))) {
+    fprintf(stderr, "\nsapsim bench: the JSON line passes %d bytes (scene path too long?)\n", (int)sizeof(line));
+    goto done;
+  }
   /* the progress bar shares the terminal with stdout: clear its line first */
   if (cli->progress && !cli->quiet && isatty(1) && isatty(2)) fprintf(stderr, "\r%*s\r", 110, "");
   printf("%s\n", line);
   fflush(stdout);
   if (json) fprintf(json, "%s\n", line);
+  const sapOptions* o = sap_options(s);
   row->steps_per_s = sps;
   row->mj_steps_per_s = mj_sps;
   row->nworld = nworld;
-  row->it = it;
+  row->it = r.it;
   snprintf(row->preset, sizeof(row->preset), "%s", sapo_valueName("preset", o->preset));
   snprintf(row->ls, sizeof(row->ls), "%s", sapo_valueName("line_search", o->line_search));
   snprintf(row->variant, sizeof(row->variant), "%.95s", variant);
-  free(info);
-  free(ncon);
   rc = 0;
   goto done;
 fail:

@@ -194,6 +194,27 @@ int sapcli_parse(int argc, char** argv, sapCli* cli, const char* cmd) {
   return 0;
 }
 
+int sapcli_failed(unsigned flags) {
+  return (flags & (SAP_WORLD_MAXITER | SAP_WORLD_LSFAIL | SAP_WORLD_FACTORFAIL | SAP_WORLD_NONFINITE)) != 0;
+}
+
+void sapcli_tally(const sapWorldInfo* info, int nworld, sapcliTally* t) {
+  memset(t, 0, sizeof(*t));
+  for (int w = 0; w < nworld; w++) {
+    unsigned f = info[w].flags;
+    t->ncon += info[w].ncon;
+    t->dropped += info[w].ncon_dropped;
+    t->newton += info[w].newton_iter;
+    t->ls += info[w].ls_iter;
+    t->converged += (f & SAP_WORLD_CONVERGED) != 0;
+    t->maxiter += (f & SAP_WORLD_MAXITER) != 0;
+    t->lsfail += (f & SAP_WORLD_LSFAIL) != 0;
+    t->factorfail += (f & SAP_WORLD_FACTORFAIL) != 0;
+    t->nonfinite += (f & SAP_WORLD_NONFINITE) != 0;
+    t->flagged += sapcli_failed(f);
+  }
+}
+
 /* keyframe to start from: --key NAME|ID|none, default the first one if any */
 int sapcli_keyframe(const sapModel* m, const sapCli* cli) {
   if (!cli->key_name) return m->nkey > 0 ? 0 : -1;

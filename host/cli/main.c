@@ -4,13 +4,16 @@
  *   sapsim bench SCENE [options]              throughput sweep, JSON lines, MuJoCo side by side
  *   sapsim compare SCENE [options]            sapsim and MuJoCo's mj_step from the same state and controls
  *   sapsim ablate SCENE [options]             presets and one-factor overrides in lockstep, divergence
- * Run `sapsim help` for the options. */
+ * Run `sapsim help` for the flags and options, `sapsim help options` for the options with
+ * a line on each (both printed from the option table, host/options.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "model.h"
+
+static void options_help(FILE* f, int docs);
 
 static void usage(FILE* f) {
   fprintf(f,
@@ -30,7 +33,7 @@ static void usage(FILE* f) {
           "  --preset P[,P...]            approx32 | approx64 | drake              [approx32]\n"
           "  --line-search L[,L...]       monotone_decay | armijo_decay | exact_root |\n"
           "                               newton_wolfe                             [armijo_decay]\n"
-          "  --set key=value              any option (see README), repeatable\n"
+          "  --set key=value              any option below, repeatable\n"
           "  --vary k=v[,v...]            bench: one more sweep axis over any options; a variant\n"
           "                               may set several, joined by +: newton_loop=kernel,\n"
           "                               newton_loop=while+linear_solver=cusolver\n"
@@ -55,6 +58,21 @@ static void usage(FILE* f) {
           "  --common key=value           applied to every configuration (repeatable)\n"
           "  --json FILE / --plot FILE.png  JSON lines to FILE (overwritten); divergence plot\n"
           "  --quiet                      less output\n");
+  options_help(f, 0);
+}
+
+/* the options of --set (sap_optionsSet), from the option table of host/options.c: key
+ * (alias), values or range, default; with docs, each row's one-line description */
+static void options_help(FILE* f, int docs) {
+  fprintf(f, "options (--set key=value, repeatable%s):\n", docs ? "" : "; `sapsim help options` describes each");
+  for (int i = 0; i < sapo_nkeys; i++) {
+    const sapoKey* e = &sapo_keys[i];
+    char values[256], def[96];
+    fprintf(f, "  %-24s %-30s default %s", e->key, sapo_valuesText(e, values, sizeof(values)),
+            sapo_defaultText(e, def, sizeof(def)));
+    if (e->alias) fprintf(f, "  (alias %s)", e->alias);
+    fprintf(f, docs ? "\n      %s\n" : "\n", e->doc);
+  }
 }
 
 static int info_main(const sapCli* cli) {
@@ -108,6 +126,10 @@ static int info_main(const sapCli* cli) {
 }
 
 int main(int argc, char** argv) {
+  if (argc == 3 && !strcmp(argv[1], "help") && !strcmp(argv[2], "options")) {
+    options_help(stdout, 1);
+    return 0;
+  }
   if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;

@@ -11,6 +11,7 @@
 #include <mujoco/mujoco.h>
 
 #include "cli.h"
+#include "json.h"
 
 /* worst |q_sap - q_mj| over hinge and slide joints, and over free-joint heights */
 static void differences(const mjModel* mj, const double* qs, const double* qm, double* dq, double* dz) {
@@ -87,15 +88,25 @@ int sap_compareMain(sapCli* cli) {
       printf("%8.3f %14.5f %14.5f %16.3e %16.3e\n", k * h, base_height(mj, qs), base_height(mj, md[0]->qpos),
              dq_step, dz_step);
   }
-  char zs[32], zm[32];  /* JSON null without a free-floating base */
-  double bs = base_height(mj, qs), bm = base_height(mj, md[0]->qpos);
-  snprintf(zs, sizeof(zs), isnan(bs) ? "null" : "%.6g", bs);
-  snprintf(zm, sizeof(zm), isnan(bm) ? "null" : "%.6g", bm);
-  printf("{\"scene\":\"%s\",\"nworld\":%d,\"nstep\":%d,\"dt\":%g,\"preset\":\"%s\",\"max_joint_diff\":%.6g,"
-         "\"mean_joint_diff\":%.6g,\"max_base_height_diff\":%.6g,\"final_base_z_sapsim\":%s,"
-         "\"final_base_z_mujoco\":%s}\n", cli->scene, n, cli->steps, h,
-         sapo_valueName("preset", sap_options(s)->preset), worst_q, nsum ? sum_q / nsum : 0.0, worst_z,
-         zs, zm);
+  /* the whole run as one JSON line; the base heights are null without a free-floating base */
+  char line[2048];
+  sapjWriter j;
+  sapj_begin(&j, line, sizeof(line));
+  sapj_str(&j, "scene", cli->scene);
+  sapj_int(&j, "nworld", n);
+  sapj_int(&j, "nstep", cli->steps);
+  sapj_num(&j, "dt", h, 6);
+  sapj_str(&j, "preset", sapo_valueName("preset", sap_options(s)->preset));
+  sapj_num(&j, "max_joint_diff", worst_q, 6);
+  sapj_num(&j, "mean_joint_diff", nsum ? sum_q / nsum : 0.0, 6);
+  sapj_num(&j, "max_base_height_diff", worst_z, 6);
+  sapj_num(&j, "final_base_z_sapsim", base_height(mj, qs), 6);
+  sapj_num(&j, "final_base_z_mujoco", base_height(mj, md[0]->qpos), 6);
+  if (!sapj_end(&j)) {
+    fprintf(stderr, "sapsim compare: the JSON line passes %d bytes (scene path too long?)\n", (int)sizeof(line));
+    goto done;
+  }
+  printf("%s\n", line);
   rc = 0;
   goto done;
 fail:
