@@ -524,10 +524,29 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
 
   for (int i = 0; i < nv; i++)
     x[i] = (sreal)(qfrc_applied[i] + qfrc_passive[i] + qfrc_actuator[i] - qfrc_bias[i]);
-  /* one thread per world: the unblocked factorization (block = nv) */
-  int fail = SAPT(sapw_cholFactor)(L, nv, nv, nv);
-  if (fail) return fail;
-  SAPT(sapw_cholSolve)(L, nv, nv, x);
+  /* one thread per world: the unblocked factorization, by dof trees. A is zero between two
+   * dofs unless one is an ancestor of the other (sapw_crbColumn), so each tree (the dofs
+   * below a dof without a parent dof, contiguous in MuJoCo's order) is a diagonal block that
+   * factors and solves on its own: the same operations as the whole matrix's factorization
+   * without its exact-zero terms, so the same bits, at sum n_t^3 instead of nv^3. A tree
+   * order that is not contiguous falls back to the whole matrix. */
+  int contiguous = 1;
+  for (int j = 0, t0 = 0; j < nv; j++) {
+    int p = m->dof_parentid[j];
+    if (p < 0) t0 = j;
+    else if (p < t0) contiguous = 0;
+  }
+  for (int t0 = 0; t0 < nv;) {
+    int t1 = t0 + 1;
+    if (!contiguous) t1 = nv;
+    else
+      while (t1 < nv && m->dof_parentid[t1] >= 0) t1++;
+    sreal* Lt = L + (long)t0 * nv + t0;
+    int fail = SAPT(sapw_cholFactor)(Lt, t1 - t0, nv, t1 - t0);
+    if (fail) return t0 + fail;
+    SAPT(sapw_cholSolve)(Lt, t1 - t0, nv, x + t0);
+    t0 = t1;
+  }
   for (int i = 0; i < nv; i++) vstar[i] = qvel[i] + h * (double)x[i];
   return 0;
 }

@@ -231,7 +231,7 @@ SAP_HD int SAPT(sapw_buildEquality)(const sapModel* m, const sapData* d, int w, 
   // 2 x kinetic energy v_n' A v_n, the scale of the curvature bias' cap
   const double* vn = d->qvel + (long)w * nv;
   double vav = 0;
-  for (int i = 0; i < nv && prm->eq_curvature; i++)
+  for (int i = 0; i < nv && prm->eq_curvature && m->neq > 0; i++)
     for (int j = 0; j < nv; j++) vav += vn[i] * P->A[(long)i * nv + j] * vn[j];
   for (int e = 0; e < m->neq; e++) {
     if (!active[e]) continue;

@@ -11,6 +11,15 @@ SAP_HD SAP_REAL SAPT(sapw_rowDot)(const double* row, const SAP_REAL* x, int n) {
   return s;
 }
 
+/* (A x)_i over dof i's tree block [tlo, thi) of the fp64 matrix A (nv x nv): the entries
+ * outside it are exact zeros, and so are the dense sum's terms skipped (the partial sum starts
+ * at +0 and adding +-0 changes no sum), so the result is the dense row's bit for bit for finite
+ * x (sapw_islands / sapw_islandsOne set the ranges) */
+SAP_HD SAP_REAL SAPT(sapw_treeDot)(const SAPT(sapProblem)* P, const double* A, int i, const SAP_REAL* x) {
+  int lo = P->tlo[i];
+  return SAPT(sapw_rowDot)(A + (long)i * P->nv + lo, x + lo, P->thi[i] - lo);
+}
+
 SAP_HD SAP_REAL SAPT(sapw_dot)(const SAP_REAL* a, const SAP_REAL* b, int n) {
   SAP_REAL s = 0;
   for (int j = 0; j < n; j++) s += a[j] * b[j];
@@ -85,6 +94,7 @@ SAP_HD void SAPT(sapw_constraints)(SAPT(sapProblem)* P, SAP_REAL alpha, int stor
 /* l(v) at P->v: vc = [J; S] v, gamma, r = A (v - v*), jc = J'gamma, grad = r - jc */
 SAP_HD SAP_REAL SAPT(sapw_evaluate)(SAPT(sapProblem)* P) {
   int nv = P->nv;
+  if (!P->nisl) SAPT(sapw_islandsOne)(P);
   SAPT(sapw_constraintVelocities)(P, P->v, P->vc);
   SAP_REAL lc;
   SAPT(sapw_constraints)(P, 0, 1, &lc, (SAP_REAL*)0, (SAP_REAL*)0);
@@ -92,7 +102,7 @@ SAP_HD SAP_REAL SAPT(sapw_evaluate)(SAPT(sapProblem)* P) {
   SAP_REAL mom = 0;
   for (int i = 0; i < nv; i++) P->dv[i] = P->v[i] - (SAP_REAL)P->vstar[i];
   for (int i = 0; i < nv; i++) {
-    P->r[i] = SAPT(sapw_rowDot)(P->A + (long)i * nv, P->dv, nv);
+    P->r[i] = SAPT(sapw_treeDot)(P, P->A, i, P->dv);
     mom += P->dv[i] * P->r[i];
   }
   P->mom = mom / 2;
@@ -149,7 +159,8 @@ SAP_HD void SAPT(sapw_hessianEntry)(SAPT(sapProblem)* P, const SAP_REAL* G, int 
 SAP_HD void SAPT(sapw_hessianRowOfContact)(SAPT(sapProblem)* P, const SAP_REAL* G, int p, int n) {
   int nv = P->nv, cd = P->cd, i = P->chain[p];
   const SAP_REAL* J = P->rows;
-  SAP_REAL* Hi = P->H + (long)i * nv;
+  SAP_REAL* Hi = SAPT(sapw_hRow)(P, i);  // row i of its island's block, columns by iloc
+  const int* loc = P->iloc;
   if (cd > 3) {
     SAP_REAL gi[SAP_CDIM_MAX];
     for (int b = 0; b < cd; b++) {
@@ -161,7 +172,7 @@ SAP_HD void SAPT(sapw_hessianRowOfContact)(SAPT(sapProblem)* P, const SAP_REAL* 
       if (j > i) continue;
       SAP_REAL h = 0;
       for (int b = 0; b < cd; b++) h += gi[b] * J[b * nv + j];
-      Hi[j] += h;
+      Hi[loc[j]] += h;
     }
     return;
   }
@@ -170,7 +181,7 @@ SAP_HD void SAPT(sapw_hessianRowOfContact)(SAPT(sapProblem)* P, const SAP_REAL* 
   const SAP_REAL *J0 = J, *J1 = J + nv, *J2 = J + 2 * nv;
   for (int q = 0; q < n; q++) {
     int j = P->chain[q];
-    if (j <= i) Hi[j] += gi[0] * J0[j] + gi[1] * J1[j] + gi[2] * J2[j];
+    if (j <= i) Hi[loc[j]] += gi[0] * J0[j] + gi[1] * J1[j] + gi[2] * J2[j];
   }
 }
 
@@ -183,17 +194,32 @@ SAP_HD void SAPT(sapw_hessianRow)(SAPT(sapProblem)* P, int s) {
   const double* val = P->sval + s * P->snz;
   for (int p = 0; p < P->snz && idx[p] >= 0; p++)
     for (int q = 0; q < P->snz && idx[q] >= 0; q++)
-      if (idx[q] <= idx[p]) P->H[idx[p] * P->nv + idx[q]] += g * (SAP_REAL)val[p] * (SAP_REAL)val[q];
+      if (idx[q] <= idx[p]) *SAPT(sapw_hAt)(P, idx[p], idx[q]) += g * (SAP_REAL)val[p] * (SAP_REAL)val[q];
 }
 
 /* H = A + sum_c J_c' G_c J_c + sum_s G_s S_s' S_s (lower triangle) with the constraint
- * Hessians G at P->vc; each contact's rows cover only the dofs of its two chains. An idle
- * contact (cone region 0: G = 0, e.g. a speculative one that is not closing) is skipped: it
- * would add exact zeros. */
+ * Hessians G at P->vc, one block per island (sapw_islands; one block of all dofs if none was
+ * split); each contact's rows cover only the dofs of its two chains. A enters by its tree
+ * blocks: an island of one tree is copied whole, one of several trees is cleared first (A is
+ * zero between trees). An idle contact (cone region 0: G = 0, e.g. a speculative one that is
+ * not closing) is skipped: it would add exact zeros. */
 SAP_HD void SAPT(sapw_hessian)(SAPT(sapProblem)* P) {
   int nv = P->nv;
-  for (int i = 0; i < nv; i++)
-    for (int j = 0; j <= i; j++) P->H[i * nv + j] = (SAP_REAL)P->A[i * nv + j];
+  if (!P->nisl) SAPT(sapw_islandsOne)(P);
+  for (int k = 0; k < P->nisl; k++) {
+    const int* dofs = P->idof + P->ibeg[k];
+    int n = P->ibeg[k + 1] - P->ibeg[k];
+    SAP_REAL* Hk = P->H + P->hoff[k];
+    if (P->thi[dofs[0]] - P->tlo[dofs[0]] != n)
+      for (int a = 0; a < n; a++)
+        for (int b = 0; b <= a; b++) Hk[a * n + b] = 0;
+    for (int a = 0; a < n; a++) {
+      int i = dofs[a];
+      const double* Ai = P->A + (long)i * nv;
+      SAP_REAL* Ha = Hk + (long)a * n;  // Ha[iloc[j]]: j of i's tree (all in island k)
+      for (int j = P->tlo[i]; j <= i; j++) Ha[P->iloc[j]] = (SAP_REAL)Ai[j];
+    }
+  }
   for (int c = 0; c < P->nc; c++) {
     SAP_REAL G[SAP_CDIM_MAX * SAP_CDIM_MAX];  // cd x cd; one thread per world here
     if (!SAPT(sapw_contactHessian)(P, c, G)) continue;
@@ -204,29 +230,41 @@ SAP_HD void SAPT(sapw_hessian)(SAPT(sapProblem)* P) {
   for (int s = 0; s < P->ns; s++) SAPT(sapw_hessianRow)(P, s);
 }
 
-/* dv = -H^-1 grad in the linear-solve precision; returns 0 or the failed pivot + 1 */
+/* dv = -H^-1 grad in the linear-solve precision, island by island: each island's block of H
+ * (at hoff[k], n_k x n_k) is factored where it lies in L (in place when H is L), its
+ * right-hand side at L + nv x nv + ibeg[k]; dofs in no island get dv = 0. One island of all
+ * dofs in order is the dense solve of H. Returns 0 or 1 + the dof (world index) of the first
+ * failed pivot. */
 SAP_HD int SAPT(sapw_direction)(SAPT(sapProblem)* P) {
-  int nv = P->nv, info;
-  if (P->lin_fp32) {
-    float* L = (float*)P->L;
-    float* x = L + nv * nv;
-    for (int i = 0; i < nv; i++) {
-      for (int j = 0; j <= i; j++) L[i * nv + j] = (float)P->H[i * nv + j];
-      x[i] = (float)-P->grad[i];
+  int nv = P->nv, info = 0;
+  for (int j = 0; j < nv; j++)
+    if (P->isl[j] < 0) P->dv[j] = 0;
+  for (int k = 0; k < P->nisl && !info; k++) {
+    const int* dofs = P->idof + P->ibeg[k];
+    int n = P->ibeg[k + 1] - P->ibeg[k];
+    const SAP_REAL* H = P->H + P->hoff[k];
+    if (P->lin_fp32) {
+      float* L = (float*)P->L + P->hoff[k];
+      float* x = (float*)P->L + (long)nv * nv + P->ibeg[k];
+      for (int i = 0; i < n; i++) {
+        for (int j = 0; j <= i; j++) L[i * n + j] = (float)H[i * n + j];
+        x[i] = (float)-P->grad[dofs[i]];
+      }
+      info = sapw_cholFactor_f32(L, n, n, SAP_CHOL_BLOCK);
+      if (!info) sapw_cholSolve_f32(L, n, n, x);
+      for (int i = 0; i < n; i++) P->dv[dofs[i]] = (SAP_REAL)x[i];
+    } else {
+      double* L = (double*)P->L + P->hoff[k];
+      double* x = (double*)P->L + (long)nv * nv + P->ibeg[k];
+      for (int i = 0; i < n; i++) {
+        for (int j = 0; j <= i; j++) L[i * n + j] = (double)H[i * n + j];
+        x[i] = (double)-P->grad[dofs[i]];
+      }
+      info = sapw_cholFactor_f64(L, n, n, SAP_CHOL_BLOCK);
+      if (!info) sapw_cholSolve_f64(L, n, n, x);
+      for (int i = 0; i < n; i++) P->dv[dofs[i]] = (SAP_REAL)x[i];
     }
-    info = sapw_cholFactor_f32(L, nv, nv, SAP_CHOL_BLOCK);
-    if (!info) sapw_cholSolve_f32(L, nv, nv, x);
-    for (int i = 0; i < nv; i++) P->dv[i] = (SAP_REAL)x[i];
-  } else {
-    double* L = (double*)P->L;
-    double* x = L + nv * nv;
-    for (int i = 0; i < nv; i++) {
-      for (int j = 0; j <= i; j++) L[i * nv + j] = (double)P->H[i * nv + j];
-      x[i] = (double)-P->grad[i];
-    }
-    info = sapw_cholFactor_f64(L, nv, nv, SAP_CHOL_BLOCK);
-    if (!info) sapw_cholSolve_f64(L, nv, nv, x);
-    for (int i = 0; i < nv; i++) P->dv[i] = (SAP_REAL)x[i];
+    if (info) info = dofs[info - 1] + 1;
   }
   return info;
 }
@@ -247,7 +285,8 @@ SAP_HD void SAPT(sapw_lineEval)(SAPT(sapProblem)* P, SAP_REAL alpha, SAP_REAL* p
  * fallback seed: one more pass over the constraints), else 0 */
 SAP_HD SAP_REAL SAPT(sapw_lineSetup)(SAPT(sapProblem)* P, int need_d2) {
   int nv = P->nv;
-  for (int i = 0; i < nv; i++) P->Adv[i] = SAPT(sapw_rowDot)(P->A + (long)i * nv, P->dv, nv);
+  if (!P->nisl) SAPT(sapw_islandsOne)(P);
+  for (int i = 0; i < nv; i++) P->Adv[i] = SAPT(sapw_treeDot)(P, P->A, i, P->dv);
   P->m1 = SAPT(sapw_dot)(P->dv, P->r, nv);
   P->m2 = SAPT(sapw_dot)(P->dv, P->Adv, nv);
   SAPT(sapw_constraintVelocities)(P, P->dv, P->dvc);
@@ -296,10 +335,11 @@ SAP_HD SAP_REAL SAPT(sapw_warmStart)(SAPT(sapProblem)* P, const sapSolveParams* 
 /* run the Newton loop from P->v; on return P->v holds the solution (or the last iterate) */
 SAP_HD void SAPT(sapw_newton)(SAPT(sapProblem)* P, const sapSolveParams* prm, sapSolveStats* st) {
   int nv = P->nv;
-  // p* = A v* (the momentum A v = A (v - v*) + p* of the optimality scale)
+  if (!P->nisl) SAPT(sapw_islandsOne)(P);  // no islands split: one dense block
+  // p* = A v* (the momentum A v = A (v - v*) + p* of the optimality scale), by tree blocks
   for (int i = 0; i < nv; i++) {
     SAP_REAL s = 0;
-    for (int j = 0; j < nv; j++) s += (SAP_REAL)P->A[(long)i * nv + j] * (SAP_REAL)P->vstar[j];
+    for (int j = P->tlo[i]; j < P->thi[i]; j++) s += (SAP_REAL)P->A[(long)i * nv + j] * (SAP_REAL)P->vstar[j];
     P->pstar[i] = s;
   }
   st->iters = st->ls_iters = st->nfactor = st->flags = st->ls_evals = 0;

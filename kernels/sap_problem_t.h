@@ -53,6 +53,16 @@ typedef struct SAPT(sapProblem) {
   SAP_REAL* body6;          /* (nbody x 6) body velocities or wrenches of the tree passes */
   SAP_REAL* rows;           /* (cd x nv) one contact's Jacobian rows, zero outside its chains */
   int* chain;               /* (nv) the dofs of one contact's chains */
+  /* islands (sap_island_t.h): the dofs split into connected components of the dof trees (A's
+     diagonal blocks) linked by contacts and scalar rows; H and L hold one block per island */
+  int nisl;                 /* islands; 0 until sapw_islands or sapw_islandsOne has run */
+  int* isl;                 /* (nv) island of each dof, -1: no constraint reaches its tree (dv = 0) */
+  int* iloc;                /* (nv) index of each dof in its island's block */
+  int* idof;                /* (nv) the dofs by island, ascending within each */
+  int* ibeg;                /* (nv + 1) island k's dofs: idof[ibeg[k] .. ibeg[k + 1]) */
+  int *tlo, *thi;           /* (nv) dof range [tlo, thi) of each dof's tree: A's nonzero block */
+  long* hoff;               /* (nv + 1) island k's n_k x n_k block of H (and of L) at hoff[k];
+                               the right-hand side at nv x nv + ibeg[k] */
   int lin_fp32;             /* the linear solve runs in fp32 */
   SAP_REAL mom;             /* momentum cost 1/2 (v - v*)' A (v - v*) at v */
   SAP_REAL m1, m2;          /* line coefficients dv' A (v - v*), dv' A dv */
@@ -71,6 +81,8 @@ SAP_HD long SAPT(sapw_problemBytes)(int nv, int nbody, int c, int cd, int ns, in
   SAPW_BLOCK(R * (SAP_CPAR_OF(cd) * (long)c + SAP_SPAR * ns));
   SAPW_BLOCK(R * 3 * (cd * (long)c + ns));          // vc, dvc, gam
   SAPW_BLOCK(4 * ((long)ns * snz + nv));             // sidx, chain
+  SAPW_BLOCK(4 * (6 * (long)nv + 1));                // isl, iloc, idof, tlo, thi, ibeg
+  SAPW_BLOCK(8 * ((long)nv + 1));                    // hoff
   SAPW_BLOCK(sizeof(SAPT(sapLoop)));                 // loop
 #undef SAPW_BLOCK
   return n;
@@ -91,6 +103,8 @@ SAP_HD void SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   SAPW_TAKE(P->cpar, SAP_REAL*, R * (SAP_CPAR_OF(cd) * (long)c + SAP_SPAR * ns));
   SAPW_TAKE(P->vc, SAP_REAL*, R * 3 * (cd * (long)c + ns));
   SAPW_TAKE(P->sidx, int*, 4 * ((long)ns * snz + nv));
+  SAPW_TAKE(P->isl, int*, 4 * (6 * (long)nv + 1));
+  SAPW_TAKE(P->hoff, long*, 8 * ((long)nv + 1));
   SAPW_TAKE(P->loop, SAPT(sapLoop)*, sizeof(SAPT(sapLoop)));
 #undef SAPW_TAKE
   SAP_REAL** vec[8] = {&P->r, &P->grad, &P->jc, &P->dv, &P->Adv, &P->pstar, &P->dscale, &P->rows};
@@ -103,6 +117,12 @@ SAP_HD void SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   P->nv = nv;
   P->snz = snz;
   P->Lfast = (void*)0;
+  P->iloc = P->isl + nv;
+  P->idof = P->iloc + nv;
+  P->tlo = P->idof + nv;
+  P->thi = P->tlo + nv;
+  P->ibeg = P->thi + nv;
+  P->nisl = 0;
 }
 
 /* ---- contact geometry ------------------------------------------------------------- */

@@ -202,12 +202,14 @@ SAP_HD double sapw_rowDotSparse(const sapRow* row, const double* x) {
 /* Newton and world assembly call both Cholesky and both weight precisions */
 #include "sap_f32.h"
 #include "sap_problem_t.h"
+#include "sap_island_t.h"
 #include "sap_newton_t.h"
 #include "sap_world_t.h"
 #include "sap_end.h"
 
 #include "sap_f64.h"
 #include "sap_problem_t.h"
+#include "sap_island_t.h"
 #include "sap_newton_t.h"
 #include "sap_world_t.h"
 #include "sap_end.h"

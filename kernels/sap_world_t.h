@@ -193,10 +193,12 @@ SAP_HD void SAPT(sapw_participation)(const sapModel* m, const sapData* d, int w,
   for (int s = 0; s < P->ns; s++)
     for (int k = s * P->snz; k < (s + 1) * P->snz && P->sidx[k] >= 0; k++)
       if (P->sval[k] != 0) flag[P->sidx[k]] = 1;
+  SAP_REAL* tree = P->body6;  // scratch flag per root body: a dof of its tree is flagged
+  for (int b = 0; b < m->nbody; b++) tree[b] = 0;
+  for (int j = 0; j < nv; j++)
+    if (flag[j] != 0) tree[m->body_rootid[m->dof_bodyid[j]]] = 1;
   for (int j = 0; j < nv; j++) {
-    int root = m->body_rootid[m->dof_bodyid[j]], part = 0;
-    for (int k = 0; k < nv && !part; k++)
-      part = flag[k] != 0 && m->body_rootid[m->dof_bodyid[k]] == root;
+    int part = tree[m->body_rootid[m->dof_bodyid[j]]] != 0;
     double a = P->A[(long)j * nv + j];
     P->dscale[j] = part ? (SAP_REAL)(1 / sqrt(a > 1e-12 ? a : 1e-12)) : 0;
     P->v[j] = part ? (SAP_REAL)qvel[j] : (SAP_REAL)P->vstar[j];
@@ -277,8 +279,10 @@ SAP_HD void SAPT(sapw_overflowFlag)(const sapModel* m, const sapData* d, int w, 
   else d->world_flags[w] |= SAP_WORLD_CONTACT_OVERFLOW;
 }
 
-/* solve world w: assemble, Newton, write vnext and the diagnostics */
-SAP_HD void SAPT(sapw_solveWorld)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm) {
+/* solve world w: assemble, split into islands (else one dense block: the tests' reference),
+ * Newton, write vnext and the diagnostics */
+SAP_HD void SAPT(sapw_solveWorldIslands)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
+                                         int islands) {
   int nv = m->nv;
   double* vnext = d->vnext + (long)w * nv;
   const double* vstar = d->vstar + (long)w * nv;
@@ -298,6 +302,7 @@ SAP_HD void SAPT(sapw_solveWorld)(const sapModel* m, const sapData* d, int w, co
     for (int j = 0; j < nv; j++) vnext[j] = vstar[j];
   } else {
     SAPT(sapw_participation)(m, d, w, &P);
+    if (islands) SAPT(sapw_islands)(m, &P);
     SAPT(sapw_newton)(&P, prm, &st);
     for (int j = 0; j < nv; j++) vnext[j] = (double)P.v[j];
   }
@@ -308,4 +313,8 @@ SAP_HD void SAPT(sapw_solveWorld)(const sapModel* m, const sapData* d, int w, co
   d->world_flags[w] = (d->world_flags[w] & ~(SAP_WORLD_CONVERGED | SAP_WORLD_MAXITER | SAP_WORLD_LSFAIL |
                                             SAP_WORLD_FACTORFAIL)) | st.flags;
   SAPT(sapw_overflowFlag)(m, d, w, &P, vnext, prm->h);
+}
+
+SAP_HD void SAPT(sapw_solveWorld)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm) {
+  SAPT(sapw_solveWorldIslands)(m, d, w, prm, 1);
 }

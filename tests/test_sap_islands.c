@@ -1,0 +1,436 @@
+/* Islands of the SAP solve (kernels/sap_island_t.h). Oracles:
+ *  - the partition against a brute-force reference built without the solver's tree ranges or
+ *    union-find: dofs linked by the body ancestor relation (walks up body_parentid: A's
+ *    sparsity), by each contact's two body chains to the world, by each scalar row's dofs;
+ *    components by depth-first search over the dense link matrix; members = the closure of the
+ *    participating and constrained dofs;
+ *  - the geometric one on random sphere scenes: components of the sphere overlap graph among
+ *    the spheres with a contact (the plane is the world and links nothing);
+ *  - known structures: separate objects, a connect equality and a fixed tendon linking trees;
+ *  - the dense Newton matrix of the unsplit path (one block, the path of the solve before
+ *    islands) is exactly zero between islands, and the island-wise step dv agrees with the
+ *    dense path's and with LAPACKE's solve of the dense matrix to rounding;
+ *  - 100 steps of a scene whose contacts come and go against the dense path (rounding);
+ *  - free fall of objects that touch nothing in a many-object scene against MuJoCo 4 and the
+ *    analytic semi-implicit Euler fall. */
+#include <lapacke.h>
+#include <mujoco/mujoco.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixture.h"
+#include "sap_solve.h"
+#include "sim.h"
+
+/* the problem of world w assembled as sapw_solveWorldIslands does up to the islands; 0 when
+ * the world has no constraint */
+static int assemble(sapSim* s, int w, const sapSolveParams* prm, sapProblem_f64* P) {
+  const sapModel* m = s->m;
+  sapw_worldProblem_f64(m, &s->d, w, prm, P);
+  for (int k = 0; k < P->cd * m->nv; k++) P->rows[k] = 0;
+  for (int i = 0; i < P->nc; i++) sapw_buildContact_f64(m, &s->d, w, i, prm, P);
+  int ns = sapw_buildDrives_f64(m, &s->d, w, prm, P);
+  ns += sapw_buildLimits_f64(m, &s->d, w, prm, P, ns);
+  ns += sapw_buildFriction_f64(m, &s->d, w, prm, P, ns);
+  ns += sapw_buildEquality_f64(m, &s->d, w, prm, P, ns);
+  P->ns = ns;
+  if (P->nc + P->ns == 0) return 0;
+  sapw_participation_f64(m, &s->d, w, P);
+  return 1;
+}
+
+/* body a is b or one of b's ancestors */
+static int is_ancestor(const sapModel* m, int a, int b) {
+  for (; b > 0; b = m->body_parentid[b])
+    if (a == b) return 1;
+  return a == b;
+}
+
+/* brute-force islands: comp[j] = the component id (smallest dof of it), -1 for a non-member */
+static void reference_islands(const sapModel* m, const sapProblem_f64* P, int* comp) {
+  int nv = m->nv;
+  char* link = (char*)calloc((size_t)nv * nv, 1);
+  char* seed = (char*)calloc(nv, 1);
+  for (int i = 0; i < nv; i++)
+    for (int j = 0; j < nv; j++) {
+      int bi = m->dof_bodyid[i], bj = m->dof_bodyid[j];
+      link[i * nv + j] = is_ancestor(m, bi, bj) || is_ancestor(m, bj, bi);
+    }
+  int* ch = (int*)malloc(sizeof(int) * nv);
+  for (int c = 0; c < P->nc; c++) {
+    int n = 0;
+    for (int s = 0; s < 2; s++)
+      for (int b = m->geom_bodyid[P->con_geom[2 * c + s]]; b > 0; b = m->body_parentid[b])
+        for (int j = m->body_dofadr[b]; j < m->body_dofadr[b] + m->body_dofnum[b]; j++) ch[n++] = j;
+    for (int a = 0; a < n; a++) {
+      seed[ch[a]] = 1;
+      for (int b = 0; b < n; b++) link[ch[a] * nv + ch[b]] = 1;
+    }
+  }
+  for (int s = 0; s < P->ns; s++) {
+    const int* idx = P->sidx + (long)s * P->snz;
+    for (int a = 0; a < P->snz && idx[a] >= 0; a++) {
+      seed[idx[a]] = 1;
+      for (int b = 0; b < P->snz && idx[b] >= 0; b++) link[idx[a] * nv + idx[b]] = 1;
+    }
+  }
+  for (int j = 0; j < nv; j++)
+    if (P->dscale[j] != 0) seed[j] = 1;
+  for (int j = 0; j < nv; j++) comp[j] = -2;  // unvisited
+  int* stack = (int*)malloc(sizeof(int) * nv);
+  for (int j = 0; j < nv; j++) {
+    if (comp[j] != -2) continue;
+    int top = 0, any = 0;
+    stack[top++] = j;
+    comp[j] = j;
+    int* list = (int*)malloc(sizeof(int) * nv);
+    int nl = 0;
+    while (top) {
+      int a = stack[--top];
+      list[nl++] = a;
+      any |= seed[a];
+      for (int b = 0; b < nv; b++)
+        if (link[a * nv + b] && comp[b] == -2) comp[b] = j, stack[top++] = b;
+    }
+    if (!any)
+      for (int k = 0; k < nl; k++) comp[list[k]] = -1;
+    free(list);
+  }
+  free(stack);
+  free(ch);
+  free(seed);
+  free(link);
+}
+
+/* the solver's partition equals the reference's (same members, same classes); returns the
+ * number of islands */
+static int check_partition(const char* name, const sapModel* m, const sapProblem_f64* P) {
+  int nv = m->nv, bad = 0;
+  int* comp = (int*)malloc(sizeof(int) * nv);
+  reference_islands(m, P, comp);
+  for (int i = 0; i < nv; i++) {
+    if ((comp[i] < 0) != (P->isl[i] < 0)) bad++;
+    for (int j = 0; j < nv; j++)
+      if (comp[i] >= 0 && comp[j] >= 0 && (comp[i] == comp[j]) != (P->isl[i] == P->isl[j])) bad++;
+  }
+  // lists: ibeg/idof/iloc consistent with isl, ascending within each island
+  for (int k = 0; k < P->nisl; k++)
+    for (int p = P->ibeg[k]; p < P->ibeg[k + 1]; p++) {
+      int j = P->idof[p];
+      if (P->isl[j] != k || P->iloc[j] != p - P->ibeg[k] || (p > P->ibeg[k] && P->idof[p - 1] >= j)) bad++;
+    }
+  CHECK(bad == 0, "%s: %d disagreements with the brute-force islands", name, bad);
+  free(comp);
+  return P->nisl;
+}
+
+/* the step dv at the assembled problem's warm start, island-wise and dense; checks the
+ * partition, the dense H's zeros between islands, dv against the dense path and LAPACKE.
+ * Returns the number of islands (-1: no constraint) */
+static int check_world(const char* name, sapSim* s, int w) {
+  const sapModel* m = s->m;
+  int nv = m->nv;
+  sapSolveParams prm;
+  sap_solveParams(&s->opt, m, s->h, &prm);
+  prm.linear_fp32 = 0;
+  sapProblem_f64 P;
+  if (!assemble(s, w, &prm, &P)) return -1;
+  sapw_islands_f64(m, &P);
+  int nisl = check_partition(name, m, &P);
+  int* isl = (int*)malloc(sizeof(int) * nv);
+  memcpy(isl, P.isl, sizeof(int) * nv);
+  sapw_evaluate_f64(&P);
+  sapw_hessian_f64(&P);
+  int info = sapw_direction_f64(&P);
+  CHECK(info == 0, "%s: island factorization failed at dof %d", name, info - 1);
+  double* dv = (double*)malloc(sizeof(double) * nv);
+  memcpy(dv, P.dv, sizeof(double) * nv);
+  // dense path (one block of all dofs)
+  assemble(s, w, &prm, &P);
+  sapw_evaluate_f64(&P);
+  sapw_hessian_f64(&P);
+  double* H = (double*)malloc(sizeof(double) * nv * nv);
+  double* x = (double*)malloc(sizeof(double) * nv);
+  for (int i = 0; i < nv; i++) {
+    x[i] = -P.grad[i];
+    for (int j = 0; j < nv; j++) H[i * nv + j] = j <= i ? P.H[i * nv + j] : P.H[j * nv + i];
+  }
+  int cross = 0;
+  for (int i = 0; i < nv; i++)
+    for (int j = 0; j < i; j++)
+      if ((isl[i] < 0 || isl[i] != isl[j]) && H[i * nv + j] != 0) cross++;
+  CHECK(cross == 0, "%s: %d nonzero entries of the dense H between islands", name, cross);
+  CHECK(sapw_direction_f64(&P) == 0, "%s: dense factorization failed", name);
+  CHECK(LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', nv, 1, H, nv, x, 1) == 0, "%s: dposv", name);
+  double scale = 0, e_dense = 0, e_lapack = 0;
+  for (int j = 0; j < nv; j++) scale = fmax(scale, fabs(x[j]));
+  for (int j = 0; j < nv; j++) {
+    e_dense = fmax(e_dense, fabs(dv[j] - P.dv[j]));
+    e_lapack = fmax(e_lapack, fabs(dv[j] - x[j]));
+  }
+  CHECK(e_dense <= 1e-10 * scale + 1e-300 && e_lapack <= 1e-9 * scale + 1e-300,
+        "%s: |dv - dense| %g, |dv - lapack| %g of %g", name, e_dense, e_lapack, scale);
+  free(H);
+  free(x);
+  free(dv);
+  free(isl);
+  return nisl;
+}
+
+/* the stage inputs of the solve at the current state */
+static void stage(sapSim* s) {
+  sapc_kinematics(s);
+  sapc_collision(s);
+  sapc_freeMotion(s);
+}
+
+/* ---- random sphere scenes: the overlap graph's components -------------------------- */
+
+#define NSPH_MAX 40
+
+/* n spheres on and above a plane, each pair clearly overlapping or clearly apart (1 mm), each
+ * clearly on the plane or above it; the islands are the overlap graph's components among the
+ * spheres with a contact */
+static void random_spheres(int n, int seed) {
+  check_rng_state = 0x9E3779B97F4A7C15ULL + (unsigned long long)seed * 7919;
+  double p[NSPH_MAX][3], r[NSPH_MAX];
+  for (int i = 0; i < n; i++) {
+    for (int tries = 0;; tries++) {
+      r[i] = check_uniform(0.05, 0.15);
+      p[i][0] = check_uniform(-0.6, 0.6);
+      p[i][1] = check_uniform(-0.6, 0.6);
+      p[i][2] = check_uniform(0, 0.6);
+      int ok = fabs(p[i][2] - r[i]) > 2e-3;
+      for (int k = 0; k < i && ok; k++) {
+        double dx = p[i][0] - p[k][0], dy = p[i][1] - p[k][1], dz = p[i][2] - p[k][2];
+        ok = fabs(sqrt(dx * dx + dy * dy + dz * dz) - r[i] - r[k]) > 2e-3;
+      }
+      if (ok) break;
+    }
+  }
+  char* xml = (char*)malloc(200 * (n + 4));
+  int len = sprintf(xml, "<mujoco><option timestep='0.002'/><worldbody><geom type='plane' size='5 5 .1'/>");
+  for (int i = 0; i < n; i++)
+    len += sprintf(xml + len, "<body pos='%.17g %.17g %.17g'><freejoint/><geom type='sphere' size='%.17g'/></body>",
+                   p[i][0], p[i][1], p[i][2], r[i]);
+  sprintf(xml + len, "</worldbody></mujoco>");
+  sapSim* s = fx_sim(xml, 1, "preset=drake contact_margin=0");
+  free(xml);
+  if (!s) return;
+  stage(s);
+  // geometric oracle
+  int touch[NSPH_MAX], comp[NSPH_MAX];
+  for (int i = 0; i < n; i++) touch[i] = p[i][2] < r[i], comp[i] = i;
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < n; k++) {
+      double dx = p[i][0] - p[k][0], dy = p[i][1] - p[k][1], dz = p[i][2] - p[k][2];
+      if (k != i && sqrt(dx * dx + dy * dy + dz * dz) < r[i] + r[k]) touch[i] = 1;
+    }
+  for (int changed = 1; changed;) {  // label propagation to the smallest index
+    changed = 0;
+    for (int i = 0; i < n; i++)
+      for (int k = 0; k < n; k++) {
+        double dx = p[i][0] - p[k][0], dy = p[i][1] - p[k][1], dz = p[i][2] - p[k][2];
+        if (sqrt(dx * dx + dy * dy + dz * dz) < r[i] + r[k] && comp[k] < comp[i]) comp[i] = comp[k], changed = 1;
+      }
+  }
+  int want = 0;
+  for (int i = 0; i < n; i++) want += touch[i] && comp[i] == i;
+  char name[64];
+  snprintf(name, sizeof(name), "%d random spheres (seed %d)", n, seed);
+  int got = check_world(name, s, 0);
+  CHECK(got == (want ? want : -1), "%s: %d islands, the overlap graph has %d", name, got, want);
+  // same island for two spheres iff same component (free joint: 6 dofs per body, in order)
+  sapSolveParams prm;
+  sap_solveParams(&s->opt, s->m, s->h, &prm);
+  sapProblem_f64 P;
+  if (assemble(s, 0, &prm, &P)) {
+    sapw_islands_f64(s->m, &P);
+    int bad = 0;
+    for (int i = 0; i < n; i++)
+      for (int k = 0; k < n; k++) {
+        int a = P.isl[6 * i], b = P.isl[6 * k];
+        if ((a >= 0) != touch[i] || (touch[i] && touch[k] && (a == b) != (comp[i] == comp[k]))) bad++;
+      }
+    CHECK(bad == 0, "%s: %d sphere pairs in the wrong islands", name, bad);
+  }
+  sap_free(s);
+}
+
+static void test_random_spheres(void) {
+  int sizes[] = {3, 8, 17, 30, 40};
+  for (int t = 0; t < 5; t++) random_spheres(sizes[t], t + 1);
+}
+
+/* ---- known structures ---------------------------------------------------------------- */
+
+static void test_known_structures(void) {
+  // three boxes resting apart: 3 islands; a fourth in the air: none
+  const char* apart =
+      "<mujoco><worldbody><geom type='plane' size='5 5 .1'/>"
+      "<body pos='0 0 0.099'><freejoint/><geom type='box' size='.1 .1 .1'/></body>"
+      "<body pos='1 0 0.049'><freejoint/><geom type='box' size='.05 .2 .05'/></body>"
+      "<body pos='0 1 0.0995'><freejoint/><geom type='capsule' size='.1 .3' euler='0 90 0'/></body>"
+      "<body pos='2 2 3'><freejoint/><geom type='sphere' size='.1'/></body>"
+      "</worldbody></mujoco>";
+  sapSim* s = fx_sim(apart, 1, "preset=drake contact_margin=0");
+  if (s) {
+    stage(s);
+    int n = check_world("three resting, one falling", s, 0);
+    CHECK(n == 3, "three resting, one falling: %d islands (3)", n);
+    sap_free(s);
+  }
+  // the same with a connect equality between the first and the third: 2 islands
+  const char* connect =
+      "<mujoco><worldbody><geom type='plane' size='5 5 .1'/>"
+      "<body name='a' pos='0 0 0.099'><freejoint/><geom type='box' size='.1 .1 .1'/></body>"
+      "<body pos='1 0 0.049'><freejoint/><geom type='box' size='.05 .2 .05'/></body>"
+      "<body name='c' pos='0 1 0.0995'><freejoint/><geom type='capsule' size='.1 .3' euler='0 90 0'/></body>"
+      "<body pos='2 2 3'><freejoint/><geom type='sphere' size='.1'/></body>"
+      "</worldbody><equality><connect body1='a' body2='c' anchor='0 0.5 0'/></equality></mujoco>";
+  s = fx_sim(connect, 1, "preset=drake contact_margin=0");
+  if (s) {
+    stage(s);
+    int n = check_world("connect links two trees", s, 0);
+    CHECK(n == 2, "connect links two trees: %d islands (2)", n);
+    sap_free(s);
+  }
+  // two hinge pendulums and a slider, no contacts: a fixed tendon with frictionloss couples
+  // the pendulums (1 island), the slider's joint friction is its own (1 island)
+  const char* tendon =
+      "<mujoco><worldbody>"
+      "<body pos='0 0 1'><joint name='h1' type='hinge' axis='0 1 0' frictionloss='0'/>"
+      "<geom type='capsule' fromto='0 0 0 0 0 -.5' size='.05'/>"
+      "<body pos='0 0 -.5'><joint type='hinge' axis='1 0 0'/><geom type='sphere' size='.05'/></body></body>"
+      "<body pos='1 0 1'><joint name='h2' type='hinge' axis='0 1 0'/>"
+      "<geom type='capsule' fromto='0 0 0 0 0 -.5' size='.05'/></body>"
+      "<body pos='2 0 1'><joint type='slide' axis='1 0 0' frictionloss='.1'/><geom type='sphere' size='.1'/></body>"
+      "</worldbody><tendon><fixed frictionloss='0.5'><joint joint='h1' coef='1'/><joint joint='h2' coef='-1'/>"
+      "</fixed></tendon></mujoco>";
+  s = fx_sim(tendon, 1, "preset=drake contact_margin=0");
+  if (s) {
+    stage(s);
+    int n = check_world("fixed tendon links two pendulums", s, 0);
+    CHECK(n == 2, "fixed tendon links two pendulums: %d islands (2)", n);
+    sap_free(s);
+  }
+}
+
+/* ---- scenes after motion: partition, dv; trajectories against the dense path ------------ */
+
+static void moved(const char* scene, int nstep, int nworld) {
+  sapSim* s = fx_sim(scene, nworld, "preset=drake");
+  if (!s) return;
+  const sapModel* m = sap_model(s);
+  sap_reset(s, m->nkey > 0 ? 0 : -1, NULL);
+  double* ctrl = (double*)malloc(sizeof(double) * (m->nu + 1) * nworld);
+  for (int n = 0; n < nstep; n++) {
+    for (int k = 0; k < m->nu * nworld; k++) ctrl[k] = check_uniform(-1, 1);
+    if (m->nu) sap_set(s, SAP_FIELD_CTRL, NULL, nworld, ctrl);
+    sap_step(s, 1);
+  }
+  free(ctrl);
+  stage(s);
+  for (int w = 0; w < nworld; w++) {
+    char name[128];
+    snprintf(name, sizeof(name), "%s after %d steps, world %d", scene, nstep, w);
+    check_world(name, s, w);
+  }
+  sap_free(s);
+}
+
+static void test_scenes_dv(void) {
+  moved("scenes/box_stack.xml", 100, 2);
+  moved("scenes/humanoid.xml", 60, 2);
+  moved("scenes/arm7.xml", 50, 1);
+  moved("scenes/box_pile.xml", 80, 1);
+}
+
+/* nstep steps of scene by the stages with the island solve or the dense one */
+static double* run_stages(const char* scene, int nstep, int islands) {
+  sapSim* s = fx_sim(scene, 1, "preset=drake");
+  if (!s) return NULL;
+  const sapModel* m = s->m;
+  sapSolveParams prm;
+  sap_solveParams(&s->opt, m, s->h, &prm);
+  for (int n = 0; n < nstep; n++) {
+    stage(s);
+    sapw_solveWorldIslands_f64(m, &s->d, 0, &prm, islands);
+    sapc_integrate(s);
+  }
+  double* q = (double*)malloc(sizeof(double) * m->nq);
+  memcpy(q, s->d.qpos, sizeof(double) * m->nq);
+  sap_free(s);
+  return q;
+}
+
+static void test_trajectory_vs_dense(void) {
+  // the boxes start 1 mm apart: islands split and merge as they land
+  const char* scene = "scenes/box_stack.xml";
+  double *a = run_stages(scene, 100, 1), *b = run_stages(scene, 100, 0);
+  if (a && b) {
+    double e = 0;
+    for (int i = 0; i < 28; i++) e = fmax(e, fabs(a[i] - b[i]));
+    CHECK(e <= 1e-10, "%s: |qpos islands - dense| %g after 100 steps", scene, e);
+  }
+  free(a);
+  free(b);
+}
+
+/* ---- free fall in a many-object scene: MuJoCo 4 and the analytic fall ------------------ */
+
+static void test_free_fall(void) {
+  // a row of resting and sliding objects, and falling ones high above them
+  char xml[8000];
+  int len = sprintf(xml, "<mujoco><option timestep='0.004'/><worldbody><geom type='plane' size='20 20 .1'/>");
+  for (int i = 0; i < 12; i++) {
+    double x = 0.5 * i, sz = 0.05 + 0.01 * i;
+    const char* type = i % 3 == 0 ? "sphere" : i % 3 == 1 ? "box" : "capsule";
+    len += sprintf(xml + len,
+                   "<body pos='%g 0 %g'><freejoint/><geom type='%s' size='%g %g %g'/></body>"
+                   "<body name='f%d' pos='%g 3 %g'><freejoint/><geom type='%s' size='%g %g %g'/></body>",
+                   x, sz, type, sz, sz, sz, i, x, 5.0 + i, type, sz, 0.7 * sz, sz);
+  }
+  sprintf(xml + len, "</worldbody></mujoco>");
+  // sap_euler: q' = q + h v', MuJoCo's semi-implicit Euler
+  sapSim* s = fx_sim(xml, 1, "preset=drake integration=sap_euler");
+  const char* path = fx_tempFile("fall.xml", xml);
+  char err[1000] = "";
+  mjModel* mj = path ? mj_loadXML(path, NULL, err, sizeof(err)) : NULL;
+  CHECK(mj != NULL, "MuJoCo: %s", err);
+  if (!s || !mj) {
+    if (s) sap_free(s);
+    if (mj) mj_deleteModel(mj);
+    return;
+  }
+  mjData* md = mj_makeData(mj);
+  // slide the resting ones: initial velocities in x
+  double* qvel = (double*)calloc(s->m->nv, sizeof(double));
+  for (int i = 0; i < 12; i++) qvel[12 * i] = 0.1 * i;
+  sap_set(s, SAP_FIELD_QVEL, NULL, 1, qvel);
+  for (int j = 0; j < mj->nv; j++) md->qvel[j] = qvel[j];
+  int nstep = 150;
+  sap_step(s, nstep);
+  for (int n = 0; n < nstep; n++) mj_step(mj, md);
+  double h = 0.004, g = 9.81, e_mj = 0, e_an = 0;
+  for (int i = 0; i < 12; i++) {
+    int adr = 7 * (2 * i + 1) + 2;  // z of falling body i
+    double z = s->d.qpos[adr], zan = 5.0 + i - g * h * h * nstep * (nstep + 1) / 2;
+    e_mj = fmax(e_mj, fabs(z - md->qpos[adr]));
+    e_an = fmax(e_an, fabs(z - zan));
+  }
+  CHECK(e_mj <= 1e-12 && e_an <= 1e-12, "falling objects: |z - MuJoCo| %g, |z - analytic| %g", e_mj, e_an);
+  free(qvel);
+  mj_deleteData(md);
+  mj_deleteModel(mj);
+  sap_free(s);
+}
+
+int main(void) {
+  RUN(test_known_structures);
+  RUN(test_random_spheres);
+  RUN(test_scenes_dv);
+  RUN(test_trajectory_vs_dense);
+  RUN(test_free_fall);
+  return check_summary("test_sap_islands");
+}
