@@ -139,6 +139,21 @@ static inline sapSim* fx_sim(const char* scene, int nworld, const char* opts) {
 }
 
 /* XML text that sap_loadModelString must refuse with status, its message containing fragment */
+/* nstep steps of every world from keyframe 0 (or the model's state), each with controls drawn
+ * uniformly from [-1, 1] (check_uniform: the test's seeded stream) */
+static inline void fx_stepRandom(sapSim* s, int nstep) {
+  const sapModel* m = sap_model(s);
+  int nworld = sap_nworld(s);
+  sap_reset(s, m->nkey > 0 ? 0 : -1, NULL);
+  double* ctrl = (double*)malloc(sizeof(double) * (m->nu + 1) * nworld);
+  for (int n = 0; n < nstep; n++) {
+    for (int k = 0; k < m->nu * nworld; k++) ctrl[k] = check_uniform(-1, 1);
+    if (m->nu) sap_set(s, SAP_FIELD_CTRL, NULL, nworld, ctrl);
+    sap_step(s, 1);
+  }
+  free(ctrl);
+}
+
 static inline void fx_refused(const char* xml, sapStatus status, const char* fragment) {
   sapModel* m = NULL;
   sapStatus st = sap_loadModelString(xml, &m);

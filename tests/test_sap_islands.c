@@ -321,15 +321,7 @@ static void test_known_structures(void) {
 static void moved(const char* scene, int nstep, int nworld) {
   sapSim* s = fx_sim(scene, nworld, "preset=drake");
   if (!s) return;
-  const sapModel* m = sap_model(s);
-  sap_reset(s, m->nkey > 0 ? 0 : -1, NULL);
-  double* ctrl = (double*)malloc(sizeof(double) * (m->nu + 1) * nworld);
-  for (int n = 0; n < nstep; n++) {
-    for (int k = 0; k < m->nu * nworld; k++) ctrl[k] = check_uniform(-1, 1);
-    if (m->nu) sap_set(s, SAP_FIELD_CTRL, NULL, nworld, ctrl);
-    sap_step(s, 1);
-  }
-  free(ctrl);
+  fx_stepRandom(s, nstep);
   stage(s);
   for (int w = 0; w < nworld; w++) {
     char name[128];

@@ -18,15 +18,7 @@ static sapSim* moved_sim(const char* scene, int nworld, int nstep) {
   // fp64 throughout (drake), with the approx presets' speculative band: more contacts to check
   sapSim* s = fx_sim(scene, nworld, "preset=drake contact_margin=0.02");
   if (!s) return NULL;
-  const sapModel* sm = sap_model(s);
-  sap_reset(s, sm->nkey > 0 ? 0 : -1, NULL);
-  double* ctrl = (double*)malloc(sizeof(double) * (sm->nu + 1) * nworld);
-  for (int n = 0; n < nstep; n++) {
-    for (int k = 0; k < sm->nu * nworld; k++) ctrl[k] = check_uniform(-1, 1);
-    if (sm->nu) sap_set(s, SAP_FIELD_CTRL, NULL, nworld, ctrl);
-    sap_step(s, 1);
-  }
-  free(ctrl);
+  fx_stepRandom(s, nstep);
   sapc_kinematics(s);
   sapc_collision(s);
   sapc_freeMotion(s);
