@@ -28,6 +28,7 @@
   X(double, jnt_axis, (m)->njnt * 3)                             \
   X(double, jnt_stiffness, (m)->njnt)                            \
   X(double, jnt_range, (m)->njnt * 2)                            \
+  X(double, jnt_margin, (m)->njnt)                               \
   X(int, dof_bodyid, (m)->nv)                                    \
   X(int, dof_jntid, (m)->nv)                                     \
   X(int, dof_parentid, (m)->nv)                                  \
@@ -98,6 +99,10 @@
   X(int, tendon_limited, (m)->ntendon)                           \
   X(double, tendon_frictionloss, (m)->ntendon)                   \
   X(double, tendon_range, (m)->ntendon * 2)                      \
+  X(double, tendon_margin, (m)->ntendon)                         \
+  X(double, tendon_stiffness, (m)->ntendon)                      \
+  X(double, tendon_damping, (m)->ntendon)                        \
+  X(double, tendon_lengthspring, (m)->ntendon * 2)               \
   X(int, wrap_jnt, (m)->nwrap)                                   \
   X(double, wrap_coef, (m)->nwrap)                               \
   X(double, wrap_pos, (m)->nwrap * 3)                            \

@@ -201,10 +201,12 @@ static sapStatus check_joints(const mjModel* mj, const char* path) {
     if (mj->jnt_springyield[j] > 0)
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: joint '%s' has a plastic spring (springyield), which is not supported", path, name);
-    if (mj->jnt_limited[j] && mj->jnt_margin[j] != 0 && !disabled(mj, mjDSBL_LIMIT))
-      return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: joint '%s' has a limit margin (%g), which is not supported", path, name,
-                      mj->jnt_margin[j]);
+    if (mj->jnt_limited[j] && !disabled(mj, mjDSBL_LIMIT) &&
+        !(mj->jnt_range[2 * j + 1] - mj->jnt_range[2 * j] > 2 * mj->jnt_margin[j]))
+      return sap_fail(SAP_ERR_SCENE,
+                      "%s: joint '%s' has a limit margin (%g) that leaves no room in its range [%g, %g] "
+                      "(the limit holds the joint at range[0] + margin and range[1] - margin)", path,
+                      name, mj->jnt_margin[j], mj->jnt_range[2 * j], mj->jnt_range[2 * j + 1]);
     if (mj->jnt_actfrclimited[j] && mj->jnt_actgravcomp[j])
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: joint '%s' limits its actuator force (actuatorfrcrange) and routes gravity "
@@ -318,16 +320,26 @@ static sapStatus check_tendons(const mjModel* mj, const char* path) {
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: spatial tendon '%s' has frictionloss, which is not supported (spatial "
                       "tendons act as limits only)", path, name);
-    int spring = (mj->tendon_stiffness[t] != 0 ||
-                  any_nonzero(mj->tendon_stiffnesspoly + t * mjNPOLY, mjNPOLY)) &&
-                 !disabled(mj, mjDSBL_SPRING);
-    int damper = (mj->tendon_damping[t] != 0 ||
-                  any_nonzero(mj->tendon_dampingpoly + t * mjNPOLY, mjNPOLY)) &&
-                 !disabled(mj, mjDSBL_DAMPER);
-    if (spring || damper)
+    int spring = mj->tendon_stiffness[t] != 0 && !disabled(mj, mjDSBL_SPRING);
+    int damper = mj->tendon_damping[t] != 0 && !disabled(mj, mjDSBL_DAMPER);
+    if (spatial && (spring || damper))
       return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: tendon '%s' has stiffness or damping, which are not supported (only ranges "
-                      "and frictionloss)", path, name);
+                      "%s: spatial tendon '%s' has stiffness or damping, which are not supported "
+                      "(spatial tendons act as limits only; fixed tendons may have both)", path, name);
+    if (any_nonzero(mj->tendon_stiffnesspoly + t * mjNPOLY, mjNPOLY) && !disabled(mj, mjDSBL_SPRING))
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: tendon '%s' has a polynomial spring (stiffnesspoly), which is not supported",
+                      path, name);
+    if (any_nonzero(mj->tendon_dampingpoly + t * mjNPOLY, mjNPOLY) && !disabled(mj, mjDSBL_DAMPER))
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: tendon '%s' has polynomial damping (dampingpoly), which is not supported",
+                      path, name);
+    if (mj->tendon_limited[t] && !disabled(mj, mjDSBL_LIMIT) &&
+        !(mj->tendon_range[2 * t + 1] - mj->tendon_range[2 * t] > 2 * mj->tendon_margin[t]))
+      return sap_fail(SAP_ERR_SCENE,
+                      "%s: tendon '%s' has a limit margin (%g) that leaves no room in its range [%g, %g] "
+                      "(the limit holds the tendon at range[0] + margin and range[1] - margin)", path,
+                      name, mj->tendon_margin[t], mj->tendon_range[2 * t], mj->tendon_range[2 * t + 1]);
     if (mj->tendon_frictionloss[t] < 0)
       return sap_fail(SAP_ERR_SCENE, "%s: tendon '%s' has a negative frictionloss (%g)", path, name,
                       mj->tendon_frictionloss[t]);
@@ -342,10 +354,6 @@ static sapStatus check_tendons(const mjModel* mj, const char* path) {
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: tendon '%s' limits its total actuator force (actuatorfrcrange), which is "
                       "not supported", path, name);
-    if (mj->tendon_limited[t] && mj->tendon_margin[t] != 0 && !disabled(mj, mjDSBL_LIMIT))
-      return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: tendon '%s' has a limit margin (%g), which is not supported", path, name,
-                      mj->tendon_margin[t]);
   }
   return SAP_OK;
 }
@@ -640,6 +648,7 @@ static void copy_joints(sapModel* m, const mjModel* mj) {
   for (int j = 0; j < mj->njnt; j++) {
     m->jnt_limited[j] = mj->jnt_limited[j] && !disabled(mj, mjDSBL_LIMIT);
     m->jnt_stiffness[j] = disabled(mj, mjDSBL_SPRING) ? 0 : mj->jnt_stiffness[j];
+    m->jnt_margin[j] = m->jnt_limited[j] ? mj->jnt_margin[j] : 0;
   }
   copy_num(m->jnt_pos, mj->jnt_pos, 3 * mj->njnt);
   copy_num(m->jnt_axis, mj->jnt_axis, 3 * mj->njnt);
@@ -768,6 +777,10 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
     m->tendon_limited[t] = mj->tendon_limited[t] && !disabled(mj, mjDSBL_LIMIT);
     copy_num(m->tendon_range + 2 * t, mj->tendon_range + 2 * t, 2);
     m->tendon_frictionloss[t] = disabled(mj, mjDSBL_FRICTIONLOSS) ? 0 : mj->tendon_frictionloss[t];
+    m->tendon_margin[t] = m->tendon_limited[t] ? mj->tendon_margin[t] : 0;
+    m->tendon_stiffness[t] = disabled(mj, mjDSBL_SPRING) ? 0 : mj->tendon_stiffness[t];
+    m->tendon_damping[t] = disabled(mj, mjDSBL_DAMPER) ? 0 : mj->tendon_damping[t];
+    copy_num(m->tendon_lengthspring + 2 * t, mj->tendon_lengthspring + 2 * t, 2);
   }
   for (int w = 0; w < mj->nwrap; w++) {
     int site = mj->wrap_type[w] == mjWRAP_SITE, id = mj->wrap_objid[w];

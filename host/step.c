@@ -75,11 +75,11 @@ static void free_motion_world(const sapSim* s, sapData* d, int w, double h) {
   const sapModel* m = sapw_worldView(s->m, w, &view);  /* the world's parameters */
   size_t nv = m->nv, nb = m->nbody;
   size_t q = w * (size_t)m->nq, v = w * nv, u = w * (size_t)m->nu;
-  int explicit_drives = !s->opt.contacts;
+  int explicit_drives = !s->opt.contacts, midpoint = s->opt.integration == SAP_INTEGRATE_MIDPOINT;
   void* scratch = d->scratch + (size_t)w * d->nscratch;
   int fail;
 #define FREE_MOTION_ARGS(T)                                                               \
-  m, h, explicit_drives, d->qpos + q, d->qvel + v, d->ctrl + u, d->qfrc_applied + v,   \
+  m, h, explicit_drives, midpoint, d->qpos + q, d->qvel + v, d->ctrl + u, d->qfrc_applied + v,   \
       d->xpos + 3 * nb * w, d->xmat + 9 * nb * w, d->xipos + 3 * nb * w,                  \
       d->ximat + 9 * nb * w, d->xanchor + 3 * (size_t)m->njnt * w,                        \
       d->xaxis + 3 * (size_t)m->njnt * w, d->cref + 3 * nb * w, d->cdof + 6 * nv * w,     \

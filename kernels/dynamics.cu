@@ -37,9 +37,9 @@ sapStatus sapg_kinematics(const sapgLaunch* L) {
 }
 
 /* the free-motion arguments of world w (locals of both kernels below: m, d, mw, h,
- * explicit_drives, w, nv, nb, v, scratch), T the scratch's precision */
+ * explicit_drives, midpoint, w, nv, nb, v, scratch), T the scratch's precision */
 #define FREE_MOTION_ARGS(T)                                                                \
-  mw, h, explicit_drives, d.qpos + (size_t)w * m.nq, d.qvel + v, d.ctrl + (size_t)w * m.nu,  \
+  mw, h, explicit_drives, midpoint, d.qpos + (size_t)w * m.nq, d.qvel + v, d.ctrl + (size_t)w * m.nu,  \
       d.qfrc_applied + v, d.xpos + 3 * nb * w, d.xmat + 9 * nb * w, d.xipos + 3 * nb * w,    \
       d.ximat + 9 * nb * w, d.xanchor + 3 * (size_t)m.njnt * w,                              \
       d.xaxis + 3 * (size_t)m.njnt * w, d.cref + 3 * nb * w, d.cdof + 6 * nv * w,            \
@@ -47,7 +47,7 @@ sapStatus sapg_kinematics(const sapgLaunch* L) {
       d.vstar + v, (T*)scratch
 
 static __global__ void free_motion_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, double h, int explicit_drives,
-                                          int fp32) {
+                                          int midpoint, int fp32) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w >= d.nworld || (d.world_flags[w] & SAP_WORLD_SKIP)) return;
   size_t nv = m.nv, nb = m.nbody, v = w * nv;
@@ -63,7 +63,7 @@ static __global__ void free_motion_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapD
 
 /* the same on one warp per world: items over the lanes (dynamics_warp_t.h) */
 static __global__ void free_motion_warp_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, double h,
-                                               int explicit_drives, int fp32) {
+                                               int explicit_drives, int midpoint, int fp32) {
   int w = (blockIdx.x * blockDim.x + threadIdx.x) / SAPV_LANES, lane = threadIdx.x % SAPV_LANES;
   if (w >= d.nworld || (d.world_flags[w] & SAP_WORLD_SKIP)) return;
   size_t nv = m.nv, nb = m.nbody, v = w * nv;
@@ -81,16 +81,17 @@ static __global__ void free_motion_warp_kernel(SAPG_PARAM sapModel m, SAPG_PARAM
 
 sapStatus sapg_freeMotion(const sapgLaunch* L) {
   int fp32 = L->opt->free_motion_precision == SAP_FP32;
+  int midpoint = L->opt->integration == SAP_INTEGRATE_MIDPOINT;
   if (L->opt->free_motion_kernel == SAP_FREE_MOTION_WARP) {
     /* world_block_threads / 32 worlds (warps) per block */
     int wpb = THREADS / SAPV_LANES > 0 ? THREADS / SAPV_LANES : 1;
     SAPG_LAUNCH(free_motion_warp_kernel, sapg_blocks(L->d.nworld, wpb), wpb * SAPV_LANES, SAPG_STREAM(L))(
-        L->m, L->d, L->h, !L->opt->contacts, fp32);
+        L->m, L->d, L->h, !L->opt->contacts, midpoint, fp32);
     SAPG_CHECK_LAUNCH("free_motion_warp");
     return SAP_OK;
   }
   SAPG_LAUNCH(free_motion_kernel, sapg_blocks(L->d.nworld, THREADS), THREADS, SAPG_STREAM(L))(
-      L->m, L->d, L->h, !L->opt->contacts, fp32);
+      L->m, L->d, L->h, !L->opt->contacts, midpoint, fp32);
   SAPG_CHECK_LAUNCH("free_motion");
   return SAP_OK;
 }

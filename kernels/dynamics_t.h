@@ -337,7 +337,9 @@ SAP_HD void SAPT(sapw_rne)(const sapModel* m, const double* qvel, const sreal* c
 
 /* ---- forces ----------------------------------------------------------------- */
 
-/* joint springs (explicit) and damping at v_n (the implicit part is h D in A) */
+/* joint springs (explicit) and damping at v_n (the implicit part is h D in A); fixed-tendon
+ * springs (dead band [lengthspring0, lengthspring1]) and dampers, explicit as in MuJoCo's
+ * Euler step (mj_springdamper: tendon force J' f with J = the tendon's joint coefficients) */
 SAP_HD void SAPT(sapw_passive)(const sapModel* m, const double* qpos, const double* qvel,
                                double* qfrc_passive) {
   for (int i = 0; i < m->nv; i++) qfrc_passive[i] = -m->dof_damping[i] * qvel[i];
@@ -347,6 +349,53 @@ SAP_HD void SAPT(sapw_passive)(const sapModel* m, const double* qpos, const doub
       int a = m->jnt_qposadr[j];
       qfrc_passive[m->jnt_dofadr[j]] -= m->jnt_stiffness[j] * (qpos[a] - m->qpos_spring[a]);
     }
+  }
+  for (int t = 0; t < m->ntendon; t++) {
+    double k = m->tendon_stiffness[t], c = m->tendon_damping[t];
+    if ((k == 0 && c == 0) || m->tendon_spatial[t]) continue;  // spatial: refused at load
+    int w0 = m->tendon_adr[t], w1 = w0 + m->tendon_num[t];
+    double len = 0, vel = 0;
+    for (int w = w0; w < w1; w++) {
+      int jt = m->wrap_jnt[w];
+      len += m->wrap_coef[w] * qpos[m->jnt_qposadr[jt]];
+      vel += m->wrap_coef[w] * qvel[m->jnt_dofadr[jt]];
+    }
+    double lo = m->tendon_lengthspring[2 * t], hi = m->tendon_lengthspring[2 * t + 1];
+    double x = len > hi ? len - hi : len < lo ? len - lo : 0;
+    double f = -k * x - c * vel;
+    for (int w = w0; w < w1; w++) qfrc_passive[m->jnt_dofadr[m->wrap_jnt[w]]] += m->wrap_coef[w] * f;
+  }
+}
+
+/* Under the midpoint rule (q' = q + h (v + v')/2, kernels/integrate.h) springs act at
+ * q + h/2 v instead of q: adds spring(q + hs v) - spring(q) to x (hs = h/2) for joint and
+ * fixed-tendon springs. For a linear spring of frequency w the step's amplification matrix then
+ * has determinant 1 (|eigenvalues| = 1 while w h < 2, as in semi-implicit Euler); with the
+ * spring at q its determinant is 1 + (w h)^2/2 and the oscillation grows every step. */
+SAP_HD void SAPT(sapw_springShift)(const sapModel* m, const double* qpos, const double* qvel, double hs,
+                                   SAP_REAL* x) {
+  for (int j = 0; j < m->njnt; j++) {
+    int t = m->jnt_type[j];
+    if ((t == SAP_JNT_HINGE || t == SAP_JNT_SLIDE) && m->jnt_stiffness[j] != 0) {
+      int dof = m->jnt_dofadr[j];
+      x[dof] -= (SAP_REAL)(m->jnt_stiffness[j] * hs * qvel[dof]);
+    }
+  }
+  for (int t = 0; t < m->ntendon; t++) {
+    double k = m->tendon_stiffness[t];
+    if (k == 0 || m->tendon_spatial[t]) continue;
+    int w0 = m->tendon_adr[t], w1 = w0 + m->tendon_num[t];
+    double len = 0, vel = 0;
+    for (int w = w0; w < w1; w++) {
+      int jt = m->wrap_jnt[w];
+      len += m->wrap_coef[w] * qpos[m->jnt_qposadr[jt]];
+      vel += m->wrap_coef[w] * qvel[m->jnt_dofadr[jt]];
+    }
+    double lo = m->tendon_lengthspring[2 * t], hi = m->tendon_lengthspring[2 * t + 1], l1 = len + hs * vel;
+    double x0 = len > hi ? len - hi : len < lo ? len - lo : 0;
+    double x1 = l1 > hi ? l1 - hi : l1 < lo ? l1 - lo : 0;
+    double df = -k * (x1 - x0);
+    for (int w = w0; w < w1; w++) x[m->jnt_dofadr[m->wrap_jnt[w]]] += (SAP_REAL)(m->wrap_coef[w] * df);
   }
 }
 
@@ -496,9 +545,10 @@ SAP_HD void SAPT(sapw_actuation)(const sapModel* m, const double* qpos, const do
 /* ---- free motion -------------------------------------------------------------- */
 
 /* One world: cdof/cref, A = M + diag(armature) + h diag(damping), c(q,v), forces,
- * and v* = v + h A^-1 (tau_applied + tau_passive + tau_actuator - c).
+ * and v* = v + h A^-1 (tau_applied + tau_passive + tau_actuator - c), springs at q + h/2 v under
+ * the midpoint rule (midpoint: sapw_springShift).
  * Returns 0, or a positive number if A is not positive definite. */
-SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drives,
+SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drives, int midpoint,
                                  const double* qpos, const double* qvel, const double* ctrl,
                                  const double* qfrc_applied, const double* xpos,
                                  const double* xmat, const double* xipos, const double* ximat,
@@ -524,6 +574,7 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
 
   for (int i = 0; i < nv; i++)
     x[i] = (sreal)(qfrc_applied[i] + qfrc_passive[i] + qfrc_actuator[i] - qfrc_bias[i]);
+  if (midpoint) SAPT(sapw_springShift)(m, qpos, qvel, 0.5 * h, x);
   /* one thread per world: the unblocked factorization, by dof trees. A is zero between two
    * dofs unless one is an ancestor of the other (sapw_crbColumn), so each tree (the dofs
    * below a dof without a parent dof, contiguous in MuJoCo's order) is a diagonal block that

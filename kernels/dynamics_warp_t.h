@@ -9,7 +9,7 @@
  * from the left-looking factor of the one-thread version in the last bits. */
 #define sreal SAP_REAL
 
-SAP_DEV int SAPT(sapv_freeMotion)(const sapModel* m, double h, int explicit_drives,
+SAP_DEV int SAPT(sapv_freeMotion)(const sapModel* m, double h, int explicit_drives, int midpoint,
                                   const double* qpos, const double* qvel, const double* ctrl,
                                   const double* qfrc_applied, const double* xpos,
                                   const double* xmat, const double* xipos, const double* ximat,
@@ -67,6 +67,8 @@ SAP_DEV int SAPT(sapv_freeMotion)(const sapModel* m, double h, int explicit_driv
     qfrc_bias[i] = SAPT(sapw_rneProject)(m, i, cdof, cfrc);
     x[i] = (sreal)(qfrc_applied[i] + qfrc_passive[i] + qfrc_actuator[i] - qfrc_bias[i]);
   }
+  __syncwarp();
+  if (midpoint && lane == 0) SAPT(sapw_springShift)(m, qpos, qvel, 0.5 * h, x);
   __syncwarp();
   int fail = SAPT(sapv_cholFactor)(L, nv, nv, lane);
   if (fail) return fail;

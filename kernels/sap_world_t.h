@@ -124,8 +124,8 @@ SAP_HD int SAPT(sapw_limitPair)(const sapModel* m, const sapData* d, int w, cons
   return keep_lo + keep_up;
 }
 
-/* joint limits (hinge/slide) and tendon limits (fixed, and spatial through sites) from row ns;
- * returns the rows written */
+/* joint limits (hinge/slide) and tendon limits (fixed, and spatial through sites) from row ns,
+ * each end moved inward by the limit's margin; returns the rows written */
 SAP_HD int SAPT(sapw_buildLimits)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
                                   SAPT(sapProblem)* P, int ns) {
   int ns0 = ns;
@@ -142,7 +142,10 @@ SAP_HD int SAPT(sapw_buildLimits)(const sapModel* m, const sapData* d, int w, co
                                        : sapw_tendonRow(m, qpos, id, 1, &row, &ok);
     if (!ok) continue;
     const double* range = isj ? m->jnt_range + 2 * id : m->tendon_range + 2 * id;
-    ns += SAPT(sapw_limitPair)(m, d, w, prm, x, range[0], range[1], P, ns);
+    /* a margin moves both ends inward: MuJoCo's reference acceleration drives the distance
+     * to the limit towards the margin (aref = -b v - k imp (pos - margin)) */
+    double margin = isj ? m->jnt_margin[id] : m->tendon_margin[id];
+    ns += SAPT(sapw_limitPair)(m, d, w, prm, x, range[0] + margin, range[1] - margin, P, ns);
   }
   return ns - ns0;
 }

@@ -22,10 +22,14 @@ static char fx_temp_dir[64];  /* one directory per process, made on first use */
 static char (*fx_temp_paths)[FX_PATH_MAX]; /* (fx_ntemp) the files named so far */
 static int fx_ntemp;
 
+/* removes the files and the directory; runs at exit, and may be called before (idempotent) */
 static inline void fx_cleanup(void) {
   for (int i = 0; i < fx_ntemp; i++) unlink(fx_temp_paths[i]);
   free(fx_temp_paths);
+  fx_temp_paths = NULL;
+  fx_ntemp = 0;
   if (fx_temp_dir[0]) rmdir(fx_temp_dir);
+  fx_temp_dir[0] = 0;
 }
 
 /* the path of a new temporary file named `name` (e.g. "scene.xml": loaders choose by the

@@ -16,7 +16,7 @@ static const char* scenes[] = {"scenes/pendulum.xml", "scenes/cartpole.xml", "sc
                                "scenes/box_stack.xml", "scenes/ant.xml", "scenes/humanoid.xml",
                                "scenes/arm7.xml", "scenes/cube_mesh.xml", "scenes/two_link.urdf",
                                "scenes/servo_arm.xml", "scenes/fluid.xml",
-                               "scenes/quadrotor.xml"};
+                               "scenes/quadrotor.xml", "scenes/tendon_spring.xml"};
 #define NSCENE ((int)(sizeof(scenes) / sizeof(scenes[0])))
 #define NWORLD 6
 
@@ -147,35 +147,51 @@ static void test_oracle_fp32(void) {
 
 /* free motion v* = v + h A^-1 (tau - c) against MuJoCo's own forward dynamics:
  * with damping folded into A implicitly, (A) (v* - v)/h = tau - c - D v must hold */
+/* A (v* - v)/h = tau - c. sap_euler: tau = the passive, actuator and bias forces at (q, v);
+ * midpoint: the springs act at q + h/2 v (sapw_springShift), the oracle MuJoCo 4's
+ * qfrc_spring at the hinge and slide positions moved by h/2 v */
 static void test_free_motion_residual(void) {
-  for (int sc = 0; sc < NSCENE; sc++) {
-    sapModel* m = NULL;
-    if (sap_loadModel(scenes[sc], &m) != SAP_OK) { CHECK(0, "%s", sap_lastError()); continue; }
-    sapOptions opt;
-    sap_optionsDefault(&opt);
-    opt.contacts = 0;
-    opt.device = SAP_DEVICE_CPU;
-    opt.preset = SAP_PRESET_APPROX64;
-    sapSim* s = NULL;
-    CHECK(sap_create(m, &opt, 1, &s) == SAP_OK, "%s", sap_lastError());
-    if (!s) continue;
-    int nv = m->nv;
-    double* v = malloc(sizeof(double) * nv);
-    for (int i = 0; i < nv; i++) v[i] = check_uniform(-1, 1);
-    sap_set(s, SAP_FIELD_QVEL, NULL, 1, v);
-    sapc_kinematics(s);
-    sapc_freeMotion(s);
-    const sapData* d = sap_data(s);
-    for (int i = 0; i < nv; i++) {
-      double r = 0;
-      for (int j = 0; j < nv; j++) r += d->qA[i * nv + j] * (d->vstar[j] - v[j]) / s->h;
-      double rhs = d->qfrc_passive[i] + d->qfrc_actuator[i] - d->qfrc_bias[i];
-      CHECK_CLOSE(r, rhs, 1e-8, 1e-8, "%s dof %d: A (v*-v)/h vs tau - c", scenes[sc], i);
+  for (int mid = 0; mid < 2; mid++)
+    for (int sc = 0; sc < NSCENE; sc++) {
+      char err[1000];
+      mjModel* mj = mj_loadXML(scenes[sc], NULL, err, sizeof(err));
+      CHECK(mj != NULL, "%s: %s", scenes[sc], err);
+      if (!mj) continue;
+      mjData* md = mj_makeData(mj);
+      sapSim* s = fx_sim(scenes[sc], 1, mid ? "contacts=0 device=cpu preset=approx64 integration=midpoint"
+                                            : "contacts=0 device=cpu preset=approx64 integration=sap_euler");
+      if (!s) { mj_deleteData(md); mj_deleteModel(mj); continue; }
+      int nv = mj->nv;
+      double* v = malloc(sizeof(double) * nv);
+      double* shift = calloc(nv, sizeof(double));
+      for (int i = 0; i < nv; i++) v[i] = check_uniform(-1, 1);
+      sap_set(s, SAP_FIELD_QVEL, NULL, 1, v);
+      sapc_kinematics(s);
+      sapc_freeMotion(s);
+      const sapData* d = sap_data(s);
+      if (mid) {  // MuJoCo's spring force at the moved positions minus at q
+        mju_copy(md->qvel, v, nv);
+        mj_forward(mj, md);
+        for (int i = 0; i < nv; i++) shift[i] = -md->qfrc_spring[i];
+        for (int j = 0; j < mj->njnt; j++)
+          if (mj->jnt_type[j] == mjJNT_HINGE || mj->jnt_type[j] == mjJNT_SLIDE)
+            md->qpos[mj->jnt_qposadr[j]] += 0.5 * s->h * v[mj->jnt_dofadr[j]];
+        mj_forward(mj, md);
+        for (int i = 0; i < nv; i++) shift[i] += md->qfrc_spring[i];
+      }
+      for (int i = 0; i < nv; i++) {
+        double r = 0;
+        for (int j = 0; j < nv; j++) r += d->qA[i * nv + j] * (d->vstar[j] - v[j]) / s->h;
+        double rhs = d->qfrc_passive[i] + d->qfrc_actuator[i] - d->qfrc_bias[i] + shift[i];
+        CHECK_CLOSE(r, rhs, 1e-8, 1e-8, "%s dof %d (%s): A (v*-v)/h vs tau - c", scenes[sc], i,
+                    mid ? "midpoint" : "sap_euler");
+      }
+      free(v);
+      free(shift);
+      sap_free(s);
+      mj_deleteData(md);
+      mj_deleteModel(mj);
     }
-    free(v);
-    sap_free(s);
-    sap_freeModel(m);
-  }
 }
 
 /* ---- MuJoCo 4 model features: gravcomp, actuator armature/damping, joint
@@ -346,7 +362,7 @@ static void test_scratch_from_carve(void) {
       int nb = m->nbody, nv = m->nv;
       int fail;
 #define FM_ARGS(T)                                                                                          \
-  m, 1e-3, 0, d->qpos, d->qvel, d->ctrl, d->qfrc_applied, d->xpos, d->xmat, d->xipos, d->ximat, d->xanchor,  \
+  m, 1e-3, 0, 0, d->qpos, d->qvel, d->ctrl, d->qfrc_applied, d->xpos, d->xmat, d->xipos, d->ximat, d->xanchor,  \
       d->xaxis, d->cref, d->cdof, d->qA, d->qfrc_bias, d->qfrc_passive, d->qfrc_actuator, d->vstar, (T*)buf
       if (fp32) fail = sapw_freeMotion_f32(FM_ARGS(float));
       else fail = sapw_freeMotion_f64(FM_ARGS(double));

@@ -87,8 +87,10 @@ static void test_bad_scenes(void) {
               "<geom size='.1'/></body></worldbody></mujoco>"),
               SAP_ERR_SCENE, "sticky", "negative frictionloss");
   expect_load(write_scene("tendamp",
-              "<mujoco><worldbody><body><joint name='j' type='hinge'/><geom size='.1'/></body></worldbody>"
-              "<tendon><fixed name='cable' damping='1'><joint joint='j' coef='1'/></fixed></tendon></mujoco>"),
+              "<mujoco><worldbody><site name='a'/><body><joint name='j' type='hinge'/><geom size='.1'/>"
+              "<site name='b' pos='0 0 -1'/></body></worldbody>"
+              "<tendon><spatial name='cable' damping='1'><site site='a'/><site site='b'/></spatial></tendon>"
+              "</mujoco>"),
               SAP_ERR_UNSUPPORTED, "cable", "damping");
   /* affine actuators that are no drive: a damper (gain -kv l'), a positive stiffness bias */
   expect_load(write_scene("damper",
@@ -118,7 +120,8 @@ static void test_mujoco4_fields_rejected(void) {
       {"poly", "<mujoco>" ONE("stiffness='1 2 0'", "") "</mujoco>", "'j'", "stiffnesspoly"},
       {"yield", "<mujoco>" ONE("stiffness='1' springyield='0.5'", "") "</mujoco>", "'j'", "springyield"},
       {"dampoly", "<mujoco>" ONE("damping='1 2 0'", "") "</mujoco>", "'j'", "dampingpoly"},
-      {"margin", "<mujoco>" ONE("range='-1 1' margin='0.1'", "") "</mujoco>", "'j'", "limit margin"},
+      {"tendonpoly", "<mujoco>" ONE("", "") "<tendon><fixed name='t' stiffness='1 2 0'><joint joint='j' "
+                     "coef='1'/></fixed></tendon></mujoco>", "'t'", "stiffnesspoly"},
       {"adhesion", "<mujoco>" ONE("", "adhesion='1'") "</mujoco>", "'g'", "adhesion"},
       {"surfacevel", "<mujoco>" ONE("", "surfacevel='1 0 0 0 0 0'") "</mujoco>", "'g'", "surfacevel"},
       {"fluid", "<mujoco><option density='1.2'/>" ONE("", "fluidshape='ellipsoid'") "</mujoco>", "'g'",
@@ -140,10 +143,10 @@ static void test_mujoco4_fields_rejected(void) {
 #undef ONE
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
     expect_load(write_scene(cases[i].tag, cases[i].xml), SAP_ERR_UNSUPPORTED, cases[i].frag1, cases[i].frag2);
-  /* disabled features are honoured instead: limits off, so a limit margin is moot */
-  expect_load(write_scene("limitoff", "<mujoco><option><flag limit='disable'/></option><worldbody><body>"
-                          "<joint type='hinge' range='-1 1' margin='0.1'/><geom size='.1'/></body></worldbody>"
-                          "</mujoco>"), SAP_OK, NULL, NULL);
+  /* disabled features are honoured instead: springs off, so a polynomial spring is moot */
+  expect_load(write_scene("springoff", "<mujoco><option><flag spring='disable'/></option>"
+                          "<worldbody><body><joint type='hinge' stiffness='1 2 0'/><geom size='.1'/></body>"
+                          "</worldbody></mujoco>"), SAP_OK, NULL, NULL);
 }
 
 /* scene values: non-finite numbers anywhere, wrong signs and inverted ranges are
@@ -155,6 +158,10 @@ static void test_bad_scene_values(void) {
       {"bodynan", "<mujoco><worldbody><body name='arm' pos='nan 0 0'><joint type='hinge'/><geom size='.1'/>"
                   "</body></worldbody></mujoco>", "body 'arm'", "body_pos"},
       {"rangenan", HINGE("range='nan 1'"), "joint 'j'", "jnt_range"},
+      {"marginroom", HINGE("range='-5 5' margin='0.09'"), "joint 'j'", "leaves no room"},
+      {"tmarginroom", "<mujoco><worldbody><body><joint name='j' type='slide'/><geom size='.1'/></body></worldbody>"
+                      "<tendon><fixed name='t' range='0 0.2' margin='0.1'><joint joint='j' coef='1'/></fixed>"
+                      "</tendon></mujoco>", "tendon 't'", "leaves no room"},
       {"armature", HINGE("armature='-1'"), "joint 'j'", "dof_armature"},
       {"damping", HINGE("damping='-2'"), "joint 'j'", "dof_damping"},
       {"axisnan", HINGE("axis='0 nan 1'"), "joint 'j'", "jnt_axis"},

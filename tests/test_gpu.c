@@ -160,6 +160,9 @@ static void test_parity_contact(void) {
   // fluid forces (inertia-box model: density, viscosity, wind) on free, hinged and ball bodies
   parity("scenes/fluid.xml", "approx64", 1, 100, 1e-6);
   parity("scenes/fluid.xml", "approx32", 1, 100, 1e-3);
+  // fixed-tendon springs (dead band) and dampers, joint and tendon limit margins
+  parity("scenes/tendon_spring.xml", "approx64", 1, 200, 1e-6);
+  parity("scenes/tendon_spring.xml", "approx32", 1, 100, 1e-3);
   // weld to a mocap body, joint coupling, finger contacts; drake: sap_euler, the curvature bias
   parity("scenes/arm_gripper_mocap.xml", "approx64", 1, 100, 1e-6);
   parity("scenes/arm_gripper_mocap.xml", "drake", 1, 100, 1e-6);

@@ -134,6 +134,9 @@ typedef struct sapModel {
   double* jnt_axis;       /* (njnt x 3)   axis in body frame (hinge, slide) */
   double* jnt_stiffness;  /* (njnt)       spring stiffness (explicit force) */
   double* jnt_range;      /* (njnt x 2)   limits (rad or m) */
+  double* jnt_margin;     /* (njnt)       limit margin: the limit holds the joint at
+                           * range[0] + margin and range[1] - margin (MuJoCo's reference
+                           * pos - margin) */
 
   /* dofs */
   int* dof_bodyid;        /* (nv)         body moved by this dof */
@@ -237,6 +240,12 @@ typedef struct sapModel {
   int* tendon_limited;    /* (ntendon)    has a range */
   double* tendon_frictionloss; /* (ntendon) dry friction on the tendon velocity (SAP box row) */
   double* tendon_range;   /* (ntendon x 2) */
+  double* tendon_margin;  /* (ntendon)    limit margin, as jnt_margin */
+  double* tendon_stiffness;    /* (ntendon) fixed tendons: spring -k (L - lengthspring) outside
+                                * the dead band [lengthspring[0], lengthspring[1]] (explicit) */
+  double* tendon_damping;      /* (ntendon) fixed tendons: damper -d Ldot (explicit, as MuJoCo's
+                                * Euler integrator) */
+  double* tendon_lengthspring; /* (ntendon x 2) the spring's dead band (MuJoCo 4 springlength) */
   int* wrap_jnt;          /* (nwrap)      joint of each wrap; spatial tendons: the site's body */
   double* wrap_coef;      /* (nwrap)      coefficient (fixed tendons) */
   double* wrap_pos;       /* (nwrap x 3)  spatial tendons: the site's position in its body */
