@@ -381,6 +381,10 @@ static void test_compare(void) {
   if (b) zm = strtod(b + strlen("\"final_base_z_mujoco\":"), NULL);
   CHECK_CLOSE(zs, 0.1 - 9.81 / (4 * 5e4), 2e-6, 0, "sapsim rest height");
   CHECK(fabs(zm - 0.1) < 1e-3, "MuJoCo rest height %g", zm);
+  /* the baseline: MuJoCo with the other cone; a box has no hinge or slide joint */
+  const char* c = last ? strstr(last, "\"max_joint_diff_mujoco_cones\":") : NULL;
+  CHECK(c && strtod(c + strlen("\"max_joint_diff_mujoco_cones\":"), NULL) == 0, "cones baseline: %.300s",
+        last ? last : "");
   free_run(&r);
 }
 

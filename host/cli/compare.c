@@ -2,7 +2,10 @@
  * by MuJoCo's own mj_step, side by side. Prints, every tenth of the run, the height
  * of each free-floating base in both and the largest hinge/slide joint difference,
  * then one JSON line with the whole-run figures. SAP's compliant contact and MuJoCo's
- * soft constraints are different models: the differences are reported, not judged. */
+ * soft constraints are different models: the differences are reported, not judged.
+ * Beside them, a baseline: MuJoCo against itself with the other friction cone (pyramidal
+ * <-> elliptic; sapsim solves the elliptic cone), the spread two valid MuJoCo settings give
+ * on the same run (0 where no contact or friction acts). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +38,8 @@ int sap_compareMain(sapCli* cli) {
   sapModel* m = NULL;
   sapSim* s = NULL;
   mjModel* mj = NULL;
-  mjData** md = NULL;
+  mjData **md = NULL, **mc = NULL;  /* MuJoCo as the scene says, and with the other cone */
+  mjModel* mjc = NULL;
   double *ctrl = NULL, *qs = NULL;
   char err[1000] = "";
   if (sap_loadModel(cli->scene, &m) != SAP_OK || sap_create(m, &cli->opt, n, &s) != SAP_OK) {
@@ -51,12 +55,18 @@ int sap_compareMain(sapCli* cli) {
   ctrl = calloc((size_t)n * m->nu + 1, sizeof(double));
   qs = malloc(sizeof(double) * n * m->nq);
   md = calloc(n, sizeof(mjData*));
+  mc = calloc(n, sizeof(mjData*));
+  mjc = mj_copyModel(NULL, mj);
+  mjc->opt.cone = mj->opt.cone == mjCONE_ELLIPTIC ? mjCONE_PYRAMIDAL : mjCONE_ELLIPTIC;
   sapcli_randomCtrl(m, n, cli->ctrl_noise, cli->seed, ctrl);
   if (m->nu && sap_set(s, SAP_FIELD_CTRL, NULL, n, ctrl) != SAP_OK) goto fail;
   for (int w = 0; w < n; w++) {
     md[w] = mj_makeData(mj);
+    mc[w] = mj_makeData(mjc);
     if (key >= 0) mj_resetDataKeyframe(mj, md[w], key);
+    if (key >= 0) mj_resetDataKeyframe(mjc, mc[w], key);
     if (m->nu) memcpy(md[w]->ctrl, ctrl + (size_t)w * m->nu, sizeof(double) * m->nu);
+    if (m->nu) memcpy(mc[w]->ctrl, ctrl + (size_t)w * m->nu, sizeof(double) * m->nu);
   }
   double h = sap_options(s)->timestep;  /* resolved (the scene's unless overridden) */
   if (fabs(h - mj->opt.timestep) > 1e-15)
@@ -65,28 +75,33 @@ int sap_compareMain(sapCli* cli) {
          cli->scene, n, cli->steps, h, sapo_valueName("preset", sap_options(s)->preset), mj_versionString(),
          mj->opt.cone == mjCONE_ELLIPTIC ? "elliptic" : "pyramidal",
          mj->opt.integrator == mjINT_EULER ? "Euler" : mj->opt.integrator == mjINT_RK4 ? "RK4" : "implicit");
-  printf("%8s %14s %14s %16s %16s\n", "time", "base z sapsim", "base z MuJoCo", "max |dq| joints",
-         "max |dz| bases");
-  double worst_q = 0, worst_z = 0, sum_q = 0;
+  printf("%8s %14s %14s %16s %16s %18s\n", "time", "base z sapsim", "base z MuJoCo", "max |dq| joints",
+         "max |dz| bases", "MuJoCo cones |dq|");
+  double worst_q = 0, worst_z = 0, sum_q = 0, worst_c = 0, sum_c = 0;
   long nsum = 0;
   int every = cli->steps >= 10 ? cli->steps / 10 : 1;
   for (int k = 1; k <= cli->steps; k++) {
     if (sap_step(s, 1) != SAP_OK || sap_get(s, SAP_FIELD_QPOS, NULL, n, qs) != SAP_OK) goto fail;
-    double dq_step = 0, dz_step = 0;
+    double dq_step = 0, dz_step = 0, dc_step = 0;
     for (int w = 0; w < n; w++) {
       mj_step(mj, md[w]);
-      double dq, dz;
+      mj_step(mjc, mc[w]);
+      double dq, dz, dc, dcz;
       differences(mj, qs + (size_t)w * m->nq, md[w]->qpos, &dq, &dz);
+      differences(mj, mc[w]->qpos, md[w]->qpos, &dc, &dcz);
       dq_step = fmax(dq_step, dq);
       dz_step = fmax(dz_step, dz);
+      dc_step = fmax(dc_step, dc);
       sum_q += dq;
+      sum_c += dc;
       nsum++;
     }
     worst_q = fmax(worst_q, dq_step);
     worst_z = fmax(worst_z, dz_step);
+    worst_c = fmax(worst_c, dc_step);
     if (k % every == 0 || k == cli->steps)
-      printf("%8.3f %14.5f %14.5f %16.3e %16.3e\n", k * h, base_height(mj, qs), base_height(mj, md[0]->qpos),
-             dq_step, dz_step);
+      printf("%8.3f %14.5f %14.5f %16.3e %16.3e %18.3e\n", k * h, base_height(mj, qs),
+             base_height(mj, md[0]->qpos), dq_step, dz_step, dc_step);
   }
   /* the whole run as one JSON line; the base heights are null without a free-floating base */
   char line[2048];
@@ -100,6 +115,8 @@ int sap_compareMain(sapCli* cli) {
   sapj_num(&j, "max_joint_diff", worst_q, 6);
   sapj_num(&j, "mean_joint_diff", nsum ? sum_q / nsum : 0.0, 6);
   sapj_num(&j, "max_base_height_diff", worst_z, 6);
+  sapj_num(&j, "max_joint_diff_mujoco_cones", worst_c, 6);
+  sapj_num(&j, "mean_joint_diff_mujoco_cones", nsum ? sum_c / nsum : 0.0, 6);
   sapj_num(&j, "final_base_z_sapsim", base_height(mj, qs), 6);
   sapj_num(&j, "final_base_z_mujoco", base_height(mj, md[0]->qpos), 6);
   if (!sapj_end(&j)) {
@@ -112,9 +129,13 @@ int sap_compareMain(sapCli* cli) {
 fail:
   fprintf(stderr, "sapsim: %s\n", sap_lastError());
 done:
-  if (md)
-    for (int w = 0; w < n; w++) mj_deleteData(md[w]);
+  for (int w = 0; w < n; w++) {
+    if (md) mj_deleteData(md[w]);
+    if (mc) mj_deleteData(mc[w]);
+  }
   free(md);
+  free(mc);
+  if (mjc) mj_deleteModel(mjc);
   if (mj) mj_deleteModel(mj);
   free(ctrl);
   free(qs);
