@@ -443,7 +443,7 @@ static void summary_lines(FILE* json, const char* scene, const ablConfig* c, int
 
 /* ---- main ------------------------------------------------------------------------- */
 
-int sap_ablateMain(int argc, char** argv) {
+int sapcli_ablateMain(int argc, char** argv) {
   static ablArgs a;
   ablConfig c[ABL_MAXCONF];
   ablComparison k[ABL_MAXCONF];

@@ -319,7 +319,7 @@ static int apply_variant(sapOptions* o, const char* variant) {
   return 0;
 }
 
-int sap_benchMain(sapCli* cli) {
+int sapcli_benchMain(sapCli* cli) {
   sapModel* m = NULL;
   if (sap_loadModel(cli->scene, &m) != SAP_OK) {
     fprintf(stderr, "sapsim: %s\n", sap_lastError());

@@ -49,10 +49,10 @@ int sapcli_parse(int argc, char** argv, sapCli* cli, const char* cmd);
 int sapcli_keyframe(const sapModel* m, const sapCli* cli);
 void sapcli_randomCtrl(const sapModel* m, int nworld, double noise, unsigned long long seed,
                        double* ctrl);
-int sap_benchMain(sapCli* cli);
-int sap_runMain(sapCli* cli);
-int sap_compareMain(sapCli* cli);  /* sapsim vs MuJoCo's mj_step (compare.c) */
-int sap_ablateMain(int argc, char** argv);  /* parses its own flags (ablate.c) */
+int sapcli_benchMain(sapCli* cli);
+int sapcli_runMain(sapCli* cli);
+int sapcli_compareMain(sapCli* cli);  /* sapsim vs MuJoCo's mj_step (compare.c) */
+int sapcli_ablateMain(int argc, char** argv);  /* parses its own flags (ablate.c) */
 /* run bench/SCRIPT JSONL PNG with a python3 that has matplotlib (plot.c) */
 int sapcli_plot(const char* script, const char* jsonl, const char* png);
 

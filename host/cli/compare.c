@@ -33,7 +33,7 @@ static double base_height(const mjModel* mj, const double* q) {
   return NAN;
 }
 
-int sap_compareMain(sapCli* cli) {
+int sapcli_compareMain(sapCli* cli) {
   int n = cli->worlds[0], rc = 1;
   sapModel* m = NULL;
   sapSim* s = NULL;

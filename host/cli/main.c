@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   const char* cmd = argv[1];
-  if (!strcmp(cmd, "ablate")) return sap_ablateMain(argc - 2, argv + 2);
+  if (!strcmp(cmd, "ablate")) return sapcli_ablateMain(argc - 2, argv + 2);
   if (strcmp(cmd, "info") && strcmp(cmd, "run") && strcmp(cmd, "bench") && strcmp(cmd, "compare")) {
     fprintf(stderr, "sapsim: unknown command '%s' (valid: info, run, bench, compare, ablate)\n", cmd);
     return 2;
@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
   sapCli cli;
   if (sapcli_parse(argc - 2, argv + 2, &cli, cmd)) return 2;
   if (!strcmp(cmd, "info")) return info_main(&cli);
-  if (!strcmp(cmd, "run")) return sap_runMain(&cli);
-  if (!strcmp(cmd, "compare")) return sap_compareMain(&cli);
-  return sap_benchMain(&cli);
+  if (!strcmp(cmd, "run")) return sapcli_runMain(&cli);
+  if (!strcmp(cmd, "compare")) return sapcli_compareMain(&cli);
+  return sapcli_benchMain(&cli);
 }

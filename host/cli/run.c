@@ -47,7 +47,7 @@ static int print_summary(sapSim* s, const sapRunSummary* r) {
   return 0;
 }
 
-int sap_runMain(sapCli* cli) {
+int sapcli_runMain(sapCli* cli) {
   sapModel* m = NULL;
   sapSim* s = NULL;
   sapFrameWriter* fw = NULL;
