@@ -79,11 +79,16 @@ static sapStatus classify_actuator(const mjModel* mj, int i, int* kind, double* 
     return sap_fail(SAP_ERR_UNSUPPORTED, "%s: actuator '%s' has %d activation variables; sapsim "
                     "supports one per actuator with dynamics", path, name, mj->actuator_actnum[i]);
   int gmus = gt == mjGAIN_MUSCLE, bmus = bt == mjBIAS_MUSCLE;
-  if (gt != mjGAIN_FIXED && !gmus && !(gt == mjGAIN_AFFINE && g[1] == 0 && g[2] == 0))
+  if (gt == mjGAIN_AFFINE && (g[1] != 0 || g[2] != 0))
     return sap_fail(SAP_ERR_UNSUPPORTED,
-                    "%s: actuator '%s' has a %s gain (gaintype %d, gain %g %g %g); sapsim supports "
-                    "fixed gains, affine gains without slopes and muscle gains", path, name,
-                    gt >= 0 && gt <= mjGAIN_USER ? gain_names[gt] : "unknown", gt, g[0], g[1], g[2]);
+                    "%s: actuator '%s' has a state-dependent gain (affine, gain %g %g %g); sapsim "
+                    "supports fixed gains, affine gains without slopes and muscle gains", path, name,
+                    g[0], g[1], g[2]);
+  if (gt != mjGAIN_FIXED && gt != mjGAIN_AFFINE && !gmus)
+    return sap_fail(SAP_ERR_UNSUPPORTED,
+                    "%s: actuator '%s' has a %s gain (gaintype %d); sapsim supports fixed gains, affine "
+                    "gains without slopes and muscle gains", path, name,
+                    gt >= 0 && gt <= mjGAIN_USER ? gain_names[gt] : "unknown", gt);
   if (bt != mjBIAS_NONE && bt != mjBIAS_AFFINE && !bmus)
     return sap_fail(SAP_ERR_UNSUPPORTED, "%s: actuator '%s' has a %s bias (biastype %d); sapsim supports "
                     "none, affine and muscle", path, name,
@@ -792,8 +797,8 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
     if (trn == mjTRN_SITE) {
       if (m->actuator_kind[i] != SAP_ACT_MOTOR)
         return sap_fail(SAP_ERR_UNSUPPORTED,
-                        "%s: actuator '%s' is a position or velocity servo or a muscle on a site "
-                        "transmission, which has no length; only force actuators (motor, affine "
+                        "%s: actuator '%s' is a position or velocity servo on a site transmission "
+                        "(or a muscle), which has no length; only force actuators (motor, affine "
                         "<general>) act on sites",
                         path, mjname(mj, mj->name_actuatoradr, i));
       m->actuator_sitebody[i] = mj->site_bodyid[id];

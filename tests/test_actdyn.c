@@ -370,13 +370,13 @@ static void test_refusals(void) {
   fx_refused("<mujoco>" HINGE "<actuator><general name='u' joint='j' dyntype='user'/></actuator></mujoco>",
              SAP_ERR_UNSUPPORTED, "actuator 'u' has user activation dynamics");
   fx_refused("<mujoco>" HINGE "<actuator><general name='a' joint='j' gaintype='affine' gainprm='1 2 0'/>"
-             "</actuator></mujoco>", SAP_ERR_UNSUPPORTED, "actuator 'a' has a affine gain");
+             "</actuator></mujoco>", SAP_ERR_UNSUPPORTED, "actuator 'a' has a state-dependent gain (affine");
   fx_refused("<mujoco>" HINGE "<actuator><general name='ub' joint='j' biastype='user'/></actuator></mujoco>",
              SAP_ERR_UNSUPPORTED, "actuator 'ub' has a user bias");
   fx_refused("<mujoco>" HINGE "<actuator><general name='ms' site='s' dyntype='muscle' gaintype='muscle' "
              "biastype='muscle' lengthrange='0 1' gainprm='0.75 1.05 10 200 0.5 1.6 1.5 1.3 1.2' "
              "biasprm='0.75 1.05 10 200 0.5 1.6 1.5 1.3 1.2'/></actuator></mujoco>",
-             SAP_ERR_UNSUPPORTED, "actuator 'ms' is a position or velocity servo or a muscle on a site");
+             SAP_ERR_UNSUPPORTED, "actuator 'ms' is a position or velocity servo on a site transmission (or a muscle)");
 }
 
 int main(void) {
