@@ -8,6 +8,7 @@
   X(double, qpos, (m)->nq)                                        \
   X(double, qvel, (m)->nv)                                        \
   X(double, ctrl, (m)->nu)                                        \
+  X(double, act, (m)->na)                                         \
   X(double, qfrc_applied, (m)->nv)                                \
   X(double, mocap_pos, (m)->nmocap * 3)                           \
   X(double, mocap_quat, (m)->nmocap * 4)                          \

@@ -92,6 +92,18 @@
   X(double, actuator_forcerange, (m)->nu * 2)                    \
   X(double, actuator_kp, (m)->nu)                                \
   X(double, actuator_kv, (m)->nu)                                \
+  X(int, actuator_dyntype, (m)->nu)                              \
+  X(double, actuator_dynprm, (m)->nu * 3)                        \
+  X(int, actuator_actadr, (m)->nu)                               \
+  X(int, actuator_actnum, (m)->nu)                               \
+  X(int, actuator_actlimited, (m)->nu)                           \
+  X(double, actuator_actrange, (m)->nu * 2)                      \
+  X(int, actuator_actearly, (m)->nu)                             \
+  X(int, actuator_muscle, (m)->nu)                               \
+  X(double, actuator_gainprm, (m)->nu * SAP_NMUSCLEPRM)          \
+  X(double, actuator_biasprm, (m)->nu * SAP_NMUSCLEPRM)          \
+  X(double, actuator_lengthrange, (m)->nu * 2)                   \
+  X(double, actuator_acc0, (m)->nu)                              \
   X(int, actuator_sitebody, (m)->nu)                             \
   X(double, actuator_site, (m)->nu * 13)                         \
   X(int, tendon_adr, (m)->ntendon)                               \
@@ -130,6 +142,7 @@
   X(double, key_qpos, (long long)(m)->nkey * (m)->nq)             \
   X(double, key_qvel, (long long)(m)->nkey * (m)->nv)             \
   X(double, key_ctrl, (long long)(m)->nkey * (m)->nu)             \
+  X(double, key_act, (long long)(m)->nkey * (m)->na)              \
   X(double, key_mpos, (long long)(m)->nkey * (m)->nmocap * 3)     \
   X(double, key_mquat, (long long)(m)->nkey * (m)->nmocap * 4)    \
   X(int, name_bodyadr, (m)->nbody)                               \

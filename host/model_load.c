@@ -51,29 +51,61 @@ static double custom_numeric(const mjModel* mj, const char* name, double fallbac
  *   a motor           g u + b0            with b1 = b2 = 0,
  * so <position>, <velocity>, <motor> and <general> servos of those shapes (e.g. a scaled
  * servo gainprm="g" biasprm="0 -k -kv") all map; *gain, *bias give t (or the motor force) as
- * gain u + bias. An affine gain with zero slopes is the fixed gain g0. Anything else (negative
- * damping, positive stiffness, activation dynamics, state-dependent gains) is refused. */
+ * gain u + bias. An affine gain with zero slopes is the fixed gain g0. u is ctrl, or act for an
+ * actuator with activation dynamics (integrator, filter, filterexact, muscle): a servo of that
+ * shape (e.g. <intvelocity>, a filtered <position>) stays an implicit SAP drive whose target
+ * follows act. A muscle gain or bias (<muscle>, <general gaintype/biastype="muscle">) makes the
+ * explicit kind SAP_ACT_MUSCLE: force = G u + B with the muscle curve or the fixed gain for G
+ * and the muscle curve or the affine bias b0 + b1 l + b2 l' (kept as bias, -kp, -kv) for B.
+ * Anything else (negative damping or positive stiffness in a servo, state-dependent affine
+ * gains, user/dcmotor/pid dynamics, other gain and bias types) is refused. */
 static sapStatus classify_actuator(const mjModel* mj, int i, int* kind, double* kp, double* kv,
-                                   double* gain, double* bias, const char* path) {
+                                   double* gain, double* bias, int* muscle, const char* path) {
+  static const char* dyn_names[] = {"none", "integrator", "filter", "filterexact", "muscle",
+                                    "dcmotor", "pid", "user"};
+  static const char* gain_names[] = {"fixed", "affine", "muscle", "dcmotor", "so3", "pid", "user"};
+  static const char* bias_names[] = {"none", "affine", "muscle", "dcmotor", "so3", "user"};
   const double* g = mj->actuator_gainprm + i * mjNGAIN;
   const double* b = mj->actuator_biasprm + i * mjNBIAS;
   const char* name = mjname(mj, mj->name_actuatoradr, i);
-  int gt = mj->actuator_gaintype[i], bt = mj->actuator_biastype[i];
-  if (mj->actuator_dyntype[i] != mjDYN_NONE)
+  int gt = mj->actuator_gaintype[i], bt = mj->actuator_biastype[i], dt = mj->actuator_dyntype[i];
+  if (dt != mjDYN_NONE && dt != mjDYN_INTEGRATOR && dt != mjDYN_FILTER && dt != mjDYN_FILTEREXACT &&
+      dt != mjDYN_MUSCLE)
     return sap_fail(SAP_ERR_UNSUPPORTED,
-                    "%s: actuator '%s' has activation dynamics (dyntype %d); sapsim supports "
-                    "actuators without activation (motor, position, velocity and affine servos)", path,
-                    name, mj->actuator_dyntype[i]);
-  if (gt != mjGAIN_FIXED && !(gt == mjGAIN_AFFINE && g[1] == 0 && g[2] == 0))
+                    "%s: actuator '%s' has %s activation dynamics (dyntype %d); sapsim supports none, "
+                    "integrator, filter, filterexact and muscle", path, name,
+                    dt >= 0 && dt <= mjDYN_USER ? dyn_names[dt] : "unknown", dt);
+  if (dt != mjDYN_NONE && mj->actuator_actnum[i] != 1)
+    return sap_fail(SAP_ERR_UNSUPPORTED, "%s: actuator '%s' has %d activation variables; sapsim "
+                    "supports one per actuator with dynamics", path, name, mj->actuator_actnum[i]);
+  int gmus = gt == mjGAIN_MUSCLE, bmus = bt == mjBIAS_MUSCLE;
+  if (gt == mjGAIN_AFFINE && (g[1] != 0 || g[2] != 0))
     return sap_fail(SAP_ERR_UNSUPPORTED,
-                    "%s: actuator '%s' has a state-dependent gain (gaintype %d, gain %g %g %g); sapsim "
-                    "supports fixed gains only", path, name, gt, g[0], g[1], g[2]);
-  if (bt != mjBIAS_NONE && bt != mjBIAS_AFFINE)
+                    "%s: actuator '%s' has a state-dependent gain (affine, gain %g %g %g); sapsim "
+                    "supports fixed gains, affine gains without slopes and muscle gains", path, name,
+                    g[0], g[1], g[2]);
+  if (gt != mjGAIN_FIXED && gt != mjGAIN_AFFINE && !gmus)
     return sap_fail(SAP_ERR_UNSUPPORTED,
-                    "%s: actuator '%s' has bias type %d; sapsim supports none and affine", path, name, bt);
+                    "%s: actuator '%s' has a %s gain (gaintype %d); sapsim supports fixed gains, affine "
+                    "gains without slopes and muscle gains", path, name,
+                    gt >= 0 && gt <= mjGAIN_USER ? gain_names[gt] : "unknown", gt);
+  if (bt != mjBIAS_NONE && bt != mjBIAS_AFFINE && !bmus)
+    return sap_fail(SAP_ERR_UNSUPPORTED, "%s: actuator '%s' has a %s bias (biastype %d); sapsim supports "
+                    "none, affine and muscle", path, name,
+                    bt >= 0 && bt <= mjBIAS_USER ? bias_names[bt] : "unknown", bt);
   double b0 = bt == mjBIAS_AFFINE ? b[0] : 0, b1 = bt == mjBIAS_AFFINE ? b[1] : 0;
   double b2 = bt == mjBIAS_AFFINE ? b[2] : 0;
   *kp = *kv = 0;
+  *muscle = 0;
+  if (gmus || bmus) {  /* explicit muscle law: G u + B */
+    *kind = SAP_ACT_MUSCLE;
+    *muscle = (gmus ? SAP_MUSCLE_GAIN : 0) | (bmus ? SAP_MUSCLE_BIAS : 0);
+    *gain = gmus ? 0 : g[0];
+    *bias = b0;
+    *kp = -b1;
+    *kv = -b2;
+    return SAP_OK;
+  }
   if (b1 == 0 && b2 == 0) {  /* motor: g u + b0 */
     *kind = SAP_ACT_MOTOR;
     *gain = g[0];
@@ -126,7 +158,7 @@ static sapStatus check_sizes(const mjModel* mj, const char* path) {
       {"nq", mj->nq}, {"nv", mj->nv}, {"nbody", mj->nbody}, {"njnt", mj->njnt},
       {"ngeom", mj->ngeom}, {"nmesh", mj->nmesh}, {"nmeshvert", mj->nmeshvert},
       {"nhfield", mj->nhfield}, {"nhfielddata", mj->nhfielddata},
-      {"nu", mj->nu}, {"ntendon", mj->ntendon}, {"nwrap", mj->nwrap},
+      {"nu", mj->nu}, {"na", mj->na}, {"ntendon", mj->ntendon}, {"nwrap", mj->nwrap},
       {"nexclude", mj->nexclude}, {"nkey", mj->nkey}, {"nmocap", mj->nmocap},
       {"nnames", mj->nnames}, {"nsensor", mj->nsensor}, {"nsensordata", mj->nsensordata}};
   /* the candidate pair table counts ngeom (ngeom - 1) / 2 pairs in an int */
@@ -598,6 +630,7 @@ static void copy_sizes(sapModel* m, const mjModel* mj) {
   m->nhfield = (int)mj->nhfield;
   m->nhfielddata = (int)mj->nhfielddata;
   m->nu = (int)mj->nu;
+  m->na = (int)mj->na;
   m->ntendon = (int)mj->ntendon;
   m->nwrap = (int)mj->nwrap;
   m->nexclude = (int)mj->nexclude;
@@ -743,11 +776,28 @@ static void limit_by_joint(sapModel* m, const mjModel* mj, int i) {
   m->actuator_forcelimited[i] = 1;
 }
 
+/* activation dynamics and muscle parameters of actuator i (classified already) */
+static void copy_activation(sapModel* m, const mjModel* mj, int i) {
+  int dt = mj->actuator_dyntype[i];
+  m->actuator_dyntype[i] = dt;
+  copy_num(m->actuator_dynprm + 3 * i, mj->actuator_dynprm + i * mjNDYN, 3);
+  m->actuator_actadr[i] = dt == mjDYN_NONE ? -1 : mj->actuator_actadr[i];
+  m->actuator_actnum[i] = dt == mjDYN_NONE ? 0 : 1;
+  m->actuator_actlimited[i] = mj->actuator_actlimited[i] != 0;
+  copy_num(m->actuator_actrange + 2 * i, mj->actuator_actrange + 2 * i, 2);
+  m->actuator_actearly[i] = mj->actuator_actearly[i] != 0;
+  copy_num(m->actuator_gainprm + SAP_NMUSCLEPRM * i, mj->actuator_gainprm + i * mjNGAIN, SAP_NMUSCLEPRM);
+  copy_num(m->actuator_biasprm + SAP_NMUSCLEPRM * i, mj->actuator_biasprm + i * mjNBIAS, SAP_NMUSCLEPRM);
+  copy_num(m->actuator_lengthrange + 2 * i, mj->actuator_lengthrange + 2 * mj->actuator_outadr[i], 2);
+  m->actuator_acc0[i] = mj->actuator_acc0[mj->actuator_outadr[i]];
+}
+
 static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path) {
   for (int i = 0; i < mj->nu; i++) {
     sapStatus st = classify_actuator(mj, i, &m->actuator_kind[i], &m->actuator_kp[i], &m->actuator_kv[i],
-                                     &m->actuator_gain[i], &m->actuator_bias[i], path);
+                                     &m->actuator_gain[i], &m->actuator_bias[i], &m->actuator_muscle[i], path);
     if (st != SAP_OK) return st;
+    copy_activation(m, mj, i);
     int trn = mj->actuator_trntype[i], id = mj->actuator_trnid[2 * i];
     m->actuator_trntype[i] = trn == mjTRN_TENDON ? SAP_TRN_TENDON : trn == mjTRN_SITE ? SAP_TRN_SITE : SAP_TRN_JOINT;
     m->actuator_trnid[i] = id;
@@ -756,8 +806,9 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
     if (trn == mjTRN_SITE) {
       if (m->actuator_kind[i] != SAP_ACT_MOTOR)
         return sap_fail(SAP_ERR_UNSUPPORTED,
-                        "%s: actuator '%s' is a position or velocity servo on a site transmission, "
-                        "which has no length; only force actuators (motor, affine <general>) act on sites",
+                        "%s: actuator '%s' is a position or velocity servo on a site transmission "
+                        "(or a muscle), which has no length; only force actuators (motor, affine "
+                        "<general>) act on sites",
                         path, mjname(mj, mj->name_actuatoradr, i));
       m->actuator_sitebody[i] = mj->site_bodyid[id];
       copy_num(m->actuator_site + 13 * i, mj->site_pos + 3 * id, 3);
@@ -866,6 +917,7 @@ static void copy_keys_names(sapModel* m, const mjModel* mj) {
   copy_num(m->key_qpos, mj->key_qpos, mj->nkey * mj->nq);
   copy_num(m->key_qvel, mj->key_qvel, mj->nkey * mj->nv);
   copy_num(m->key_ctrl, mj->key_ctrl, mj->nkey * mj->nu);
+  copy_num(m->key_act, mj->key_act, mj->nkey * mj->na);
   copy_num(m->key_mpos, mj->key_mpos, mj->nkey * mj->nmocap * 3);
   copy_num(m->key_mquat, mj->key_mquat, mj->nkey * mj->nmocap * 4);
   copy_int(m->name_bodyadr, mj->name_bodyadr, mj->nbody);
@@ -882,7 +934,8 @@ static void copy_keys_names(sapModel* m, const mjModel* mj) {
  * weld (three with torquescale 0), active at reset or not */
 static void count_solve_rows(sapModel* m) {
   int n = 0;
-  for (int u = 0; u < m->nu; u++) n += m->actuator_kind[u] != SAP_ACT_MOTOR;
+  for (int u = 0; u < m->nu; u++)
+    n += m->actuator_kind[u] == SAP_ACT_POSITION || m->actuator_kind[u] == SAP_ACT_VELOCITY;
   for (int j = 0; j < m->njnt; j++) n += 2 * (m->jnt_limited[j] != 0);
   for (int t = 0; t < m->ntendon; t++) n += 2 * (m->tendon_limited[t] != 0);
   for (int i = 0; i < m->nv; i++) n += m->dof_frictionloss[i] > 0;

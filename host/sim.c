@@ -205,6 +205,9 @@ static void reset_world(sapSim* s, int w, int key) {
   memcpy(s->d.qvel + (size_t)w * m->nv, qvel, sizeof(double) * m->nv);
   memcpy(s->d.vnext + (size_t)w * m->nv, qvel, sizeof(double) * m->nv);
   memcpy(s->d.ctrl + (size_t)w * m->nu, ctrl, sizeof(double) * m->nu);
+  /* activations: 0 (MuJoCo's mj_resetData) or the keyframe's act */
+  if (key < 0) memset(s->d.act + (size_t)w * m->na, 0, sizeof(double) * m->na);
+  else memcpy(s->d.act + (size_t)w * m->na, m->key_act + (size_t)key * m->na, sizeof(double) * m->na);
   memset(s->d.qfrc_applied + (size_t)w * m->nv, 0, sizeof(double) * m->nv);
   /* mocap bodies: the compiled pose (body_pos/quat of a child of the world is its world
    * pose) or the keyframe's */
@@ -235,8 +238,8 @@ static int reset_ranges(sapSim* s, sapRange* r) {
   size_t n = (size_t)d->nworld, dbl = sizeof(double), in = sizeof(int);
   sapRange all[] = {
       {d->qpos, n * m->nq * dbl}, {d->qvel, n * m->nv * dbl}, {d->vnext, n * m->nv * dbl},
-      {d->ctrl, n * m->nu * dbl}, {d->qfrc_applied, n * m->nv * dbl}, {d->time, n * dbl},
-      {d->mocap_pos, n * m->nmocap * 3 * dbl}, {d->mocap_quat, n * m->nmocap * 4 * dbl},
+      {d->ctrl, n * m->nu * dbl}, {d->act, n * m->na * dbl}, {d->qfrc_applied, n * m->nv * dbl},
+      {d->time, n * dbl}, {d->mocap_pos, n * m->nmocap * 3 * dbl}, {d->mocap_quat, n * m->nmocap * 4 * dbl},
       {d->eq_active, n * m->neq * in}, {d->world_flags, n * in}, {d->newton_iter, n * in}, {d->ls_iter, n * in},
       {d->nfactor, n * in}, {d->ls_eval, n * in}, {d->ncon, n * in}, {d->ncon_dropped, n * in},
       {d->sensordata, n * m->nsensordata * dbl}};
@@ -269,7 +272,7 @@ sapStatus sap_reset(sapSim* s, int key, const unsigned char* mask) {
 
 static const char* field_names[SAP_NFIELD] = {"qpos", "qvel", "ctrl", "time", "qfrc_applied",
                                               "xpos", "xquat", "qacc_free", "mocap_pos",
-                                              "mocap_quat", "sensordata"};
+                                              "mocap_quat", "sensordata", "act"};
 
 const char* sap_fieldName(sapField f) {
   return (unsigned)f < SAP_NFIELD ? field_names[f] : "?";
@@ -290,6 +293,7 @@ int sap_fieldSize(const sapSim* s, sapField f) {
     case SAP_FIELD_MOCAP_POS: return 3 * m->nmocap;
     case SAP_FIELD_MOCAP_QUAT: return 4 * m->nmocap;
     case SAP_FIELD_SENSORDATA: return m->nsensordata;
+    case SAP_FIELD_ACT: return m->na;
     default: return -1;
   }
 }
@@ -307,6 +311,7 @@ double* sapd_fieldPtr(sapData* d, sapField f) {
     case SAP_FIELD_MOCAP_POS: return d->mocap_pos;
     case SAP_FIELD_MOCAP_QUAT: return d->mocap_quat;
     case SAP_FIELD_SENSORDATA: return d->sensordata;
+    case SAP_FIELD_ACT: return d->act;
     default: return NULL;
   }
 }
@@ -351,7 +356,8 @@ sapStatus sap_get(sapSim* s, sapField f, const int* worlds, int n, double* buf) 
 sapStatus sap_set(sapSim* s, sapField f, const int* worlds, int n, const double* buf) {
   if (!s || !buf) return sap_fail(SAP_ERR_ARG, "sap_set: null argument");
   if (f != SAP_FIELD_QPOS && f != SAP_FIELD_QVEL && f != SAP_FIELD_CTRL && f != SAP_FIELD_TIME &&
-      f != SAP_FIELD_QFRC_APPLIED && f != SAP_FIELD_MOCAP_POS && f != SAP_FIELD_MOCAP_QUAT)
+      f != SAP_FIELD_QFRC_APPLIED && f != SAP_FIELD_MOCAP_POS && f != SAP_FIELD_MOCAP_QUAT &&
+      f != SAP_FIELD_ACT)
     return sap_fail(SAP_ERR_ARG, "sap_set: field '%s' is read-only", sap_fieldName(f));
   sapStatus st = check_worlds(s, "sap_set", worlds, n);
   if (st != SAP_OK) return st;
@@ -372,7 +378,7 @@ sapStatus sap_set(sapSim* s, sapField f, const int* worlds, int n, const double*
   /* on the GPU only the arrays written travel: the field, and for a state edit the
    * flags (a set state unfreezes a non-finite world) and vnext */
   double* dst = sapd_fieldPtr(&s->d, f);
-  int state = f == SAP_FIELD_QPOS || f == SAP_FIELD_QVEL;
+  int state = f == SAP_FIELD_QPOS || f == SAP_FIELD_QVEL || f == SAP_FIELD_ACT;
   size_t bytes = sizeof(double) * (size_t)s->d.nworld * size;
   size_t fbytes = sizeof(int) * (size_t)s->d.nworld;
   if ((st = sapb_fetch(s, dst, bytes)) != SAP_OK) return st;
@@ -405,7 +411,7 @@ static int bad_state(const sapSim* s, int w, sapStatus* bad) {
   const sapData* d = &s->d;
   struct { const double* x; int n; const char* name; } st[] = {
       {d->qpos + (size_t)w * m->nq, m->nq, "qpos"}, {d->qvel + (size_t)w * m->nv, m->nv, "qvel"},
-      {d->time + w, 1, "time"}, {d->mocap_pos + (size_t)w * m->nmocap * 3, m->nmocap * 3, "mocap_pos"},
+      {d->act + (size_t)w * m->na, m->na, "act"}, {d->time + w, 1, "time"}, {d->mocap_pos + (size_t)w * m->nmocap * 3, m->nmocap * 3, "mocap_pos"},
       {d->mocap_quat + (size_t)w * m->nmocap * 4, m->nmocap * 4, "mocap_quat"}};
   for (size_t f = 0; f < sizeof(st) / sizeof(st[0]); f++)
     for (int i = 0; i < st[f].n; i++)
@@ -416,7 +422,7 @@ static int bad_state(const sapSim* s, int w, sapStatus* bad) {
                           w, i, st[f].x[i]);
         return 1;
       }
-  const double* q = st[4].x;
+  const double* q = st[5].x;
   for (int b = 0; b < m->nmocap; b++)
     if (q[4 * b] == 0 && q[4 * b + 1] == 0 && q[4 * b + 2] == 0 && q[4 * b + 3] == 0) {
       if (*bad == SAP_OK)
@@ -436,7 +442,8 @@ sapStatus sap_commit(sapSim* s, const unsigned char* mask, void* stream) {
   const sapModel* m = s->m;
   sapData* d = &s->d;
   size_t n = (size_t)d->nworld, dbl = sizeof(double);
-  sapRange in[] = {{d->qpos, n * m->nq * dbl}, {d->qvel, n * m->nv * dbl}, {d->time, n * dbl},
+  sapRange in[] = {{d->qpos, n * m->nq * dbl}, {d->qvel, n * m->nv * dbl}, {d->act, n * m->na * dbl},
+                   {d->time, n * dbl},
                    {d->mocap_pos, n * m->nmocap * 3 * dbl}, {d->mocap_quat, n * m->nmocap * 4 * dbl},
                    {d->ctrl, n * m->nu * dbl}, {d->qfrc_applied, n * m->nv * dbl},
                    {d->world_flags, n * sizeof(int)}, {d->vnext, n * m->nv * dbl}};

@@ -79,7 +79,8 @@ static void free_motion_world(const sapSim* s, sapData* d, int w, double h) {
   void* scratch = d->scratch + (size_t)w * d->nscratch;
   int fail;
 #define FREE_MOTION_ARGS(T)                                                               \
-  m, h, explicit_drives, midpoint, d->qpos + q, d->qvel + v, d->ctrl + u, d->qfrc_applied + v,   \
+  m, h, explicit_drives, midpoint, d->qpos + q, d->qvel + v, d->ctrl + u, d->act + w * (size_t)m->na,  \
+      d->qfrc_applied + v,                                                                \
       d->xpos + 3 * nb * w, d->xmat + 9 * nb * w, d->xipos + 3 * nb * w,                  \
       d->ximat + 9 * nb * w, d->xanchor + 3 * (size_t)m->njnt * w,                        \
       d->xaxis + 3 * (size_t)m->njnt * w, d->cref + 3 * nb * w, d->cdof + 6 * nv * w,     \
@@ -108,17 +109,15 @@ static int all_finite(const double* x, int n) {
   return 1;
 }
 
-/* integrate one world; restore and flag it if the result is not finite */
+/* integrate one world (positions and activations); restore and flag it if the result is not finite */
 static void integrate_world(const sapSim* s, sapData* d, int w, double h) {
   const sapModel* m = s->m;
   double* qpos = d->qpos + (size_t)w * m->nq;
   double* qvel = d->qvel + (size_t)w * m->nv;
   const double* vnext = d->vnext + (size_t)w * m->nv;
   double* saved = (double*)(d->scratch + (size_t)w * d->nscratch);
-  memcpy(saved, qpos, sizeof(double) * m->nq);
-  sapw_integrate(m, s->opt.integration == SAP_INTEGRATE_MIDPOINT, h, qpos, qvel, vnext);
-  if (!all_finite(qpos, m->nq) || !all_finite(vnext, m->nv)) {
-    memcpy(qpos, saved, sizeof(double) * m->nq);
+  if (!sapw_integrateState(m, s->opt.integration == SAP_INTEGRATE_MIDPOINT, h, qpos, d->act + (size_t)w * m->na,
+                           d->ctrl + (size_t)w * m->nu, qvel, vnext, saved)) {
     d->world_flags[w] |= SAP_WORLD_NONFINITE;
     return;
   }
@@ -182,7 +181,7 @@ static void step_world(sapSim* s, int w, double h, double* t) {
  * is not a failure: a solve stopped by its cost tolerance keeps a good iterate) */
 #define SAP_RETRY_FAIL (SAP_WORLD_MAXITER | SAP_WORLD_LSFAIL | SAP_WORLD_FACTORFAIL | SAP_WORLD_NONFINITE)
 
-static size_t retry_stride(const sapModel* m) { return (size_t)m->nq + 2 * (size_t)m->nv + 1; }
+static size_t retry_stride(const sapModel* m) { return (size_t)m->nq + 2 * (size_t)m->nv + (size_t)m->na + 1; }
 
 sapStatus sapc_retryInit(sapSim* s) {
   if (s->opt.retry_depth <= 0) return SAP_OK;
@@ -224,15 +223,16 @@ void sapc_retryResetWorld(sapSim* s, int w) {
 }
 
 /* world w's state a step changes and a retry restores: qpos, qvel, vnext (the warm start's
- * previous velocity), time */
+ * previous velocity), act, time */
 static void retry_save(const sapSim* s, int w, double* b, int restore) {
   const sapModel* m = s->m;
   const sapData* d = &s->d;
-  struct { double* x; size_t n; } part[4] = {{d->qpos + (size_t)w * m->nq, (size_t)m->nq},
+  struct { double* x; size_t n; } part[5] = {{d->qpos + (size_t)w * m->nq, (size_t)m->nq},
                                               {d->qvel + (size_t)w * m->nv, (size_t)m->nv},
                                               {d->vnext + (size_t)w * m->nv, (size_t)m->nv},
+                                              {d->act + (size_t)w * m->na, (size_t)m->na},
                                               {d->time + w, 1}};
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < 5; i++) {
     if (restore) memcpy(part[i].x, b, sizeof(double) * part[i].n);
     else memcpy(b, part[i].x, sizeof(double) * part[i].n);
     b += part[i].n;

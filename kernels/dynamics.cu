@@ -40,7 +40,7 @@ sapStatus sapg_kinematics(const sapgLaunch* L) {
  * explicit_drives, midpoint, w, nv, nb, v, scratch), T the scratch's precision */
 #define FREE_MOTION_ARGS(T)                                                                \
   mw, h, explicit_drives, midpoint, d.qpos + (size_t)w * m.nq, d.qvel + v, d.ctrl + (size_t)w * m.nu,  \
-      d.qfrc_applied + v, d.xpos + 3 * nb * w, d.xmat + 9 * nb * w, d.xipos + 3 * nb * w,    \
+      d.act + (size_t)w * m.na, d.qfrc_applied + v, d.xpos + 3 * nb * w, d.xmat + 9 * nb * w, d.xipos + 3 * nb * w,    \
       d.ximat + 9 * nb * w, d.xanchor + 3 * (size_t)m.njnt * w,                              \
       d.xaxis + 3 * (size_t)m.njnt * w, d.cref + 3 * nb * w, d.cdof + 6 * nv * w,            \
       d.qA + (size_t)nv * nv * w, d.qfrc_bias + v, d.qfrc_passive + v, d.qfrc_actuator + v,  \
@@ -102,7 +102,7 @@ static __device__ int all_finite(const double* x, int n) {
   return 1;
 }
 
-/* integrate; a non-finite world is restored and frozen (SAP_WORLD_NONFINITE) */
+/* integrate positions and activations; a non-finite world is restored and frozen (SAP_WORLD_NONFINITE) */
 static __global__ void integrate_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, double h, int midpoint) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w >= d.nworld || (d.world_flags[w] & SAP_WORLD_SKIP)) return;
@@ -110,10 +110,8 @@ static __global__ void integrate_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapDat
   double* qvel = d.qvel + (size_t)w * m.nv;
   const double* vnext = d.vnext + (size_t)w * m.nv;
   double* saved = (double*)(d.scratch + (size_t)w * d.nscratch);
-  for (int i = 0; i < m.nq; i++) saved[i] = qpos[i];
-  sapw_integrate(&m, midpoint, h, qpos, qvel, vnext);
-  if (!all_finite(qpos, m.nq) || !all_finite(vnext, m.nv)) {
-    for (int i = 0; i < m.nq; i++) qpos[i] = saved[i];
+  if (!sapw_integrateState(&m, midpoint, h, qpos, d.act + (size_t)w * m.na, d.ctrl + (size_t)w * m.nu, qvel,
+                           vnext, saved)) {
     d.world_flags[w] |= SAP_WORLD_NONFINITE;
     return;
   }

@@ -487,27 +487,19 @@ SAP_HD void SAPT(sapw_actuatorLength)(const sapModel* m, const double* qpos, con
   *vel = g * v;
 }
 
-/* actuator forces; drives (position/velocity actuators) only when explicit_drives,
- * otherwise the SAP solver treats them as implicit PD constraints */
-SAP_HD void SAPT(sapw_actuation)(const sapModel* m, const double* qpos, const double* qvel,
-                                 const double* ctrl, int explicit_drives, const double* xpos,
-                                 const double* xmat, const double* cref, const double* cdof,
-                                 double* qfrc_actuator) {
+/* actuator forces (kernels/actuator.h laws, input ctrl or act); drives (position/velocity
+ * actuators) only when explicit_drives, otherwise the SAP solver treats them as implicit PD
+ * constraints */
+SAP_HD void SAPT(sapw_actuation)(const sapModel* m, double h, const double* qpos, const double* qvel,
+                                 const double* ctrl, const double* act, int explicit_drives,
+                                 const double* xpos, const double* xmat, const double* cref,
+                                 const double* cdof, double* qfrc_actuator) {
   for (int i = 0; i < m->nv; i++) qfrc_actuator[i] = 0;
   for (int i = 0; i < m->nu; i++) {
-    int kind = m->actuator_kind[i];
-    if (kind != SAP_ACT_MOTOR && !explicit_drives) continue;
-    double u = ctrl[i], len, vel, f;
-    if (m->actuator_ctrllimited[i])
-      u = fmin(fmax(u, m->actuator_ctrlrange[2 * i]), m->actuator_ctrlrange[2 * i + 1]);
+    if (sapa_isDrive(m, i) && !explicit_drives) continue;
+    double len, vel;
     SAPT(sapw_actuatorLength)(m, qpos, qvel, i, &len, &vel);
-    /* t = gain u + bias: the motor force, or the drive's target length or velocity */
-    double t = m->actuator_gain[i] * u + m->actuator_bias[i];
-    if (kind == SAP_ACT_MOTOR) f = t;
-    else if (kind == SAP_ACT_POSITION) f = m->actuator_kp[i] * (t - len) - m->actuator_kv[i] * vel;
-    else f = m->actuator_kv[i] * (t - vel);
-    if (m->actuator_forcelimited[i])
-      f = fmin(fmax(f, m->actuator_forcerange[2 * i]), m->actuator_forcerange[2 * i + 1]);
+    double f = sapa_force(m, i, sapa_input(m, i, h, ctrl, act), len, vel);
     /* generalized force = gear * f along the transmission */
     int id = m->actuator_trnid[i];
     double g = m->actuator_gear[i];
@@ -550,7 +542,7 @@ SAP_HD void SAPT(sapw_actuation)(const sapModel* m, const double* qpos, const do
  * Returns 0, or a positive number if A is not positive definite. */
 SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drives, int midpoint,
                                  const double* qpos, const double* qvel, const double* ctrl,
-                                 const double* qfrc_applied, const double* xpos,
+                                 const double* act, const double* qfrc_applied, const double* xpos,
                                  const double* xmat, const double* xipos, const double* ximat,
                                  const double* xanchor, const double* xaxis, double* cref,
                                  double* cdof, double* qA, double* qfrc_bias,
@@ -570,7 +562,7 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
   SAPT(sapw_rne)(m, qvel, cinert, cdof, cvel, cacc, cfrc, qfrc_bias);
   SAPT(sapw_passive)(m, qpos, qvel, qfrc_passive);
   SAPT(sapw_fluid)(m, qvel, xipos, ximat, cref, cdof, qfrc_passive);
-  SAPT(sapw_actuation)(m, qpos, qvel, ctrl, explicit_drives, xpos, xmat, cref, cdof, qfrc_actuator);
+  SAPT(sapw_actuation)(m, h, qpos, qvel, ctrl, act, explicit_drives, xpos, xmat, cref, cdof, qfrc_actuator);
 
   for (int i = 0; i < nv; i++)
     x[i] = (sreal)(qfrc_applied[i] + qfrc_passive[i] + qfrc_actuator[i] - qfrc_bias[i]);

@@ -11,7 +11,7 @@
 
 SAP_DEV int SAPT(sapv_freeMotion)(const sapModel* m, double h, int explicit_drives, int midpoint,
                                   const double* qpos, const double* qvel, const double* ctrl,
-                                  const double* qfrc_applied, const double* xpos,
+                                  const double* act, const double* qfrc_applied, const double* xpos,
                                   const double* xmat, const double* xipos, const double* ximat,
                                   const double* xanchor, const double* xaxis, double* cref,
                                   double* cdof, double* qA, double* qfrc_bias,
@@ -58,7 +58,7 @@ SAP_DEV int SAPT(sapv_freeMotion)(const sapModel* m, double h, int explicit_driv
   if (lane == 0) {
     SAPT(sapw_passive)(m, qpos, qvel, qfrc_passive);
     SAPT(sapw_fluid)(m, qvel, xipos, ximat, cref, cdof, qfrc_passive);
-    SAPT(sapw_actuation)(m, qpos, qvel, ctrl, explicit_drives, xpos, xmat, cref, cdof, qfrc_actuator);
+    SAPT(sapw_actuation)(m, h, qpos, qvel, ctrl, act, explicit_drives, xpos, xmat, cref, cdof, qfrc_actuator);
   }
   __syncwarp();
 

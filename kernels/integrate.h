@@ -24,9 +24,9 @@ SAP_HD void sapw_countIterations(const sapData* d, int w) {
   if (b > mx[1]) mx[1] = b;
 }
 
-/* bytes the integrator borrows at the start of a world's scratch: its backup of qpos, restored
- * when the step's result is not finite (host/step.c integrate_world, kernels/dynamics.cu) */
-SAP_HD long sapw_integrateScratchBytes(const sapModel* m) { return (long)sizeof(double) * m->nq; }
+/* bytes the integrator borrows at the start of a world's scratch: its backup of qpos and act,
+ * restored when the step's result is not finite (host/step.c integrate_world, kernels/dynamics.cu) */
+SAP_HD long sapw_integrateScratchBytes(const sapModel* m) { return (long)sizeof(double) * (m->nq + m->na); }
 
 SAP_HD void sapw_integrate(const sapModel* m, int midpoint, double h, double* qpos,
                            const double* vn, const double* vnext) {
@@ -48,6 +48,26 @@ SAP_HD void sapw_integrate(const sapModel* m, int midpoint, double h, double* qp
     if (midpoint) sapu_quatIntegrate_f64(qpos + a, w, h);
     else sapu_quatEuler_f64(qpos + a, w, h);
   }
+}
+
+/* one world's step of its state: positions (sapw_integrate above) and activations
+ * (kernels/actuator.h, MuJoCo's mj_advance: act_{n+1} from act_n and the step's ctrl), with
+ * qpos and act backed up in saved (nq + na); returns 0 and restores both when a result is not
+ * finite */
+SAP_HD int sapw_integrateState(const sapModel* m, int midpoint, double h, double* qpos, double* act,
+                               const double* ctrl, const double* vn, const double* vnext, double* saved) {
+  int nq = m->nq, na = m->na, ok = 1;
+  for (int i = 0; i < nq; i++) saved[i] = qpos[i];
+  for (int i = 0; i < na; i++) saved[nq + i] = act[i];
+  sapw_integrate(m, midpoint, h, qpos, vn, vnext);
+  sapa_integrate(m, h, ctrl, act);
+  for (int i = 0; i < nq && ok; i++) ok = isfinite(qpos[i]);
+  for (int i = 0; i < na && ok; i++) ok = isfinite(act[i]);
+  for (int i = 0; i < m->nv && ok; i++) ok = isfinite(vnext[i]);
+  if (ok) return 1;
+  for (int i = 0; i < nq; i++) qpos[i] = saved[i];
+  for (int i = 0; i < na; i++) act[i] = saved[nq + i];
+  return 0;
 }
 
 #endif

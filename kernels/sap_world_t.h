@@ -51,8 +51,11 @@ SAP_HD SAP_REAL SAPT(sapw_rowDelassus)(const sapRow* row, const double* A, int n
 }
 
 /* PD drives of position/velocity actuators (drake §3.1): vc = gear * transmission . v,
- * target t = gain ctrl + bias, force y = kp (t - len) + kv (0 - vc) (position) or kv (t - vc)
- * (velocity),
+ * target t = gain x + bias, force y = kp (t - len) + kv (0 - vc) (position) or kv (t - vc)
+ * (velocity), x the clamped ctrl or, for a servo with activation dynamics (e.g.
+ * <intvelocity>), its activation (the next one when actearly; kernels/actuator.h): the drive
+ * stays implicit with a target that follows act, which MuJoCo's explicit law
+ * kp (gain act + b0 - l) - kv l' reaches as h -> 0,
  * clamped to forcerange when forcelimited. Rows go to P->sidx/sval from row 0; returns
  * the number written. */
 SAP_HD int SAPT(sapw_buildDrives)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
@@ -62,19 +65,15 @@ SAP_HD int SAPT(sapw_buildDrives)(const sapModel* m, const sapData* d, int w, co
   SAP_REAL h = (SAP_REAL)prm->h;
   for (int u = 0; u < m->nu; u++) {
     int kind = m->actuator_kind[u];
-    if (kind != SAP_ACT_POSITION && kind != SAP_ACT_VELOCITY) continue;
+    if (!sapa_isDrive(m, u)) continue;
     sapRow row = sapw_row(P->sidx, P->sval, ns, P->snz);
     int ok = 1;
     double gear = m->actuator_gear[u], len;
     if (m->actuator_trntype[u] == SAP_TRN_TENDON) len = sapw_tendonRow(m, qpos, m->actuator_trnid[u], gear, &row, &ok);
     else len = sapw_jointRow(m, qpos, m->actuator_trnid[u], gear, &row, &ok);
     if (!ok) continue;
-    double ctrl = d->ctrl[(long)w * m->nu + u];
-    if (m->actuator_ctrllimited[u]) {
-      const double* cr = m->actuator_ctrlrange + 2 * u;
-      ctrl = ctrl < cr[0] ? cr[0] : (ctrl > cr[1] ? cr[1] : ctrl);
-    }
-    double t = m->actuator_gain[u] * ctrl + m->actuator_bias[u];  // target length or velocity
+    double x = sapa_input(m, u, prm->h, d->ctrl + (long)w * m->nu, d->act + (long)w * m->na);
+    double t = m->actuator_gain[u] * x + m->actuator_bias[u];  // target length or velocity
     SAP_REAL kp = kind == SAP_ACT_POSITION ? (SAP_REAL)m->actuator_kp[u] : 0;
     SAP_REAL kd = (SAP_REAL)m->actuator_kv[u];
     SAP_REAL qd = kind == SAP_ACT_POSITION ? (SAP_REAL)t : (SAP_REAL)len;

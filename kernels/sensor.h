@@ -416,23 +416,15 @@ SAP_HD double sapw_sensorActuatorForce(const sapModel* m, const sapData* d, int 
                                        const unsigned char* sc, int nc, int u) {
   const double* qpos = d->qpos + (long)w * m->nq;
   const double* qvel = d->qvel + (long)w * m->nv;
-  int kind = m->actuator_kind[u];
-  if (S->solved && kind != SAP_ACT_MOTOR) {
+  if (S->solved && sapa_isDrive(m, u)) {
     int row = 0;  /* drive rows come first, one per position/velocity actuator (sapw_buildDrives) */
-    for (int k = 0; k < u; k++) row += m->actuator_kind[k] != SAP_ACT_MOTOR;
+    for (int k = 0; k < u; k++) row += sapa_isDrive(m, k);
     return sapw_sensorImpulse(S, sc, S->cd * nc + row) / S->h;
   }
-  double uc = d->ctrl[(long)w * m->nu + u], len, vel, f;
-  if (m->actuator_ctrllimited[u])
-    uc = fmin(fmax(uc, m->actuator_ctrlrange[2 * u]), m->actuator_ctrlrange[2 * u + 1]);
+  double len, vel;
   sapw_actuatorLength_f64(m, qpos, qvel, u, &len, &vel);
-  double tg = m->actuator_gain[u] * uc + m->actuator_bias[u];
-  if (kind == SAP_ACT_MOTOR) f = tg;
-  else if (kind == SAP_ACT_POSITION) f = m->actuator_kp[u] * (tg - len) - m->actuator_kv[u] * vel;
-  else f = m->actuator_kv[u] * (tg - vel);
-  if (m->actuator_forcelimited[u])
-    f = fmin(fmax(f, m->actuator_forcerange[2 * u]), m->actuator_forcerange[2 * u + 1]);
-  return f;
+  double x = sapa_input(m, u, S->h, d->ctrl + (long)w * m->nu, d->act + (long)w * m->na);
+  return sapa_force(m, u, x, len, vel);
 }
 
 /* the contact point of side s (0, 1) of contact ci where the SAP solve applies its force */

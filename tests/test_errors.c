@@ -76,8 +76,8 @@ static void test_bad_scenes(void) {
               SAP_ERR_UNSUPPORTED, "thruster", "refsite");
   expect_load(write_scene("muscle",
               "<mujoco><worldbody><body><joint name='j' type='hinge'/><geom size='.1'/></body>"
-              "</worldbody><actuator><general name='bicep' joint='j' dyntype='integrator'/></actuator></mujoco>"),
-              SAP_ERR_UNSUPPORTED, "bicep", "activation");
+              "</worldbody><actuator><general name='bicep' joint='j' dyntype='user'/></actuator></mujoco>"),
+              SAP_ERR_UNSUPPORTED, "bicep", "user activation dynamics");
   expect_load(write_scene("ballimit",
               "<mujoco><worldbody><body><joint name='shoulder' type='ball' limited='true' range='0 1'/>"
               "<geom size='.1'/></body></worldbody></mujoco>"),

@@ -83,6 +83,16 @@ static void parity(const char* path, const char* preset, int contacts, int nstep
   check_arrays(what, qg, qc, n * nq, tol, tol);
   snprintf(what, sizeof(what), "%s %s qvel", path, preset);
   check_arrays(what, vg, vc, n * nv, 10 * tol, 10 * tol);
+  int na = c->m->na;
+  if (na) {  /* activations (kernels/actuator.h, integrated with the positions) */
+    double *ac = malloc(sizeof(double) * n * na), *ag = malloc(sizeof(double) * n * na);
+    sap_get(c, SAP_FIELD_ACT, NULL, n, ac);
+    sap_get(g, SAP_FIELD_ACT, NULL, n, ag);
+    snprintf(what, sizeof(what), "%s %s act", path, preset);
+    check_arrays(what, ag, ac, n * na, 1e-12, 1e-12);
+    free(ac);
+    free(ag);
+  }
   sapWorldInfo ic[16], ig[16];
   sap_worldInfo(c, NULL, n, ic);
   sap_worldInfo(g, NULL, n, ig);
@@ -163,6 +173,11 @@ static void test_parity_contact(void) {
   // fixed-tendon springs (dead band) and dampers, joint and tendon limit margins
   parity("scenes/tendon_spring.xml", "approx64", 1, 200, 1e-6);
   parity("scenes/tendon_spring.xml", "approx32", 1, 100, 1e-3);
+  // activation dynamics: filter, filterexact, integrator, intvelocity (an implicit drive under
+  // the solve, explicit without it), filtered position, muscles on a joint and a tendon, actearly
+  parity("scenes/act_zoo.xml", "approx64", 1, 200, 1e-6);
+  parity("scenes/act_zoo.xml", "approx64", 0, 200, 1e-9);
+  parity("scenes/act_zoo.xml", "approx32", 1, 100, 1e-3);
   // weld to a mocap body, joint coupling, finger contacts; drake: sap_euler, the curvature bias
   parity("scenes/arm_gripper_mocap.xml", "approx64", 1, 100, 1e-6);
   parity("scenes/arm_gripper_mocap.xml", "drake", 1, 100, 1e-6);
@@ -382,12 +397,13 @@ static void test_solve_layouts(void) {
  * within round-off of the two Cholesky orders over many steps, every precision */
 static void test_free_motion_kernels(void) {
   if (!gpu_available()) SKIP("no usable GPU");
-  struct { const char *scene, *preset; int nstep; double tol; } cases[4] = {
+  struct { const char *scene, *preset; int nstep; double tol; } cases[5] = {
       {"scenes/humanoid.xml", "preset=approx64", 50, 1e-9},
       {"scenes/arm7.xml", "preset=drake", 50, 1e-9},
       {"scenes/quadruped_roll.xml", "preset=approx64", 40, 1e-6},
-      {"scenes/humanoid.xml", "preset=approx32", 20, 1e-4}};
-  for (int c = 0; c < 4; c++) {
+      {"scenes/humanoid.xml", "preset=approx32", 20, 1e-4},
+      {"scenes/act_zoo.xml", "preset=approx64", 100, 1e-9}};
+  for (int c = 0; c < 5; c++) {
     const char* warp[] = {cases[c].preset, "free_motion_kernel=warp", "world_block_threads=64", NULL};
     const char* thread[] = {cases[c].preset, "free_motion_kernel=thread", NULL};
     sapSim* a = make_with(cases[c].scene, 8, SAP_DEVICE_CUDA, thread);
@@ -438,7 +454,7 @@ static void test_newton_loop_cap(void) {
  * linear solves, direct launches and graphs */
 static void test_cusolver_parity(void) {
   if (!gpu_available()) SKIP("no usable GPU");
-  struct { const char *scene, *preset; int nstep; double tol; } cases[4] = {
+  struct { const char *scene, *preset; int nstep; double tol; } cases[5] = {
       {"scenes/box_stack.xml", "preset=approx64", 40, 1e-6},
       {"scenes/humanoid.xml", "preset=drake", 20, 1e-6},
       {"scenes/quadruped_roll.xml", "preset=approx64", 40, 1e-6},
@@ -661,6 +677,7 @@ static void test_sensor_parity(void) {
   sensor_parity("scenes/sensor_zoo.xml", graph, 1e-6);
   sensor_parity("scenes/sensor_zoo.xml", a32, 1e-2);
   sensor_parity("scenes/ant_sensors.xml", a32, 1e-3);
+  sensor_parity("scenes/act_zoo.xml", a64, 1e-6);  // actuatorfrc with act, muscles, implicit intvelocity
 }
 
 /* per-world parameters (domain randomization): the same overrides on both backends

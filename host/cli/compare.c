@@ -1,7 +1,8 @@
 /* `sapsim compare`: the same scene, initial state and controls stepped by sapsim and
  * by MuJoCo's own mj_step, side by side. Prints, every tenth of the run, the height
  * of each free-floating base in both and the largest hinge/slide joint difference,
- * then one JSON line with the whole-run figures. SAP's compliant contact and MuJoCo's
+ * then one JSON line with the whole-run figures (and the largest activation difference
+ * when the scene has actuator states). SAP's compliant contact and MuJoCo's
  * soft constraints are different models: the differences are reported, not judged.
  * Beside them, a baseline: MuJoCo against itself with the other friction cone (pyramidal
  * <-> elliptic; sapsim solves the elliptic cone), the spread two valid MuJoCo settings give
@@ -40,7 +41,7 @@ int sapcli_compareMain(sapCli* cli) {
   mjModel* mj = NULL;
   mjData **md = NULL, **mc = NULL;  /* MuJoCo as the scene says, and with the other cone */
   mjModel* mjc = NULL;
-  double *ctrl = NULL, *qs = NULL;
+  double *ctrl = NULL, *qs = NULL, *as = NULL;
   char err[1000] = "";
   if (sap_loadModel(cli->scene, &m) != SAP_OK || sap_create(m, &cli->opt, n, &s) != SAP_OK) {
     fprintf(stderr, "sapsim: %s\n", sap_lastError());
@@ -54,6 +55,7 @@ int sapcli_compareMain(sapCli* cli) {
   if (key < -1 || sap_reset(s, key, NULL) != SAP_OK) goto done;
   ctrl = calloc((size_t)n * m->nu + 1, sizeof(double));
   qs = malloc(sizeof(double) * n * m->nq);
+  as = malloc(sizeof(double) * n * m->na + 1);
   md = calloc(n, sizeof(mjData*));
   mc = calloc(n, sizeof(mjData*));
   mjc = mj_copyModel(NULL, mj);
@@ -77,11 +79,12 @@ int sapcli_compareMain(sapCli* cli) {
          mj->opt.integrator == mjINT_EULER ? "Euler" : mj->opt.integrator == mjINT_RK4 ? "RK4" : "implicit");
   printf("%8s %14s %14s %16s %16s %18s\n", "time", "base z sapsim", "base z MuJoCo", "max |dq| joints",
          "max |dz| bases", "MuJoCo cones |dq|");
-  double worst_q = 0, worst_z = 0, sum_q = 0, worst_c = 0, sum_c = 0;
+  double worst_q = 0, worst_z = 0, sum_q = 0, worst_c = 0, sum_c = 0, worst_act = 0;
   long nsum = 0;
   int every = cli->steps >= 10 ? cli->steps / 10 : 1;
   for (int k = 1; k <= cli->steps; k++) {
     if (sap_step(s, 1) != SAP_OK || sap_get(s, SAP_FIELD_QPOS, NULL, n, qs) != SAP_OK) goto fail;
+    if (m->na && sap_get(s, SAP_FIELD_ACT, NULL, n, as) != SAP_OK) goto fail;
     double dq_step = 0, dz_step = 0, dc_step = 0;
     for (int w = 0; w < n; w++) {
       mj_step(mj, md[w]);
@@ -89,6 +92,8 @@ int sapcli_compareMain(sapCli* cli) {
       double dq, dz, dc, dcz;
       differences(mj, qs + (size_t)w * m->nq, md[w]->qpos, &dq, &dz);
       differences(mj, mc[w]->qpos, md[w]->qpos, &dc, &dcz);
+      /* activations (integrator, filter, muscle states): they follow ctrl alone */
+      for (int i = 0; i < m->na; i++) worst_act = fmax(worst_act, fabs(as[(size_t)w * m->na + i] - md[w]->act[i]));
       dq_step = fmax(dq_step, dq);
       dz_step = fmax(dz_step, dz);
       dc_step = fmax(dc_step, dc);
@@ -117,6 +122,7 @@ int sapcli_compareMain(sapCli* cli) {
   sapj_num(&j, "max_base_height_diff", worst_z, 6);
   sapj_num(&j, "max_joint_diff_mujoco_cones", worst_c, 6);
   sapj_num(&j, "mean_joint_diff_mujoco_cones", nsum ? sum_c / nsum : 0.0, 6);
+  if (m->na) sapj_num(&j, "max_act_diff", worst_act, 6);
   sapj_num(&j, "final_base_z_sapsim", base_height(mj, qs), 6);
   sapj_num(&j, "final_base_z_mujoco", base_height(mj, md[0]->qpos), 6);
   if (!sapj_end(&j)) {
@@ -139,6 +145,7 @@ done:
   if (mj) mj_deleteModel(mj);
   free(ctrl);
   free(qs);
+  free(as);
   sap_free(s);
   sap_freeModel(m);
   return rc;

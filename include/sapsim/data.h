@@ -40,6 +40,8 @@ typedef struct sapData {
   double* qpos;           /* (nworld x nq)      positions */
   double* qvel;           /* (nworld x nv)      velocities */
   double* ctrl;           /* (nworld x nu)      controls */
+  double* act;            /* (nworld x na)      actuator activations (MuJoCo's mjData.act, layout
+                             actuator_actadr): reset to 0 or the keyframe's act */
   double* qfrc_applied;   /* (nworld x nv)      user generalized forces */
   double* mocap_pos;      /* (nworld x nmocap x 3) mocap body positions (world frame) */
   double* mocap_quat;     /* (nworld x nmocap x 4) mocap body orientations (normalised on use) */

@@ -19,8 +19,17 @@ enum {
   SAP_NGEOMTYPES = 8
 };
 
-/* actuator kinds (what the MJCF shortcut compiles to) */
-enum { SAP_ACT_MOTOR = 0, SAP_ACT_POSITION = 1, SAP_ACT_VELOCITY = 2 };
+/* actuator kinds (what the MJCF shortcut compiles to); MUSCLE: a muscle gain and/or bias
+ * (MuJoCo's mju_muscleGain/Bias), applied explicitly like a motor */
+enum { SAP_ACT_MOTOR = 0, SAP_ACT_POSITION = 1, SAP_ACT_VELOCITY = 2, SAP_ACT_MUSCLE = 3 };
+
+/* actuator activation dynamics: numbering as MuJoCo's mjtDyn (the supported subset) */
+enum { SAP_DYN_NONE = 0, SAP_DYN_INTEGRATOR = 1, SAP_DYN_FILTER = 2, SAP_DYN_FILTEREXACT = 3,
+       SAP_DYN_MUSCLE = 4 };
+/* bits of actuator_muscle: which half of a SAP_ACT_MUSCLE law is the muscle curve */
+enum { SAP_MUSCLE_GAIN = 1, SAP_MUSCLE_BIAS = 2 };
+#define SAP_NMUSCLEPRM 9 /* muscle gain/bias parameters: range[2], force, scale, lmin, lmax,
+                            vmax, fpmax, fvmax (MuJoCo's gainprm/biasprm of a muscle) */
 
 /* equality constraint types: numbering as MuJoCo's mjtEq (connect, weld, joint, tendon) */
 enum { SAP_EQ_CONNECT = 0, SAP_EQ_WELD = 1, SAP_EQ_JOINT = 2, SAP_EQ_TENDON = 3 };
@@ -69,6 +78,7 @@ typedef struct sapModel {
   int nhfield;     /* heightfields */
   int nhfielddata; /* height samples of all heightfields */
   int nu;          /* actuators (force laws at actuator_kind below) */
+  int na;          /* activation states (MuJoCo's na: one per actuator with dynamics) */
   int ntendon;     /* fixed tendons */
   int nwrap;       /* tendon wraps (joint, coef) */
   int nexclude;    /* explicit contact exclude pairs */
@@ -216,7 +226,14 @@ typedef struct sapModel {
    * forcelimited; generalized force = gear * force. A MuJoCo actuator with gain g and affine
    * bias (b0, b1, b2) is force = g u + b0 + b1 l + b2 l': position when b1 < 0 (kp = -b1,
    * kv = -b2, gain = g/kp, bias = b0/kp), velocity when b1 = 0 > b2 (kv = -b2, gain = g/kv,
-   * bias = b0/kv), motor when b1 = b2 = 0 (gain = g, bias = b0) */
+   * bias = b0/kv), motor when b1 = b2 = 0 (gain = g, bias = b0).
+   * Activation dynamics (MuJoCo's mj_fwdActuation, mj_nextActivation; kernels/actuator.h):
+   * an actuator with dyntype != NONE owns act[actuator_actadr] (actnum 1) and its law reads
+   * u = act (the next activation when actearly) in place of ctrl; act' = ctrl (integrator),
+   * (ctrl - act) / tau (filter; filterexact integrates it exactly), mju_muscleDynamics
+   * (muscle); act is clamped to actrange when actlimited.
+   *   muscle:   force = G u + B, G = mju_muscleGain(l, l') (or gain when not a muscle gain),
+   *             B = mju_muscleBias(l) (or bias - kp l - kv l' when not a muscle bias) */
   int* actuator_kind;     /* (nu)         SAP_ACT_* */
   int* actuator_trntype;  /* (nu)         SAP_TRN_* */
   int* actuator_trnid;    /* (nu)         joint, tendon or site id */
@@ -229,6 +246,19 @@ typedef struct sapModel {
   double* actuator_forcerange;/* (nu x 2) */
   double* actuator_kp;        /* (nu)     position gain (position actuators) */
   double* actuator_kv;        /* (nu)     velocity gain (velocity and position actuators) */
+  int* actuator_dyntype;     /* (nu)     SAP_DYN_* */
+  double* actuator_dynprm;    /* (nu x 3) tau (filter), or tau_act, tau_deact, smoothing width
+                               * (muscle); MuJoCo's dynprm[0..2] */
+  int* actuator_actadr;       /* (nu)     first activation address; -1: stateless */
+  int* actuator_actnum;       /* (nu)     activation variables (0 or 1) */
+  int* actuator_actlimited;   /* (nu)     clamp act to actrange */
+  double* actuator_actrange;  /* (nu x 2) */
+  int* actuator_actearly;     /* (nu)     force from the next activation (MuJoCo's actearly) */
+  int* actuator_muscle;       /* (nu)     SAP_MUSCLE_* bits (SAP_ACT_MUSCLE), else 0 */
+  double* actuator_gainprm;   /* (nu x SAP_NMUSCLEPRM) muscle gain parameters (MuJoCo's gainprm) */
+  double* actuator_biasprm;   /* (nu x SAP_NMUSCLEPRM) muscle bias parameters (MuJoCo's biasprm) */
+  double* actuator_lengthrange; /* (nu x 2) MuJoCo's compiled actuator_lengthrange */
+  double* actuator_acc0;      /* (nu)     MuJoCo's compiled actuator_acc0 (muscle force scale) */
   int* actuator_sitebody;     /* (nu)     site transmission: the site's body, else -1 */
   double* actuator_site;      /* (nu x 13) site transmission: the site's pos (3) and quat (4)
                                * in its body, the 6-d gear (force 3, torque 3 in the site frame);
@@ -288,6 +318,7 @@ typedef struct sapModel {
   double* key_qpos;       /* (nkey x nq) */
   double* key_qvel;       /* (nkey x nv) */
   double* key_ctrl;       /* (nkey x nu) */
+  double* key_act;        /* (nkey x na) */
   double* key_mpos;       /* (nkey x nmocap x 3) mocap positions (world frame) */
   double* key_mquat;      /* (nkey x nmocap x 4) mocap orientations (normalised on use) */
 

@@ -197,10 +197,12 @@ typedef enum {
   SAP_FIELD_QPOS = 0, SAP_FIELD_QVEL, SAP_FIELD_CTRL, SAP_FIELD_TIME, SAP_FIELD_QFRC_APPLIED,
   SAP_FIELD_XPOS, SAP_FIELD_XQUAT, SAP_FIELD_QACC_FREE, SAP_FIELD_MOCAP_POS, SAP_FIELD_MOCAP_QUAT,
   SAP_FIELD_SENSORDATA, /* (nsensordata) read-only: MuJoCo's layout (sensor_adr, sensor_dim) */
+  SAP_FIELD_ACT,        /* (na) actuator activations: MuJoCo's mjData.act (actuator_actadr) */
   SAP_NFIELD
 } sapField;
 
-/* values per world of a field (nq, nv, nu, 1, nv, nbody*3, nbody*4, nv, nmocap*3, nmocap*4).
+/* values per world of a field (nq, nv, nu, 1, nv, nbody*3, nbody*4, nv, nmocap*3, nmocap*4,
+ * nsensordata, na).
  * mocap_pos/mocap_quat are the world-frame poses of the mocap bodies (kinematic: they
  * move only when set, with zero velocity for contacts); a set quaternion must be
  * non-zero and is normalised on use, not in place. */

@@ -96,8 +96,8 @@ class SapWorldRetry(ctypes.Structure):
     _fields_ = [("retries", ctypes.c_longlong), ("level", c_int), ("level_max", c_int), ("h_min", c_double)]
 
 
-SAP_NFIELD = 11  # sapField values: qpos, qvel, ctrl, time, qfrc_applied, xpos, xquat, qacc_free,
-#               mocap_pos, mocap_quat, sensordata
+SAP_NFIELD = 12  # sapField values: qpos, qvel, ctrl, time, qfrc_applied, xpos, xquat, qacc_free,
+#               mocap_pos, mocap_quat, sensordata, act
 
 # sapOptions is only ever handled through a pointer to storage the library fills
 # (sap_optionsDefault): this upper bound of its size keeps the binding independent

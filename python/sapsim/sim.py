@@ -74,10 +74,11 @@ _FIELD_ID = {
     "mocap_pos": 8,
     "mocap_quat": 9,
     "sensordata": 10,
+    "act": 11,
 }
 #: fields of ``Sim.get`` / ``Sim.set`` (xpos, xquat, qacc_free and sensordata are read-only)
 FIELDS: tuple[str, ...] = tuple(_FIELD_ID)
-_WRITABLE = ("qpos", "qvel", "ctrl", "time", "qfrc_applied", "mocap_pos", "mocap_quat")
+_WRITABLE = ("qpos", "qvel", "ctrl", "time", "qfrc_applied", "mocap_pos", "mocap_quat", "act")
 
 _DTYPES = {0: np.float64, 1: np.int32, 2: np.uint8, 3: np.float32}
 _CTYPES = {0: ctypes.c_double, 1: ctypes.c_int32, 2: ctypes.c_ubyte, 3: ctypes.c_float}
@@ -304,6 +305,8 @@ class Model:
         self.sensor_names: list[str] = self._names("name_sensoradr")
         #: values of all sensors per world (MuJoCo's nsensordata)
         self.nsensordata: int = int(self.array("sensor_dim").sum())
+        #: activation states per world (MuJoCo's na: one per actuator with dynamics)
+        self.na: int = int(self.array("actuator_actnum").sum())
 
     nq: int  #: generalized coordinates
     nv: int  #: degrees of freedom
@@ -459,6 +462,11 @@ class Sim(ParamsMixin):
     def nu(self) -> int:
         """Actuators (controls) per world."""
         return self._model.nu
+
+    @property
+    def na(self) -> int:
+        """Actuator activation states per world (MuJoCo's ``na``)."""
+        return self._model.na
 
     @property
     def timestep(self) -> float:
@@ -710,6 +718,18 @@ class Sim(ParamsMixin):
     @ctrl.setter
     def ctrl(self, value: npt.ArrayLike) -> None:
         _set(self._h, "ctrl", value)
+
+    @property
+    def act(self) -> StateArray:
+        """(nworld, na) float64 actuator activations (MuJoCo's ``mjData.act``; layout
+        ``actuator_actadr``): state of the integrator, filter and muscle actuators, 0 after
+        a reset (or the keyframe's ``act``). Assignment goes through ``sap_set``
+        (non-finite values refused)."""
+        return self._field("act")  # type: ignore[return-value]
+
+    @act.setter
+    def act(self, value: npt.ArrayLike) -> None:
+        _set(self._h, "act", value)
 
     @property
     def qfrc_applied(self) -> np.ndarray:
