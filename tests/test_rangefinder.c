@@ -171,6 +171,50 @@ done:
   if (mj) mj_deleteModel(mj);
 }
 
+/* a large rough heightfield (60 x 80 random samples written into both models) and long,
+ * shallow rays that cross hundreds of cells: sapw_ray tests only the cells along each row's
+ * crossing, MuJoCo the footprint's whole rectangle; the answers must be the same */
+static void test_hfield_large(void) {
+  const char* xml =
+      "<mujoco><asset><hfield name='h' nrow='60' ncol='80' size='8 6 0.7 0.2'/></asset><worldbody>"
+      "<geom type='hfield' hfield='h' pos='0.3 -0.2 0.1' euler='3 -4 20'/>"
+      "<body><freejoint/><geom size='0.1'/><site name='s'/></body></worldbody>"
+      "<sensor><rangefinder site='s'/></sensor></mujoco>";
+  char err[1000] = "";
+  mjSpec* spec = mj_parseXMLString(xml, NULL, err, sizeof(err));
+  mjModel* mj = spec ? mj_compile(spec, NULL) : NULL;
+  CHECK(mj != NULL, "%s", err);
+  sapModel* m = NULL;
+  CHECK(sap_loadModelString(xml, &m) == SAP_OK, "%s", sap_lastError());
+  if (!mj || !m) goto done;
+  CHECK(m->nhfielddata == mj->nhfielddata, "hfield samples %d vs %lld", m->nhfielddata, (long long)mj->nhfielddata);
+  for (int i = 0; i < m->nhfielddata; i++)
+    m->hfield_data[i] = mj->hfield_data[i] = (float)(check_uniform(0, 1) * check_uniform(0, 1));
+  mjData* md = mj_makeData(mj);
+  mj_kinematics(mj, md);
+  int hits = 0, nfail = 0;
+  for (int r = 0; r < 4000; r++) {
+    double p[3] = {check_uniform(-9, 9), check_uniform(-7, 7), check_uniform(-0.3, 1.2)};
+    double v[3] = {check_uniform(-1, 1), check_uniform(-1, 1), check_uniform(-0.15, 0.1)};
+    if (r % 4 == 0) v[r % 8 == 0 ? 0 : 1] = 0;  // rays along a grid axis
+    int gw, gg;
+    double nw[3], ng[3];
+    double want = mj_ray(mj, md, p, v, NULL, 1, 1, &gw, nw);
+    double got = sapw_ray(m, md->geom_xpos, md->geom_xmat, p, v, 1, &gg, ng);
+    hits += want >= 0;
+    if ((got != want || gg != gw || ng[0] != nw[0] || ng[1] != nw[1] || ng[2] != nw[2]) && nfail++ < 5)
+      CHECK(0, "ray %d: got %.17g (geom %d) want %.17g (geom %d)", r, got, gg, want, gw);
+  }
+  CHECK(nfail == 0, "%d of 4000 rays differ from mj_ray", nfail);
+  CHECK(hits > 1000, "only %d rays hit the heightfield", hits);
+  printf("  4000 rays, %d hits: bitwise equal to mj_ray\n", hits);
+  mj_deleteData(md);
+done:
+  if (m) sap_freeModel(m);
+  if (mj) mj_deleteModel(mj);
+  if (spec) mj_deleteSpec(spec);
+}
+
 /* ---- sensordata vs MuJoCo's ---------------------------------------------------------- */
 
 /* world qpos: random poses, then the probe placed so that one random site's ray passes
@@ -348,6 +392,7 @@ static void test_faces_only_with_rays(void) {
 int main(void) {
   mju_user_warning = NULL;
   RUN(test_ray_oracle);
+  RUN(test_hfield_large);
   RUN(test_sensor_oracle_approx64);
   RUN(test_sensor_oracle_approx32);
   RUN(test_after_steps);
