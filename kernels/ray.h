@@ -318,12 +318,12 @@ SAP_HD double sapw_rayHfield(const sapModel* m, int h, const double* pos, const 
     double z = (lp[2] + all[i] * lv[2]) / size[2], y, y0, z0, z1;
     if (i < 2) {
       y = (lp[1] + all[i] * lv[1] + size[1]) / dy;
-      y0 = fmax(0, fmin(nrow - 2, floor(y)));
+      y0 = fmax(0.0, fmin((double)(nrow - 2), floor(y)));
       z0 = data[(int)y0 * ncol + (i == 1 ? ncol - 1 : 0)];
       z1 = data[((int)y0 + 1) * ncol + (i == 1 ? ncol - 1 : 0)];
     } else {
       y = (lp[0] + all[i] * lv[0] + size[0]) / dx;
-      y0 = fmax(0, fmin(ncol - 2, floor(y)));
+      y0 = fmax(0.0, fmin((double)(ncol - 2), floor(y)));
       z0 = data[(int)y0 + (i == 3 ? (nrow - 1) * ncol : 0)];
       z1 = data[(int)y0 + 1 + (i == 3 ? (nrow - 1) * ncol : 0)];
     }
