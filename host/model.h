@@ -19,5 +19,7 @@ sapStatus sapm_convert(const struct mjModel_* mj, const char* path, sapModel** o
 /* sensors (host/model_sensors.c): refuse what sapsim cannot compute; copy the table */
 sapStatus sapm_checkSensors(const struct mjModel_* mj, const char* path);
 void sapm_copySensors(sapModel* m, const struct mjModel_* mj);
+/* mesh triangles the rays need: mj's nmeshface when a rangefinder casts rays, else 0 */
+int sapm_rayFaces(const struct mjModel_* mj);
 
 #endif

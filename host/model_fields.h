@@ -54,6 +54,7 @@
   X(double, geom_k, (m)->ngeom)                                  \
   X(double, geom_taud, (m)->ngeom)                               \
   X(double, geom_detect, (m)->ngeom)                             \
+  X(int, geom_rayskip, (m)->ngeom)                               \
   X(int, mesh_vertadr, (m)->nmesh)                               \
   X(int, mesh_vertnum, (m)->nmesh)                               \
   X(double, mesh_vert, (m)->nmeshvert * 3)                       \
@@ -63,6 +64,9 @@
   X(double, mesh_hullvert, (m)->nmeshhull * 3)                   \
   X(int, mesh_hullnbradr, (m)->nmeshhull)                        \
   X(int, mesh_hullnbr, (m)->nmeshhullnbr)                        \
+  X(int, mesh_faceadr, (m)->nmesh)                               \
+  X(int, mesh_facenum, (m)->nmesh)                               \
+  X(int, mesh_face, (m)->nmeshface * 3)                          \
   X(double, hfield_size, (m)->nhfield * 4)                       \
   X(int, hfield_nrow, (m)->nhfield)                              \
   X(int, hfield_ncol, (m)->nhfield)                              \
@@ -138,6 +142,7 @@
   X(double, sensor_cutoff, (m)->nsensor)                         \
   X(int, sensor_zonetype, (m)->nsensor)                          \
   X(double, sensor_zonesize, (m)->nsensor * 3)                   \
+  X(int, sensor_raydata, (m)->nsensor)                           \
   X(double, key_time, (m)->nkey)                                 \
   X(double, key_qpos, (long long)(m)->nkey * (m)->nq)             \
   X(double, key_qvel, (long long)(m)->nkey * (m)->nv)             \

@@ -157,6 +157,7 @@ static sapStatus check_sizes(const mjModel* mj, const char* path) {
   const struct { const char* name; mjtSize n; } sizes[] = {
       {"nq", mj->nq}, {"nv", mj->nv}, {"nbody", mj->nbody}, {"njnt", mj->njnt},
       {"ngeom", mj->ngeom}, {"nmesh", mj->nmesh}, {"nmeshvert", mj->nmeshvert},
+      {"nmeshface", mj->nmeshface},
       {"nhfield", mj->nhfield}, {"nhfielddata", mj->nhfielddata},
       {"nu", mj->nu}, {"na", mj->na}, {"ntendon", mj->ntendon}, {"nwrap", mj->nwrap},
       {"nexclude", mj->nexclude}, {"nkey", mj->nkey}, {"nmocap", mj->nmocap},
@@ -627,6 +628,7 @@ static void copy_sizes(sapModel* m, const mjModel* mj) {
     m->nmeshhull += nh ? nh : (int)mj->mesh_vertnum[i];
     m->nmeshhullnbr += nnbr;
   }
+  m->nmeshface = sapm_rayFaces(mj);
   m->nhfield = (int)mj->nhfield;
   m->nhfielddata = (int)mj->nhfielddata;
   m->nu = (int)mj->nu;

@@ -56,7 +56,8 @@ static const char* type_name(int t) {
 static int supported_type(int t) {
   switch (t) {
     case mjSENS_TOUCH: case mjSENS_ACCELEROMETER: case mjSENS_VELOCIMETER: case mjSENS_GYRO:
-    case mjSENS_FORCE: case mjSENS_TORQUE: case mjSENS_MAGNETOMETER: case mjSENS_JOINTPOS: case mjSENS_JOINTVEL:
+    case mjSENS_FORCE: case mjSENS_TORQUE: case mjSENS_MAGNETOMETER: case mjSENS_RANGEFINDER:
+    case mjSENS_JOINTPOS: case mjSENS_JOINTVEL:
     case mjSENS_TENDONPOS: case mjSENS_TENDONVEL: case mjSENS_ACTUATORPOS: case mjSENS_ACTUATORVEL:
     case mjSENS_ACTUATORFRC: case mjSENS_JOINTACTFRC: case mjSENS_BALLQUAT: case mjSENS_BALLANGVEL:
     case mjSENS_FRAMEPOS: case mjSENS_FRAMEQUAT: case mjSENS_FRAMEXAXIS: case mjSENS_FRAMEYAXIS:
@@ -140,6 +141,12 @@ sapStatus sapm_checkSensors(const mjModel* mj, const char* path) {
         return sap_fail(SAP_ERR_UNSUPPORTED, "%s: touch sensor '%s' has a site of geom type %d; "
                         "sapsim supports sphere, capsule, ellipsoid, cylinder and box zones", path, n, st);
     }
+    if (t == mjSENS_RANGEFINDER && ot != mjOBJ_SITE)
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: rangefinder '%s' is attached to a camera (a depth image of "
+                      "rays); sapsim supports rangefinders on sites", path, n);
+    if (t == mjSENS_RANGEFINDER && (mj->sensor_intprm[mjNSENS * i] & ~((1 << (mjRAYDATA_DEPTH + 1)) - 1)))
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: rangefinder '%s' asks for ray data %#x beyond dist, dir, "
+                      "origin, point, normal and depth", path, n, mj->sensor_intprm[mjNSENS * i]);
     if ((t == mjSENS_FORCE || t == mjSENS_TORQUE) && connect)
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: %s sensor '%s' in a model with connect or weld "
                       "equality constraints is not supported (their forces are not in cfrc_int)", path,
@@ -166,8 +173,11 @@ sapStatus sapm_checkSensors(const mjModel* mj, const char* path) {
   return SAP_OK;
 }
 
-/* fill m's sensor table (sizes set, arrays allocated) from mj */
+static void copy_ray_data(sapModel* m, const mjModel* mj);
+
+/* fill m's sensor table (sizes set, arrays allocated) from mj, and what rays need */
 void sapm_copySensors(sapModel* m, const mjModel* mj) {
+  copy_ray_data(m, mj);
   for (int i = 0; i < m->nsensor; i++) {
     int t = mj->sensor_type[i];
     m->sensor_type[i] = t;
@@ -188,9 +198,30 @@ void sapm_copySensors(sapModel* m, const mjModel* mj) {
     if (!object_frame(mj, mj->sensor_objtype[i], mj->sensor_objid[i], body, frame)) body[0] = -1;
     if (mj->sensor_refid[i] < 0 || !object_frame(mj, mj->sensor_reftype[i], mj->sensor_refid[i], body + 1, frame + 7))
       body[1] = -1;
+    m->sensor_raydata[i] = t == mjSENS_RANGEFINDER ? mj->sensor_intprm[mjNSENS * i] : 0;
     if (t == mjSENS_TOUCH) {
       m->sensor_zonetype[i] = mj->site_type[mj->sensor_objid[i]];
       memcpy(m->sensor_zonesize + 3 * i, mj->site_size + 3 * mj->sensor_objid[i], 3 * sizeof(double));
     }
   }
+}
+
+int sapm_rayFaces(const mjModel* mj) {
+  for (int i = 0; i < mj->nsensor; i++)
+    if (mj->sensor_type[i] == mjSENS_RANGEFINDER) return (int)mj->nmeshface;
+  return 0;
+}
+
+/* what the rays see (kernels/ray.h, MuJoCo's ray_eliminate): a geom whose rgba alpha is 0 (its
+ * material's when it has one) is invisible to rays; the mesh triangles when m keeps them */
+static void copy_ray_data(sapModel* m, const mjModel* mj) {
+  for (int g = 0; g < mj->ngeom; g++) {
+    int mat = mj->geom_matid[g];
+    m->geom_rayskip[g] = (mat < 0 ? mj->geom_rgba[4 * g + 3] : mj->mat_rgba[4 * mat + 3]) == 0;
+  }
+  for (int i = 0; i < mj->nmesh; i++) {
+    m->mesh_faceadr[i] = m->nmeshface ? mj->mesh_faceadr[i] : 0;
+    m->mesh_facenum[i] = m->nmeshface ? mj->mesh_facenum[i] : 0;
+  }
+  memcpy(m->mesh_face, mj->mesh_face, sizeof(int) * 3 * (size_t)m->nmeshface);
 }

@@ -11,6 +11,7 @@
 #define SAPSIM_SENSOR_H
 
 #include "kernels.h"
+#include "ray.h"           /* sapw_ray: rangefinder */
 #include "sap_solve.h"  /* sapw_midpointAlpha0, SAP_CDIM_MAX */
 #include "sapsim/data.h"
 
@@ -20,7 +21,8 @@
 enum {
   SAP_SNEED_KIN = 1, SAP_SNEED_VEL = 2, SAP_SNEED_SUBTREE = 4, SAP_SNEED_SUBVEL = 8,
   SAP_SNEED_MOTION = 16, /* acc stage: cvel and cacc (accelerometer, frame acc, force, torque) */
-  SAP_SNEED_FORCE = 32   /* acc stage: cfrc_int (force, torque) */
+  SAP_SNEED_FORCE = 32,  /* acc stage: cfrc_int (force, torque) */
+  SAP_SNEED_RAY = 64     /* pos stage: every geom's world pose (rangefinder) */
 };
 
 SAP_HD int sapw_sensorNeeds(const sapModel* m, int stage) {
@@ -34,6 +36,7 @@ SAP_HD int sapw_sensorNeeds(const sapModel* m, int stage) {
         t == SAP_SENS_FRAMEANGVEL)
       need |= SAP_SNEED_KIN | SAP_SNEED_VEL;
     if (t == SAP_SENS_SUBTREECOM) need |= SAP_SNEED_SUBTREE;
+    if (t == SAP_SENS_RANGEFINDER) need |= SAP_SNEED_KIN | SAP_SNEED_RAY;
     if (t == SAP_SENS_SUBTREELINVEL || t == SAP_SENS_SUBTREEANGMOM)
       need |= SAP_SNEED_KIN | SAP_SNEED_VEL | SAP_SNEED_SUBTREE | SAP_SNEED_SUBVEL;
     if (t == SAP_SENS_ACCELEROMETER || t == SAP_SENS_FRAMELINACC || t == SAP_SENS_FRAMEANGACC)
@@ -46,6 +49,7 @@ SAP_HD int sapw_sensorNeeds(const sapModel* m, int stage) {
 /* doubles of one world's sensor work area (both stages; they never run at once) */
 SAP_HD long sapw_sensorWork(const sapModel* m) {
   long pv = 53L * m->nbody + 6L * m->njnt + 6L * m->nv;
+  if (sapw_sensorNeeds(m, SAP_STAGE_VEL) & SAP_SNEED_RAY) pv += 12L * m->ngeom;  /* geom poses */
   long acc = 28L * m->nbody + m->nv;
   return pv > acc ? pv : acc;
 }
@@ -199,6 +203,23 @@ SAP_HD int sapw_rayHitsZone(int type, const double* size, const double* p, const
 
 /* ---- position and velocity stage -------------------------------------------------- */
 
+/* rangefinder i on a site at (pos, R): the ray along the site's z axis, the site's body left
+ * out; MuJoCo's fill_raydata for a site, in dataspec order: dist (-1: no hit), dir, origin,
+ * point, normal (dir, point, normal 0 without a hit), depth (= dist, -1 without a hit) */
+SAP_HD void sapw_sensorRangefinder(const sapModel* m, int i, const double* gpos, const double* gmat,
+                                   const double* pos, const double* R, double* out) {
+  int spec = m->sensor_raydata[i], geom;
+  double v[3] = {R[2], R[5], R[8]}, n[3];
+  double x = sapw_ray(m, gpos, gmat, pos, v, m->sensor_body[2 * i], &geom, (spec & 16) ? n : (double*)0);
+  int hit = x >= 0;
+  if (spec & 1) *out++ = x;
+  if (spec & 2) for (int k = 0; k < 3; k++) *out++ = hit ? v[k] : 0;
+  if (spec & 4) for (int k = 0; k < 3; k++) *out++ = pos[k];
+  if (spec & 8) for (int k = 0; k < 3; k++) *out++ = hit ? pos[k] + x * v[k] : 0;
+  if (spec & 16) for (int k = 0; k < 3; k++) *out++ = hit ? n[k] : 0;
+  if (spec & 32) *out++ = hit ? x : -1;
+}
+
 /* subtree coms, linear velocities and angular momenta (mj_comPos, mj_subtreeVel) */
 SAP_HD void sapw_sensorSubtree(const sapModel* m, const double* xipos, const double* ximat,
                                const double* cref, const double* cvel, int vel, double* com,
@@ -283,11 +304,19 @@ SAP_HD void sapw_sensorPosVel(const sapModel* m, int need, const double* qpos, c
   double* cdof = mass + nb;                        /* 53 nb so far */
   double* xanchor = cdof + 6 * m->nv;
   double* xaxis = xanchor + 3 * m->njnt;
+  double* gpos = xaxis + 3 * m->njnt;              /* (ngeom x 3) with rangefinders */
+  double* gmat = gpos + 3 * m->ngeom;              /* (ngeom x 9) */
   if (need & SAP_SNEED_KIN) {
     sapw_kinematics_f64(m, qpos, mpos, mquat, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis,
                         (double*)0, (double*)0);  /* frames come from the bodies */
     if (need & SAP_SNEED_VEL) sapw_comPos_f64(m, xpos, xmat, xanchor, xaxis, cref, cdof);
   }
+  if (need & SAP_SNEED_RAY)
+    for (int g = 0; g < m->ngeom; g++) {
+      double gq[4];
+      sapw_sensorFrame(xpos, xquat, xmat, m->geom_bodyid[g], m->geom_pos + 3 * g, m->geom_quat + 4 * g,
+                       gpos + 3 * g, gq, gmat + 9 * g);
+    }
   if (need & SAP_SNEED_VEL) sapw_sensorMotion(m, qvel, (const double*)0, cdof, cvel, (double*)0);
   if (need & SAP_SNEED_SUBTREE)
     sapw_sensorSubtree(m, xipos, ximat, cref, cvel, (need & SAP_SNEED_SUBVEL) != 0, com, lin, ang, bvel, mass);
@@ -333,6 +362,7 @@ SAP_HD void sapw_sensorPosVel(const sapModel* m, int need, const double* qpos, c
       case SAP_SENS_BALLANGVEL: sapv3(out, qvel + m->jnt_dofadr[id]); break;
       case SAP_SENS_CLOCK: out[0] = time; break;
       case SAP_SENS_MAGNETOMETER: sapu_mulMatTVec3_f64(out, R, m->magnetic); break;  // site frame
+      case SAP_SENS_RANGEFINDER: sapw_sensorRangefinder(m, i, gpos, gmat, pos, R, out); break;
       case SAP_SENS_FRAMEPOS:
         if (rb < 0) sapv3(out, pos);
         else {

@@ -678,6 +678,8 @@ static void test_sensor_parity(void) {
   sensor_parity("scenes/sensor_zoo.xml", a32, 1e-2);
   sensor_parity("scenes/ant_sensors.xml", a32, 1e-3);
   sensor_parity("scenes/act_zoo.xml", a64, 1e-6);  // actuatorfrc with act, muscles, implicit intvelocity
+  // rangefinders: rays against every geom type, mesh triangles and heightfields on the device
+  sensor_parity("scenes/rangefinder_zoo.xml", a64, 1e-6);
 }
 
 /* per-world parameters (domain randomization): the same overrides on both backends

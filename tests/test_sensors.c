@@ -470,7 +470,6 @@ static void expect_refused(const char* sensor_xml, const char* fragment) {
 }
 
 static void test_refused(void) {
-  expect_refused("<rangefinder name='rf' site='s'/>", "sensor 'rf' has type rangefinder");
   expect_refused("<user name='u' dim='2'/>", "type user");
   expect_refused("<e_kinetic/>", "e_kinetic");
   expect_refused("<gyro site='s' nsample='3'/>", "history, delay or interval");

@@ -38,7 +38,8 @@ enum { SAP_EQ_CONNECT = 0, SAP_EQ_WELD = 1, SAP_EQ_JOINT = 2, SAP_EQ_TENDON = 3 
 /* sensor types: numbering as MuJoCo's mjtSensor (the supported subset, host/model_load.c) */
 enum {
   SAP_SENS_TOUCH = 0, SAP_SENS_ACCELEROMETER = 1, SAP_SENS_VELOCIMETER = 2, SAP_SENS_GYRO = 3,
-  SAP_SENS_FORCE = 4, SAP_SENS_TORQUE = 5, SAP_SENS_MAGNETOMETER = 6, SAP_SENS_JOINTPOS = 9, SAP_SENS_JOINTVEL = 10,
+  SAP_SENS_FORCE = 4, SAP_SENS_TORQUE = 5, SAP_SENS_MAGNETOMETER = 6, SAP_SENS_RANGEFINDER = 7,
+  SAP_SENS_JOINTPOS = 9, SAP_SENS_JOINTVEL = 10,
   SAP_SENS_TENDONPOS = 11, SAP_SENS_TENDONVEL = 12, SAP_SENS_ACTUATORPOS = 13,
   SAP_SENS_ACTUATORVEL = 14, SAP_SENS_ACTUATORFRC = 15, SAP_SENS_JOINTACTFRC = 16,
   SAP_SENS_BALLQUAT = 18, SAP_SENS_BALLANGVEL = 19, SAP_SENS_FRAMEPOS = 26, SAP_SENS_FRAMEQUAT = 27,
@@ -75,6 +76,7 @@ typedef struct sapModel {
   int nmeshvert;   /* vertices of all meshes */
   int nmeshhull;   /* collision vertices of all meshes (hull vertices; all vertices without a hull graph) */
   int nmeshhullnbr;/* entries of the hull adjacency lists (mesh_hullnbr) */
+  int nmeshface;   /* triangles of all meshes: MuJoCo's faces when a rangefinder casts rays, else 0 */
   int nhfield;     /* heightfields */
   int nhfielddata; /* height samples of all heightfields */
   int nu;          /* actuators (force laws at actuator_kind below) */
@@ -179,6 +181,7 @@ typedef struct sapModel {
   double* geom_k;         /* (ngeom)      SAP contact stiffness (N/m) */
   double* geom_taud;      /* (ngeom)      SAP dissipation time scale (s) */
   double* geom_detect;    /* (ngeom)      largest pair_detect of its pairs (broad-phase inflation) */
+  int* geom_rayskip;      /* (ngeom)      rays pass through: rgba (its material's when it has one) alpha 0 */
 
   /* meshes (convex hulls compiled by MuJoCo) */
   int* mesh_vertadr;      /* (nmesh)      first vertex */
@@ -192,6 +195,10 @@ typedef struct sapModel {
   double* mesh_hullvert;  /* (nmeshhull x 3) collision vertices in mesh frame */
   int* mesh_hullnbradr;   /* (nmeshhull)  first neighbour in mesh_hullnbr; -1: no adjacency (scan) */
   int* mesh_hullnbr;      /* (nmeshhullnbr) hull neighbours (local ids), each list ended by -1 */
+  /* triangles (rays, kernels/ray.h): MuJoCo's mesh_face, present only with rangefinders */
+  int* mesh_faceadr;      /* (nmesh)      first face in mesh_face */
+  int* mesh_facenum;      /* (nmesh)      faces (0 when nmeshface is 0) */
+  int* mesh_face;         /* (nmeshface x 3) vertex ids of a face, local to its mesh's mesh_vert */
 
   /* heightfields (MuJoCo's compiled grids, mujoco_semantics.md section 9) */
   double* hfield_size;    /* (nhfield x 4) half sizes x, y, top height z, base depth */
@@ -312,6 +319,7 @@ typedef struct sapModel {
   double* sensor_cutoff;  /* (nsensor)      clamp of real (+-) and positive (above) data; 0 none */
   int* sensor_zonetype;   /* (nsensor)      touch: SAP_GEOM_* of the site zone, else -1 */
   double* sensor_zonesize;/* (nsensor x 3)  touch: the site's size */
+  int* sensor_raydata;    /* (nsensor)      rangefinder: MuJoCo's dataspec (bits 1 << mjRAYDATA_*), else 0 */
 
   /* keyframes */
   double* key_time;       /* (nkey) */
