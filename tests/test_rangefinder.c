@@ -133,7 +133,9 @@ static void test_ray_oracle(void) {
     for (int r = 0; r < 50; r++) {
       double p[3], v[3], P[3], d = 0, len = exp(check_uniform(log(0.1), log(10)));
       int aimed = r % 5 != 0, g = -1;
-      random_quat(v);  // a random direction: 3 components of a random unit quaternion
+      double q4[4];
+      random_quat(q4);  // a random direction: 3 components of a random unit quaternion
+      mju_copy3(v, q4);
       double nv = mju_norm3(v);
       for (int k = 0; k < 3; k++) v[k] *= len / nv;
       if (aimed) {
