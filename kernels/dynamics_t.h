@@ -337,6 +337,23 @@ SAP_HD void SAPT(sapw_rne)(const sapModel* m, const double* qvel, const sreal* c
 
 /* ---- forces ----------------------------------------------------------------- */
 
+/* fixed tendon t's length and velocity: sums of coef q and coef qdot over its joints */
+SAP_HD void SAPT(sapw_fixedTendonState)(const sapModel* m, const double* qpos, const double* qvel, int t,
+                                        double* len, double* vel) {
+  *len = *vel = 0;
+  for (int w = m->tendon_adr[t]; w < m->tendon_adr[t] + m->tendon_num[t]; w++) {
+    int jt = m->wrap_jnt[w];
+    *len += m->wrap_coef[w] * qpos[m->jnt_qposadr[jt]];
+    *vel += m->wrap_coef[w] * qvel[m->jnt_dofadr[jt]];
+  }
+}
+
+/* a tendon spring's stretch beyond its dead band [lengthspring0, lengthspring1] (0 inside) */
+SAP_HD double SAPT(sapw_tendonStretch)(const sapModel* m, int t, double len) {
+  double lo = m->tendon_lengthspring[2 * t], hi = m->tendon_lengthspring[2 * t + 1];
+  return len > hi ? len - hi : len < lo ? len - lo : 0;
+}
+
 /* joint springs (explicit) and damping at v_n (the implicit part is h D in A); fixed-tendon
  * springs (dead band [lengthspring0, lengthspring1]) and dampers, explicit as in MuJoCo's
  * Euler step (mj_springdamper: tendon force J' f with J = the tendon's joint coefficients) */
@@ -354,15 +371,9 @@ SAP_HD void SAPT(sapw_passive)(const sapModel* m, const double* qpos, const doub
     double k = m->tendon_stiffness[t], c = m->tendon_damping[t];
     if ((k == 0 && c == 0) || m->tendon_spatial[t]) continue;  // spatial: refused at load
     int w0 = m->tendon_adr[t], w1 = w0 + m->tendon_num[t];
-    double len = 0, vel = 0;
-    for (int w = w0; w < w1; w++) {
-      int jt = m->wrap_jnt[w];
-      len += m->wrap_coef[w] * qpos[m->jnt_qposadr[jt]];
-      vel += m->wrap_coef[w] * qvel[m->jnt_dofadr[jt]];
-    }
-    double lo = m->tendon_lengthspring[2 * t], hi = m->tendon_lengthspring[2 * t + 1];
-    double x = len > hi ? len - hi : len < lo ? len - lo : 0;
-    double f = -k * x - c * vel;
+    double len, vel;
+    SAPT(sapw_fixedTendonState)(m, qpos, qvel, t, &len, &vel);
+    double f = -k * SAPT(sapw_tendonStretch)(m, t, len) - c * vel;
     for (int w = w0; w < w1; w++) qfrc_passive[m->jnt_dofadr[m->wrap_jnt[w]]] += m->wrap_coef[w] * f;
   }
 }
@@ -385,16 +396,9 @@ SAP_HD void SAPT(sapw_springShift)(const sapModel* m, const double* qpos, const 
     double k = m->tendon_stiffness[t];
     if (k == 0 || m->tendon_spatial[t]) continue;
     int w0 = m->tendon_adr[t], w1 = w0 + m->tendon_num[t];
-    double len = 0, vel = 0;
-    for (int w = w0; w < w1; w++) {
-      int jt = m->wrap_jnt[w];
-      len += m->wrap_coef[w] * qpos[m->jnt_qposadr[jt]];
-      vel += m->wrap_coef[w] * qvel[m->jnt_dofadr[jt]];
-    }
-    double lo = m->tendon_lengthspring[2 * t], hi = m->tendon_lengthspring[2 * t + 1], l1 = len + hs * vel;
-    double x0 = len > hi ? len - hi : len < lo ? len - lo : 0;
-    double x1 = l1 > hi ? l1 - hi : l1 < lo ? l1 - lo : 0;
-    double df = -k * (x1 - x0);
+    double len, vel;
+    SAPT(sapw_fixedTendonState)(m, qpos, qvel, t, &len, &vel);
+    double df = -k * (SAPT(sapw_tendonStretch)(m, t, len + hs * vel) - SAPT(sapw_tendonStretch)(m, t, len));
     for (int w = w0; w < w1; w++) x[m->jnt_dofadr[m->wrap_jnt[w]]] += (SAP_REAL)(m->wrap_coef[w] * df);
   }
 }
