@@ -215,7 +215,19 @@ static sapStatus check_options(const mjModel* mj, const char* path) {
   return SAP_OK;
 }
 
+/* a limit margin must leave room in its range: the limit holds the joint or tendon at
+ * range[0] + margin and range[1] - margin (kernels/sap_world_t.h sapw_buildLimits) */
+static sapStatus check_margin(const char* path, const char* what, const char* name, const mjtNum* range,
+                              double margin) {
+  if (range[1] - range[0] > 2 * margin) return SAP_OK;
+  return sap_fail(SAP_ERR_SCENE,
+                  "%s: %s '%s' has a limit margin (%g) that leaves no room in its range [%g, %g] (the "
+                  "limit holds the %s at range[0] + margin and range[1] - margin)", path, what, name, margin,
+                  range[0], range[1], what);
+}
+
 static sapStatus check_joints(const mjModel* mj, const char* path) {
+  sapStatus st;
   for (int j = 0; j < mj->njnt; j++) {
     int t = mj->jnt_type[j];
     const char* name = mjname(mj, mj->name_jntadr, j);
@@ -235,11 +247,8 @@ static sapStatus check_joints(const mjModel* mj, const char* path) {
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: joint '%s' has a plastic spring (springyield), which is not supported", path, name);
     if (mj->jnt_limited[j] && !disabled(mj, mjDSBL_LIMIT) &&
-        !(mj->jnt_range[2 * j + 1] - mj->jnt_range[2 * j] > 2 * mj->jnt_margin[j]))
-      return sap_fail(SAP_ERR_SCENE,
-                      "%s: joint '%s' has a limit margin (%g) that leaves no room in its range [%g, %g] "
-                      "(the limit holds the joint at range[0] + margin and range[1] - margin)", path,
-                      name, mj->jnt_margin[j], mj->jnt_range[2 * j], mj->jnt_range[2 * j + 1]);
+        (st = check_margin(path, "joint", name, mj->jnt_range + 2 * j, mj->jnt_margin[j])) != SAP_OK)
+      return st;
     if (mj->jnt_actfrclimited[j] && mj->jnt_actgravcomp[j])
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: joint '%s' limits its actuator force (actuatorfrcrange) and routes gravity "
@@ -340,6 +349,7 @@ static sapStatus check_pairs(const mjModel* mj, const char* path) {
 }
 
 static sapStatus check_tendons(const mjModel* mj, const char* path) {
+  sapStatus st;
   for (int t = 0; t < mj->ntendon; t++) {
     const char* name = mjname(mj, mj->name_tendonadr, t);
     int adr = mj->tendon_adr[t], spatial = mj->wrap_type[adr] != mjWRAP_JOINT;
@@ -368,11 +378,8 @@ static sapStatus check_tendons(const mjModel* mj, const char* path) {
                       "%s: tendon '%s' has polynomial damping (dampingpoly), which is not supported",
                       path, name);
     if (mj->tendon_limited[t] && !disabled(mj, mjDSBL_LIMIT) &&
-        !(mj->tendon_range[2 * t + 1] - mj->tendon_range[2 * t] > 2 * mj->tendon_margin[t]))
-      return sap_fail(SAP_ERR_SCENE,
-                      "%s: tendon '%s' has a limit margin (%g) that leaves no room in its range [%g, %g] "
-                      "(the limit holds the tendon at range[0] + margin and range[1] - margin)", path,
-                      name, mj->tendon_margin[t], mj->tendon_range[2 * t], mj->tendon_range[2 * t + 1]);
+        (st = check_margin(path, "tendon", name, mj->tendon_range + 2 * t, mj->tendon_margin[t])) != SAP_OK)
+      return st;
     if (mj->tendon_frictionloss[t] < 0)
       return sap_fail(SAP_ERR_SCENE, "%s: tendon '%s' has a negative frictionloss (%g)", path, name,
                       mj->tendon_frictionloss[t]);
