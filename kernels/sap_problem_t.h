@@ -69,60 +69,54 @@ typedef struct SAPT(sapProblem) {
   SAPT(sapLoop)* loop;      /* the loop state of the per-iteration launches */
 } SAPT(sapProblem);
 
-/* bytes of one problem's scratch (sapw_carve); every block a multiple of 8 bytes */
-SAP_HD long SAPT(sapw_problemBytes)(int nv, int nbody, int c, int cd, int ns, int snz, int lin_bytes) {
-  long R = sizeof(SAP_REAL), n = 0;
-#define SAPW_BLOCK(bytes) n += ((long)(bytes) + 7) / 8 * 8
-  SAPW_BLOCK(8 * (long)ns * snz);                    // sval
-  if (lin_bytes != R) SAPW_BLOCK(R * nv * nv);       // H (else assembled in L)
-  SAPW_BLOCK((long)lin_bytes * nv * (nv + 1));       // L
-  SAPW_BLOCK(R * (8 + cd) * nv);                     // 8 vectors, rows
-  SAPW_BLOCK(R * 6 * nbody);                         // body6
-  SAPW_BLOCK(R * (SAP_CPAR_OF(cd) * (long)c + SAP_SPAR * ns));
-  SAPW_BLOCK(R * 3 * (cd * (long)c + ns));          // vc, dvc, gam
-  SAPW_BLOCK(4 * ((long)ns * snz + nv));             // sidx, chain
-  SAPW_BLOCK(4 * (6 * (long)nv + 1));                // isl, iloc, idof, tlo, thi, ibeg
-  SAPW_BLOCK(8 * ((long)nv + 1));                    // hoff
-  SAPW_BLOCK(sizeof(SAPT(sapLoop)));                 // loop
-#undef SAPW_BLOCK
-  return n;
-}
-
-/* carve a problem's scratch (sapw_problemBytes, 8-byte aligned) into its arrays */
-SAP_HD void SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody, int c, int cd, int ns,
+/* carve a problem's scratch (8-byte aligned) into its arrays; returns its size in bytes,
+ * every block a multiple of 8 bytes. With work NULL it only counts (the pointers stay
+ * NULL): sapw_problemBytes is this carve, so the size cannot disagree with the layout
+ * (tests/test_sap_math.c checks it with guard bytes) */
+SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody, int c, int cd, int ns,
                              int snz, int lin_bytes) {
-  unsigned char* p = (unsigned char*)work;
-  long R = sizeof(SAP_REAL);
-#define SAPW_TAKE(ptr, type, bytes) ptr = (type)p, p += ((long)(bytes) + 7) / 8 * 8
+  unsigned char* base = (unsigned char*)work;
+  long R = sizeof(SAP_REAL), n = 0;
+#define SAPW_TAKE(ptr, type, bytes) ptr = base ? (type)(base + n) : (type)0, n += ((long)(bytes) + 7) / 8 * 8
   SAPW_TAKE(P->sval, double*, 8 * (long)ns * snz);
   if (lin_bytes != R) SAPW_TAKE(P->H, SAP_REAL*, R * nv * nv);
   SAPW_TAKE(P->L, void*, (long)lin_bytes * nv * (nv + 1));
-  if (lin_bytes == R) P->H = (SAP_REAL*)P->L;  // same precision: factor H in place
-  SAPW_TAKE(P->v, SAP_REAL*, R * (8 + cd) * nv);
+  if (lin_bytes == R) P->H = (SAP_REAL*)P->L;     // same precision: factor H in place
+  SAPW_TAKE(P->v, SAP_REAL*, R * (8 + cd) * nv);  // v and 8 more vectors, rows
   SAPW_TAKE(P->body6, SAP_REAL*, R * 6 * nbody);
-  SAPW_TAKE(P->cpar, SAP_REAL*, R * (SAP_CPAR_OF(cd) * (long)c + SAP_SPAR * ns));
-  SAPW_TAKE(P->vc, SAP_REAL*, R * 3 * (cd * (long)c + ns));
-  SAPW_TAKE(P->sidx, int*, 4 * ((long)ns * snz + nv));
-  SAPW_TAKE(P->isl, int*, 4 * (6 * (long)nv + 1));
+  SAPW_TAKE(P->cpar, SAP_REAL*, R * (SAP_CPAR_OF(cd) * (long)c + SAP_SPAR * ns));  // cpar, spar
+  SAPW_TAKE(P->vc, SAP_REAL*, R * 3 * (cd * (long)c + ns));                        // vc, dvc, gam
+  SAPW_TAKE(P->sidx, int*, 4 * ((long)ns * snz + nv));                             // sidx, chain
+  SAPW_TAKE(P->isl, int*, 4 * (6 * (long)nv + 1));  // isl, iloc, idof, tlo, thi, ibeg
   SAPW_TAKE(P->hoff, long*, 8 * ((long)nv + 1));
   SAPW_TAKE(P->loop, SAPT(sapLoop)*, sizeof(SAPT(sapLoop)));
 #undef SAPW_TAKE
+  /* arrays that share a block (null when only counting) */
+#define SAPW_AFTER(ptr, prev, off) ptr = base ? (prev) + (off) : 0
   SAP_REAL** vec[8] = {&P->r, &P->grad, &P->jc, &P->dv, &P->Adv, &P->pstar, &P->dscale, &P->rows};
-  for (int k = 0; k < 8; k++) *vec[k] = P->v + (long)(k + 1) * nv;  // rows takes cd nv
-  P->spar = P->cpar + SAP_CPAR_OF(cd) * (long)c;
-  P->dvc = P->vc + cd * (long)c + ns;
-  P->gam = P->dvc + cd * (long)c + ns;
+  for (int k = 0; k < 8; k++) SAPW_AFTER(*vec[k], P->v, (long)(k + 1) * nv);  // rows takes cd nv
+  SAPW_AFTER(P->spar, P->cpar, SAP_CPAR_OF(cd) * (long)c);
+  SAPW_AFTER(P->dvc, P->vc, cd * (long)c + ns);
+  SAPW_AFTER(P->gam, P->dvc, cd * (long)c + ns);
+  SAPW_AFTER(P->chain, P->sidx, (long)ns * snz);
+  SAPW_AFTER(P->iloc, P->isl, nv);
+  SAPW_AFTER(P->idof, P->iloc, nv);
+  SAPW_AFTER(P->tlo, P->idof, nv);
+  SAPW_AFTER(P->thi, P->tlo, nv);
+  SAPW_AFTER(P->ibeg, P->thi, nv);
+#undef SAPW_AFTER
   P->cd = cd;
-  P->chain = P->sidx + (long)ns * snz;
   P->nv = nv;
   P->snz = snz;
   P->Lfast = (void*)0;
-  P->iloc = P->isl + nv;
-  P->idof = P->iloc + nv;
-  P->tlo = P->idof + nv;
-  P->thi = P->tlo + nv;
-  P->ibeg = P->thi + nv;
   P->nisl = 0;
+  return n;
+}
+
+/* bytes of one problem's scratch: its carve over a null arena */
+SAP_HD long SAPT(sapw_problemBytes)(int nv, int nbody, int c, int cd, int ns, int snz, int lin_bytes) {
+  SAPT(sapProblem) P;
+  return SAPT(sapw_carve)(&P, (void*)0, nv, nbody, c, cd, ns, snz, lin_bytes);
 }
 
 /* ---- contact geometry ------------------------------------------------------------- */

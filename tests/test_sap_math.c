@@ -353,6 +353,97 @@ static void test_linesearch(void) {
   }
 }
 
+/* ---- scratch layout ---------------------------------------------------------------- */
+
+/* the solve's scratch size is its carve's: carve a buffer of exactly sapw_problemBytes bytes
+ * followed by guard bytes, then fill each array over the extent its shape comment in
+ * kernels/sap_problem_t.h states (an independent count), each with its own byte; afterwards
+ * every array must still hold its own byte (no two overlap) and start aligned to its elements, the last byte filled must be the
+ * buffer's last padded byte (the size is not larger than the layout) and no guard byte may
+ * change (not smaller). Sizes over decades, 3/4/6 rows per contact, fp32/fp64 objective and
+ * fp32/fp64 linear solve */
+#define CARVE_GUARD 256
+typedef struct { unsigned char* p; long bytes; int elem; } CarveArr;  /* elem: element bytes */
+
+#define CARVE_ARRAYS(T, P, R)                                                                                   \
+  do {                                                                                                          \
+    long nr_ = cd * (long)c + ns;                                                                               \
+    n = 0;                                                                                                      \
+    a[n++] = (CarveArr){(unsigned char*)(P)->sval, 8L * ns * snz, 8};                                           \
+    if (lin != (R)) a[n++] = (CarveArr){(unsigned char*)(P)->H, (R) * (long)nv * nv, (R)};                      \
+    a[n++] = (CarveArr){(unsigned char*)(P)->L, (long)lin * nv * (nv + 1), lin};                                \
+    T* vecs_[8] = {(P)->v, (P)->r, (P)->grad, (P)->jc, (P)->dv, (P)->Adv, (P)->pstar, (P)->dscale};             \
+    for (int k_ = 0; k_ < 8; k_++) a[n++] = (CarveArr){(unsigned char*)vecs_[k_], (R) * nv, (R)};               \
+    a[n++] = (CarveArr){(unsigned char*)(P)->rows, (R) * cd * nv, (R)};                                         \
+    a[n++] = (CarveArr){(unsigned char*)(P)->body6, (R) * 6 * nbody, (R)};                                      \
+    a[n++] = (CarveArr){(unsigned char*)(P)->cpar, (R) * SAP_CPAR_OF(cd) * c, (R)};                             \
+    a[n++] = (CarveArr){(unsigned char*)(P)->spar, (R) * SAP_SPAR * ns, (R)};                                   \
+    a[n++] = (CarveArr){(unsigned char*)(P)->vc, (R) * nr_, (R)};                                               \
+    a[n++] = (CarveArr){(unsigned char*)(P)->dvc, (R) * nr_, (R)};                                              \
+    a[n++] = (CarveArr){(unsigned char*)(P)->gam, (R) * nr_, (R)};                                              \
+    a[n++] = (CarveArr){(unsigned char*)(P)->sidx, 4L * ns * snz, 4};                                           \
+    a[n++] = (CarveArr){(unsigned char*)(P)->chain, 4L * nv, 4};                                                \
+    int* ivec_[5] = {(P)->isl, (P)->iloc, (P)->idof, (P)->tlo, (P)->thi};                                       \
+    for (int k_ = 0; k_ < 5; k_++) a[n++] = (CarveArr){(unsigned char*)ivec_[k_], 4L * nv, 4};                  \
+    a[n++] = (CarveArr){(unsigned char*)(P)->ibeg, 4L * (nv + 1), 4};                                           \
+    a[n++] = (CarveArr){(unsigned char*)(P)->hoff, 8L * (nv + 1), 8};                                           \
+    a[n++] = (CarveArr){(unsigned char*)(P)->loop, (long)sizeof(*(P)->loop), 8};                                \
+  } while (0)
+
+static void test_problem_scratch_from_carve(void) {
+  const int sizes[][5] = {/* nv, nbody, contacts, scalar rows, row entries */
+                          {1, 2, 0, 0, 1},     {6, 2, 1, 1, 1},      {7, 9, 3, 5, 2},
+                          {27, 14, 120, 40, 7}, {162, 28, 480, 3, 1}, {301, 60, 33, 250, 19}};
+  const int cds[3] = {3, 4, 6};
+  CarveArr a[40];
+  int checked = 0;
+  for (unsigned si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+    for (int ci = 0; ci < 3; ci++)
+      for (int fp32 = 0; fp32 < 2; fp32++)
+        for (int lin = 4; lin <= 8; lin += 4) {
+          int nv = sizes[si][0], nbody = sizes[si][1], c = sizes[si][2], ns = sizes[si][3], snz = sizes[si][4];
+          int cd = cds[ci], n;
+          long bytes = fp32 ? sapw_problemBytes_f32(nv, nbody, c, cd, ns, snz, lin)
+                            : sapw_problemBytes_f64(nv, nbody, c, cd, ns, snz, lin);
+          unsigned char* buf = aligned_alloc(64, (size_t)(bytes + CARVE_GUARD + 63) / 64 * 64);
+          memset(buf, 0xA5, (size_t)(bytes + CARVE_GUARD));
+          sapProblem_f32 P32;
+          sapProblem_f64 P64;
+          if (fp32) {
+            long got = sapw_carve_f32(&P32, buf, nv, nbody, c, cd, ns, snz, lin);
+            CHECK(got == bytes, "carve returns %ld, problemBytes %ld", got, bytes);
+            CARVE_ARRAYS(float, &P32, 4L);
+          } else {
+            long got = sapw_carve_f64(&P64, buf, nv, nbody, c, cd, ns, snz, lin);
+            CHECK(got == bytes, "carve returns %ld, problemBytes %ld", got, bytes);
+            CARVE_ARRAYS(double, &P64, 8L);
+          }
+          long end = 0;
+          for (int k = 0; k < n; k++) {
+            CHECK(a[k].p >= buf && (a[k].p - buf) % a[k].elem == 0,
+                  "array %d starts at offset %ld (not inside or not %d-aligned)", k, (long)(a[k].p - buf), a[k].elem);
+            memset(a[k].p, k + 1, (size_t)a[k].bytes);
+            long e = (long)(a[k].p - buf) + a[k].bytes;
+            if (e > end) end = e;
+          }
+          for (int k = 0; k < n; k++) {
+            long bad = 0;
+            for (long b = 0; b < a[k].bytes; b++) bad += a[k].p[b] != k + 1;
+            CHECK(bad == 0, "nv %d cd %d fp%d lin %d: array %d overlaps another (%ld bytes changed)", nv, cd,
+                  fp32 ? 32 : 64, lin * 8, k, bad);
+          }
+          long guard = 0;
+          for (long b = bytes; b < bytes + CARVE_GUARD; b++) guard += buf[b] != 0xA5;
+          CHECK(guard == 0, "nv %d cd %d fp%d lin %d: %ld guard bytes written (size %ld too small)", nv, cd,
+                fp32 ? 32 : 64, lin * 8, guard, bytes);
+          CHECK(bytes - end >= 0 && bytes - end < 8, "nv %d cd %d fp%d lin %d: arrays end at %ld, size %ld", nv, cd,
+                fp32 ? 32 : 64, lin * 8, end, bytes);
+          free(buf);
+          checked++;
+        }
+  CHECK(checked == 72, "layouts checked: %d", checked);
+}
+
 /* ---- Newton on small problems ---------------------------------------------------- */
 
 typedef struct {
@@ -581,6 +672,7 @@ int main(void) {
   RUN(test_limit);
   RUN(test_box_fd);
   RUN(test_cholesky);
+  RUN(test_problem_scratch_from_carve);
   RUN(test_linesearch);
   RUN(test_newton_box);
   RUN(test_newton_pd_limit);
