@@ -2,7 +2,9 @@
  * in the contact objective precision; include via sap_solve.h):
  *   grad = A (v - v*) - J' gamma,  H = A + J' G J  (contacts and scalar box constraints)
  * with H dv = -grad by the blocked Cholesky in the linear-solve precision and one of the three
- * line searches. Stopping rules: drake_sap_spec.md §4.2, sapwarp_spec.md §6.3 (reference). */
+ * line searches. The loop itself (stop rules: drake_sap_spec.md §4.2, sapwarp_spec.md §6.3;
+ * line-search driver, commit, cost test) is sap_loop_t.h, shared with the warp solve; this file
+ * gives it its one-lane primitives. */
 
 /* x . row of a fp64 matrix */
 SAP_HD SAP_REAL SAPT(sapw_rowDot)(const double* row, const SAP_REAL* x, int n) {
@@ -317,64 +319,34 @@ SAP_HD int SAPT(sapw_optimal)(SAPT(sapProblem)* P, const sapSolveParams* prm) {
   return res <= (SAP_REAL)prm->opt_abs + (SAP_REAL)prm->opt_rel * scale;
 }
 
-/* the warm start (sapwarp §6.1 takes v0 = qvel): with warm_start=extrapolate, the
- * extrapolation v0 = qvel + (qvel - v_prev) = qvel + h qacc of the last step on the
- * participating dofs (MuJoCo's qacc_warmstart in velocity form). It is taken without
- * comparing costs with qvel: on the humanoid with random controls that comparison kept qvel
- * often enough to cost more iterations (1.40 vs 1.30 per step with newton_wolfe), and a
- * choice between two costs that are nearly equal flips under rounding, which would part the
- * GPU's warp solve from this one by the solve tolerance rather than by rounding. Returns
- * l(v) at the start, P evaluated there. */
-SAP_HD SAP_REAL SAPT(sapw_warmStart)(SAPT(sapProblem)* P, const sapSolveParams* prm) {
-  if (prm->warm_extrapolate)
-    for (int i = 0; i < P->nv; i++)
-      if (P->dscale[i] != 0) P->v[i] = 2 * P->v[i] - (SAP_REAL)P->vprev[i];
-  return SAPT(sapw_evaluate)(P);
-}
-
-/* run the Newton loop from P->v; on return P->v holds the solution (or the last iterate) */
-SAP_HD void SAPT(sapw_newton)(SAPT(sapProblem)* P, const sapSolveParams* prm, sapSolveStats* st) {
+/* p* = A v* by tree blocks (the loop's momentum scale; sap_loop_t.h), after the one-island
+ * split when the islands were not split */
+SAP_HD void SAPT(sapw_momentumScale)(SAPT(sapProblem)* P) {
   int nv = P->nv;
   if (!P->nisl) SAPT(sapw_islandsOne)(P);  // no islands split: one dense block
-  // p* = A v* (the momentum A v = A (v - v*) + p* of the optimality scale), by tree blocks
   for (int i = 0; i < nv; i++) {
     SAP_REAL s = 0;
     for (int j = P->tlo[i]; j < P->thi[i]; j++) s += (SAP_REAL)P->A[(long)i * nv + j] * (SAP_REAL)P->vstar[j];
     P->pstar[i] = s;
   }
-  st->iters = st->ls_iters = st->nfactor = st->flags = st->ls_evals = 0;
-  SAP_REAL cost = SAPT(sapw_warmStart)(P, prm), prev = cost, alpha = 1;
-  int cost_ok = 0, k = 0;
-  for (;;) {
-    if (!isfinite(cost)) { st->flags |= SAP_WORLD_LSFAIL; break; }
-    // stop before factorizing: optimality or the cost test of the last step
-    if (SAPT(sapw_optimal)(P, prm) || cost_ok) { st->flags |= SAP_WORLD_CONVERGED; break; }
-    if (k >= prm->max_iterations) { st->flags |= SAP_WORLD_MAXITER; break; }
-    // Newton direction H dv = -grad
-    SAPT(sapw_hessian)(P);
-    st->nfactor++;
-    if (SAPT(sapw_direction)(P)) { st->flags |= SAP_WORLD_FACTORFAIL; break; }
-    // line search on phi(alpha) = l(v + alpha dv)
-    SAP_REAL d2phi0 = SAPT(sapw_lineSetup)(P, prm->line_search == SAP_LS_EXACT);
-    SAPT(sapLineSearch) ls;
-    SAPT(sapw_lsBegin)(&ls, prm, cost, SAPT(sapw_dot)(P->grad, P->dv, nv), d2phi0);
-    while (ls.status == SAP_LS_RUNNING) {
-      SAP_REAL phi, d1, d2;
-      SAPT(sapw_lineEval)(P, ls.alpha, &phi, &d1, &d2);
-      SAPT(sapw_lsFeed)(&ls, phi, d1, d2);
-    }
-    st->ls_iters += ls.iter;
-    st->ls_evals += ls.neval;
-    if (ls.status != SAP_LS_DONE) { st->flags |= SAP_WORLD_LSFAIL; break; }
-    // commit v += alpha dv, re-evaluate, cost test (needs alpha > cost_min_alpha)
-    alpha = ls.alpha;
-    for (int i = 0; i < nv; i++) P->v[i] += alpha * P->dv[i];
-    prev = cost;
-    cost = SAPT(sapw_evaluate)(P);
-    k++;
-    SAP_REAL m = (SAP_FABS(cost) + SAP_FABS(prev)) / 2;
-    cost_ok = SAP_FABS(prev - cost) < (SAP_REAL)prm->cost_abs + (SAP_REAL)prm->cost_rel * m &&
-              alpha > (SAP_REAL)prm->cost_min_alpha;
-  }
-  st->iters = k;
 }
+
+/* the Newton loop on one lane: sapw_warmStart, sapw_newtonBegin, sapw_newtonStop,
+ * sapw_newtonStep, sapw_newtonIterate, sapw_newton(P, prm, st) */
+#define SAPL(name) SAPT(sapw_##name)
+#define SAPL_FN SAP_HD
+#define SAPL_LANES 1
+#define SAPL_LANE
+#define SAPL_LANE_ARG
+#define SAPL_LANE_ID 0
+#define SAPL_SUM(x) (x)
+#define SAPL_SYNC() ((void)0)
+#include "sap_loop_t.h"
+#undef SAPL
+#undef SAPL_FN
+#undef SAPL_LANES
+#undef SAPL_LANE
+#undef SAPL_LANE_ARG
+#undef SAPL_LANE_ID
+#undef SAPL_SUM
+#undef SAPL_SYNC

@@ -55,7 +55,7 @@ typedef struct sapSolveParams {
   int weight_fp32, linear_fp32, contact_fp32;
   double geom_k_default;          /* per-geom stiffness where geom_k <= 0 (midpoint weights) */
   int eq_curvature;               /* connect/weld rows carry the curvature bias (sap_euler only) */
-  int warm_extrapolate;           /* warm_start=extrapolate (sap_newton_t.h sapw_warmStart) */
+  int warm_extrapolate;           /* warm_start=extrapolate (sap_loop_t.h warmStart) */
 } sapSolveParams;
 
 /* per-world solver statistics */

@@ -1,6 +1,7 @@
 /* The SAP solve of one world on one warp (template body in the contact objective precision;
  * include via sap_warp.h). The same per-item functions as the one-thread reference
- * (sap_problem_t.h, sap_newton_t.h, sap_world_t.h) run on the 32 lanes: contacts, scalar rows,
+ * (sap_problem_t.h, sap_newton_t.h, sap_world_t.h) run on the 32 lanes, and the one Newton
+ * loop (sap_loop_t.h) runs over this file's lane primitives: contacts, scalar rows,
  * dofs and Newton-matrix entries are strided over lanes, sums are warp reductions that give
  * every lane the same value, so the Newton and line-search control flow stays uniform. Writes
  * of one phase are separated from the reads of the next by __syncwarp. Ordering of the sums
@@ -224,20 +225,8 @@ SAP_DEV int SAPT(sapv_optimal)(SAPT(sapProblem)* P, const sapSolveParams* prm, i
   return res <= (SAP_REAL)prm->opt_abs + (SAP_REAL)prm->opt_rel * scale;
 }
 
-/* ---- the Newton loop of sapw_newton on one warp, in pieces -------------------------------- */
-
-/* the warm start of sapw_warmStart on the lanes */
-SAP_DEV SAP_REAL SAPT(sapv_warmStart)(SAPT(sapProblem)* P, const sapSolveParams* prm, int lane) {
-  if (prm->warm_extrapolate) {
-    for (int i = lane; i < P->nv; i += SAPV_LANES)
-      if (P->dscale[i] != 0) P->v[i] = 2 * P->v[i] - (SAP_REAL)P->vprev[i];
-    __syncwarp();
-  }
-  return SAPT(sapv_evaluate)(P, lane);
-}
-
-/* loop start: p* = A v* (optimality scale), l(v) at the warm start */
-SAP_DEV void SAPT(sapv_newtonBegin)(SAPT(sapProblem)* P, const sapSolveParams* prm, SAPT(sapLoop)* lp, int lane) {
+/* p* = A v* on the lanes (dense rows; sap_loop_t.h's momentum scale) */
+SAP_DEV void SAPT(sapv_momentumScale)(SAPT(sapProblem)* P, int lane) {
   int nv = P->nv;
   for (int i = lane; i < nv; i += SAPV_LANES) {
     SAP_REAL s = 0;
@@ -245,80 +234,27 @@ SAP_DEV void SAPT(sapv_newtonBegin)(SAPT(sapProblem)* P, const sapSolveParams* p
     P->pstar[i] = s;
   }
   __syncwarp();
-  lp->st.iters = lp->st.ls_iters = lp->st.nfactor = lp->st.flags = lp->st.ls_evals = 0;
-  lp->cost = SAPT(sapv_warmStart)(P, prm, lane);
-  lp->mom = P->mom;
-  lp->cost_ok = 0;
-  lp->active = 1;
 }
 
-/* the stop rules checked before each iteration (sapw_newton): a non-finite cost, optimality
- * or the last step's cost test, the iteration cap. Returns 1 (flag set, loop inactive) when
- * the loop stops here */
-SAP_DEV int SAPT(sapv_newtonStop)(SAPT(sapProblem)* P, const sapSolveParams* prm, SAPT(sapLoop)* lp, int lane) {
-  if (!isfinite(lp->cost)) lp->st.flags |= SAP_WORLD_LSFAIL;
-  else if (SAPT(sapv_optimal)(P, prm, lane) || lp->cost_ok) lp->st.flags |= SAP_WORLD_CONVERGED;
-  else if (lp->st.iters >= prm->max_iterations) lp->st.flags |= SAP_WORLD_MAXITER;
-  else return 0;
-  lp->active = 0;
-  return 1;
-}
-
-/* with the direction dv: line search, commit v += alpha dv, re-evaluate, cost test. Returns 1
- * (flag set, loop inactive) when the line search failed */
-SAP_DEV int SAPT(sapv_newtonStep)(SAPT(sapProblem)* P, const sapSolveParams* prm, SAPT(sapLoop)* lp, int lane) {
-  int nv = P->nv;
-  SAP_REAL d2phi0 = SAPT(sapv_lineSetup)(P, prm->line_search == SAP_LS_EXACT, lane);
-  SAP_REAL g = 0;
-  for (int i = lane; i < nv; i += SAPV_LANES) g += P->grad[i] * P->dv[i];
-  SAPT(sapLineSearch) ls;
-  SAPT(sapw_lsBegin)(&ls, prm, lp->cost, SAPT(sapv_sum)(g), d2phi0);
-  while (ls.status == SAP_LS_RUNNING) {
-    SAP_REAL phi, d1, d2;
-    SAPT(sapv_lineEval)(P, ls.alpha, &phi, &d1, &d2, lane);
-    SAPT(sapw_lsFeed)(&ls, phi, d1, d2);
-  }
-  lp->st.ls_iters += ls.iter;
-  lp->st.ls_evals += ls.neval;
-  if (ls.status != SAP_LS_DONE) {
-    lp->st.flags |= SAP_WORLD_LSFAIL;
-    lp->active = 0;
-    return 1;
-  }
-  SAP_REAL alpha = ls.alpha;
-  for (int i = lane; i < nv; i += SAPV_LANES) P->v[i] += alpha * P->dv[i];
-  __syncwarp();
-  SAP_REAL prev = lp->cost;
-  lp->cost = SAPT(sapv_evaluate)(P, lane);
-  lp->mom = P->mom;
-  lp->st.iters++;
-  SAP_REAL m = (SAP_FABS(lp->cost) + SAP_FABS(prev)) / 2;
-  lp->cost_ok = SAP_FABS(prev - lp->cost) < (SAP_REAL)prm->cost_abs + (SAP_REAL)prm->cost_rel * m &&
-                alpha > (SAP_REAL)prm->cost_min_alpha;
-  return 0;
-}
-
-/* one Newton iteration with the warp Cholesky; returns 1 when the loop stopped */
-SAP_DEV int SAPT(sapv_newtonIterate)(SAPT(sapProblem)* P, const sapSolveParams* prm, SAPT(sapLoop)* lp, int lane) {
-  if (SAPT(sapv_newtonStop)(P, prm, lp, lane)) return 1;
-  SAPT(sapv_hessian)(P, lane);
-  lp->st.nfactor++;
-  if (SAPT(sapv_direction)(P, lane)) {
-    lp->st.flags |= SAP_WORLD_FACTORFAIL;
-    lp->active = 0;
-    return 1;
-  }
-  return SAPT(sapv_newtonStep)(P, prm, lp, lane);
-}
-
-/* the whole loop in registers (newton_loop=kernel) */
-SAP_DEV void SAPT(sapv_newton)(SAPT(sapProblem)* P, const sapSolveParams* prm, sapSolveStats* st, int lane) {
-  SAPT(sapLoop) lp;
-  SAPT(sapv_newtonBegin)(P, prm, &lp, lane);
-  while (!SAPT(sapv_newtonIterate)(P, prm, &lp, lane)) {
-  }
-  *st = lp.st;
-}
+/* ---- the Newton loop on one warp: sapv_warmStart, sapv_newtonBegin, sapv_newtonStop,
+ * sapv_newtonStep, sapv_newtonIterate, sapv_newton(P, prm, st, lane) (sap_loop_t.h) ---------- */
+#define SAPL(name) SAPT(sapv_##name)
+#define SAPL_FN SAP_DEV
+#define SAPL_LANES SAPV_LANES
+#define SAPL_LANE , int lane
+#define SAPL_LANE_ARG , lane
+#define SAPL_LANE_ID lane
+#define SAPL_SUM(x) SAPT(sapv_sum)(x)
+#define SAPL_SYNC() __syncwarp()
+#include "sap_loop_t.h"
+#undef SAPL
+#undef SAPL_FN
+#undef SAPL_LANES
+#undef SAPL_LANE
+#undef SAPL_LANE_ARG
+#undef SAPL_LANE_ID
+#undef SAPL_SUM
+#undef SAPL_SYNC
 
 /* build world w's problem on one warp: lanes build the contacts, lane 0 the scalar rows and
  * the participation; returns nc + ns */

@@ -45,7 +45,7 @@ typedef enum { SAP_POINT_WITNESS = 0, SAP_POINT_MIDPOINT = 1 } sapPointMode;
 typedef enum { SAP_INTEGRATE_MIDPOINT = 0, SAP_INTEGRATE_SAP_EULER = 1 } sapIntegration;
 typedef enum { SAP_LS_MONOTONE = 0, SAP_LS_ARMIJO = 1, SAP_LS_EXACT = 2, SAP_LS_NEWTON = 3 } sapLineSearch;
 /* warm start of the Newton loop: qvel (sapwarp §6.1), or extrapolate: qvel + (qvel - v_prev),
- * v_prev the velocity before the last step (kernels/sap_newton_t.h sapw_warmStart) */
+ * v_prev the velocity before the last step (kernels/sap_loop_t.h warmStart) */
 typedef enum { SAP_WARM_QVEL = 0, SAP_WARM_EXTRAPOLATE = 1 } sapWarmStart;
 typedef enum { SAP_PRESET_APPROX32 = 0, SAP_PRESET_APPROX64 = 1, SAP_PRESET_DRAKE = 2 } sapPreset;
 typedef enum { SAP_DEVICE_AUTO = 0, SAP_DEVICE_CPU = 1, SAP_DEVICE_CUDA = 2 } sapDevice;
