@@ -92,19 +92,19 @@ void sapc_sensorAcc(sapSim* s) {
   sapc_sensorSolveInfo(s, &S);
 #pragma omp parallel for schedule(static) num_threads(sapc_threads(s))
   for (int w = 0; w < s->d.nworld; w++)
-    if (!(s->d.world_flags[w] & SAP_WORLD_SKIP)) {
+    if (!sapw_frozen(&s->d, w)) {
       sapModel view;  /* the world's parameters (masses, gravity) */
       sapw_sensorAcc(sapw_worldView(s->m, w, &view), &s->d, w, &S);
     }
 }
 
 void sapc_sensorPosVelWorld(sapSim* s, int w) {
-  if (s->m->nsensor == 0 || (s->d.world_flags[w] & SAP_WORLD_SKIP)) return;
+  if (s->m->nsensor == 0 || sapw_frozen(&s->d, w)) return;
   posvel_world(s, w, sapw_sensorNeeds(s->m, SAP_STAGE_VEL));
 }
 
 void sapc_sensorAccWorld(sapSim* s, int w, double h) {
-  if (!sapm_accSensors(s->m) || (s->d.world_flags[w] & SAP_WORLD_SKIP)) return;
+  if (!sapm_accSensors(s->m) || sapw_frozen(&s->d, w)) return;
   sapSensorSolve S;
   sapc_sensorSolveInfo(s, &S);
   S.h = h;  /* the world's step (a retried world's substep) */

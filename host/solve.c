@@ -10,7 +10,7 @@ static void solve_world(sapSim* s, const sapSolveParams* prm, int w) {
   const sapModel* m = s->m;
   const sapData* d = &s->d;
   // a frozen (non-finite) world keeps its velocity
-  if (d->world_flags[w] & SAP_WORLD_SKIP) {
+  if (sapw_frozen(d, w)) {
     for (int j = 0; j < m->nv; j++) d->vnext[(long)w * m->nv + j] = d->qvel[(long)w * m->nv + j];
     return;
   }

@@ -15,10 +15,8 @@
 #endif
 
 #include "backend.h"
-#include "integrate.h"
-#include "kernels.h"
 #include "sim.h"
-#include "world_view.h"
+#include "world_stages.h"
 
 static double now_s(void) {
   struct timespec t;
@@ -36,116 +34,43 @@ int sapc_threads(const sapSim* s) {
 #endif
 }
 
-static int frozen(const sapSim* s, int w) { return s->d.world_flags[w] & SAP_WORLD_SKIP; }
+static int frozen(const sapSim* s, int w) { return sapw_frozen(&s->d, w); }
 
-/* ---- CPU stage drivers ----------------------------------------------------------- */
-
-static void kinematics_world(const sapModel* m, sapData* d, int w, int fp32) {
-  size_t b3 = (size_t)w * m->nbody * 3, b4 = (size_t)w * m->nbody * 4, b9 = (size_t)w * m->nbody * 9;
-  size_t j3 = (size_t)w * m->njnt * 3, g3 = (size_t)w * m->ngeom * 3, g9 = (size_t)w * m->ngeom * 9;
-  const double* qpos = d->qpos + (size_t)w * m->nq;
-  const double* mpos = d->mocap_pos + (size_t)w * m->nmocap * 3;
-  const double* mquat = d->mocap_quat + (size_t)w * m->nmocap * 4;
-  if (fp32)
-    sapw_kinematics_f32(m, qpos, mpos, mquat, d->xpos + b3, d->xquat + b4, d->xmat + b9, d->xipos + b3,
-                        d->ximat + b9, d->xanchor + j3, d->xaxis + j3, d->geom_xpos + g3,
-                        d->geom_xmat + g9);
-  else
-    sapw_kinematics_f64(m, qpos, mpos, mquat, d->xpos + b3, d->xquat + b4, d->xmat + b9, d->xipos + b3,
-                        d->ximat + b9, d->xanchor + j3, d->xaxis + j3, d->geom_xpos + g3,
-                        d->geom_xmat + g9);
-}
+/* ---- CPU stage drivers: the per-world entries of kernels/world_stages.h over the worlds ---- */
 
 void sapc_kinematicsMasked(sapSim* s, const unsigned char* mask) {
   int fp32 = s->opt.boundary_pose_precision == SAP_FP32;
 #pragma omp parallel for schedule(static) num_threads(sapc_threads(s))
   for (int w = 0; w < s->d.nworld; w++)
-    if (!mask || mask[w]) kinematics_world(s->m, &s->d, w, fp32);
+    if (!mask || mask[w]) sapw_kinematicsWorld(s->m, &s->d, w, fp32);
 }
 
 void sapc_kinematics(sapSim* s) {
   int fp32 = s->opt.boundary_pose_precision == SAP_FP32;
 #pragma omp parallel for schedule(static) num_threads(sapc_threads(s))
   for (int w = 0; w < s->d.nworld; w++)
-    if (!frozen(s, w)) kinematics_world(s->m, &s->d, w, fp32);
+    if (!frozen(s, w)) sapw_kinematicsWorld(s->m, &s->d, w, fp32);
 }
 
-static void free_motion_world(const sapSim* s, sapData* d, int w, double h) {
-  sapModel view;
-  const sapModel* m = sapw_worldView(s->m, w, &view);  /* the world's parameters */
-  size_t nv = m->nv, nb = m->nbody;
-  size_t q = w * (size_t)m->nq, v = w * nv, u = w * (size_t)m->nu;
-  int explicit_drives = !s->opt.contacts, midpoint = s->opt.integration == SAP_INTEGRATE_MIDPOINT;
-  void* scratch = d->scratch + (size_t)w * d->nscratch;
-  int fail;
-#define FREE_MOTION_ARGS(T)                                                               \
-  m, h, explicit_drives, midpoint, d->qpos + q, d->qvel + v, d->ctrl + u, d->act + w * (size_t)m->na,  \
-      d->qfrc_applied + v,                                                                \
-      d->xpos + 3 * nb * w, d->xmat + 9 * nb * w, d->xipos + 3 * nb * w,                  \
-      d->ximat + 9 * nb * w, d->xanchor + 3 * (size_t)m->njnt * w,                        \
-      d->xaxis + 3 * (size_t)m->njnt * w, d->cref + 3 * nb * w, d->cdof + 6 * nv * w,     \
-      d->qA + (size_t)nv * nv * w, d->qfrc_bias + v, d->qfrc_passive + v, d->qfrc_actuator + v,   \
-      d->vstar + v, (T*)scratch
-  if (s->opt.free_motion_precision == SAP_FP32)
-    fail = sapw_freeMotion_f32(FREE_MOTION_ARGS(float));
-  else
-    fail = sapw_freeMotion_f64(FREE_MOTION_ARGS(double));
-#undef FREE_MOTION_ARGS
-  if (fail) {
-    /* A not positive definite (non-finite state or degenerate inertia) */
-    for (size_t i = 0; i < nv; i++) d->vstar[v + i] = NAN;
-  }
+static void free_motion_world(const sapSim* s, int w, double h) {
+  sapw_freeMotionWorld(s->m, &s->d, w, h, !s->opt.contacts, s->opt.integration == SAP_INTEGRATE_MIDPOINT,
+                       s->opt.free_motion_precision == SAP_FP32);
 }
 
 void sapc_freeMotion(sapSim* s) {
 #pragma omp parallel for schedule(static) num_threads(sapc_threads(s))
   for (int w = 0; w < s->d.nworld; w++)
-    if (!frozen(s, w)) free_motion_world(s, &s->d, w, s->h);
+    if (!frozen(s, w)) free_motion_world(s, w, s->h);
 }
 
-static int all_finite(const double* x, int n) {
-  for (int i = 0; i < n; i++)
-    if (!isfinite(x[i])) return 0;
-  return 1;
-}
-
-/* integrate one world (positions and activations); restore and flag it if the result is not finite */
-static void integrate_world(const sapSim* s, sapData* d, int w, double h) {
-  const sapModel* m = s->m;
-  double* qpos = d->qpos + (size_t)w * m->nq;
-  double* qvel = d->qvel + (size_t)w * m->nv;
-  const double* vnext = d->vnext + (size_t)w * m->nv;
-  double* saved = (double*)(d->scratch + (size_t)w * d->nscratch);
-  if (!sapw_integrateState(m, s->opt.integration == SAP_INTEGRATE_MIDPOINT, h, qpos, d->act + (size_t)w * m->na,
-                           d->ctrl + (size_t)w * m->nu, qvel, vnext, saved)) {
-    d->world_flags[w] |= SAP_WORLD_NONFINITE;
-    return;
-  }
-  /* qvel takes v_{n+1}; vnext keeps v_n until the next solve (the extrapolated warm start) */
-  double* vswap = d->vnext + (size_t)w * m->nv;
-  for (int i = 0; i < m->nv; i++) {
-    double t = qvel[i];
-    qvel[i] = vswap[i];
-    vswap[i] = t;
-  }
-  d->time[w] += h;
-  sapw_countIterations(d, w);
+static void integrate_world(const sapSim* s, int w, double h) {
+  sapw_integrateWorld(s->m, &s->d, w, h, s->opt.integration == SAP_INTEGRATE_MIDPOINT);
 }
 
 void sapc_integrate(sapSim* s) {
 #pragma omp parallel for schedule(static) num_threads(sapc_threads(s))
   for (int w = 0; w < s->d.nworld; w++)
-    if (!frozen(s, w)) integrate_world(s, &s->d, w, s->h);
-}
-
-/* per-step flag reset of world w: keep only SAP_WORLD_NONFINITE; a non-finite control or
- * applied force refuses this step of the world (SAP_WORLD_BADINPUT) */
-static void clear_world_flags(sapSim* s, int w) {
-  const sapModel* m = s->m;
-  s->d.world_flags[w] &= SAP_WORLD_NONFINITE;
-  s->d.newton_iter[w] = s->d.ls_iter[w] = s->d.nfactor[w] = s->d.ls_eval[w] = 0;
-  if (!all_finite(s->d.ctrl + (size_t)w * m->nu, m->nu) || !all_finite(s->d.qfrc_applied + (size_t)w * m->nv, m->nv))
-    s->d.world_flags[w] |= SAP_WORLD_BADINPUT;
+    if (!frozen(s, w)) integrate_world(s, w, s->h);
 }
 
 /* ---- the step ------------------------------------------------------------------- */
@@ -156,12 +81,12 @@ static void clear_world_flags(sapSim* s, int w) {
 static void step_world(sapSim* s, int w, double h, double* t) {
   sapData* d = &s->d;
   double t0 = now_s(), t1;
-  clear_world_flags(s, w);
-  if (!frozen(s, w)) kinematics_world(s->m, d, w, s->opt.boundary_pose_precision == SAP_FP32);
+  sapw_clearWorldFlags(s->m, d, w);
+  if (!frozen(s, w)) sapw_kinematicsWorld(s->m, d, w, s->opt.boundary_pose_precision == SAP_FP32);
   t1 = now_s(); t[0] += t1 - t0; t0 = t1;
   if (s->opt.contacts) sapc_collisionWorld(s, w);
   t1 = now_s(); t[1] += t1 - t0; t0 = t1;
-  if (!frozen(s, w)) free_motion_world(s, d, w, h);
+  if (!frozen(s, w)) free_motion_world(s, w, h);
   t1 = now_s(); t[2] += t1 - t0; t0 = t1;
   if (s->opt.contacts) sapc_solveWorld(s, w, h);
   else  // without contacts the solved velocity is the free motion
@@ -169,7 +94,7 @@ static void step_world(sapSim* s, int w, double h, double* t) {
   /* acceleration sensors of this step (its start state, solved acceleration and impulses) */
   if (s->m->nsensor) sapc_sensorAccWorld(s, w, h);
   t1 = now_s(); t[3] += t1 - t0; t0 = t1;
-  if (!frozen(s, w)) integrate_world(s, d, w, h);
+  if (!frozen(s, w)) integrate_world(s, w, h);
   /* position/velocity sensors of the new state */
   if (s->m->nsensor) sapc_sensorPosVelWorld(s, w);
   t[4] += now_s() - t0;
@@ -251,8 +176,8 @@ static void step_world_retry(sapSim* s, int w, double* t) {
   const sapModel* m = s->m;
   int depth = s->opt.retry_depth, level = s->rt_level[w];
   /* frozen worlds and refused steps: the plain step (it keeps them as they are) */
-  if ((d->world_flags[w] & SAP_WORLD_NONFINITE) || !all_finite(d->ctrl + (size_t)w * m->nu, m->nu) ||
-      !all_finite(d->qfrc_applied + (size_t)w * m->nv, m->nv)) {
+  if ((d->world_flags[w] & SAP_WORLD_NONFINITE) || !sapw_allFinite(d->ctrl + (size_t)w * m->nu, m->nu) ||
+      !sapw_allFinite(d->qfrc_applied + (size_t)w * m->nv, m->nv)) {
     step_world(s, w, s->h, t);
     return;
   }

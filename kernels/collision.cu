@@ -20,7 +20,7 @@ static __global__ void count_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d,
   if (idx >= (long)d.nworld * m.npair_max) return;
   int w = (int)(idx / m.npair_max), p = (int)(idx % m.npair_max);
   int* count = pairCounts(d, w);
-  if (d.world_flags[w] & SAP_WORLD_SKIP) { count[p] = 0; return; }
+  if (sapw_frozen(&d, w)) { count[p] = 0; return; }
   sapcContact_f64 c[SAPC_PAIRCON];
   const double* xpos = d.geom_xpos + (size_t)3 * m.ngeom * w;
   const double* xmat = d.geom_xmat + (size_t)9 * m.ngeom * w;
@@ -54,7 +54,7 @@ static __global__ void write_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d,
   long idx = (long)blockIdx.x * blockDim.x + threadIdx.x;
   if (idx >= (long)d.nworld * m.npair_max) return;
   int w = (int)(idx / m.npair_max), p = (int)(idx % m.npair_max);
-  if (d.ncon_dropped[w] || (d.world_flags[w] & SAP_WORLD_SKIP)) return;
+  if (d.ncon_dropped[w] || sapw_frozen(&d, w)) return;
   const int* off = pairCounts(d, w);
   int end = p + 1 < m.npair_max ? off[p + 1] : d.ncon[w];
   if (end == off[p]) return;

@@ -10,6 +10,7 @@
 #include "sap_real.h"
 #include "sapsim/model.h"
 #include "sapsim/data.h"
+#include "world_flags.h"
 
 #define SAPC_MAXCON 4            /* contacts per geom pair (primitives, meshes) */
 #define SAPC_HFIELD_MAXCON 50    /* per heightfield pair: one per prism, MuJoCo's mjMAXCONPAIR */
@@ -258,7 +259,7 @@ SAP_HD_BIG void sapw_collideWorld(const sapModel* m, const sapData* d, int w, in
   sapcWorldOut o = sapw_worldOut(d, w);
   sapcContact_f64 c[SAPC_PAIRCON];
   int n = 0, dropped = 0;
-  int frozen = d->world_flags[w] & SAP_WORLD_SKIP;  // a frozen world has no contacts
+  int frozen = sapw_frozen(d, w);  // a frozen world has no contacts
   o.drop[0] = INFINITY;
   o.drop[1] = 0;
   for (int p = 0; p < m->npair_max && !frozen; p++) {

@@ -10,6 +10,7 @@
 #include "kernels.h"  /* math templates and the blocked Cholesky */
 #include "sapsim/sapsim.h"
 #include "sap_solve_size.h"
+#include "world_flags.h"
 
 /* constants of the specs */
 #define SAP_BETA_PD 0.1              /* near-rigid factor of PD drives (drake §3.1) */

@@ -351,7 +351,7 @@ SAP_DEV void SAPT(sapv_loopBegin)(const sapModel* m, const sapData* d, int w, co
   lp.cost_ok = lp.active = 0;
   lp.st.iters = lp.st.ls_iters = lp.st.nfactor = lp.st.ls_evals = 0;
   lp.st.flags = SAP_WORLD_CONVERGED;
-  if (d->world_flags[w] & SAP_WORLD_SKIP) {  // frozen: v = qvel, diagnostics kept
+  if (sapw_frozen(d, w)) {  // frozen: v = qvel, diagnostics kept
     SAPT(sapw_worldProblem)(m, d, w, prm, &P);
     lp.solve = lp.ns = 0;
     for (int j = lane; j < m->nv; j += SAPV_LANES) d->vnext[(long)w * m->nv + j] = d->qvel[(long)w * m->nv + j];
@@ -420,7 +420,7 @@ SAP_DEV void SAPT(sapv_loopAdvance)(const sapModel* m, const sapData* d, int w, 
  * no rule holds, as the launches ran out), then vnext and the diagnostics as sapv_solveWorld
  * writes them */
 SAP_DEV void SAPT(sapv_loopFinish)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm, int lane) {
-  if (d->world_flags[w] & SAP_WORLD_SKIP) return;
+  if (sapw_frozen(d, w)) return;
   SAPT(sapProblem) P;
   SAPT(sapLoop) lp;
   if (SAPT(sapv_loopLoad)(m, d, w, prm, &P, &lp) && !SAPT(sapv_newtonStop)(&P, prm, &lp, lane))

@@ -27,7 +27,7 @@ sapStatus sapg_sensorPosVel(const sapgLaunch* L, int skip) {
 
 static __global__ void sensor_acc_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, SAPG_PARAM sapSensorSolve S) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
-  if (w >= d.nworld || (d.world_flags[w] & SAP_WORLD_SKIP)) return;
+  if (w >= d.nworld || sapw_frozen(&d, w)) return;
   sapModel view;  /* the world's parameters (masses, gravity) */
   sapw_sensorAcc(sapw_worldView(&m, w, &view), &d, w, &S);
 }

@@ -33,7 +33,7 @@
 static __global__ void solve_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, SAPG_PARAM sapSolveParams prm) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w >= d.nworld) return;
-  if (d.world_flags[w] & SAP_WORLD_SKIP) {
+  if (sapw_frozen(&d, w)) {
     for (int j = 0; j < m.nv; j++) d.vnext[(long)w * m.nv + j] = d.qvel[(long)w * m.nv + j];
     return;
   }
@@ -61,7 +61,7 @@ static __global__ void solve_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d,
 #define SAPV_KERNELS(p)                                                                              \
   static __global__ void solve_warp_kernel_##p(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, SAPG_PARAM sapSolveParams prm, int chol_bytes) { \
     SAPV_WORLD_LANE;                                                                                 \
-    if (d.world_flags[w] & SAP_WORLD_SKIP) {                                                    \
+    if (sapw_frozen(&d, w)) {                                                    \
       for (int j = lane; j < m.nv; j += SAPV_LANES) d.vnext[(long)w * m.nv + j] = d.qvel[(long)w * m.nv + j]; \
       return;                                                                                        \
     }                                                                                                \
