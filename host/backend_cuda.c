@@ -69,6 +69,7 @@ sapStatus sap_streamWait(sapSim* s, void* stream) {
 
 #include "cuda_check.h"
 #include "sensor.h"
+#include "stages.h"
 
 /* the stream of every sim in the process (created on first use; a blocking stream, so
  * synchronous copies on the default stream stay ordered). A sim's launches and copies go to
@@ -87,7 +88,7 @@ static cudaStream_t sim_stream(const sapSim* s) { return (cudaStream_t)s->gpu.st
 typedef struct {
   cudaGraphExec_t step_graph;
   int have_graph;
-  cudaEvent_t ev[6];  /* stage boundaries of one step, when stage_timing=1 */
+  cudaEvent_t ev[SAPC_NTIMER + 1];  /* timer-slot boundaries of one step, when stage_timing=1 */
   int have_events;
   cudaEvent_t join[2]; /* ordering with a caller's stream: [0] caller -> sapsim, [1] back */
 } sapCudaState;
@@ -136,7 +137,7 @@ sapStatus sapb_init(sapSim* s) {
   }
   if (s->opt.stage_timing) {
     sapCudaState* cs = (sapCudaState*)s->cuda;
-    for (int i = 0; i < 6; i++) CUDA_TRY(cudaEventCreate(&cs->ev[i]));
+    for (int i = 0; i <= SAPC_NTIMER; i++) CUDA_TRY(cudaEventCreate(&cs->ev[i]));
     cs->have_events = 1;
   }
 
@@ -170,7 +171,7 @@ void sapb_free(sapSim* s) {
   sapCudaState* cs = (sapCudaState*)s->cuda;
   if (cs && cs->have_graph) cudaGraphExecDestroy(cs->step_graph);
   if (cs && cs->have_events)
-    for (int i = 0; i < 6; i++) cudaEventDestroy(cs->ev[i]);
+    for (int i = 0; i <= SAPC_NTIMER; i++) cudaEventDestroy(cs->ev[i]);
   for (int i = 0; cs && i < 2; i++)
     if (cs->join[i]) cudaEventDestroy(cs->join[i]);
   free(cs);
@@ -283,44 +284,63 @@ sapStatus sapb_sensors(sapSim* s, const unsigned char* mask) {
   return st;
 }
 
+/* the GPU launchers of the stage table (host/stages.h), every world at once */
+sapStatus sapb_stageClear(sapSim* s) { return sapg_clearFlags(&s->gpu); }
+sapStatus sapb_stageKinematics(sapSim* s) { return sapg_kinematics(&s->gpu); }
+sapStatus sapb_stageCollision(sapSim* s) { return s->opt.contacts ? sapg_collision(&s->gpu) : SAP_OK; }
+sapStatus sapb_stageFreeMotion(sapSim* s) { return sapg_freeMotion(&s->gpu); }
+
+sapStatus sapb_stageSolve(sapSim* s) {
+  if (s->opt.contacts) return sapg_solve(&s->gpu);
+  /* without contacts the solved velocity is the free motion */
+  size_t n = sizeof(double) * (size_t)s->gpu.d.nworld * s->m->nv;
+  CUDA_TRY(cudaMemcpyAsync(s->gpu.d.vnext, s->gpu.d.vstar, n, cudaMemcpyDeviceToDevice, sim_stream(s)));
+  return SAP_OK;
+}
+
+/* acceleration sensors of this step: after the solve, before integration */
+sapStatus sapb_stageSensorAcc(sapSim* s) {
+  if (!s->m->nsensor || !sapm_accSensors(s->m)) return SAP_OK;
+  sapSensorSolve S;
+  sapc_sensorSolveInfo(s, &S);
+  return sapg_sensorAcc(&s->gpu, &S);
+}
+
+sapStatus sapb_stageIntegrate(sapSim* s) { return sapg_integrate(&s->gpu); }
+
+/* position/velocity sensors of the new state */
+sapStatus sapb_stageSensorPosVel(sapSim* s) {
+  return s->m->nsensor ? sapg_sensorPosVel(&s->gpu, SAP_WORLD_SKIP) : SAP_OK;
+}
+
+/* one step: the stage table's launchers in order, with an event at each timer boundary
+ * (event i starts timer slot i, event SAPC_NTIMER ends the step) when timing stages */
 sapStatus sapb_stepGPU(sapSim* s) {
   sapCudaState* cs = (sapCudaState*)s->cuda;
   sapStatus st;
+  int slot = 0;
   s->host_stale = 1;
   MARK(0);
-  if ((st = sapg_clearFlags(&s->gpu)) != SAP_OK) return st;
-  if ((st = sapg_kinematics(&s->gpu)) != SAP_OK) return st;
-  MARK(1);
-  if (s->opt.contacts && (st = sapg_collision(&s->gpu)) != SAP_OK) return st;
-  MARK(2);
-  if ((st = sapg_freeMotion(&s->gpu)) != SAP_OK) return st;
-  MARK(3);
-  if (s->opt.contacts) {
-    if ((st = sapg_solve(&s->gpu)) != SAP_OK) return st;
-  } else {
-    size_t n = sizeof(double) * (size_t)s->gpu.d.nworld * s->m->nv;
-    CUDA_TRY(cudaMemcpyAsync(s->gpu.d.vnext, s->gpu.d.vstar, n, cudaMemcpyDeviceToDevice, sim_stream(s)));
+  for (int k = 0; k < SAPC_NSTAGE; k++) {
+    while (slot < sapc_stages[k].timer) {
+      slot++;
+      MARK(slot);
+    }
+    if ((st = sapc_stages[k].gpu(s)) != SAP_OK) return st;
   }
-  /* acceleration sensors of this step: after the solve, before integration */
-  if (s->m->nsensor && sapm_accSensors(s->m)) {
-    sapSensorSolve S;
-    sapc_sensorSolveInfo(s, &S);
-    if ((st = sapg_sensorAcc(&s->gpu, &S)) != SAP_OK) return st;
+  while (slot < SAPC_NTIMER) {
+    slot++;
+    MARK(slot);
   }
-  MARK(4);
-  if ((st = sapg_integrate(&s->gpu)) != SAP_OK) return st;
-  /* position/velocity sensors of the new state */
-  if (s->m->nsensor && (st = sapg_sensorPosVel(&s->gpu, SAP_WORLD_SKIP)) != SAP_OK) return st;
-  MARK(5);
   return SAP_OK;
 }
 
 /* add the last step's stage times (waits for it) */
 static sapStatus add_stage_times(sapSim* s, sapCudaState* cs) {
-  double* t[5] = {&s->timers.kinematics, &s->timers.collision, &s->timers.free_motion,
-                  &s->timers.solve, &s->timers.integrate};
-  CUDA_TRY(cudaEventSynchronize(cs->ev[5]));
-  for (int i = 0; i < 5; i++) {
+  double* t[SAPC_NTIMER] = {&s->timers.kinematics, &s->timers.collision, &s->timers.free_motion,
+                           &s->timers.solve, &s->timers.integrate};
+  CUDA_TRY(cudaEventSynchronize(cs->ev[SAPC_NTIMER]));
+  for (int i = 0; i < SAPC_NTIMER; i++) {
     float ms = 0;
     CUDA_TRY(cudaEventElapsedTime(&ms, cs->ev[i], cs->ev[i + 1]));
     *t[i] += 1e-3 * ms;

@@ -1,6 +1,7 @@
-/* The step: a list of stage calls, each with a CPU driver (OpenMP over worlds)
- * and a CUDA launcher (DESIGN.md §2):
+/* The step (DESIGN.md §2): the stage table of host/stages.h, each stage with a CPU driver
+ * for one world (here) and a CUDA launcher for every world (host/backend_cuda.c):
  *   kinematics -> collision -> free motion -> SAP solve -> integrate
+ * The CPU runs every stage of a world before the next world (steps_cpu, OpenMP over worlds).
  * A world whose state turns non-finite is restored to its last finite state,
  * flagged SAP_WORLD_NONFINITE and frozen until reset; it never touches others.
  * With option retry_depth > 0 (CPU), a world whose solve fails redoes its step from the saved
@@ -16,6 +17,7 @@
 
 #include "backend.h"
 #include "sim.h"
+#include "stages.h"
 #include "world_stages.h"
 
 static double now_s(void) {
@@ -75,29 +77,64 @@ void sapc_integrate(sapSim* s) {
 
 /* ---- the step ------------------------------------------------------------------- */
 
-/* one step of world w, stage by stage as the per-stage drivers run them (the same per-world
- * functions in the same order, so results are bitwise those of a stage-major step); t[5]
- * accumulates the stages' seconds */
-static void step_world(sapSim* s, int w, double h, double* t) {
-  sapData* d = &s->d;
-  double t0 = now_s(), t1;
-  sapw_clearWorldFlags(s->m, d, w);
-  if (!frozen(s, w)) sapw_kinematicsWorld(s->m, d, w, s->opt.boundary_pose_precision == SAP_FP32);
-  t1 = now_s(); t[0] += t1 - t0; t0 = t1;
+/* the CPU drivers of the stage table (host/stages.h) for one world */
+void sapc_stageClear(sapSim* s, int w, double h) {
+  (void)h;
+  sapw_clearWorldFlags(s->m, &s->d, w);
+}
+
+void sapc_stageKinematics(sapSim* s, int w, double h) {
+  (void)h;
+  if (!frozen(s, w)) sapw_kinematicsWorld(s->m, &s->d, w, s->opt.boundary_pose_precision == SAP_FP32);
+}
+
+void sapc_stageCollision(sapSim* s, int w, double h) {
+  (void)h;
   if (s->opt.contacts) sapc_collisionWorld(s, w);
-  t1 = now_s(); t[1] += t1 - t0; t0 = t1;
+}
+
+void sapc_stageFreeMotion(sapSim* s, int w, double h) {
   if (!frozen(s, w)) free_motion_world(s, w, h);
-  t1 = now_s(); t[2] += t1 - t0; t0 = t1;
+}
+
+void sapc_stageSolve(sapSim* s, int w, double h) {
   if (s->opt.contacts) sapc_solveWorld(s, w, h);
   else  // without contacts the solved velocity is the free motion
-    memcpy(d->vnext + (size_t)w * s->m->nv, d->vstar + (size_t)w * s->m->nv, sizeof(double) * s->m->nv);
-  /* acceleration sensors of this step (its start state, solved acceleration and impulses) */
+    memcpy(s->d.vnext + (size_t)w * s->m->nv, s->d.vstar + (size_t)w * s->m->nv, sizeof(double) * s->m->nv);
+}
+
+/* acceleration sensors of this step (its start state, solved acceleration and impulses) */
+void sapc_stageSensorAcc(sapSim* s, int w, double h) {
   if (s->m->nsensor) sapc_sensorAccWorld(s, w, h);
-  t1 = now_s(); t[3] += t1 - t0; t0 = t1;
+}
+
+void sapc_stageIntegrate(sapSim* s, int w, double h) {
   if (!frozen(s, w)) integrate_world(s, w, h);
-  /* position/velocity sensors of the new state */
+}
+
+/* position/velocity sensors of the new state */
+void sapc_stageSensorPosVel(sapSim* s, int w, double h) {
+  (void)h;
   if (s->m->nsensor) sapc_sensorPosVelWorld(s, w);
-  t[4] += now_s() - t0;
+}
+
+/* one step of world w: the stage table's CPU drivers in order (the same per-world functions in
+ * the same order as the per-stage drivers above, so results are bitwise those of a stage-major
+ * step); t[SAPC_NTIMER] accumulates the stages' seconds by timer slot */
+static void step_world(sapSim* s, int w, double h, double* t) {
+  int slot = 0;
+  double t0 = now_s();
+  for (int k = 0; k < SAPC_NSTAGE; k++) {
+    const sapcStage* st = &sapc_stages[k];
+    if (st->timer != slot) {
+      double t1 = now_s();
+      t[slot] += t1 - t0;
+      t0 = t1;
+      slot = st->timer;
+    }
+    st->cpu(s, w, h);
+  }
+  t[slot] += now_s() - t0;
 }
 
 /* ---- step retry (option retry_depth) ------------------------------------------------ */
@@ -251,10 +288,10 @@ sapStatus sap_retryClear(sapSim* s) {
  * summed stage seconds scaled to the wall time. */
 static void steps_cpu(sapSim* s, int nstep) {
   int nt = sapc_threads(s);
-  double acc[5] = {0, 0, 0, 0, 0}, wall0 = now_s();
+  double acc[SAPC_NTIMER] = {0}, wall0 = now_s();
 #pragma omp parallel num_threads(nt) if (nt > 1)
   {
-    double t[5] = {0, 0, 0, 0, 0};
+    double t[SAPC_NTIMER] = {0};
 #pragma omp for schedule(dynamic, 1) nowait
     for (int w = 0; w < s->d.nworld; w++)
       for (int k = 0; k < nstep; k++) {
@@ -262,15 +299,16 @@ static void steps_cpu(sapSim* s, int nstep) {
         else step_world(s, w, s->h, t);
       }
 #pragma omp critical(sapc_step_timers)
-    for (int i = 0; i < 5; i++) acc[i] += t[i];
+    for (int i = 0; i < SAPC_NTIMER; i++) acc[i] += t[i];
   }
-  double wall = now_s() - wall0, sum = acc[0] + acc[1] + acc[2] + acc[3] + acc[4];
+  double wall = now_s() - wall0, sum = 0;
+  for (int i = 0; i < SAPC_NTIMER; i++) sum += acc[i];
   double k = sum > 0 ? wall / sum : 0;
-  s->timers.kinematics += k * acc[0];
-  s->timers.collision += k * acc[1];
-  s->timers.free_motion += k * acc[2];
-  s->timers.solve += k * acc[3];
-  s->timers.integrate += k * acc[4];
+  s->timers.kinematics += k * acc[SAPC_TIMER_KINEMATICS];
+  s->timers.collision += k * acc[SAPC_TIMER_COLLISION];
+  s->timers.free_motion += k * acc[SAPC_TIMER_FREE_MOTION];
+  s->timers.solve += k * acc[SAPC_TIMER_SOLVE];
+  s->timers.integrate += k * acc[SAPC_TIMER_INTEGRATE];
 }
 
 sapStatus sap_stepAsync(sapSim* s, int nstep) {
