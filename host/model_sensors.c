@@ -19,6 +19,12 @@ _Static_assert(SAP_SENS_TOUCH == (int)mjSENS_TOUCH && SAP_SENS_TORQUE == (int)mj
                SAP_SENS_FRAMEPOS == (int)mjSENS_FRAMEPOS && SAP_SENS_FRAMEANGACC == (int)mjSENS_FRAMEANGACC &&
                SAP_SENS_SUBTREECOM == (int)mjSENS_SUBTREECOM &&
                SAP_SENS_SUBTREEANGMOM == (int)mjSENS_SUBTREEANGMOM && SAP_SENS_CLOCK == (int)mjSENS_CLOCK &&
+               SAP_SENS_TENDONACTFRC == (int)mjSENS_TENDONACTFRC &&
+               SAP_SENS_JOINTLIMITPOS == (int)mjSENS_JOINTLIMITPOS &&
+               SAP_SENS_JOINTLIMITVEL == (int)mjSENS_JOINTLIMITVEL &&
+               SAP_SENS_TENDONLIMITPOS == (int)mjSENS_TENDONLIMITPOS &&
+               SAP_SENS_TENDONLIMITVEL == (int)mjSENS_TENDONLIMITVEL &&
+               SAP_SENS_E_POTENTIAL == (int)mjSENS_E_POTENTIAL && SAP_SENS_E_KINETIC == (int)mjSENS_E_KINETIC &&
                SAP_STAGE_POS == (int)mjSTAGE_POS && SAP_STAGE_ACC == (int)mjSTAGE_ACC,
                "sensor numbering differs from MuJoCo's");
 
@@ -64,6 +70,9 @@ static int supported_type(int t) {
     case mjSENS_FRAMEZAXIS: case mjSENS_FRAMELINVEL: case mjSENS_FRAMEANGVEL:
     case mjSENS_FRAMELINACC: case mjSENS_FRAMEANGACC: case mjSENS_SUBTREECOM:
     case mjSENS_SUBTREELINVEL: case mjSENS_SUBTREEANGMOM: case mjSENS_CLOCK:
+    case mjSENS_TENDONACTFRC: case mjSENS_JOINTLIMITPOS: case mjSENS_JOINTLIMITVEL:
+    case mjSENS_TENDONLIMITPOS: case mjSENS_TENDONLIMITVEL: case mjSENS_E_POTENTIAL:
+    case mjSENS_E_KINETIC:
       return 1;
     default:
       return 0;
@@ -154,9 +163,17 @@ sapStatus sapm_checkSensors(const mjModel* mj, const char* path) {
     if ((t == mjSENS_ACTUATORPOS || t == mjSENS_ACTUATORVEL) && mj->actuator_trntype[id] == mjTRN_SITE)
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: sensor '%s' (%s) reads a site transmission's length or "
                       "velocity, which is not supported", path, n, type_name(t));
-    if ((t == mjSENS_TENDONPOS || t == mjSENS_TENDONVEL) && mj->wrap_type[mj->tendon_adr[id]] != mjWRAP_JOINT)
+    if ((t == mjSENS_TENDONPOS || t == mjSENS_TENDONVEL || t == mjSENS_TENDONLIMITPOS ||
+         t == mjSENS_TENDONLIMITVEL) &&
+        mj->wrap_type[mj->tendon_adr[id]] != mjWRAP_JOINT)
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: sensor '%s' (%s) reads a spatial tendon, which is not "
                       "supported (spatial tendons act as limits only)", path, n, type_name(t));
+    if (t == mjSENS_E_POTENTIAL)
+      for (int k = 0; k < mj->ntendon; k++)
+        if (mj->wrap_type[mj->tendon_adr[k]] != mjWRAP_JOINT && mj->tendon_stiffness[k] != 0 &&
+            !(mj->opt.disableflags & mjDSBL_SPRING))
+          return sap_fail(SAP_ERR_UNSUPPORTED, "%s: sensor '%s' (e_potential) in a model with a spring on a "
+                          "spatial tendon is not supported", path, n);
     if (t == mjSENS_JOINTACTFRC)
       for (int u = 0; u < mj->nu; u++)
         if (mj->actuator_trntype[u] == mjTRN_SITE)

@@ -42,6 +42,8 @@ SAP_HD int sapw_sensorNeeds(const sapModel* m, int stage) {
     if (t == SAP_SENS_ACCELEROMETER || t == SAP_SENS_FRAMELINACC || t == SAP_SENS_FRAMEANGACC)
       need |= SAP_SNEED_MOTION;
     if (t == SAP_SENS_FORCE || t == SAP_SENS_TORQUE) need |= SAP_SNEED_MOTION | SAP_SNEED_FORCE;
+    if (t == SAP_SENS_E_POTENTIAL) need |= SAP_SNEED_KIN;
+    if (t == SAP_SENS_E_KINETIC) need |= SAP_SNEED_KIN | SAP_SNEED_VEL;
   }
   return need;
 }
@@ -282,6 +284,73 @@ SAP_HD void sapw_sensorActuatorLength(const sapModel* m, const double* qpos, con
   sapw_actuatorLength_f64(m, qpos, qvel, u, len, vel);
 }
 
+/* jointlimitpos / jointlimitvel, tendonlimitpos / tendonlimitvel (MuJoCo's mj_sensorPos/Vel over
+ * the limit rows of mj_instantiateLimit): the first side within its margin, lower before upper,
+ * gives distance - margin and the row velocity (+v at the lower side, -v at the upper); 0 when
+ * neither side is within its margin or the joint or tendon is not limited. x, v: the joint's
+ * or tendon's value and velocity */
+SAP_HD double sapw_sensorLimit(int limited, const double* range, double margin, double x, double v, int vel) {
+  if (!limited) return 0;
+  double lo = x - range[0], hi = range[1] - x;
+  if (lo < margin) return vel ? v : lo - margin;
+  if (hi < margin) return vel ? -v : hi - margin;
+  return 0;
+}
+
+/* length and velocity of fixed tendon k */
+SAP_HD void sapw_sensorFixedTendon(const sapModel* m, const double* qpos, const double* qvel, int k, double* l,
+                                   double* v) {
+  *l = *v = 0;
+  for (int i = m->tendon_adr[k]; i < m->tendon_adr[k] + m->tendon_num[k]; i++) {
+    *l += m->wrap_coef[i] * qpos[m->jnt_qposadr[m->wrap_jnt[i]]];
+    *v += m->wrap_coef[i] * qvel[m->jnt_dofadr[m->wrap_jnt[i]]];
+  }
+}
+
+/* e_potential (MuJoCo's mj_energyPos): gravity -sum_b m_b g . xipos_b, plus 1/2 k x^2 of the
+ * hinge and slide springs (x = q - qpos_spring) and of the fixed tendons' springs (x outside the
+ * dead band lengthspring); springs on ball and free joints and on spatial tendons are refused
+ * at load where this sensor is */
+SAP_HD double sapw_sensorPotential(const sapModel* m, const double* qpos, const double* xipos) {
+  double e = 0;
+  for (int b = 1; b < m->nbody; b++) e -= m->body_mass[b] * sapu_dot3_f64(m->gravity, xipos + 3 * b);
+  for (int j = 0; j < m->njnt; j++) {
+    int a = m->jnt_qposadr[j];
+    if (m->jnt_stiffness[j] == 0 || (m->jnt_type[j] != SAP_JNT_HINGE && m->jnt_type[j] != SAP_JNT_SLIDE)) continue;
+    double x = qpos[a] - m->qpos_spring[a];
+    e += 0.5 * m->jnt_stiffness[j] * x * x;
+  }
+  for (int k = 0; k < m->ntendon; k++) {
+    if (m->tendon_stiffness[k] == 0 || m->tendon_spatial[k]) continue;
+    double l, v, lo = m->tendon_lengthspring[2 * k], hi = m->tendon_lengthspring[2 * k + 1];
+    sapw_sensorFixedTendon(m, qpos, qpos /* velocity unused */, k, &l, &v);
+    double x = l > hi ? l - hi : l < lo ? l - lo : 0;
+    e += 0.5 * m->tendon_stiffness[k] * x * x;
+  }
+  return e;
+}
+
+/* e_kinetic (MuJoCo's mj_energyVel, 1/2 v' M v): the bodies' 1/2 (m |v_com|^2 + w' I w) from
+ * their velocities cvel = [w; v at cref] (I = ximat diag(inertia) ximat'), plus the armature's
+ * 1/2 a v^2 on each dof (M's diagonal term) */
+SAP_HD double sapw_sensorKinetic(const sapModel* m, const double* qvel, const double* cvel, const double* cref,
+                                 const double* xipos, const double* ximat) {
+  double e = 0;
+  for (int b = 1; b < m->nbody; b++) {
+    const double* w = cvel + 6 * b;
+    double r[3], vc[3], wl[3];
+    for (int k = 0; k < 3; k++) r[k] = xipos[3 * b + k] - cref[3 * b + k];  // cref: per body, its tree's point
+    sapu_cross3_f64(vc, w, r);
+    for (int k = 0; k < 3; k++) vc[k] += w[3 + k];
+    sapu_mulMatTVec3_f64(wl, ximat + 9 * b, w);  // angular velocity in the inertia frame
+    const double* I = m->body_inertia + 3 * b;
+    e += 0.5 * (m->body_mass[b] * sapu_dot3_f64(vc, vc) + I[0] * wl[0] * wl[0] + I[1] * wl[1] * wl[1] +
+                I[2] * wl[2] * wl[2]);
+  }
+  for (int i = 0; i < m->nv; i++) e += 0.5 * m->dof_armature[i] * qvel[i] * qvel[i];
+  return e;
+}
+
 /* every position- and velocity-stage sensor of a world from its state; work holds
  * sapw_sensorWork(m) doubles; need = sapw_sensorNeeds(m, SAP_STAGE_VEL) (computed once per
  * batch). Acceleration-stage values are left as they are. */
@@ -337,14 +406,26 @@ SAP_HD void sapw_sensorPosVel(const sapModel* m, int need, const double* qpos, c
       case SAP_SENS_JOINTVEL: out[0] = qvel[m->jnt_dofadr[id]]; break;
       case SAP_SENS_TENDONPOS:
       case SAP_SENS_TENDONVEL: {
-        double l = 0, v = 0;
-        for (int k = m->tendon_adr[id]; k < m->tendon_adr[id] + m->tendon_num[id]; k++) {
-          l += m->wrap_coef[k] * qpos[m->jnt_qposadr[m->wrap_jnt[k]]];
-          v += m->wrap_coef[k] * qvel[m->jnt_dofadr[m->wrap_jnt[k]]];
-        }
+        double l, v;
+        sapw_sensorFixedTendon(m, qpos, qvel, id, &l, &v);
         out[0] = t == SAP_SENS_TENDONPOS ? l : v;
         break;
       }
+      case SAP_SENS_JOINTLIMITPOS:
+      case SAP_SENS_JOINTLIMITVEL:
+        out[0] = sapw_sensorLimit(m->jnt_limited[id], m->jnt_range + 2 * id, m->jnt_margin[id],
+                                  qpos[m->jnt_qposadr[id]], qvel[m->jnt_dofadr[id]], t == SAP_SENS_JOINTLIMITVEL);
+        break;
+      case SAP_SENS_TENDONLIMITPOS:
+      case SAP_SENS_TENDONLIMITVEL: {
+        double l, v;
+        sapw_sensorFixedTendon(m, qpos, qvel, id, &l, &v);
+        out[0] = sapw_sensorLimit(m->tendon_limited[id], m->tendon_range + 2 * id, m->tendon_margin[id], l, v,
+                                  t == SAP_SENS_TENDONLIMITVEL);
+        break;
+      }
+      case SAP_SENS_E_POTENTIAL: out[0] = sapw_sensorPotential(m, qpos, xipos); break;
+      case SAP_SENS_E_KINETIC: out[0] = sapw_sensorKinetic(m, qvel, cvel, cref, xipos, ximat); break;
       case SAP_SENS_ACTUATORPOS:
       case SAP_SENS_ACTUATORVEL: {
         double l, v;
@@ -591,6 +672,14 @@ SAP_HD void sapw_sensorAcc(const sapModel* m, const sapData* d, int w, const sap
         break;
       }
       case SAP_SENS_ACTUATORFRC: out[0] = sapw_sensorActuatorForce(m, d, w, S, sc, nc, id); break;
+      case SAP_SENS_TENDONACTFRC: {  // the forces of the actuators on tendon id (not geared)
+        double f = 0;
+        for (int u = 0; u < m->nu; u++)
+          if (m->actuator_trntype[u] == SAP_TRN_TENDON && m->actuator_trnid[u] == id)
+            f += sapw_sensorActuatorForce(m, d, w, S, sc, nc, u);
+        out[0] = f;
+        break;
+      }
       case SAP_SENS_JOINTACTFRC: {
         /* qfrc_actuator at the joint's dof: gear (times the tendon coefficient) times force */
         double q = 0;

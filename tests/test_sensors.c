@@ -5,6 +5,7 @@
  *   analytic physics: free fall (accelerometer 0), resting box (accelerometer +g, touch m g),
  *   hanging chain (force = weight below, torque 0), a position servo holding a pendulum
  *   (actuator force = gravity torque / gear);
+ *   limit and energy sensors at chosen states on both sides of every limit (MuJoCo 4);
  *   load-time refusals by name; reset/set_state semantics; no cost without sensors. */
 #include <mujoco/mujoco.h>
 #include <stdio.h>
@@ -456,11 +457,72 @@ static void test_mocap_site(void) {
 
 /* ---- refusals and cost ------------------------------------------------------------------ */
 
+/* limit and energy sensors at chosen states: joints and the tendon placed inside their limits,
+ * within the margins and beyond the range (both sides), random velocities, random base poses;
+ * every position/velocity sensor against MuJoCo 4's mj_forward at the same state. Each limit
+ * sensor must be seen both zero (no side within its margin) and nonzero on both sides, so the
+ * comparison covers every branch of MuJoCo's rule */
+static void test_limit_energy_states(void) {
+  fixture f;
+  if (!open_fixture(&f, SCENE, "approx64", 1, 1)) { close_fixture(&f); return; }
+  const mjModel* mj = f.mj;
+  int nq = f.m->nq, nv = f.m->nv;
+  int h2 = mj_name2id(mj, mjOBJ_JOINT, "hinge2"), sl = mj_name2id(mj, mjOBJ_JOINT, "slide");
+  int hi = mj_name2id(mj, mjOBJ_JOINT, "hinge"), ba = mj_name2id(mj, mjOBJ_JOINT, "ball");
+  const char* lim[3] = {"lim_h2", "lim_slide", "lim_ten"};
+  int seen[3][3] = {{0}};  /* [sensor][below 0 at the lower side, zero, below 0 at the upper side] */
+  double* q = (double*)malloc(sizeof(double) * (nq + nv));
+  double* v = q + nq;
+  for (int k = 0; k < 300; k++) {
+    memcpy(q, mj->qpos0, sizeof(double) * nq);
+    for (int i = 0; i < 3; i++) q[i] = check_uniform(-0.5, 0.5);
+    q[2] += 1;
+    double quat[4];
+    for (int i = 0; i < 4; i++) quat[i] = check_uniform(-1, 1);
+    mju_normalize4(quat);
+    memcpy(q + 3, quat, sizeof(quat));
+    for (int i = 0; i < 4; i++) quat[i] = check_uniform(-1, 1);
+    mju_normalize4(quat);
+    memcpy(q + mj->jnt_qposadr[ba], quat, sizeof(quat));
+    const double* r2 = mj->jnt_range + 2 * h2;
+    const double* rs = mj->jnt_range + 2 * sl;
+    q[mj->jnt_qposadr[h2]] = check_uniform(r2[0] - 0.2, r2[1] + 0.2);
+    q[mj->jnt_qposadr[sl]] = check_uniform(rs[0] - 0.05, rs[1] + 0.05);
+    q[mj->jnt_qposadr[hi]] = check_uniform(-1.5, 1.5);
+    for (int i = 0; i < nv; i++) v[i] = check_uniform(-2, 2);
+    CHECK(sap_set(f.s, SAP_FIELD_QPOS, NULL, 1, q) == SAP_OK, "%s", sap_lastError());
+    CHECK(sap_set(f.s, SAP_FIELD_QVEL, NULL, 1, v) == SAP_OK, "%s", sap_lastError());
+    CHECK(sap_get(f.s, SAP_FIELD_QPOS, NULL, 1, q) == SAP_OK, "%s", sap_lastError());  /* normalized */
+    to_mujoco(&f, 0, q, v);
+    mj_forward(f.mj, f.md);
+    compare_stage(&f, 0, 0, NULL, 1e-12, "limit/energy states");
+    for (int i = 0; i < 3; i++) {
+      int id = sensor_id(mj, lim[i]);
+      double x = f.s->d.sensordata[mj->sensor_adr[id]];
+      double val = i == 2 ? f.md->ten_length[0] : q[mj->jnt_qposadr[i ? sl : h2]];
+      const double* rg = i == 2 ? mj->tendon_range : mj->jnt_range + 2 * (i ? sl : h2);
+      int side = x == 0 ? 1 : (val - rg[0] < rg[1] - val ? 0 : 2);
+      seen[i][side]++;
+    }
+  }
+  for (int i = 0; i < 3; i++)
+    CHECK(seen[i][0] > 0 && seen[i][1] > 0 && seen[i][2] > 0,
+          "%s: states seen at the lower side %d, free %d, at the upper side %d", lim[i], seen[i][0],
+          seen[i][1], seen[i][2]);
+  double ep = f.s->d.sensordata[mj->sensor_adr[sensor_id(mj, "epot")]];
+  double ek = f.s->d.sensordata[mj->sensor_adr[sensor_id(mj, "ekin")]];
+  CHECK(ep != 0 && ek > 0, "energies %g %g", ep, ek);
+  free(q);
+  close_fixture(&f);
+}
+
 static void expect_refused(const char* sensor_xml, const char* fragment) {
   char xml[2000];
   snprintf(xml, sizeof(xml),
            "<mujoco><worldbody><body><freejoint/><geom size='0.1'/><site name='s' size='0.1'/>"
-           "<camera name='c' mode='track'/></body></worldbody><sensor>%s</sensor></mujoco>", sensor_xml);
+           "<body><joint name='j'/><geom size='0.1'/></body>"
+           "<camera name='c' mode='track'/></body></worldbody><tendon><fixed name='t' range='-1 1'>"
+           "<joint joint='j' coef='1'/></fixed></tendon><sensor>%s</sensor></mujoco>", sensor_xml);
   sapModel* m = NULL;
   sapStatus st = sap_loadModelString(xml, &m);
   CHECK(st == SAP_ERR_UNSUPPORTED, "%s: status %d (%s)", sensor_xml, st, sap_lastError());
@@ -471,7 +533,8 @@ static void expect_refused(const char* sensor_xml, const char* fragment) {
 
 static void test_refused(void) {
   expect_refused("<user name='u' dim='2'/>", "type user");
-  expect_refused("<e_kinetic/>", "e_kinetic");
+  expect_refused("<insidesite objtype='site' objname='s' site='s'/>", "insidesite");
+  expect_refused("<tendonlimitfrc tendon='t'/>", "tendonlimitfrc");
   expect_refused("<gyro site='s' nsample='3'/>", "history, delay or interval");
   expect_refused("<gyro site='s' delay='0.01' nsample='2'/>", "history, delay or interval");
   expect_refused("<framepos objtype='camera' objname='c'/>", "tracking camera");
@@ -533,6 +596,7 @@ int main(void) {
   RUN(test_ray_zone);
   RUN(test_mocap_site);
   RUN(test_ant_scene);
+  RUN(test_limit_energy_states);
   RUN(test_refused);
   RUN(test_no_sensors_no_cost);
   RUN(test_param_overrides);
