@@ -36,6 +36,12 @@ SAP_HD int sapw_sensorNeeds(const sapModel* m, int stage) {
         t == SAP_SENS_FRAMEANGVEL)
       need |= SAP_SNEED_KIN | SAP_SNEED_VEL;
     if (t == SAP_SENS_SUBTREECOM) need |= SAP_SNEED_SUBTREE;
+    /* a spatial tendon's length and velocity: body frames, cref and cdof (kernels/tendon.h) */
+    int id = m->sensor_objid[i];
+    if (((t == SAP_SENS_TENDONPOS || t == SAP_SENS_TENDONVEL) && m->tendon_spatial[id]) ||
+        ((t == SAP_SENS_ACTUATORPOS || t == SAP_SENS_ACTUATORVEL) && m->actuator_trntype[id] == SAP_TRN_TENDON &&
+         m->tendon_spatial[m->actuator_trnid[id]]))
+      need |= SAP_SNEED_KIN | SAP_SNEED_VEL;
     if (t == SAP_SENS_RANGEFINDER) need |= SAP_SNEED_KIN | SAP_SNEED_RAY;
     if (t == SAP_SENS_SUBTREELINVEL || t == SAP_SENS_SUBTREEANGMOM)
       need |= SAP_SNEED_KIN | SAP_SNEED_VEL | SAP_SNEED_SUBTREE | SAP_SNEED_SUBVEL;
@@ -277,9 +283,9 @@ SAP_HD void sapw_sensorSubtree(const sapModel* m, const double* xipos, const dou
 }
 
 /* transmission length and velocity of actuator u (actuatorpos / actuatorvel) */
-SAP_HD void sapw_sensorActuatorLength(const sapModel* m, const double* qpos, const double* qvel, int u,
-                                      double* len, double* vel) {
-  sapw_actuatorLength_f64(m, qpos, qvel, u, len, vel);
+SAP_HD void sapw_sensorActuatorLength(const sapModel* m, const double* qpos, const double* qvel,
+                                      const sapTenFrames_f64* fr, int u, double* len, double* vel) {
+  sapw_actuatorLength_f64(m, qpos, qvel, fr, u, len, vel);
 }
 
 /* every position- and velocity-stage sensor of a world from its state; work holds
@@ -321,6 +327,7 @@ SAP_HD void sapw_sensorPosVel(const sapModel* m, int need, const double* qpos, c
   if (need & SAP_SNEED_SUBTREE)
     sapw_sensorSubtree(m, xipos, ximat, cref, cvel, (need & SAP_SNEED_SUBVEL) != 0, com, lin, ang, bvel, mass);
 
+  sapTenFrames_f64 tfr = {xpos, xmat, cref, cdof};
   for (int i = 0; i < m->nsensor; i++) {
     if (m->sensor_stage[i] == SAP_STAGE_ACC) continue;
     int t = m->sensor_type[i], id = m->sensor_objid[i];
@@ -337,18 +344,15 @@ SAP_HD void sapw_sensorPosVel(const sapModel* m, int need, const double* qpos, c
       case SAP_SENS_JOINTVEL: out[0] = qvel[m->jnt_dofadr[id]]; break;
       case SAP_SENS_TENDONPOS:
       case SAP_SENS_TENDONVEL: {
-        double l = 0, v = 0;
-        for (int k = m->tendon_adr[id]; k < m->tendon_adr[id] + m->tendon_num[id]; k++) {
-          l += m->wrap_coef[k] * qpos[m->jnt_qposadr[m->wrap_jnt[k]]];
-          v += m->wrap_coef[k] * qvel[m->jnt_dofadr[m->wrap_jnt[k]]];
-        }
+        double l, v;
+        sapw_tendonState_f64(m, qpos, qvel, &tfr, id, &l, &v);
         out[0] = t == SAP_SENS_TENDONPOS ? l : v;
         break;
       }
       case SAP_SENS_ACTUATORPOS:
       case SAP_SENS_ACTUATORVEL: {
         double l, v;
-        sapw_sensorActuatorLength(m, qpos, qvel, id, &l, &v);
+        sapw_sensorActuatorLength(m, qpos, qvel, &tfr, id, &l, &v);
         out[0] = t == SAP_SENS_ACTUATORPOS ? l : v;
         break;
       }
@@ -452,7 +456,9 @@ SAP_HD double sapw_sensorActuatorForce(const sapModel* m, const sapData* d, int 
     return sapw_sensorImpulse(S, sc, S->cd * nc + row) / S->h;
   }
   double len, vel;
-  sapw_actuatorLength_f64(m, qpos, qvel, u, &len, &vel);
+  sapTenFrames_f64 fr = {d->xpos + (long)w * 3 * m->nbody, d->xmat + (long)w * 9 * m->nbody,
+                         d->cref + (long)w * 3 * m->nbody, d->cdof + (long)w * 6 * m->nv};
+  sapw_actuatorLength_f64(m, qpos, qvel, &fr, u, &len, &vel);
   double x = sapa_input(m, u, S->h, d->ctrl + (long)w * m->nu, d->act + (long)w * m->na);
   return sapa_force(m, u, x, len, vel);
 }
@@ -598,7 +604,13 @@ SAP_HD void sapw_sensorAcc(const sapModel* m, const sapData* d, int w, const sap
           int tid = m->actuator_trnid[u];
           double g = 0;
           if (m->actuator_trntype[u] == SAP_TRN_JOINT) g = tid == id ? m->actuator_gear[u] : 0;
-          else if (m->actuator_trntype[u] == SAP_TRN_TENDON)  // site actuators: refused at load
+          else if (m->actuator_trntype[u] == SAP_TRN_TENDON && m->tendon_spatial[tid]) {
+            /* the tendon's Jacobian at the joint's dof (hinge/slide: one dof) */
+            sapTenSink k = sapt_sink();
+            k.dof = m->jnt_dofadr[id];
+            sapt_spatial(m, xpos, xmat, cref, cdof, tid, &k);
+            g = m->actuator_gear[u] * k.jv;
+          } else if (m->actuator_trntype[u] == SAP_TRN_TENDON)  // site actuators: refused at load
             for (int k = m->tendon_adr[tid]; k < m->tendon_adr[tid] + m->tendon_num[tid]; k++)
               if (m->wrap_jnt[k] == id) g += m->actuator_gear[u] * m->wrap_coef[k];
           if (g != 0) q += g * sapw_sensorActuatorForce(m, d, w, S, sc, nc, u);
