@@ -47,8 +47,8 @@ SAP_HD sapTenSink sapt_sink(void) {
   return s;
 }
 
-SAP_HD double sapt_acos(double x) { return acos(x < -1 ? -1 : (x > 1 ? 1 : x)); }
-SAP_HD double sapt_asin(double x) { return asin(x < -1 ? -1 : (x > 1 ? 1 : x)); }
+SAP_HD double sapt_acos(double x) { return acos(x); }  /* unclamped, as mju_acos */
+SAP_HD double sapt_asin(double x) { return asin(x); }  /* unclamped, as mju_asin */
 
 /* normalize a 2- or 3-vector; (1, 0, ..) when shorter than mjMINVAL (mju_normalize) */
 SAP_HD double sapt_normalize(double* a, int n) {
