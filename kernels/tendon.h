@@ -5,7 +5,9 @@
  * paths (engine_core_smooth.c) and of mju_wrap, wrap_circle, wrap_inside, length_circle,
  * is_intersect (engine_util_misc.c), so MuJoCo's ten_length and ten_J are the direct oracle
  * (tests/test_spatial_wrap.c). As in MuJoCo the Jacobian treats the tangent points as points
- * of the wrapping geom's body and skips segments whose two ends are on one body. */
+ * of the wrapping geom's body and skips segments whose two ends are on one body. The sidesite
+ * branches follow MuJoCo 3's source; MuJoCo 4.0 differs there, so the loader refuses wrap
+ * geoms with a sidesite (host/model_load.c) and only the sidesite-free paths run. */
 #ifndef SAPSIM_TENDON_H
 #define SAPSIM_TENDON_H
 
