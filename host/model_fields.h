@@ -123,6 +123,8 @@
   X(double, wrap_coef, (m)->nwrap)                               \
   X(double, wrap_pos, (m)->nwrap * 3)                            \
   X(int, tendon_spatial, (m)->ntendon)                           \
+  X(int, wrap_type, (m)->nwrap)                                  \
+  X(int, wrap_side, (m)->nwrap)                                  \
   X(int, eq_type, (m)->neq)                                      \
   X(int, eq_active0, (m)->neq)                                   \
   X(int, eq_obj1id, (m)->neq)                                    \

@@ -352,23 +352,20 @@ static sapStatus check_tendons(const mjModel* mj, const char* path) {
   sapStatus st;
   for (int t = 0; t < mj->ntendon; t++) {
     const char* name = mjname(mj, mj->name_tendonadr, t);
-    int adr = mj->tendon_adr[t], spatial = mj->wrap_type[adr] != mjWRAP_JOINT;
-    for (int k = 0; k < mj->tendon_num[t]; k++)
-      if (spatial && mj->wrap_type[adr + k] != mjWRAP_SITE)
+    /* sidesites are refused: MuJoCo 4.0 chooses between wrapping and the straight path, and
+     * between the two sides, by a rule that differs from MuJoCo 3's mju_wrap for a sidesite
+     * outside the geom (a quarter of random 2D configurations disagree), and its inside wrap
+     * (sidesite inside the geom) differs from mju_wrap's wrap_inside by ~1e-8 m in the tangent
+     * point and, at rare states, by 1e-3 in the length (kernels/tendon.h ports MuJoCo 3's) */
+    for (int w = mj->tendon_adr[t]; w < mj->tendon_adr[t] + mj->tendon_num[t]; w++) {
+      int type = mj->wrap_type[w], side = (int)lround(mj->wrap_prm[w]);
+      if ((type == mjWRAP_SPHERE || type == mjWRAP_CYLINDER) && side >= 0)
         return sap_fail(SAP_ERR_UNSUPPORTED,
-                        "%s: spatial tendon '%s' wraps around a %s; sapsim supports spatial tendons "
-                        "whose path is sites only", path, name,
-                        mj->wrap_type[adr + k] == mjWRAP_PULLEY ? "pulley" : "geom (sphere or cylinder)");
-    if (spatial && mj->tendon_frictionloss[t] > 0)
-      return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: spatial tendon '%s' has frictionloss, which is not supported (spatial "
-                      "tendons act as limits only)", path, name);
-    int spring = mj->tendon_stiffness[t] != 0 && !disabled(mj, mjDSBL_SPRING);
-    int damper = mj->tendon_damping[t] != 0 && !disabled(mj, mjDSBL_DAMPER);
-    if (spatial && (spring || damper))
-      return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: spatial tendon '%s' has stiffness or damping, which are not supported "
-                      "(spatial tendons act as limits only; fixed tendons may have both)", path, name);
+                        "%s: spatial tendon '%s' wraps geom '%s' with sidesite '%s'; MuJoCo 4.0 picks the "
+                        "wrapping side and the inside wrap by rules sapsim does not reproduce (wraps around "
+                        "spheres and cylinders without a sidesite are supported)", path, name,
+                        mjname(mj, mj->name_geomadr, mj->wrap_objid[w]), mjname(mj, mj->name_siteadr, side));
+    }
     if (any_nonzero(mj->tendon_stiffnesspoly + t * mjNPOLY, mjNPOLY) && !disabled(mj, mjDSBL_SPRING))
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: tendon '%s' has a polynomial spring (stiffnesspoly), which is not supported",
@@ -406,8 +403,8 @@ static int eq_used(const mjModel* mj, int i) {
   return !disabled(mj, mjDSBL_EQUALITY);
 }
 
-/* equality constraints: connect and weld (body or site form), joint and fixed-tendon
- * couplings; the flex equalities are rejected by name, inactive ones too (they can be
+/* equality constraints: connect and weld (body or site form), joint and tendon (fixed or
+ * spatial) couplings; the flex equalities are rejected by name, inactive ones too (they can be
  * switched on at run time) */
 static sapStatus check_equality(const mjModel* mj, const char* path) {
   static const char* names[] = {"connect", "weld", "joint", "tendon", "flex", "flexvert", "flexstrain"};
@@ -422,12 +419,6 @@ static sapStatus check_equality(const mjModel* mj, const char* path) {
     if ((t == mjEQ_CONNECT || t == mjEQ_WELD) && mj->eq_objtype[i] != mjOBJ_BODY && mj->eq_objtype[i] != mjOBJ_SITE)
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: %s constraint '%s' joins neither bodies nor sites",
                       path, names[t], name);
-    for (int s = 0; t == mjEQ_TENDON && s < 2; s++) {
-      int tt = s ? mj->eq_obj2id[i] : mj->eq_obj1id[i];
-      if (tt >= 0 && mj->wrap_type[mj->tendon_adr[tt]] != mjWRAP_JOINT)
-        return sap_fail(SAP_ERR_UNSUPPORTED, "%s: tendon equality '%s' couples a spatial tendon, which is "
-                        "not supported (spatial tendons act as limits only)", path, name);
-    }
     for (int s = 0; t == mjEQ_JOINT && s < 2; s++) {
       int j = s ? mj->eq_obj2id[i] : mj->eq_obj1id[i];
       if (j >= 0 && mj->jnt_type[j] != mjJNT_HINGE && mj->jnt_type[j] != mjJNT_SLIDE)
@@ -446,11 +437,12 @@ static int joint_actuators(const mjModel* mj, int j) {
   return n;
 }
 
-/* a tendon of a driven tendon actuator passes through joint j */
+/* a tendon of a driven tendon actuator passes through joint j (any spatial tendon may) */
 static int joint_in_actuated_tendon(const mjModel* mj, int j) {
   for (int i = 0; i < mj->nactuator; i++) {
     if (mj->actuator_trntype[i] != mjTRN_TENDON) continue;
     int t = mj->actuator_trnid[2 * i];
+    if (mj->wrap_type[mj->tendon_adr[t]] != mjWRAP_JOINT) return 1;  // spatial: may move any joint
     for (int w = mj->tendon_adr[t]; w < mj->tendon_adr[t] + mj->tendon_num[t]; w++)
       if (mj->wrap_objid[w] == j) return 1;
   }
@@ -496,10 +488,6 @@ static sapStatus check_actuators(const mjModel* mj, const char* path) {
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: actuator '%s' has polynomial damping (dampingpoly), which is not supported",
                       path, name);
-    if (trn == mjTRN_TENDON && mj->wrap_type[mj->tendon_adr[id]] != mjWRAP_JOINT)
-      return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: actuator '%s' drives a spatial tendon, which is not supported (spatial "
-                      "tendons act as limits only)", path, name);
     if (trn == mjTRN_TENDON && (mj->actuator_damping[i] != 0 || mj->actuator_armature[i] != 0))
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: actuator '%s' adds damping or armature to a tendon, which is not supported "
@@ -843,10 +831,14 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
     copy_num(m->tendon_lengthspring + 2 * t, mj->tendon_lengthspring + 2 * t, 2);
   }
   for (int w = 0; w < mj->nwrap; w++) {
-    int site = mj->wrap_type[w] == mjWRAP_SITE, id = mj->wrap_objid[w];
+    int type = mj->wrap_type[w], id = mj->wrap_objid[w], site = type == mjWRAP_SITE;
+    int geom = type == mjWRAP_SPHERE || type == mjWRAP_CYLINDER, side = geom ? (int)lround(mj->wrap_prm[w]) : -1;
+    m->wrap_type[w] = type;  // SAP_WRAP_* numbers mjtWrap's
     m->wrap_jnt[w] = site ? mj->site_bodyid[id] : id;
-    m->wrap_coef[w] = site ? 0 : mj->wrap_prm[w];
-    for (int k = 0; k < 3; k++) m->wrap_pos[3 * w + k] = site ? mj->site_pos[3 * id + k] : 0;
+    m->wrap_coef[w] = site || geom ? 0 : mj->wrap_prm[w];
+    m->wrap_side[w] = side >= 0 ? mj->site_bodyid[side] : -1;
+    for (int k = 0; k < 3; k++)
+      m->wrap_pos[3 * w + k] = site ? mj->site_pos[3 * id + k] : side >= 0 ? mj->site_pos[3 * side + k] : 0;
   }
   for (int t = 0; t < mj->ntendon; t++) m->tendon_spatial[t] = mj->wrap_type[mj->tendon_adr[t]] != mjWRAP_JOINT;
   return SAP_OK;
@@ -958,7 +950,11 @@ static void count_solve_rows(sapModel* m) {
     int t = m->eq_type[e], o1 = m->eq_obj1id[e], o2 = m->eq_obj2id[e], nnz = 2;
     n += t == SAP_EQ_CONNECT ? 3 : t == SAP_EQ_WELD ? (m->eq_data[SAP_EQ_NDATA * e + 10] != 0 ? 6 : 3) : 1;
     if (t == SAP_EQ_CONNECT || t == SAP_EQ_WELD) nnz = chain_union(m, o1, o2);
-    if (t == SAP_EQ_TENDON) nnz = m->tendon_num[o1] + (o2 >= 0 ? m->tendon_num[o2] : 0);
+    if (t == SAP_EQ_TENDON) {  // spatial: dofs merged, at most nv
+      nnz = (m->tendon_spatial[o1] ? m->nv : m->tendon_num[o1]) +
+            (o2 >= 0 ? (m->tendon_spatial[o2] ? m->nv : m->tendon_num[o2]) : 0);
+      if (nnz > m->nv && (m->tendon_spatial[o1] || (o2 >= 0 && m->tendon_spatial[o2]))) nnz = m->nv;
+    }
     if (nnz > m->nsolve_nnz) m->nsolve_nnz = nnz;
   }
   m->nsolve_rows = n;

@@ -163,17 +163,6 @@ sapStatus sapm_checkSensors(const mjModel* mj, const char* path) {
     if ((t == mjSENS_ACTUATORPOS || t == mjSENS_ACTUATORVEL) && mj->actuator_trntype[id] == mjTRN_SITE)
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: sensor '%s' (%s) reads a site transmission's length or "
                       "velocity, which is not supported", path, n, type_name(t));
-    if ((t == mjSENS_TENDONPOS || t == mjSENS_TENDONVEL || t == mjSENS_TENDONLIMITPOS ||
-         t == mjSENS_TENDONLIMITVEL) &&
-        mj->wrap_type[mj->tendon_adr[id]] != mjWRAP_JOINT)
-      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: sensor '%s' (%s) reads a spatial tendon, which is not "
-                      "supported (spatial tendons act as limits only)", path, n, type_name(t));
-    if (t == mjSENS_E_POTENTIAL)
-      for (int k = 0; k < mj->ntendon; k++)
-        if (mj->wrap_type[mj->tendon_adr[k]] != mjWRAP_JOINT && mj->tendon_stiffness[k] != 0 &&
-            !(mj->opt.disableflags & mjDSBL_SPRING))
-          return sap_fail(SAP_ERR_UNSUPPORTED, "%s: sensor '%s' (e_potential) in a model with a spring on a "
-                          "spatial tendon is not supported", path, n);
     if (t == mjSENS_JOINTACTFRC)
       for (int u = 0; u < mj->nu; u++)
         if (mj->actuator_trntype[u] == mjTRN_SITE)

@@ -348,17 +348,52 @@ SAP_HD void SAPT(sapw_fixedTendonState)(const sapModel* m, const double* qpos, c
   }
 }
 
+/* the world's frames a spatial tendon reads (kernels/tendon.h): body frames, cref, cdof */
+typedef struct { const double *xpos, *xmat, *cref, *cdof; } SAPT(sapTenFrames);
+
+/* tendon t's length and velocity J qdot, fixed or spatial (f: the world's frames) */
+SAP_HD void SAPT(sapw_tendonState)(const sapModel* m, const double* qpos, const double* qvel,
+                                   const SAPT(sapTenFrames)* f, int t, double* len, double* vel) {
+  if (!m->tendon_spatial[t]) {
+    SAPT(sapw_fixedTendonState)(m, qpos, qvel, t, len, vel);
+    return;
+  }
+  sapTenSink k = sapt_sink();
+  k.v = qvel;
+  *len = sapt_spatial(m, f->xpos, f->xmat, f->cref, f->cdof, t, &k);
+  *vel = k.jv;
+}
+
+/* x += c J^T for tendon t (a generalized force c along the tendon), x in double or, with
+ * xf, in float */
+SAP_HD void SAPT(sapw_tendonForce)(const sapModel* m, const SAPT(sapTenFrames)* f, int t, double c, double* x,
+                                   float* xf) {
+  if (!m->tendon_spatial[t]) {
+    for (int w = m->tendon_adr[t]; w < m->tendon_adr[t] + m->tendon_num[t]; w++) {
+      int dof = m->jnt_dofadr[m->wrap_jnt[w]];
+      if (x) x[dof] += m->wrap_coef[w] * c;
+      if (xf) xf[dof] += (float)(m->wrap_coef[w] * c);
+    }
+    return;
+  }
+  sapTenSink k = sapt_sink();
+  k.c = c;
+  k.dense = x;
+  k.densef = xf;
+  sapt_spatial(m, f->xpos, f->xmat, f->cref, f->cdof, t, &k);
+}
+
 /* a tendon spring's stretch beyond its dead band [lengthspring0, lengthspring1] (0 inside) */
 SAP_HD double SAPT(sapw_tendonStretch)(const sapModel* m, int t, double len) {
   double lo = m->tendon_lengthspring[2 * t], hi = m->tendon_lengthspring[2 * t + 1];
   return len > hi ? len - hi : len < lo ? len - lo : 0;
 }
 
-/* joint springs (explicit) and damping at v_n (the implicit part is h D in A); fixed-tendon
- * springs (dead band [lengthspring0, lengthspring1]) and dampers, explicit as in MuJoCo's
- * Euler step (mj_springdamper: tendon force J' f with J = the tendon's joint coefficients) */
+/* joint springs (explicit) and damping at v_n (the implicit part is h D in A); tendon springs
+ * (dead band [lengthspring0, lengthspring1]) and dampers, fixed and spatial, explicit as in
+ * MuJoCo's Euler step (mj_springdamper: tendon force J' f) */
 SAP_HD void SAPT(sapw_passive)(const sapModel* m, const double* qpos, const double* qvel,
-                               double* qfrc_passive) {
+                               const SAPT(sapTenFrames)* fr, double* qfrc_passive) {
   for (int i = 0; i < m->nv; i++) qfrc_passive[i] = -m->dof_damping[i] * qvel[i];
   for (int j = 0; j < m->njnt; j++) {
     int t = m->jnt_type[j];
@@ -369,22 +404,22 @@ SAP_HD void SAPT(sapw_passive)(const sapModel* m, const double* qpos, const doub
   }
   for (int t = 0; t < m->ntendon; t++) {
     double k = m->tendon_stiffness[t], c = m->tendon_damping[t];
-    if ((k == 0 && c == 0) || m->tendon_spatial[t]) continue;  // spatial: refused at load
-    int w0 = m->tendon_adr[t], w1 = w0 + m->tendon_num[t];
+    if (k == 0 && c == 0) continue;
     double len, vel;
-    SAPT(sapw_fixedTendonState)(m, qpos, qvel, t, &len, &vel);
+    SAPT(sapw_tendonState)(m, qpos, qvel, fr, t, &len, &vel);
     double f = -k * SAPT(sapw_tendonStretch)(m, t, len) - c * vel;
-    for (int w = w0; w < w1; w++) qfrc_passive[m->jnt_dofadr[m->wrap_jnt[w]]] += m->wrap_coef[w] * f;
+    SAPT(sapw_tendonForce)(m, fr, t, f, qfrc_passive, (float*)0);
   }
 }
 
 /* Under the midpoint rule (q' = q + h (v + v')/2, kernels/integrate.h) springs act at
  * q + h/2 v instead of q: adds spring(q + hs v) - spring(q) to x (hs = h/2) for joint and
- * fixed-tendon springs. For a linear spring of frequency w the step's amplification matrix then
- * has determinant 1 (|eigenvalues| = 1 while w h < 2, as in semi-implicit Euler); with the
- * spring at q its determinant is 1 + (w h)^2/2 and the oscillation grows every step. */
-SAP_HD void SAPT(sapw_springShift)(const sapModel* m, const double* qpos, const double* qvel, double hs,
-                                   SAP_REAL* x) {
+ * tendon springs (a tendon's length to first order, L + hs Ldot). For a linear spring of
+ * frequency w the step's amplification matrix then has determinant 1 (|eigenvalues| = 1 while
+ * w h < 2, as in semi-implicit Euler); with the spring at q its determinant is 1 + (w h)^2/2
+ * and the oscillation grows every step. */
+SAP_HD void SAPT(sapw_springShift)(const sapModel* m, const double* qpos, const double* qvel,
+                                   const SAPT(sapTenFrames)* fr, double hs, SAP_REAL* x) {
   for (int j = 0; j < m->njnt; j++) {
     int t = m->jnt_type[j];
     if ((t == SAP_JNT_HINGE || t == SAP_JNT_SLIDE) && m->jnt_stiffness[j] != 0) {
@@ -394,12 +429,12 @@ SAP_HD void SAPT(sapw_springShift)(const sapModel* m, const double* qpos, const 
   }
   for (int t = 0; t < m->ntendon; t++) {
     double k = m->tendon_stiffness[t];
-    if (k == 0 || m->tendon_spatial[t]) continue;
-    int w0 = m->tendon_adr[t], w1 = w0 + m->tendon_num[t];
+    if (k == 0) continue;
     double len, vel;
-    SAPT(sapw_fixedTendonState)(m, qpos, qvel, t, &len, &vel);
+    SAPT(sapw_tendonState)(m, qpos, qvel, fr, t, &len, &vel);
     double df = -k * (SAPT(sapw_tendonStretch)(m, t, len + hs * vel) - SAPT(sapw_tendonStretch)(m, t, len));
-    for (int w = w0; w < w1; w++) x[m->jnt_dofadr[m->wrap_jnt[w]]] += (SAP_REAL)(m->wrap_coef[w] * df);
+    if (sizeof(SAP_REAL) == sizeof(float)) SAPT(sapw_tendonForce)(m, fr, t, df, (double*)0, (float*)x);
+    else SAPT(sapw_tendonForce)(m, fr, t, df, (double*)x, (float*)0);
   }
 }
 
@@ -467,9 +502,10 @@ SAP_HD void SAPT(sapw_fluid)(const sapModel* m, const double* qvel, const double
   }
 }
 
-/* transmission length and velocity of actuator i */
+/* transmission length and velocity of actuator i (fr: the world's frames, for spatial
+ * tendons) */
 SAP_HD void SAPT(sapw_actuatorLength)(const sapModel* m, const double* qpos, const double* qvel,
-                                      int i, double* len, double* vel) {
+                                      const SAPT(sapTenFrames)* fr, int i, double* len, double* vel) {
   int id = m->actuator_trnid[i];
   double g = m->actuator_gear[i];
   if (m->actuator_trntype[i] == SAP_TRN_JOINT) {
@@ -481,12 +517,8 @@ SAP_HD void SAPT(sapw_actuatorLength)(const sapModel* m, const double* qpos, con
     *len = *vel = 0;
     return;
   }
-  double l = 0, v = 0;
-  for (int w = m->tendon_adr[id]; w < m->tendon_adr[id] + m->tendon_num[id]; w++) {
-    int j = m->wrap_jnt[w];
-    l += m->wrap_coef[w] * qpos[m->jnt_qposadr[j]];
-    v += m->wrap_coef[w] * qvel[m->jnt_dofadr[j]];
-  }
+  double l, v;
+  SAPT(sapw_tendonState)(m, qpos, qvel, fr, id, &l, &v);
   *len = g * l;
   *vel = g * v;
 }
@@ -498,11 +530,12 @@ SAP_HD void SAPT(sapw_actuation)(const sapModel* m, double h, const double* qpos
                                  const double* ctrl, const double* act, int explicit_drives,
                                  const double* xpos, const double* xmat, const double* cref,
                                  const double* cdof, double* qfrc_actuator) {
+  SAPT(sapTenFrames) fr = {xpos, xmat, cref, cdof};
   for (int i = 0; i < m->nv; i++) qfrc_actuator[i] = 0;
   for (int i = 0; i < m->nu; i++) {
     if (sapa_isDrive(m, i) && !explicit_drives) continue;
     double len, vel;
-    SAPT(sapw_actuatorLength)(m, qpos, qvel, i, &len, &vel);
+    SAPT(sapw_actuatorLength)(m, qpos, qvel, &fr, i, &len, &vel);
     double f = sapa_force(m, i, sapa_input(m, i, h, ctrl, act), len, vel);
     /* generalized force = gear * f along the transmission */
     int id = m->actuator_trnid[i];
@@ -532,8 +565,7 @@ SAP_HD void SAPT(sapw_actuation)(const sapModel* m, double h, const double* qpos
       }
       SAPT(sapw_applyWrench)(m, b, p, t, fw, cref, cdof, qfrc_actuator);
     } else {
-      for (int w = m->tendon_adr[id]; w < m->tendon_adr[id] + m->tendon_num[id]; w++)
-        qfrc_actuator[m->jnt_dofadr[m->wrap_jnt[w]]] += g * m->wrap_coef[w] * f;
+      SAPT(sapw_tendonForce)(m, &fr, id, g * f, qfrc_actuator, (float*)0);
     }
   }
 }
@@ -564,13 +596,14 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
   for (int i = 0; i < nv; i++) L[i * nv + i] += (sreal)(h * m->dof_damping[i]);
   SAPT(sapw_store)(qA, L, nv * nv);
   SAPT(sapw_rne)(m, qvel, cinert, cdof, cvel, cacc, cfrc, qfrc_bias);
-  SAPT(sapw_passive)(m, qpos, qvel, qfrc_passive);
+  SAPT(sapTenFrames) fr = {xpos, xmat, cref, cdof};
+  SAPT(sapw_passive)(m, qpos, qvel, &fr, qfrc_passive);
   SAPT(sapw_fluid)(m, qvel, xipos, ximat, cref, cdof, qfrc_passive);
   SAPT(sapw_actuation)(m, h, qpos, qvel, ctrl, act, explicit_drives, xpos, xmat, cref, cdof, qfrc_actuator);
 
   for (int i = 0; i < nv; i++)
     x[i] = (sreal)(qfrc_applied[i] + qfrc_passive[i] + qfrc_actuator[i] - qfrc_bias[i]);
-  if (midpoint) SAPT(sapw_springShift)(m, qpos, qvel, 0.5 * h, x);
+  if (midpoint) SAPT(sapw_springShift)(m, qpos, qvel, &fr, 0.5 * h, x);
   /* one thread per world: the unblocked factorization, by dof trees. A is zero between two
    * dofs unless one is an ancestor of the other (sapw_crbColumn), so each tree (the dofs
    * below a dof without a parent dof, contiguous in MuJoCo's order) is a diagonal block that

@@ -56,7 +56,8 @@ SAP_DEV int SAPT(sapv_freeMotion)(const sapModel* m, double h, int explicit_driv
       if (p > 0) cfrc[6 * p + lane] += cfrc[6 * b + lane];
     }
   if (lane == 0) {
-    SAPT(sapw_passive)(m, qpos, qvel, qfrc_passive);
+    SAPT(sapTenFrames) fr = {xpos, xmat, cref, cdof};
+    SAPT(sapw_passive)(m, qpos, qvel, &fr, qfrc_passive);
     SAPT(sapw_fluid)(m, qvel, xipos, ximat, cref, cdof, qfrc_passive);
     SAPT(sapw_actuation)(m, h, qpos, qvel, ctrl, act, explicit_drives, xpos, xmat, cref, cdof, qfrc_actuator);
   }
@@ -68,7 +69,10 @@ SAP_DEV int SAPT(sapv_freeMotion)(const sapModel* m, double h, int explicit_driv
     x[i] = (sreal)(qfrc_applied[i] + qfrc_passive[i] + qfrc_actuator[i] - qfrc_bias[i]);
   }
   __syncwarp();
-  if (midpoint && lane == 0) SAPT(sapw_springShift)(m, qpos, qvel, 0.5 * h, x);
+  if (midpoint && lane == 0) {
+    SAPT(sapTenFrames) fr = {xpos, xmat, cref, cdof};
+    SAPT(sapw_springShift)(m, qpos, qvel, &fr, 0.5 * h, x);
+  }
   __syncwarp();
   int fail = SAPT(sapv_cholFactor)(L, nv, nv, lane);
   if (fail) return fail;

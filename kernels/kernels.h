@@ -7,6 +7,7 @@
 #include "sapsim/model.h"
 #include "sap_real.h"
 #include "actuator.h"
+#include "tendon.h"
 
 #include "sap_f32.h"
 #include "math_t.h"

@@ -1,5 +1,5 @@
 /* MuJoCo equality constraints as SAP holonomic constraints (template body in the contact
- * objective precision; include via sap_solve.h after sap_problem_t.h): joint and fixed-tendon
+ * objective precision; include via sap_solve.h after sap_problem_t.h): joint and tendon
  * polynomial couplings (1 row), connect (3 rows), weld (6 rows; 3 when torquescale is 0). Each row is a bilateral box row of
  * sap_box_t.h, g(q) = 0 linearized at the step's q: vc = J v, g(q + h v) ~ g + h J v.
  * Compliance of Drake's plant couplers/ball/weld constraints (drake_sap_spec.md §3.3, §5.4): k = inf,
@@ -32,12 +32,21 @@ SAP_HD void SAPT(sapw_rowAccum)(sapRow* row, int dof, double c, int* ok) {
   if (row->n < row->cap) row->idx[row->n] = -1;
 }
 
-/* value of joint j (hinge/slide) or fixed tendon t; row += c d(value)/dv when row is not null */
-SAP_HD double SAPT(sapw_eqScalar)(const sapModel* m, const double* qpos, int tendon, int id, double c, sapRow* row,
-                                  int* ok) {
+/* value of joint j (hinge/slide) or tendon t (fixed, or spatial: kernels/tendon.h from the
+ * world's frames xf = {xpos, xmat, cref, cdof}); row += c d(value)/dv when row is not null */
+SAP_HD double SAPT(sapw_eqScalar)(const sapModel* m, const double* qpos, const double* const* xf, int tendon, int id,
+                                  double c, sapRow* row, int* ok) {
   if (!tendon) {
     if (row) SAPT(sapw_rowAccum)(row, m->jnt_dofadr[id], c, ok);
     return qpos[m->jnt_qposadr[id]];
+  }
+  if (m->tendon_spatial[id]) {
+    sapTenSink k = sapt_sink();
+    k.c = c;
+    k.row = row;
+    double len = sapt_spatial(m, xf[0], xf[1], xf[2], xf[3], id, row ? &k : (sapTenSink*)0);
+    if (!k.ok) *ok = 0;
+    return len;
   }
   double len = 0;
   for (int k = m->tendon_adr[id]; k < m->tendon_adr[id] + m->tendon_num[id]; k++) {
@@ -50,18 +59,19 @@ SAP_HD double SAPT(sapw_eqScalar)(const sapModel* m, const double* qpos, int ten
 
 /* joint/tendon coupling e, one row: g = y - y0 - p(x - x0), p(D) = sum_k a_k D^k (k = 0..4),
  * y object 1, x object 2 (absent: g = y - y0 - a0); J = dy/dv - p'(D) dx/dv */
-SAP_HD int SAPT(sapw_eqCoupling)(const sapModel* m, const double* qpos, int e, sapRow* row, double* g) {
+SAP_HD int SAPT(sapw_eqCoupling)(const sapModel* m, const double* qpos, const double* const* xf, int e, sapRow* row,
+                                 double* g) {
   const double* a = m->eq_data + SAP_EQ_NDATA * e;
   int tendon = m->eq_type[e] == SAP_EQ_TENDON, ok = 1;
-  double y = SAPT(sapw_eqScalar)(m, qpos, tendon, m->eq_obj1id[e], 1, row, &ok);
+  double y = SAPT(sapw_eqScalar)(m, qpos, xf, tendon, m->eq_obj1id[e], 1, row, &ok);
   *g = y - a[5] - a[0];
   if (m->eq_obj2id[e] >= 0) {
-    double D = SAPT(sapw_eqScalar)(m, qpos, tendon, m->eq_obj2id[e], 0, (sapRow*)0, &ok) - a[6];
+    double D = SAPT(sapw_eqScalar)(m, qpos, xf, tendon, m->eq_obj2id[e], 0, (sapRow*)0, &ok) - a[6];
     double p = a[4], dp = 4 * a[4];
     for (int k = 3; k >= 1; k--) p = p * D + a[k];      // sum_{k>=1} a_k D^(k-1)
     for (int k = 3; k >= 1; k--) dp = dp * D + k * a[k];  // p'(D)
     *g -= p * D;
-    SAPT(sapw_eqScalar)(m, qpos, tendon, m->eq_obj2id[e], -dp, row, &ok);
+    SAPT(sapw_eqScalar)(m, qpos, xf, tendon, m->eq_obj2id[e], -dp, row, &ok);
   }
   return ok;
 }
@@ -245,7 +255,8 @@ SAP_HD int SAPT(sapw_buildEquality)(const sapModel* m, const sapData* d, int w, 
       ok = SAPT(sapw_eqWeld)(m, d, w, e, P, ns, g, kap);
     } else {
       sapRow row = sapw_row(P->sidx, P->sval, ns, P->snz);
-      ok = SAPT(sapw_eqCoupling)(m, qpos, e, &row, g);
+      const double* xf[4] = {d->xpos + (long)w * 3 * m->nbody, d->xmat + (long)w * 9 * m->nbody, P->cref, P->cdof};
+      ok = SAPT(sapw_eqCoupling)(m, qpos, xf, e, &row, g);
     }
     if (!ok) continue;  // cannot happen: nsolve_nnz counts the longest equality row at load
     for (int r = 0; r < nr; r++) {

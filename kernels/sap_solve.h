@@ -11,6 +11,7 @@
 #include "sapsim/sapsim.h"
 #include "sap_solve_size.h"
 #include "world_flags.h"
+#include "tendon.h"   /* sapRow, spatial tendons */
 
 /* constants of the specs */
 #define SAP_BETA_PD 0.1              /* near-rigid factor of PD drives (drake §3.1) */
@@ -85,9 +86,6 @@ SAP_HD double sapw_midpointAlpha0(double k0, double k1, double kdef) {
   return k0 + k1 > 0 ? k0 / (k0 + k1) : 0.5;
 }
 
-/* sparse scalar row (idx, val) of at most snz entries, -1 after the last */
-typedef struct sapRow { int* idx; double* val; int n, cap; } sapRow;
-
 /* unit row e_dof on any dof (dof friction of hinge, slide, ball and free joints) */
 SAP_HD void sapw_dofRow(int dof, sapRow* row) {
   row->idx[0] = dof;
@@ -115,52 +113,23 @@ SAP_HD double sapw_tendonRow(const sapModel* m, const double* qpos, int t, doubl
   return len;
 }
 
-/* add c to dof i's entry of row, merging a repeated dof (at most nv entries) */
-SAP_HD void sapw_rowAdd(sapRow* row, int i, double c, int* ok) {
-  for (int k = 0; k < row->n; k++)
-    if (row->idx[k] == i) { row->val[k] += c; return; }
-  if (row->n >= row->cap) { *ok = 0; return; }
-  row->idx[row->n] = i;
-  row->val[row->n++] = c;
-  if (row->n < row->cap) row->idx[row->n] = -1;
-}
-
-/* spatial tendon t through sites (wrap_jnt: the site's body b, wrap_pos: its position in b):
- * length = sum over segments of |p_{k+1} - p_k| (MuJoCo's mj_tendon for site paths), and the
- * row c times its Jacobian, sum over segments of u^T (J(p_{k+1}) - J(p_k)) with u the unit
- * segment direction (a segment shorter than 1e-15 m adds none, as MuJoCo's mjMINVAL). The
- * velocity of point p of body b along u is sum over the dofs i of b and its ancestors of
- * cdof_i . [(p - cref_b) x u; u] qdot_i. xpos, xmat: the world's body frames. */
+/* spatial tendon t (kernels/tendon.h, MuJoCo's mj_tendon): row += c J, returns c times its
+ * length; xpos, xmat: the world's body frames, cref, cdof its dof motions */
 SAP_HD double sapw_spatialRow(const sapModel* m, const double* xpos, const double* xmat, const double* cref,
                               const double* cdof, int t, double c, sapRow* row, int* ok) {
-  double len = 0, p[2][3];
-  int adr = m->tendon_adr[t];
-  for (int k = 0; k < m->tendon_num[t]; k++) {
-    int w = adr + k, b = m->wrap_jnt[w];
-    const double *lp = m->wrap_pos + 3 * w, *R = xmat + 9 * b;
-    double* q = p[k & 1];
-    for (int r = 0; r < 3; r++) q[r] = xpos[3 * b + r] + R[3 * r] * lp[0] + R[3 * r + 1] * lp[1] + R[3 * r + 2] * lp[2];
-    if (k == 0) continue;
-    const double* a = p[(k - 1) & 1];
-    double u[3] = {q[0] - a[0], q[1] - a[1], q[2] - a[2]};
-    double l = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
-    len += l;
-    if (l < 1e-15) continue;
-    for (int r = 0; r < 3; r++) u[r] /= l;
-    for (int s = 0; s < 2; s++) {  // the segment's end (+u) and start (-u)
-      int bb = m->wrap_jnt[s ? w - 1 : w];
-      const double* x = s ? a : q;
-      double sg = s ? -c : c, r0[3] = {x[0] - cref[3 * bb], x[1] - cref[3 * bb + 1], x[2] - cref[3 * bb + 2]};
-      double ru[3] = {r0[1] * u[2] - r0[2] * u[1], r0[2] * u[0] - r0[0] * u[2], r0[0] * u[1] - r0[1] * u[0]};
-      for (int pb = bb; pb > 0; pb = m->body_parentid[pb])
-        for (int i = m->body_dofadr[pb]; i < m->body_dofadr[pb] + m->body_dofnum[pb]; i++) {
-          const double* s6 = cdof + 6 * i;
-          double v = s6[0] * ru[0] + s6[1] * ru[1] + s6[2] * ru[2] + s6[3] * u[0] + s6[4] * u[1] + s6[5] * u[2];
-          sapw_rowAdd(row, i, sg * v, ok);
-        }
-    }
-  }
+  sapTenSink k = sapt_sink();
+  k.c = c;
+  k.row = row;
+  double len = sapt_spatial(m, xpos, xmat, cref, cdof, t, &k);
+  if (!k.ok) *ok = 0;
   return c * len;
+}
+
+/* tendon t, fixed or spatial: row += c J, returns c times its length */
+SAP_HD double sapw_anyTendonRow(const sapModel* m, const double* qpos, const double* xpos, const double* xmat,
+                                const double* cref, const double* cdof, int t, double c, sapRow* row, int* ok) {
+  if (m->tendon_spatial[t]) return sapw_spatialRow(m, xpos, xmat, cref, cdof, t, c, row, ok);
+  return sapw_tendonRow(m, qpos, t, c, row, ok);
 }
 
 /* an empty row over the storage of row s of (idx, val) with snz entries per row */

@@ -2,7 +2,7 @@
  * (template body in the contact objective precision; include via sap_solve.h): contact
  * Jacobians (witness_point / contact_midpoint), weights (body_inertia / diag_delassus in the
  * weight precision), cone parameters, PD drives of position/velocity actuators, joint and
- * fixed-tendon limits, dry friction of dofs and fixed tendons, participation, warm start; then
+ * tendon limits, dry friction of dofs and tendons, participation, warm start; then
  * Newton. Seed 002; sapwarp_spec.md §3-§6; drake_sap_spec.md §2-§5. Reference version: one
  * thread per world. */
 
@@ -69,7 +69,9 @@ SAP_HD int SAPT(sapw_buildDrives)(const sapModel* m, const sapData* d, int w, co
     sapRow row = sapw_row(P->sidx, P->sval, ns, P->snz);
     int ok = 1;
     double gear = m->actuator_gear[u], len;
-    if (m->actuator_trntype[u] == SAP_TRN_TENDON) len = sapw_tendonRow(m, qpos, m->actuator_trnid[u], gear, &row, &ok);
+    if (m->actuator_trntype[u] == SAP_TRN_TENDON)
+      len = sapw_anyTendonRow(m, qpos, d->xpos + (long)w * 3 * m->nbody, d->xmat + (long)w * 9 * m->nbody, P->cref,
+                              P->cdof, m->actuator_trnid[u], gear, &row, &ok);
     else len = sapw_jointRow(m, qpos, m->actuator_trnid[u], gear, &row, &ok);
     if (!ok) continue;
     double x = sapa_input(m, u, prm->h, d->ctrl + (long)w * m->nu, d->act + (long)w * m->na);
@@ -123,7 +125,7 @@ SAP_HD int SAPT(sapw_limitPair)(const sapModel* m, const sapData* d, int w, cons
   return keep_lo + keep_up;
 }
 
-/* joint limits (hinge/slide) and tendon limits (fixed, and spatial through sites) from row ns,
+/* joint limits (hinge/slide) and tendon limits (fixed and spatial) from row ns,
  * each end moved inward by the limit's margin; returns the rows written */
 SAP_HD int SAPT(sapw_buildLimits)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
                                   SAPT(sapProblem)* P, int ns) {
@@ -134,11 +136,9 @@ SAP_HD int SAPT(sapw_buildLimits)(const sapModel* m, const sapData* d, int w, co
     if (!(isj ? m->jnt_limited[id] : m->tendon_limited[id])) continue;
     sapRow row = sapw_row(P->sidx, P->sval, ns, P->snz);
     int ok = 1;
-    double x = isj                       ? sapw_jointRow(m, qpos, id, 1, &row, &ok)
-               : m->tendon_spatial[id] ? sapw_spatialRow(m, d->xpos + (long)w * 3 * m->nbody,
-                                                         d->xmat + (long)w * 9 * m->nbody, P->cref,
-                                                         P->cdof, id, 1, &row, &ok)
-                                       : sapw_tendonRow(m, qpos, id, 1, &row, &ok);
+    double x = isj ? sapw_jointRow(m, qpos, id, 1, &row, &ok)
+                   : sapw_anyTendonRow(m, qpos, d->xpos + (long)w * 3 * m->nbody, d->xmat + (long)w * 9 * m->nbody,
+                                       P->cref, P->cdof, id, 1, &row, &ok);
     if (!ok) continue;
     const double* range = isj ? m->jnt_range + 2 * id : m->tendon_range + 2 * id;
     /* a margin moves both ends inward: MuJoCo's reference acceleration drives the distance
@@ -150,7 +150,7 @@ SAP_HD int SAPT(sapw_buildLimits)(const sapModel* m, const sapData* d, int w, co
 }
 
 /* dry friction (frictionloss) from row ns: a unit row per dof with dof_frictionloss > 0, then
- * the fixed tendon's row per tendon with tendon_frictionloss > 0 (MuJoCo's order,
+ * the tendon's row (fixed or spatial) per tendon with tendon_frictionloss > 0 (MuJoCo's order,
  * mj_instantiateFriction); box h [-f, f] with R = sigma w (sapw_frictionSetup), w the row's
  * Delassus estimate. Returns the rows written. */
 SAP_HD int SAPT(sapw_buildFriction)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
@@ -165,7 +165,8 @@ SAP_HD int SAPT(sapw_buildFriction)(const sapModel* m, const sapData* d, int w, 
     sapRow row = sapw_row(P->sidx, P->sval, ns, P->snz);
     int ok = 1;
     if (isdof) sapw_dofRow(id, &row);
-    else sapw_tendonRow(m, qpos, id, 1, &row, &ok);
+    else sapw_anyTendonRow(m, qpos, d->xpos + (long)w * 3 * m->nbody, d->xmat + (long)w * 9 * m->nbody, P->cref,
+                           P->cdof, id, 1, &row, &ok);
     if (!ok) continue;
     SAPT(sapw_frictionSetup)(h, SAPT(sapw_rowDelassus)(&row, P->A, nv), (SAP_REAL)prm->sigma, (SAP_REAL)f,
                              P->spar + SAP_SPAR * ns);

@@ -36,6 +36,16 @@ SAP_HD int sapw_sensorNeeds(const sapModel* m, int stage) {
         t == SAP_SENS_FRAMEANGVEL)
       need |= SAP_SNEED_KIN | SAP_SNEED_VEL;
     if (t == SAP_SENS_SUBTREECOM) need |= SAP_SNEED_SUBTREE;
+    /* a spatial tendon's length and velocity: body frames, cref and cdof (kernels/tendon.h) */
+    int id = m->sensor_objid[i];
+    int spatial_spring = 0;
+    for (int k = 0; k < m->ntendon && t == SAP_SENS_E_POTENTIAL; k++)
+      spatial_spring |= m->tendon_spatial[k] && m->tendon_stiffness[k] != 0;
+    if (((t == SAP_SENS_TENDONPOS || t == SAP_SENS_TENDONVEL || t == SAP_SENS_TENDONLIMITPOS ||
+          t == SAP_SENS_TENDONLIMITVEL) && m->tendon_spatial[id]) || spatial_spring ||
+        ((t == SAP_SENS_ACTUATORPOS || t == SAP_SENS_ACTUATORVEL) && m->actuator_trntype[id] == SAP_TRN_TENDON &&
+         m->tendon_spatial[m->actuator_trnid[id]]))
+      need |= SAP_SNEED_KIN | SAP_SNEED_VEL;
     if (t == SAP_SENS_RANGEFINDER) need |= SAP_SNEED_KIN | SAP_SNEED_RAY;
     if (t == SAP_SENS_SUBTREELINVEL || t == SAP_SENS_SUBTREEANGMOM)
       need |= SAP_SNEED_KIN | SAP_SNEED_VEL | SAP_SNEED_SUBTREE | SAP_SNEED_SUBVEL;
@@ -279,9 +289,9 @@ SAP_HD void sapw_sensorSubtree(const sapModel* m, const double* xipos, const dou
 }
 
 /* transmission length and velocity of actuator u (actuatorpos / actuatorvel) */
-SAP_HD void sapw_sensorActuatorLength(const sapModel* m, const double* qpos, const double* qvel, int u,
-                                      double* len, double* vel) {
-  sapw_actuatorLength_f64(m, qpos, qvel, u, len, vel);
+SAP_HD void sapw_sensorActuatorLength(const sapModel* m, const double* qpos, const double* qvel,
+                                      const sapTenFrames_f64* fr, int u, double* len, double* vel) {
+  sapw_actuatorLength_f64(m, qpos, qvel, fr, u, len, vel);
 }
 
 /* jointlimitpos / jointlimitvel, tendonlimitpos / tendonlimitvel (MuJoCo's mj_sensorPos/Vel over
@@ -297,21 +307,12 @@ SAP_HD double sapw_sensorLimit(int limited, const double* range, double margin, 
   return 0;
 }
 
-/* length and velocity of fixed tendon k */
-SAP_HD void sapw_sensorFixedTendon(const sapModel* m, const double* qpos, const double* qvel, int k, double* l,
-                                   double* v) {
-  *l = *v = 0;
-  for (int i = m->tendon_adr[k]; i < m->tendon_adr[k] + m->tendon_num[k]; i++) {
-    *l += m->wrap_coef[i] * qpos[m->jnt_qposadr[m->wrap_jnt[i]]];
-    *v += m->wrap_coef[i] * qvel[m->jnt_dofadr[m->wrap_jnt[i]]];
-  }
-}
-
 /* e_potential (MuJoCo's mj_energyPos): gravity -sum_b m_b g . xipos_b, plus 1/2 k x^2 of the
- * hinge and slide springs (x = q - qpos_spring) and of the fixed tendons' springs (x outside the
- * dead band lengthspring); springs on ball and free joints and on spatial tendons are refused
- * at load where this sensor is */
-SAP_HD double sapw_sensorPotential(const sapModel* m, const double* qpos, const double* xipos) {
+ * hinge and slide springs (x = q - qpos_spring) and of the tendons' springs (x outside the dead
+ * band lengthspring; spatial tendons through fr); springs on ball and free joints are refused at
+ * load */
+SAP_HD double sapw_sensorPotential(const sapModel* m, const double* qpos, const double* qvel,
+                                   const sapTenFrames_f64* fr, const double* xipos) {
   double e = 0;
   for (int b = 1; b < m->nbody; b++) e -= m->body_mass[b] * sapu_dot3_f64(m->gravity, xipos + 3 * b);
   for (int j = 0; j < m->njnt; j++) {
@@ -321,9 +322,9 @@ SAP_HD double sapw_sensorPotential(const sapModel* m, const double* qpos, const 
     e += 0.5 * m->jnt_stiffness[j] * x * x;
   }
   for (int k = 0; k < m->ntendon; k++) {
-    if (m->tendon_stiffness[k] == 0 || m->tendon_spatial[k]) continue;
+    if (m->tendon_stiffness[k] == 0) continue;
     double l, v, lo = m->tendon_lengthspring[2 * k], hi = m->tendon_lengthspring[2 * k + 1];
-    sapw_sensorFixedTendon(m, qpos, qpos /* velocity unused */, k, &l, &v);
+    sapw_tendonState_f64(m, qpos, qvel, fr, k, &l, &v);
     double x = l > hi ? l - hi : l < lo ? l - lo : 0;
     e += 0.5 * m->tendon_stiffness[k] * x * x;
   }
@@ -390,6 +391,7 @@ SAP_HD void sapw_sensorPosVel(const sapModel* m, int need, const double* qpos, c
   if (need & SAP_SNEED_SUBTREE)
     sapw_sensorSubtree(m, xipos, ximat, cref, cvel, (need & SAP_SNEED_SUBVEL) != 0, com, lin, ang, bvel, mass);
 
+  sapTenFrames_f64 tfr = {xpos, xmat, cref, cdof};
   for (int i = 0; i < m->nsensor; i++) {
     if (m->sensor_stage[i] == SAP_STAGE_ACC) continue;
     int t = m->sensor_type[i], id = m->sensor_objid[i];
@@ -407,7 +409,7 @@ SAP_HD void sapw_sensorPosVel(const sapModel* m, int need, const double* qpos, c
       case SAP_SENS_TENDONPOS:
       case SAP_SENS_TENDONVEL: {
         double l, v;
-        sapw_sensorFixedTendon(m, qpos, qvel, id, &l, &v);
+        sapw_tendonState_f64(m, qpos, qvel, &tfr, id, &l, &v);
         out[0] = t == SAP_SENS_TENDONPOS ? l : v;
         break;
       }
@@ -419,17 +421,17 @@ SAP_HD void sapw_sensorPosVel(const sapModel* m, int need, const double* qpos, c
       case SAP_SENS_TENDONLIMITPOS:
       case SAP_SENS_TENDONLIMITVEL: {
         double l, v;
-        sapw_sensorFixedTendon(m, qpos, qvel, id, &l, &v);
+        sapw_tendonState_f64(m, qpos, qvel, &tfr, id, &l, &v);
         out[0] = sapw_sensorLimit(m->tendon_limited[id], m->tendon_range + 2 * id, m->tendon_margin[id], l, v,
                                   t == SAP_SENS_TENDONLIMITVEL);
         break;
       }
-      case SAP_SENS_E_POTENTIAL: out[0] = sapw_sensorPotential(m, qpos, xipos); break;
+      case SAP_SENS_E_POTENTIAL: out[0] = sapw_sensorPotential(m, qpos, qvel, &tfr, xipos); break;
       case SAP_SENS_E_KINETIC: out[0] = sapw_sensorKinetic(m, qvel, cvel, cref, xipos, ximat); break;
       case SAP_SENS_ACTUATORPOS:
       case SAP_SENS_ACTUATORVEL: {
         double l, v;
-        sapw_sensorActuatorLength(m, qpos, qvel, id, &l, &v);
+        sapw_sensorActuatorLength(m, qpos, qvel, &tfr, id, &l, &v);
         out[0] = t == SAP_SENS_ACTUATORPOS ? l : v;
         break;
       }
@@ -533,7 +535,9 @@ SAP_HD double sapw_sensorActuatorForce(const sapModel* m, const sapData* d, int 
     return sapw_sensorImpulse(S, sc, S->cd * nc + row) / S->h;
   }
   double len, vel;
-  sapw_actuatorLength_f64(m, qpos, qvel, u, &len, &vel);
+  sapTenFrames_f64 fr = {d->xpos + (long)w * 3 * m->nbody, d->xmat + (long)w * 9 * m->nbody,
+                         d->cref + (long)w * 3 * m->nbody, d->cdof + (long)w * 6 * m->nv};
+  sapw_actuatorLength_f64(m, qpos, qvel, &fr, u, &len, &vel);
   double x = sapa_input(m, u, S->h, d->ctrl + (long)w * m->nu, d->act + (long)w * m->na);
   return sapa_force(m, u, x, len, vel);
 }
@@ -687,7 +691,13 @@ SAP_HD void sapw_sensorAcc(const sapModel* m, const sapData* d, int w, const sap
           int tid = m->actuator_trnid[u];
           double g = 0;
           if (m->actuator_trntype[u] == SAP_TRN_JOINT) g = tid == id ? m->actuator_gear[u] : 0;
-          else if (m->actuator_trntype[u] == SAP_TRN_TENDON)  // site actuators: refused at load
+          else if (m->actuator_trntype[u] == SAP_TRN_TENDON && m->tendon_spatial[tid]) {
+            /* the tendon's Jacobian at the joint's dof (hinge/slide: one dof) */
+            sapTenSink k = sapt_sink();
+            k.dof = m->jnt_dofadr[id];
+            sapt_spatial(m, xpos, xmat, cref, cdof, tid, &k);
+            g = m->actuator_gear[u] * k.jv;
+          } else if (m->actuator_trntype[u] == SAP_TRN_TENDON)  // site actuators: refused at load
             for (int k = m->tendon_adr[tid]; k < m->tendon_adr[tid] + m->tendon_num[tid]; k++)
               if (m->wrap_jnt[k] == id) g += m->actuator_gear[u] * m->wrap_coef[k];
           if (g != 0) q += g * sapw_sensorActuatorForce(m, d, w, S, sc, nc, u);

@@ -68,8 +68,9 @@ static void test_bad_scenes(void) {
   expect_load(write_scene("spatial",
               "<mujoco><worldbody><site name='s0'/><body><joint type='hinge'/><geom name='drum' size='.1'/>"
               "<site name='s1' pos='0 0 1'/></body></worldbody>"
-              "<tendon><spatial name='rope'><site site='s0'/><geom geom='drum'/><site site='s1'/></spatial></tendon></mujoco>"),
-              SAP_ERR_UNSUPPORTED, "rope", "wraps around a geom");
+              "<tendon><spatial name='rope'><site site='s0'/><geom geom='drum' sidesite='s0'/><site site='s1'/></spatial>"
+              "</tendon></mujoco>"),
+              SAP_ERR_UNSUPPORTED, "rope", "with sidesite 's0'");
   expect_load(write_scene("siteact",
               "<mujoco><worldbody><site name='base'/><body><joint type='hinge'/><geom size='.1'/><site name='s'/></body>"
               "</worldbody><actuator><motor name='thruster' site='s' refsite='base'/></actuator></mujoco>"),
@@ -89,9 +90,9 @@ static void test_bad_scenes(void) {
   expect_load(write_scene("tendamp",
               "<mujoco><worldbody><site name='a'/><body><joint name='j' type='hinge'/><geom size='.1'/>"
               "<site name='b' pos='0 0 -1'/></body></worldbody>"
-              "<tendon><spatial name='cable' damping='1'><site site='a'/><site site='b'/></spatial></tendon>"
+              "<tendon><spatial name='cable' armature='1'><site site='a'/><site site='b'/></spatial></tendon>"
               "</mujoco>"),
-              SAP_ERR_UNSUPPORTED, "cable", "damping");
+              SAP_ERR_UNSUPPORTED, "cable", "armature");
   /* affine actuators that are no drive: a damper (gain -kv l'), a positive stiffness bias */
   expect_load(write_scene("damper",
               "<mujoco><worldbody><body><joint name='j' type='hinge'/><geom size='.1'/></body></worldbody>"

@@ -178,6 +178,11 @@ static void test_parity_contact(void) {
   parity("scenes/act_zoo.xml", "approx64", 1, 200, 1e-6);
   parity("scenes/act_zoo.xml", "approx64", 0, 200, 1e-9);
   parity("scenes/act_zoo.xml", "approx32", 1, 100, 1e-3);
+  // spatial tendons wrapping spheres and cylinders, pulleys (kernels/tendon.h): muscles, motors,
+  // servos (drive rows), springs, dampers, frictionloss and limit rows, a tendon equality
+  parity("scenes/tendon_wrap.xml", "approx64", 1, 200, 1e-6);
+  parity("scenes/tendon_wrap.xml", "approx32", 1, 100, 1e-3);
+  parity("scenes/muscle_arm.xml", "approx64", 0, 200, 1e-9);
   // weld to a mocap body, joint coupling, finger contacts; drake: sap_euler, the curvature bias
   parity("scenes/arm_gripper_mocap.xml", "approx64", 1, 100, 1e-6);
   parity("scenes/arm_gripper_mocap.xml", "drake", 1, 100, 1e-6);

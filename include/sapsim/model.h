@@ -56,6 +56,9 @@ enum { SAP_STAGE_POS = 1, SAP_STAGE_VEL = 2, SAP_STAGE_ACC = 3 };
 /* actuator transmission */
 enum { SAP_TRN_JOINT = 0, SAP_TRN_TENDON = 1, SAP_TRN_SITE = 2 };
 
+/* tendon wrap object: numbering as MuJoCo's mjtWrap */
+enum { SAP_WRAP_JOINT = 1, SAP_WRAP_PULLEY = 2, SAP_WRAP_SITE = 3, SAP_WRAP_SPHERE = 4, SAP_WRAP_CYLINDER = 5 };
+
 /* bits of sapModel.world_override: which arrays world w reads from its own row */
 enum {
   SAP_WO_BODY_MASS = 1 << 0, SAP_WO_BODY_INERTIA = 1 << 1, SAP_WO_GEOM_K = 1 << 2,
@@ -83,8 +86,8 @@ typedef struct sapModel {
   int nhfielddata; /* height samples of all heightfields */
   int nu;          /* actuators (force laws at actuator_kind below) */
   int na;          /* activation states (MuJoCo's na: one per actuator with dynamics) */
-  int ntendon;     /* fixed tendons */
-  int nwrap;       /* tendon wraps (joint, coef) */
+  int ntendon;     /* tendons (fixed and spatial) */
+  int nwrap;       /* tendon wraps (joint, site, geom, pulley) */
   int nexclude;    /* explicit contact exclude pairs */
   int nkey;        /* keyframes */
   int nmocap;      /* mocap bodies (kinematic: pose from sapData.mocap_pos/quat) */
@@ -273,23 +276,27 @@ typedef struct sapModel {
                                * in its body, the 6-d gear (force 3, torque 3 in the site frame);
                                * zeros otherwise */
 
-  /* fixed tendons: length = sum coef * q[joint] */
+  /* tendons: fixed (length = sum coef * q[joint]) and spatial (a path of sites wrapping
+   * spheres and cylinders, with pulleys; kernels/tendon.h, MuJoCo's mj_tendon) */
   int* tendon_adr;        /* (ntendon)    first wrap */
   int* tendon_num;        /* (ntendon)    number of wraps */
   int* tendon_limited;    /* (ntendon)    has a range */
   double* tendon_frictionloss; /* (ntendon) dry friction on the tendon velocity (SAP box row) */
   double* tendon_range;   /* (ntendon x 2) */
   double* tendon_margin;  /* (ntendon)    limit margin, as jnt_margin */
-  double* tendon_stiffness;    /* (ntendon) fixed tendons: spring -k (L - lengthspring) outside
-                                * the dead band [lengthspring[0], lengthspring[1]] (explicit) */
-  double* tendon_damping;      /* (ntendon) fixed tendons: damper -d Ldot (explicit, as MuJoCo's
-                                * Euler integrator) */
+  double* tendon_stiffness;    /* (ntendon) spring -k (L - lengthspring) outside the dead band
+                                * [lengthspring[0], lengthspring[1]] (explicit) */
+  double* tendon_damping;      /* (ntendon) damper -d Ldot (explicit, as MuJoCo's Euler
+                                * integrator) */
   double* tendon_lengthspring; /* (ntendon x 2) the spring's dead band (MuJoCo 4 springlength) */
-  int* wrap_jnt;          /* (nwrap)      joint of each wrap; spatial tendons: the site's body */
-  double* wrap_coef;      /* (nwrap)      coefficient (fixed tendons) */
-  double* wrap_pos;       /* (nwrap x 3)  spatial tendons: the site's position in its body */
-  int* tendon_spatial;    /* (ntendon)    1: a spatial tendon through sites (length = the sum of
-                           * the distances between consecutive sites), used as a limit only */
+  int* wrap_jnt;          /* (nwrap)      joint of each wrap; spatial tendons: a site's body, a
+                           * wrapping geom's id */
+  double* wrap_coef;      /* (nwrap)      coefficient (fixed tendons); a pulley's divisor */
+  double* wrap_pos;       /* (nwrap x 3)  spatial tendons: a site's position in its body; a
+                           * geom's sidesite position in the sidesite's body */
+  int* tendon_spatial;    /* (ntendon)    1: a spatial tendon */
+  int* wrap_type;         /* (nwrap)      SAP_WRAP_* */
+  int* wrap_side;         /* (nwrap)      a wrapping geom's sidesite body, -1 none (and other wraps) */
 
   /* equality constraints (SAP holonomic rows, kernels/sap_equality_t.h) */
   int* eq_type;           /* (neq)        SAP_EQ_CONNECT, SAP_EQ_WELD, SAP_EQ_JOINT or SAP_EQ_TENDON */
