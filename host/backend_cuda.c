@@ -43,6 +43,7 @@ sapStatus sapb_kinematics(sapSim* s, const unsigned char* mask) {
   return SAP_OK;
 }
 sapStatus sapb_sensors(sapSim* s, const unsigned char* mask) {
+  sapc_bodyOutputsState(s, mask);
   sapc_sensorPosVel(s, mask, SAP_WORLD_NONFINITE);
   return SAP_OK;
 }
@@ -272,13 +273,16 @@ sapStatus sapb_kinematics(sapSim* s, const unsigned char* mask) {
 }
 
 sapStatus sapb_sensors(sapSim* s, const unsigned char* mask) {
-  if (s->m->nsensor == 0) return SAP_OK;
   if (!s->on_gpu) {
+    sapc_bodyOutputsState(s, mask);
     sapc_sensorPosVel(s, mask, SAP_WORLD_NONFINITE);
     return SAP_OK;
   }
+  if (!s->opt.body_outputs && s->m->nsensor == 0) return SAP_OK;
   /* on the device every non-frozen world, as the kinematics: they depend only on the state */
-  sapStatus st = sapg_sensorPosVel(&s->gpu, SAP_WORLD_NONFINITE);
+  sapStatus st = SAP_OK;
+  if (s->opt.body_outputs) st = sapg_bodyState(&s->gpu);
+  if (st == SAP_OK && s->m->nsensor) st = sapg_sensorPosVel(&s->gpu, SAP_WORLD_NONFINITE);
   if (st == SAP_OK) s->host_stale = 1;
   return st;
 }
@@ -306,6 +310,12 @@ sapStatus sapb_stepGPU(sapSim* s) {
     sapSensorSolve S;
     sapc_sensorSolveInfo(s, &S);
     if ((st = sapg_sensorAcc(&s->gpu, &S)) != SAP_OK) return st;
+  }
+  /* MuJoCo's com-based outputs of this step (option body_outputs) */
+  if (s->opt.body_outputs) {
+    sapSensorSolve S;
+    sapc_sensorSolveInfo(s, &S);
+    if ((st = sapg_bodyForces(&s->gpu, &S)) != SAP_OK) return st;
   }
   MARK(4);
   if ((st = sapg_integrate(&s->gpu)) != SAP_OK) return st;

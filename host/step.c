@@ -80,7 +80,7 @@ static void free_motion_world(const sapSim* s, sapData* d, int w, double h) {
   int fail;
 #define FREE_MOTION_ARGS(T)                                                               \
   m, h, explicit_drives, midpoint, d->qpos + q, d->qvel + v, d->ctrl + u, d->act + w * (size_t)m->na,  \
-      d->qfrc_applied + v,                                                                \
+      d->qfrc_applied + v, d->xfrc_applied + 6 * nb * w,                                  \
       d->xpos + 3 * nb * w, d->xmat + 9 * nb * w, d->xipos + 3 * nb * w,                  \
       d->ximat + 9 * nb * w, d->xanchor + 3 * (size_t)m->njnt * w,                        \
       d->xaxis + 3 * (size_t)m->njnt * w, d->cref + 3 * nb * w, d->cdof + 6 * nv * w,     \
@@ -144,7 +144,8 @@ static void clear_world_flags(sapSim* s, int w) {
   const sapModel* m = s->m;
   s->d.world_flags[w] &= SAP_WORLD_NONFINITE;
   s->d.newton_iter[w] = s->d.ls_iter[w] = s->d.nfactor[w] = s->d.ls_eval[w] = 0;
-  if (!all_finite(s->d.ctrl + (size_t)w * m->nu, m->nu) || !all_finite(s->d.qfrc_applied + (size_t)w * m->nv, m->nv))
+  if (!all_finite(s->d.ctrl + (size_t)w * m->nu, m->nu) || !all_finite(s->d.qfrc_applied + (size_t)w * m->nv, m->nv) ||
+      !all_finite(s->d.xfrc_applied + (size_t)w * m->nbody * 6, m->nbody * 6))
     s->d.world_flags[w] |= SAP_WORLD_BADINPUT;
 }
 
@@ -168,6 +169,8 @@ static void step_world(sapSim* s, int w, double h, double* t) {
     memcpy(d->vnext + (size_t)w * s->m->nv, d->vstar + (size_t)w * s->m->nv, sizeof(double) * s->m->nv);
   /* acceleration sensors of this step (its start state, solved acceleration and impulses) */
   if (s->m->nsensor) sapc_sensorAccWorld(s, w, h);
+  /* MuJoCo's com-based outputs of this step (option body_outputs) */
+  if (s->opt.body_outputs) sapc_bodyOutputsWorld(s, w, h);
   t1 = now_s(); t[3] += t1 - t0; t0 = t1;
   if (!frozen(s, w)) integrate_world(s, d, w, h);
   /* position/velocity sensors of the new state */
@@ -252,7 +255,8 @@ static void step_world_retry(sapSim* s, int w, double* t) {
   int depth = s->opt.retry_depth, level = s->rt_level[w];
   /* frozen worlds and refused steps: the plain step (it keeps them as they are) */
   if ((d->world_flags[w] & SAP_WORLD_NONFINITE) || !all_finite(d->ctrl + (size_t)w * m->nu, m->nu) ||
-      !all_finite(d->qfrc_applied + (size_t)w * m->nv, m->nv)) {
+      !all_finite(d->qfrc_applied + (size_t)w * m->nv, m->nv) ||
+      !all_finite(d->xfrc_applied + (size_t)w * m->nbody * 6, m->nbody * 6)) {
     step_world(s, w, s->h, t);
     return;
   }

@@ -40,7 +40,7 @@ sapStatus sapg_kinematics(const sapgLaunch* L) {
  * explicit_drives, midpoint, w, nv, nb, v, scratch), T the scratch's precision */
 #define FREE_MOTION_ARGS(T)                                                                \
   mw, h, explicit_drives, midpoint, d.qpos + (size_t)w * m.nq, d.qvel + v, d.ctrl + (size_t)w * m.nu,  \
-      d.act + (size_t)w * m.na, d.qfrc_applied + v, d.xpos + 3 * nb * w, d.xmat + 9 * nb * w, d.xipos + 3 * nb * w,    \
+      d.act + (size_t)w * m.na, d.qfrc_applied + v, d.xfrc_applied + 6 * nb * w, d.xpos + 3 * nb * w, d.xmat + 9 * nb * w, d.xipos + 3 * nb * w,    \
       d.ximat + 9 * nb * w, d.xanchor + 3 * (size_t)m.njnt * w,                              \
       d.xaxis + 3 * (size_t)m.njnt * w, d.cref + 3 * nb * w, d.cdof + 6 * nv * w,            \
       d.qA + (size_t)nv * nv * w, d.qfrc_bias + v, d.qfrc_passive + v, d.qfrc_actuator + v,  \
@@ -140,7 +140,8 @@ static __global__ void clear_flags_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapD
   if (w >= d.nworld) return;
   d.world_flags[w] &= SAP_WORLD_NONFINITE;
   d.newton_iter[w] = d.ls_iter[w] = d.nfactor[w] = d.ls_eval[w] = 0;
-  if (!all_finite(d.ctrl + (size_t)w * m.nu, m.nu) || !all_finite(d.qfrc_applied + (size_t)w * m.nv, m.nv))
+  if (!all_finite(d.ctrl + (size_t)w * m.nu, m.nu) || !all_finite(d.qfrc_applied + (size_t)w * m.nv, m.nv) ||
+      !all_finite(d.xfrc_applied + (size_t)w * m.nbody * 6, m.nbody * 6))
     d.world_flags[w] |= SAP_WORLD_BADINPUT;
 }
 

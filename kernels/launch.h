@@ -44,6 +44,10 @@ sapStatus sapg_integrate(const sapgLaunch* L);
  * the solve, where S tells where the solve left its impulses (host/sensor.c) */
 sapStatus sapg_sensorPosVel(const sapgLaunch* L, int skip);
 sapStatus sapg_sensorAcc(const sapgLaunch* L, const struct sapSensorSolve* S);
+/* MuJoCo's com-based body outputs (option body_outputs, kernels/body_out.h): of the state after a
+ * reset or state edit (every world not frozen), and of a step after its solve */
+sapStatus sapg_bodyState(const sapgLaunch* L);
+sapStatus sapg_bodyForces(const sapgLaunch* L, const struct sapSensorSolve* S);
 /* device buffers, cuSOLVER handle and capture stream of newton_loop=while/fixed in L->solve,
  * made at sap_create so that no step allocates */
 sapStatus sapg_solveInit(sapgLaunch* L);
