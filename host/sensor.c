@@ -126,6 +126,8 @@ void sapc_bodyOutputsWorld(sapSim* s, int w, double h) {
 
 void sapc_bodyOutputsState(sapSim* s, const unsigned char* mask) {
   if (!s->opt.body_outputs) return;
+  /* the poses of the edited state (a velocity edit leaves the last step's start poses) */
+  sapc_kinematicsMasked(s, mask);
 #pragma omp parallel for schedule(static) num_threads(sapc_threads(s))
   for (int w = 0; w < s->d.nworld; w++)
     if (mask ? mask[w] != 0 : !(s->d.world_flags[w] & SAP_WORLD_NONFINITE)) {

@@ -40,16 +40,18 @@ sapStatus sapg_sensorAcc(const sapgLaunch* L, const sapSensorSolve* S) {
 }
 
 /* MuJoCo's com-based body outputs (option body_outputs, kernels/body_out.h) */
-static __global__ void body_state_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, double h) {
+static __global__ void body_state_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, double h,
+                                         const unsigned char* mask) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
-  if (w >= d.nworld || (d.world_flags[w] & SAP_WORLD_NONFINITE)) return;
+  if (w >= d.nworld || (mask ? !mask[w] : (d.world_flags[w] & SAP_WORLD_NONFINITE))) return;
   sapModel view;  /* the world's parameters (masses) */
   sapData dw = d;  /* the arrays it writes are the twin's */
   sapw_bodyStateEdit(sapw_worldView(&m, w, &view), &dw, w, h);
 }
 
-sapStatus sapg_bodyState(const sapgLaunch* L) {
-  SAPG_LAUNCH(body_state_kernel, sapg_blocks(L->d.nworld, THREADS), THREADS, SAPG_STREAM(L))(L->m, L->d, L->h);
+sapStatus sapg_bodyState(const sapgLaunch* L, int masked) {
+  SAPG_LAUNCH(body_state_kernel, sapg_blocks(L->d.nworld, THREADS), THREADS, SAPG_STREAM(L))(
+      L->m, L->d, L->h, masked ? L->mask : (const unsigned char*)0);
   SAPG_CHECK_LAUNCH("body_state");
   return SAP_OK;
 }
