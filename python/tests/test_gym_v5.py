@@ -15,11 +15,18 @@ Skips cleanly without gymnasium or mujoco.
 
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
 import pytest
 
+if importlib.util.find_spec("mujoco") is None:
+    pytest.skip("Gymnasium's MuJoCo envs need MuJoCo's Python bindings (pip install mujoco==4.0.0)",
+                allow_module_level=True)
+# MuJoCo imported as sapsim.render does (its offscreen GL platform chosen first), so that the
+# render tests of the same process still work
+mujoco = pytest.importorskip("sapsim.render").import_mujoco()
 gymnasium = pytest.importorskip("gymnasium")
-mujoco = pytest.importorskip("mujoco")
 
 from sapsim.vector import GYM_V5, GymV5VectorEnv, make_vec  # noqa: E402
 
@@ -33,6 +40,7 @@ _CLASSES = {
 
 def _gym_env(task: str):
     import importlib
+
     mod, cls = _CLASSES[task]
     return getattr(importlib.import_module(f"gymnasium.envs.mujoco.{mod}"), cls)()
 
