@@ -31,7 +31,20 @@ actions for the first k steps of an episode), ``reset_noise_scale``,
 ``threads``, ...). Determinism: ``reset(seed=s)`` seeds every random draw (reset
 noise, observation noise); the same seed and actions give the same results.
 
-Tasks (:data:`TASKS`), following Gymnasium's MuJoCo v5 definitions where one exists:
+Gymnasium's own MuJoCo v5 tasks (:data:`GYM_V5`, :class:`GymV5VectorEnv`, ``make_vec("Ant-v5",
+num_envs)``): ``Ant-v5``, ``HalfCheetah-v5``, ``Hopper-v5``, ``Walker2d-v5``, ``Humanoid-v5``,
+``InvertedPendulum-v5``, ``Swimmer-v5``, ``Reacher-v5`` on Gymnasium's XML (loaded from the
+installed gymnasium package). Observation, reward terms (Ant's and Humanoid's contact costs from
+``cfrc_ext``), termination, frame_skip, time limit, reset noise and constructor parameters are
+Gymnasium 1.x's v5 definitions; what Gymnasium reads of mjData after ``mj_step`` and
+``mj_rnePostConstraint`` (``xpos``, ``xipos``, ``cfrc_ext``, ``cinert``, ``cvel``,
+``qfrc_actuator`` of the last substep's start state) comes from sapsim with MuJoCo's conventions
+(option ``body_outputs``). What differs is the physics: SAP contact and near-rigid limits
+against MuJoCo's soft ones, sapsim's first-order integrator where the XML asks for RK4, and a
+world whose state turns non-finite is frozen and terminated (MuJoCo returns NaN). numpy only.
+
+sapsim's own tasks (:data:`TASKS`) on sapsim's scenes, following Gymnasium's MuJoCo v5
+definitions where one exists:
 
 - ``cartpole`` (InvertedPendulum-v5): obs qpos, qvel (4); reward 1 per step while
   alive; terminated when |pole angle| > 0.2 rad or the state is not finite;
@@ -43,14 +56,14 @@ Tasks (:data:`TASKS`), following Gymnasium's MuJoCo v5 definitions where one exi
   ``xpos``, as Gymnasium's ``body("torso").xpos``) + healthy_reward 1 - 0.5 |a|^2;
   terminated when the torso height leaves [0.2, 1.0] or the state is not finite;
   reset noise U(-0.1, 0.1) on qpos (the root quaternion renormalised) and 0.1 N(0,1)
-  on qvel. Differs: no contact cost and no cfrc_ext in the observation (sapsim has no
-  cfrc_ext); scenes/ant.xml (gear 60, timestep 0.005, frame_skip 10: env step 0.05 s
+  on qvel. Differs: no contact cost and no cfrc_ext in the observation (``Ant-v5`` has
+  both); scenes/ant.xml (gear 60, timestep 0.005, frame_skip 10: env step 0.05 s
   as Ant-v5); starts from the keyframe "init".
 - ``humanoid`` (Humanoid-v5): obs qpos[2:], qvel (26 + 27); reward = 1.25 x velocity of
   the centre of mass (mass-weighted ``xipos``) + 5 - 0.1 |a|^2; terminated when the
   torso height leaves [1.0, 2.0]; reset noise U(-0.01, 0.01) on qpos and qvel.
-  Differs: no contact cost, no cinert/cvel/qfrc_actuator/cfrc_ext observations;
-  scenes/humanoid.xml (timestep 0.005, frame_skip 3: 0.015 s as Humanoid-v5).
+  Differs: no contact cost, no cinert/cvel/qfrc_actuator/cfrc_ext observations
+  (``Humanoid-v5`` has them); scenes/humanoid.xml (timestep 0.005, frame_skip 3: 0.015 s as Humanoid-v5).
 - ``quadruped`` (no Gymnasium counterpart): scenes/quadruped_roll.xml, a 12-kg-class
   quadruped on condim-6 feet with 8 position servos (the Menagerie-style actuation:
   actions are joint targets, scaled from [-1, 1] to the servos' range); obs qpos[2:],
