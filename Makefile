@@ -256,7 +256,8 @@ error-table: $(BUILD)/tests/test_errors
 # CI's sanitizer pass: the CPU build under ASan + UBSan, a subset of the tests that
 # covers input validation, the SAP math and the MuJoCo oracles in a few minutes
 ASAN_CI_TESTS := test_errors test_sap_math test_foundation test_dynamics test_contact_params test_fluid \
-                 test_site_actuator test_simloop test_capacity test_tendon_spring test_actdyn test_rangefinder
+                 test_site_actuator test_simloop test_capacity test_tendon_spring test_actdyn test_rangefinder \
+                 test_body_outputs
 asan-ci: deps
 	$(MAKE) BUILD=build-asan NVCC= OPT="-O1 -fsanitize=address,undefined -fno-omit-frame-pointer" \
 	  LDLIBS="$(MJ_LINK) -lm -fopenmp -fsanitize=address,undefined" \

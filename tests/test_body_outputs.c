@@ -10,6 +10,7 @@
  *    and two computations in the test: Newton-Euler from the step's velocity change of free
  *    boxes (F = m dv/h - m g - xfrc, R'tau = I dw/h + w x I w - R'xfrc_t) while they tumble, and
  *    the sum over sapsim's per-contact impulses at the witness points;
+ *  - a masked reset: the reset worlds get their new state's outputs, the others keep their step's;
  *  - refusals: body outputs without the option, connect/weld with the option, non-finite
  *    xfrc_applied. */
 #include <math.h>
@@ -401,6 +402,44 @@ static void test_contact_dynamics(void) {
   sap_free(s);
 }
 
+/* a masked reset: the reset worlds get their new state's outputs (cinert of MuJoCo's mj_forward at
+ * qpos0, cfrc_ext 0), the others keep those of their last step */
+static void test_masked_reset(void) {
+  enum { N = 3 };
+  mjModel* mj = mj_load("scenes/ant.xml");
+  sapSim* s = fx_sim("scenes/ant.xml", N, "preset=approx64 body_outputs=1");
+  if (!mj || !s) return;
+  int nb = mj->nbody;
+  double u[N * 8];
+  for (int i = 0; i < N * 8; i++) u[i] = sin(0.7 * i);
+  sap_set(s, SAP_FIELD_CTRL, NULL, N, u);
+  CHECK(sap_step(s, 60) == SAP_OK, "step: %s", sap_lastError());
+  double cf0[N * 6 * 14], ci0[N * 10 * 14], cf1[N * 6 * 14], ci1[N * 10 * 14];
+  sap_get(s, SAP_FIELD_CFRC_EXT, NULL, N, cf0);
+  sap_get(s, SAP_FIELD_CINERT, NULL, N, ci0);
+  double fsum = 0;
+  for (int i = 0; i < N * 6 * nb; i++) fsum += fabs(cf0[i]);
+  CHECK(fsum > 1, "the ant does not touch the floor after 60 steps (|cfrc_ext| %g)", fsum);
+  unsigned char mask[N] = {0, 1, 0};
+  CHECK(sap_reset(s, -1, mask) == SAP_OK, "reset: %s", sap_lastError());
+  sap_get(s, SAP_FIELD_CFRC_EXT, NULL, N, cf1);
+  sap_get(s, SAP_FIELD_CINERT, NULL, N, ci1);
+  mjData* md = mj_makeData(mj);
+  mj_forward(mj, md);  /* qpos0 */
+  for (int w = 0; w < N; w++) {
+    const double* want_cf = mask[w] ? NULL : cf0 + 6 * nb * w;
+    const double* want_ci = mask[w] ? md->cinert : ci0 + 10 * nb * w;
+    for (int i = 0; i < 6 * nb; i++)
+      CHECK(cf1[6 * nb * w + i] == (want_cf ? want_cf[i] : 0), "world %d cfrc_ext[%d] %g after the masked reset", w, i,
+            cf1[6 * nb * w + i]);
+    double e = rel_err(ci1 + 10 * nb * w, want_ci, 10 * nb);
+    CHECK(mask[w] ? e <= 1e-13 : e == 0, "world %d cinert off by %.3g after the masked reset", w, e);
+  }
+  mj_deleteData(md);
+  mj_deleteModel(mj);
+  sap_free(s);
+}
+
 static void test_refusals(void) {
   sapSim* s = fx_sim("scenes/ant.xml", 2, "");
   if (s) {
@@ -448,6 +487,7 @@ int main(void) {
   RUN(test_xfrc_trajectory);
   RUN(test_contact_rest);
   RUN(test_contact_dynamics);
+  RUN(test_masked_reset);
   RUN(test_refusals);
   return check_summary("test_body_outputs");
 }

@@ -1080,7 +1080,7 @@ def _device_property(name: str) -> property:
 
 
 #: arrays with a ``<name>_device`` property on :class:`Sim` (``sim.qpos_device``)
-DEVICE_PROPERTIES: tuple[str, ...] = ("qpos", "qvel", "ctrl", "qfrc_applied", "time", "xpos", "xquat",
+DEVICE_PROPERTIES: tuple[str, ...] = ("qpos", "qvel", "ctrl", "qfrc_applied", "xfrc_applied", "time", "xpos", "xquat",
                                       "mocap_pos", "mocap_quat", "world_flags", "newton_iter", "ncon")
 for _name in DEVICE_PROPERTIES:
     setattr(Sim, _name + "_device", _device_property(_name))
