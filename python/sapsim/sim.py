@@ -764,7 +764,8 @@ class Sim(ParamsMixin):
 
     @xfrc_applied.setter
     def xfrc_applied(self, value: npt.ArrayLike) -> None:
-        _set(self._h, "xfrc_applied", np.reshape(value, (self.nworld, -1)))
+        a = np.asarray(value, dtype=np.float64)  # ((nworld,) nbody, 6) as sap_set's rows; scalars broadcast
+        _set(self._h, "xfrc_applied", a.reshape(a.shape[:-2] + (-1,)) if a.ndim >= 2 else a)
 
     @property
     def cfrc_ext(self) -> np.ndarray:
