@@ -33,7 +33,7 @@ noise, observation noise); the same seed and actions give the same results.
 
 Gymnasium's own MuJoCo v5 tasks (:data:`GYM_V5`, :class:`GymV5VectorEnv`, ``make_vec("Ant-v5",
 num_envs)``): ``Ant-v5``, ``HalfCheetah-v5``, ``Hopper-v5``, ``Walker2d-v5``, ``Humanoid-v5``,
-``InvertedPendulum-v5``, ``Swimmer-v5``, ``Reacher-v5`` on Gymnasium's XML (loaded from the
+``InvertedPendulum-v5``, ``InvertedDoublePendulum-v5``, ``Swimmer-v5``, ``Reacher-v5`` on Gymnasium's XML (loaded from the
 installed gymnasium package). Observation, reward terms (Ant's and Humanoid's contact costs from
 ``cfrc_ext``), termination, frame_skip, time limit, reset noise and constructor parameters are
 Gymnasium 1.x's v5 definitions; what Gymnasium reads of mjData after ``mj_step`` and
@@ -41,7 +41,9 @@ Gymnasium 1.x's v5 definitions; what Gymnasium reads of mjData after ``mj_step``
 ``qfrc_actuator`` of the last substep's start state) comes from sapsim with MuJoCo's conventions
 (option ``body_outputs``). What differs is the physics: SAP contact and near-rigid limits
 against MuJoCo's soft ones, sapsim's first-order integrator where the XML asks for RK4, and a
-world whose state turns non-finite is frozen and terminated (MuJoCo returns NaN). numpy only.
+world whose state turns non-finite is frozen and terminated (MuJoCo returns NaN); the double
+pendulum's ``qfrc_constraint`` is SAP's constraint force of the step (:func:`qfrc_constraint`).
+numpy only.
 
 sapsim's own tasks (:data:`TASKS`) on sapsim's scenes, following Gymnasium's MuJoCo v5
 definitions where one exists:
@@ -93,7 +95,7 @@ from .envs import _scene_path
 from .errors import ArgumentError
 from .sim import Sim, WorldFlag
 
-__all__ = ["GYM_V5", "GymV5Spec", "GymV5VectorEnv", "SapsimVectorEnv", "TASKS", "TaskSpec", "gymnasium_asset", "make_vec"]
+__all__ = ["qfrc_constraint", "GYM_V5", "GymV5Spec", "GymV5VectorEnv", "SapsimVectorEnv", "TASKS", "TaskSpec", "gymnasium_asset", "make_vec"]
 
 
 @dataclass(frozen=True)
@@ -451,11 +453,25 @@ GYM_V5: dict[str, GymV5Spec] = {
         include_cvel_in_observation=True, include_qfrc_actuator_in_observation=True,
         include_cfrc_ext_in_observation=True), body_outputs=True),
     "InvertedPendulum-v5": GymV5Spec("inverted_pendulum.xml", 2, 1000, dict(reset_noise_scale=0.01)),
+    "InvertedDoublePendulum-v5": GymV5Spec("inverted_double_pendulum.xml", 5, 1000, dict(
+        healthy_reward=10.0, reset_noise_scale=0.1)),
     "Swimmer-v5": GymV5Spec("swimmer.xml", 4, 1000, dict(
         forward_reward_weight=1.0, ctrl_cost_weight=1e-4, reset_noise_scale=0.1,
         exclude_current_positions_from_observation=True)),
     "Reacher-v5": GymV5Spec("reacher.xml", 2, 50, dict(reward_dist_weight=1.0, reward_control_weight=1.0)),
 }
+
+
+def qfrc_constraint(sim: Sim) -> np.ndarray:
+    """(nworld, nv) generalized constraint force of each world's last step, MuJoCo's
+    ``qfrc_constraint`` (J' f: limits, contacts, equalities, SAP drives): from SAP's momentum
+    balance A (v_{n+1} - v*) = J' gamma, J' gamma / h = A (v_{n+1} - v*) / h, with A = M +
+    armature + h damping (``sim.array("qA")``) and v* the step's free-motion velocity. Valid
+    after a step (not after a reset or state edit)."""
+    n, nv, h = sim.nworld, sim.nv, sim.timestep
+    A = np.array(sim.array("qA")).reshape(n, nv, nv)
+    dv = np.array(sim.qvel).reshape(n, nv) - np.array(sim.array("vstar")).reshape(n, nv)
+    return np.einsum("nij,nj->ni", A, dv) / h
 
 
 def gymnasium_asset(xml: str) -> str:
@@ -517,6 +533,13 @@ class GymV5VectorEnv(VectorEnv):
         self._names = model.body_names
         self._mass = model.array("body_mass").copy()
         self._init_qpos = model.array("qpos0").copy()
+        self._qfrc_c = np.zeros((self.num_envs, sim.nv))  # qfrc_constraint: 0 after a reset (mj_forward)
+        if task == "InvertedDoublePendulum-v5":
+            # the site "tip" (sapsim keeps no sites): its body and position in that body, from
+            # MuJoCo's compiled model of the same file
+            from .render import import_mujoco
+            mm = import_mujoco().MjModel.from_xml_path(xml_file or gymnasium_asset(spec.xml))
+            self._site_body, self._site_pos = int(mm.site_bodyid[0]), np.array(mm.site_pos[0])
         rng_ = model.ctrl_range  # MujocoEnv's action space: the actuators' ctrlrange
         self.single_action_space = spaces.Box(rng_[:, 0].astype(np.float32), rng_[:, 1].astype(np.float32),
                                               dtype=np.float32)
@@ -540,6 +563,11 @@ class GymV5VectorEnv(VectorEnv):
         if sim._body_outputs:
             for name in ("cfrc_ext", "cinert", "cvel", "qfrc_actuator"):
                 v[name] = np.array(getattr(sim, name))
+        if self.task == "InvertedDoublePendulum-v5":
+            b = self._site_body  # site_xpos = xpos_b + xmat_b site_pos (the step's start poses, as MuJoCo's)
+            R = np.array(sim.array("xmat")).reshape(n, -1, 3, 3)[:, b]
+            v["site_xpos"] = (v["xpos"][:, b] + R @ self._site_pos)[:, None, :]
+            v["qfrc_constraint"] = self._qfrc_c.copy()
         return v
 
     def _position(self, v: dict[str, np.ndarray]) -> np.ndarray:
@@ -582,6 +610,9 @@ class GymV5VectorEnv(VectorEnv):
             parts = [qpos[:, 2:] if excl else qpos, qvel]
         elif t == "InvertedPendulum-v5":
             parts = [qpos, qvel]
+        elif t == "InvertedDoublePendulum-v5":
+            parts = [qpos[:, :1], np.sin(qpos[:, 1:]), np.cos(qpos[:, 1:]), np.clip(qvel, -10, 10),
+                     np.clip(v["qfrc_constraint"], -10, 10)[:, :1]]
         else:  # Reacher-v5
             tip = v["xpos"][:, self._names.index("fingertip")] - v["xpos"][:, self._names.index("target")]
             parts = [np.cos(qpos[:, :2]), np.sin(qpos[:, :2]), qpos[:, 2:], qvel[:, :2], tip[:, :2]]
@@ -618,6 +649,15 @@ class GymV5VectorEnv(VectorEnv):
             terminated = ~np.isfinite(obs).all(1) | (np.abs(obs[:, 1]) > 0.2) | ~finite
             reward = (~terminated).astype(np.float64)
             return reward, terminated, {"reward_survive": reward}
+        if t == "InvertedDoublePendulum-v5":
+            x, y = v["site_xpos"][:, 0, 0], v["site_xpos"][:, 0, 2]
+            terminated = (y <= 1) | ~finite
+            v1, v2 = v["qvel"][:, 1], v["qvel"][:, 2]
+            dist = 0.01 * x ** 2 + (y - 2) ** 2
+            vel = 1e-3 * v1 ** 2 + 5e-3 * v2 ** 2
+            alive = p["healthy_reward"] * (~terminated)
+            return alive - dist - vel, terminated, {"reward_survive": alive, "distance_penalty": -dist,
+                                                    "velocity_penalty": -vel}
         if t == "Reacher-v5":
             tip = v["xpos"][:, self._names.index("fingertip")] - v["xpos"][:, self._names.index("target")]
             dist = -np.linalg.norm(tip, axis=1) * p["reward_dist_weight"]
@@ -674,13 +714,14 @@ class GymV5VectorEnv(VectorEnv):
         else:
             s = p["reset_noise_scale"]
             qpos = self._init_qpos + r.uniform(-s, s, (n, nq))
-            if t in ("Ant-v5", "HalfCheetah-v5"):
+            if t in ("Ant-v5", "HalfCheetah-v5", "InvertedDoublePendulum-v5"):
                 qvel = s * r.standard_normal((n, nv))
             else:
                 qvel = r.uniform(-s, s, (n, nv))
         sim.set("qpos", qpos, done)
         sim.set("qvel", qvel, done)
         self._steps[done] = 0
+        self._qfrc_c[done] = 0
 
     def reset(self, *, seed: Optional[Union[int, list[int]]] = None,
               options: Optional[dict[str, Any]] = None) -> tuple[np.ndarray, dict[str, Any]]:
@@ -717,6 +758,8 @@ class GymV5VectorEnv(VectorEnv):
             before = self._position(self._state())  # qpos-based: the state before the step
         sim.step(self.frame_skip)
         self._steps += 1
+        if self.task == "InvertedDoublePendulum-v5":
+            self._qfrc_c = qfrc_constraint(sim)
         v = self._state()
         #: the arrays the last step's observation and reward read (before any autoreset)
         self.last_state = v

@@ -35,6 +35,7 @@ _CLASSES = {
     "Hopper-v5": ("hopper_v5", "HopperEnv"), "Walker2d-v5": ("walker2d_v5", "Walker2dEnv"),
     "Humanoid-v5": ("humanoid_v5", "HumanoidEnv"), "InvertedPendulum-v5": ("inverted_pendulum_v5", "InvertedPendulumEnv"),
     "Swimmer-v5": ("swimmer_v5", "SwimmerEnv"), "Reacher-v5": ("reacher_v5", "ReacherEnv"),
+    "InvertedDoublePendulum-v5": ("inverted_double_pendulum_v5", "InvertedDoublePendulumEnv"),
 }
 
 
@@ -85,7 +86,7 @@ def test_reset_matches_gymnasium(task):
         mujoco.mj_resetData(ref.model, ref.data)
         ref.set_state(q[w], v[w])
         _close(obs[w], ref._get_obs(), f"{task} reset obs world {w}")
-        if task != "Reacher-v5":  # reset noise: within Gymnasium's bounds around init_qpos
+        if task not in ("Reacher-v5", "InvertedDoublePendulum-v5"):  # reset noise (IDP: normal qvel): within Gymnasium's bounds around init_qpos
             assert np.all(np.abs(q[w] - ref.init_qpos) <= s + 1e-15), task
     ref.close()
 
@@ -131,6 +132,10 @@ def test_step_matches_gymnasium(task):
             elif task == "Reacher-v5":
                 want_r, terms = ref._get_rew(a[w])
                 want_term = False
+            elif task == "InvertedDoublePendulum-v5":
+                x, _, y = d.site_xpos[0]
+                want_term = bool(y <= 1)
+                want_r, terms = ref._get_rew(x, y, want_term)
             else:
                 if task == "Ant-v5":
                     pos1 = d.body(ref._main_body).xpos[:2]
@@ -173,3 +178,27 @@ def test_parameters_pass_through():
     a = np.full((2, 6), 0.5)
     _, _, _, _, info = env.step(a)
     np.testing.assert_allclose(info["reward_ctrl"], -0.7 * 6 * 0.25, rtol=1e-15)
+
+
+def test_qfrc_constraint_static_limit(tmp_path):
+    """qfrc_constraint (the step's J' f from SAP's momentum balance) of a pendulum resting on its
+    joint limit balances gravity's torque m g l sin(q) (and is 0 off the limit)."""
+    from sapsim import Sim
+    from sapsim.vector import qfrc_constraint
+
+    xml = tmp_path / "p.xml"
+    xml.write_text("<mujoco><option timestep='0.005'/><worldbody><body><joint type='hinge' axis='0 1 0' "
+                   "limited='true' range='20 60'/><geom type='sphere' size='0.05' pos='0 0 -0.8' mass='1.7'/>"
+                   "</body></worldbody></mujoco>")
+    sim = Sim(xml, nworld=2, preset="approx64", optimality_rel_tol=1e-13, cost_rel_tol=0)
+    sim.qpos = [[0.5], [0.9]]  # gravity pulls both onto the lower limit (20 deg)
+    sim.step(3000)
+    q = sim.qpos[:, 0]
+    f = qfrc_constraint(sim)[:, 0]
+    want = 1.7 * 9.81 * 0.8 * np.sin(q)  # the limit holds the weight's torque -m g l sin(q)
+    assert np.all(np.abs(q - np.radians(20)) < 1e-3), q
+    np.testing.assert_allclose(f, want, rtol=1e-7)
+    free = Sim(xml, nworld=1, preset="approx64")
+    free.qpos = [[0.8]]  # within the range: no constraint force
+    free.step(1)
+    assert abs(qfrc_constraint(free)[0, 0]) <= 1e-12
