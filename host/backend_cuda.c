@@ -43,6 +43,7 @@ sapStatus sapb_kinematics(sapSim* s, const unsigned char* mask) {
   return SAP_OK;
 }
 sapStatus sapb_sensors(sapSim* s, const unsigned char* mask) {
+  sapc_bodyOutputsState(s, mask);
   sapc_sensorPosVel(s, mask, SAP_WORLD_NONFINITE);
   return SAP_OK;
 }
@@ -162,6 +163,7 @@ sapStatus sapb_init(sapSim* s) {
   s->gpu.opt = &s->opt;
   s->gpu.h = s->h;
   s->gpu.sensor_work_off = s->sensor_work_off;
+  if (s->opt.body_outputs) CUDA_TRY(cudaMalloc((void**)&s->gpu.mask, (size_t)s->d.nworld));
   return sapg_solveInit(&s->gpu);
 }
 
@@ -178,6 +180,8 @@ void sapb_free(sapSim* s) {
   s->cuda = NULL;
   if (s->gpu.m.buffer) cudaFree(s->gpu.m.buffer);
   if (s->gpu.d.buffer) cudaFree(s->gpu.d.buffer);
+  if (s->gpu.mask) cudaFree(s->gpu.mask);
+  s->gpu.mask = NULL;
   if (s->wp_device) cudaFree(s->wp_device);
   s->gpu.m.buffer = s->gpu.d.buffer = s->wp_device = NULL;
 }
@@ -273,13 +277,22 @@ sapStatus sapb_kinematics(sapSim* s, const unsigned char* mask) {
 }
 
 sapStatus sapb_sensors(sapSim* s, const unsigned char* mask) {
-  if (s->m->nsensor == 0) return SAP_OK;
   if (!s->on_gpu) {
+    sapc_bodyOutputsState(s, mask);
     sapc_sensorPosVel(s, mask, SAP_WORLD_NONFINITE);
     return SAP_OK;
   }
+  if (!s->opt.body_outputs && s->m->nsensor == 0) return SAP_OK;
   /* on the device every non-frozen world, as the kinematics: they depend only on the state */
-  sapStatus st = sapg_sensorPosVel(&s->gpu, SAP_WORLD_NONFINITE);
+  sapStatus st = SAP_OK;
+  if (s->opt.body_outputs) {
+    /* a masked reset leaves the other worlds' outputs those of their last step */
+    if (mask) CUDA_TRY(cudaMemcpyAsync(s->gpu.mask, mask, (size_t)s->d.nworld, cudaMemcpyHostToDevice, sim_stream(s)));
+    /* the poses of the edited state (a velocity edit leaves the last step's start poses) */
+    st = sapg_kinematics(&s->gpu);
+    if (st == SAP_OK) st = sapg_bodyState(&s->gpu, mask != NULL);
+  }
+  if (st == SAP_OK && s->m->nsensor) st = sapg_sensorPosVel(&s->gpu, SAP_WORLD_NONFINITE);
   if (st == SAP_OK) s->host_stale = 1;
   return st;
 }
@@ -304,6 +317,14 @@ sapStatus sapb_stageSensorAcc(sapSim* s) {
   sapSensorSolve S;
   sapc_sensorSolveInfo(s, &S);
   return sapg_sensorAcc(&s->gpu, &S);
+}
+
+/* MuJoCo's com-based outputs of this step (option body_outputs) */
+sapStatus sapb_stageBodyOutputs(sapSim* s) {
+  if (!s->opt.body_outputs) return SAP_OK;
+  sapSensorSolve S;
+  sapc_sensorSolveInfo(s, &S);
+  return sapg_bodyForces(&s->gpu, &S);
 }
 
 sapStatus sapb_stageIntegrate(sapSim* s) { return sapg_integrate(&s->gpu); }

@@ -10,6 +10,7 @@
   X(double, ctrl, (m)->nu)                                        \
   X(double, act, (m)->na)                                         \
   X(double, qfrc_applied, (m)->nv)                                \
+  X(double, xfrc_applied, (m)->nbody * 6)                         \
   X(double, mocap_pos, (m)->nmocap * 3)                           \
   X(double, mocap_quat, (m)->nmocap * 4)                          \
   X(int, eq_active, (m)->neq)                                     \
@@ -30,6 +31,10 @@
   X(double, qfrc_actuator, (m)->nv)                               \
   X(double, vstar, (m)->nv)                                       \
   X(double, vnext, (m)->nv)                                       \
+  X(double, subtree_com, (m)->nbody * 3)                          \
+  X(double, cinert, (m)->nbody * 10)                              \
+  X(double, cvel, (m)->nbody * 6)                                 \
+  X(double, cfrc_ext, (m)->nbody * 6)                             \
   X(double, sensordata, (m)->nsensordata)                        \
   X(int, ncon, 1)                                                 \
   X(int, ncon_dropped, 1)                                         \

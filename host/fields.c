@@ -1,7 +1,7 @@
 /* Named access to the model's and the batch's arrays for bindings (python/): the
  * X-macro tables (model_fields.h, data_fields.h) give every array's name, element
  * type and count, so a binding finds new fields by name instead of mirroring the
- * structs. Also the check of inputs a binding writes in place (ctrl, qfrc_applied). */
+ * structs. Also the check of inputs a binding writes in place (ctrl, qfrc_applied, xfrc_applied). */
 #include <math.h>
 #include <string.h>
 
@@ -99,5 +99,6 @@ sapStatus sap_checkInputs(const sapSim* s) {
   /* on the GPU the device copies are written by sap_set only, which validates */
   if (s->on_gpu) return SAP_OK;
   sapStatus st = check_finite(s->d.ctrl, s->d.nworld, s->m->nu, "ctrl");
-  return st != SAP_OK ? st : check_finite(s->d.qfrc_applied, s->d.nworld, s->m->nv, "qfrc_applied");
+  if (st == SAP_OK) st = check_finite(s->d.qfrc_applied, s->d.nworld, s->m->nv, "qfrc_applied");
+  return st != SAP_OK ? st : check_finite(s->d.xfrc_applied, s->d.nworld, 6 * s->m->nbody, "xfrc_applied");
 }

@@ -191,6 +191,8 @@ const sapoKey sapo_keys[] = {
         "step retry (CPU): halvings of h a failed world may take (0: off)"),
     INT("retry_recover_steps", NULL, retry_recover_steps, 1, 1000000, 8, NULL,
         "step retry: clean steps at a reduced step before h again"),
+    ENUM("body_outputs", NULL, body_outputs, bool_names, 0, NULL,
+         "1: compute cfrc_ext, cvel, cinert, subtree_com (MuJoCo's) in each step"),
 };
 const int sapo_nkeys = (int)(sizeof(sapo_keys) / sizeof(sapo_keys[0]));
 

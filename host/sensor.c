@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "body_out.h"
 #include "sensor.h"
 #include "sim.h"
 #include "world_view.h"
@@ -33,7 +34,7 @@ void sapc_sensorSetup(sapSim* s) {
   const sapModel* m = s->m;
   s->sensor_work_off = align64(problem_bytes(m, &s->opt, s->d.ncon_max));
   s->sensor_gam_off = 0;
-  if (m->nsensor == 0 || !s->opt.contacts) return;
+  if ((m->nsensor == 0 && !s->opt.body_outputs) || !s->opt.contacts) return;
   /* the impulses' place in the solver's scratch layout (sapw_carve), measured on world 0's
    * scratch (the same offsets in every world and on the device) */
   int lin = s->opt.linear_solve_precision == SAP_FP32 ? 4 : 8;
@@ -110,4 +111,27 @@ void sapc_sensorAccWorld(sapSim* s, int w, double h) {
   S.h = h;  /* the world's step (a retried world's substep) */
   sapModel view;  /* the world's parameters (masses, gravity) */
   sapw_sensorAcc(sapw_worldView(s->m, w, &view), &s->d, w, &S);
+}
+
+void sapc_bodyOutputsWorld(sapSim* s, int w, double h) {
+  if (s->d.world_flags[w] & SAP_WORLD_SKIP) return;
+  sapSensorSolve S;
+  sapc_sensorSolveInfo(s, &S);
+  S.h = h;  /* the world's step (a retried world's substep) */
+  sapModel view;  /* the world's parameters (masses) */
+  const sapModel* m = sapw_worldView(s->m, w, &view);
+  sapw_bodyState(m, &s->d, w);
+  sapw_bodyForces(m, &s->d, w, &S);
+}
+
+void sapc_bodyOutputsState(sapSim* s, const unsigned char* mask) {
+  if (!s->opt.body_outputs) return;
+  /* the poses of the edited state (a velocity edit leaves the last step's start poses) */
+  sapc_kinematicsMasked(s, mask);
+#pragma omp parallel for schedule(static) num_threads(sapc_threads(s))
+  for (int w = 0; w < s->d.nworld; w++)
+    if (mask ? mask[w] != 0 : !(s->d.world_flags[w] & SAP_WORLD_NONFINITE)) {
+      sapModel view;
+      sapw_bodyStateEdit(sapw_worldView(s->m, w, &view), &s->d, w, s->h);
+    }
 }

@@ -126,6 +126,18 @@ sapStatus sap_create(const sapModel* m, const sapOptions* opt_in, int nworld, sa
   if (st != SAP_OK) return st;
 
   if ((st = check_model_size(m)) != SAP_OK) return st;
+  /* cfrc_ext holds contact forces and xfrc_applied; MuJoCo's adds connect and weld forces */
+  for (int i = 0; opt.body_outputs && opt.contacts && i < m->neq; i++)
+    if (m->eq_type[i] == SAP_EQ_CONNECT || m->eq_type[i] == SAP_EQ_WELD)
+      return sap_fail(SAP_ERR_UNSUPPORTED, "option body_outputs=1: equality %d is a %s constraint, "
+                      "whose force cfrc_ext does not include yet (MuJoCo's does); use body_outputs=0",
+                      i, m->eq_type[i] == SAP_EQ_CONNECT ? "connect" : "weld");
+  /* a drive's force reaches qfrc_actuator through joint and fixed-tendon transmissions only */
+  for (int u = 0; opt.body_outputs && opt.contacts && u < m->nu; u++)
+    if (sapa_isDrive(m, u) && m->actuator_trntype[u] == SAP_TRN_TENDON && m->tendon_spatial[m->actuator_trnid[u]])
+      return sap_fail(SAP_ERR_UNSUPPORTED, "option body_outputs=1: actuator %d is a position/velocity servo "
+                      "on a spatial tendon, whose force qfrc_actuator does not include yet; use "
+                      "body_outputs=0", u);
 
   sapSim* s = (sapSim*)calloc(1, sizeof(sapSim));
   if (!s) return sap_fail(SAP_ERR_MEMORY, "sap_create: out of memory");
@@ -209,6 +221,8 @@ static void reset_world(sapSim* s, int w, int key) {
   if (key < 0) memset(s->d.act + (size_t)w * m->na, 0, sizeof(double) * m->na);
   else memcpy(s->d.act + (size_t)w * m->na, m->key_act + (size_t)key * m->na, sizeof(double) * m->na);
   memset(s->d.qfrc_applied + (size_t)w * m->nv, 0, sizeof(double) * m->nv);
+  memset(s->d.xfrc_applied + (size_t)w * m->nbody * 6, 0, sizeof(double) * m->nbody * 6);
+  memset(s->d.cfrc_ext + (size_t)w * m->nbody * 6, 0, sizeof(double) * m->nbody * 6);
   /* mocap bodies: the compiled pose (body_pos/quat of a child of the world is its world
    * pose) or the keyframe's */
   for (int b = 0; b < m->nbody; b++) {
@@ -242,7 +256,8 @@ static int reset_ranges(sapSim* s, sapRange* r) {
       {d->time, n * dbl}, {d->mocap_pos, n * m->nmocap * 3 * dbl}, {d->mocap_quat, n * m->nmocap * 4 * dbl},
       {d->eq_active, n * m->neq * in}, {d->world_flags, n * in}, {d->newton_iter, n * in}, {d->ls_iter, n * in},
       {d->nfactor, n * in}, {d->ls_eval, n * in}, {d->ncon, n * in}, {d->ncon_dropped, n * in},
-      {d->sensordata, n * m->nsensordata * dbl}};
+      {d->sensordata, n * m->nsensordata * dbl}, {d->xfrc_applied, n * m->nbody * 6 * dbl},
+      {d->cfrc_ext, n * m->nbody * 6 * dbl}};
   int count = (int)(sizeof(all) / sizeof(all[0]));
   memcpy(r, all, sizeof(all));
   return count;
@@ -272,7 +287,9 @@ sapStatus sap_reset(sapSim* s, int key, const unsigned char* mask) {
 
 static const char* field_names[SAP_NFIELD] = {"qpos", "qvel", "ctrl", "time", "qfrc_applied",
                                               "xpos", "xquat", "qacc_free", "mocap_pos",
-                                              "mocap_quat", "sensordata", "act"};
+                                              "mocap_quat", "sensordata", "act", "xfrc_applied",
+                                              "cfrc_ext", "cvel", "cinert", "subtree_com",
+                                              "qfrc_actuator"};
 
 const char* sap_fieldName(sapField f) {
   return (unsigned)f < SAP_NFIELD ? field_names[f] : "?";
@@ -294,6 +311,12 @@ int sap_fieldSize(const sapSim* s, sapField f) {
     case SAP_FIELD_MOCAP_QUAT: return 4 * m->nmocap;
     case SAP_FIELD_SENSORDATA: return m->nsensordata;
     case SAP_FIELD_ACT: return m->na;
+    case SAP_FIELD_XFRC_APPLIED: return 6 * m->nbody;
+    case SAP_FIELD_CFRC_EXT: return 6 * m->nbody;
+    case SAP_FIELD_CVEL: return 6 * m->nbody;
+    case SAP_FIELD_CINERT: return 10 * m->nbody;
+    case SAP_FIELD_SUBTREE_COM: return 3 * m->nbody;
+    case SAP_FIELD_QFRC_ACTUATOR: return m->nv;
     default: return -1;
   }
 }
@@ -312,6 +335,12 @@ double* sapd_fieldPtr(sapData* d, sapField f) {
     case SAP_FIELD_MOCAP_QUAT: return d->mocap_quat;
     case SAP_FIELD_SENSORDATA: return d->sensordata;
     case SAP_FIELD_ACT: return d->act;
+    case SAP_FIELD_XFRC_APPLIED: return d->xfrc_applied;
+    case SAP_FIELD_CFRC_EXT: return d->cfrc_ext;
+    case SAP_FIELD_CVEL: return d->cvel;
+    case SAP_FIELD_CINERT: return d->cinert;
+    case SAP_FIELD_SUBTREE_COM: return d->subtree_com;
+    case SAP_FIELD_QFRC_ACTUATOR: return d->qfrc_actuator;
     default: return NULL;
   }
 }
@@ -333,6 +362,9 @@ sapStatus sap_get(sapSim* s, sapField f, const int* worlds, int n, double* buf) 
   if ((unsigned)f >= SAP_NFIELD) return sap_fail(SAP_ERR_ARG, "sap_get: unknown field %d", (int)f);
   sapStatus st = check_worlds(s, "sap_get", worlds, n);
   if (st != SAP_OK) return st;
+  if (f >= SAP_FIELD_CFRC_EXT && !s->opt.body_outputs)
+    return sap_fail(SAP_ERR_ARG, "sap_get: field '%s' is computed only with option body_outputs=1 "
+                    "(this batch was created without it)", sap_fieldName(f));
   int size = sap_fieldSize(s, f);
   const double* src = sapd_fieldPtr(&s->d, f);
   /* on the GPU only this field travels (and qvel for qacc_free) */
@@ -357,7 +389,7 @@ sapStatus sap_set(sapSim* s, sapField f, const int* worlds, int n, const double*
   if (!s || !buf) return sap_fail(SAP_ERR_ARG, "sap_set: null argument");
   if (f != SAP_FIELD_QPOS && f != SAP_FIELD_QVEL && f != SAP_FIELD_CTRL && f != SAP_FIELD_TIME &&
       f != SAP_FIELD_QFRC_APPLIED && f != SAP_FIELD_MOCAP_POS && f != SAP_FIELD_MOCAP_QUAT &&
-      f != SAP_FIELD_ACT)
+      f != SAP_FIELD_ACT && f != SAP_FIELD_XFRC_APPLIED)
     return sap_fail(SAP_ERR_ARG, "sap_set: field '%s' is read-only", sap_fieldName(f));
   sapStatus st = check_worlds(s, "sap_set", worlds, n);
   if (st != SAP_OK) return st;
@@ -446,7 +478,7 @@ sapStatus sap_commit(sapSim* s, const unsigned char* mask, void* stream) {
                    {d->time, n * dbl},
                    {d->mocap_pos, n * m->nmocap * 3 * dbl}, {d->mocap_quat, n * m->nmocap * 4 * dbl},
                    {d->ctrl, n * m->nu * dbl}, {d->qfrc_applied, n * m->nv * dbl},
-                   {d->world_flags, n * sizeof(int)}, {d->vnext, n * m->nv * dbl}};
+                   {d->xfrc_applied, n * m->nbody * 6 * dbl}, {d->world_flags, n * sizeof(int)}, {d->vnext, n * m->nv * dbl}};
   int nin = (int)(sizeof(in) / sizeof(in[0]));
   for (int i = 0; i < nin && st == SAP_OK; i++) st = sapb_fetch(s, in[i].ptr, in[i].bytes);
   if (st != SAP_OK) return st;
@@ -473,6 +505,11 @@ sapStatus sap_commit(sapSim* s, const unsigned char* mask, void* stream) {
           bad = sap_fail(SAP_ERR_NONFINITE, "sap_commit: qfrc_applied of world %d, index %d is not "
                          "finite (%g); a step refuses the world while it is", w, i,
                          d->qfrc_applied[(size_t)w * m->nv + i]);
+      for (int i = 0; i < 6 * m->nbody && bad == SAP_OK; i++)
+        if (!isfinite(d->xfrc_applied[(size_t)w * m->nbody * 6 + i]))
+          bad = sap_fail(SAP_ERR_NONFINITE, "sap_commit: xfrc_applied of world %d, body %d, index %d is "
+                         "not finite (%g); a step refuses the world while it is", w, i / 6, i % 6,
+                         d->xfrc_applied[(size_t)w * m->nbody * 6 + i]);
     }
   if ((st = sapb_push(s, d->world_flags, n * sizeof(int))) != SAP_OK) return st;
   if ((st = sapb_push(s, d->vnext, n * m->nv * dbl)) != SAP_OK) return st;

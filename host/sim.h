@@ -76,6 +76,11 @@ void sapc_sensorAcc(sapSim* s);
 /* the same for world w alone (the CPU step runs whole worlds); frozen worlds are skipped */
 void sapc_sensorPosVelWorld(sapSim* s, int w);
 void sapc_sensorAccWorld(sapSim* s, int w, double h);
+/* MuJoCo's com-based body outputs (option body_outputs; host/sensor.c, kernels/body_out.h):
+ * world w's after its solve (its step h), and the worlds' in mask (NULL: all not frozen) after
+ * a reset or a state edit */
+void sapc_bodyOutputsWorld(sapSim* s, int w, double h);
+void sapc_bodyOutputsState(sapSim* s, const unsigned char* mask);
 
 /* collision set-up (host/collision.c): dynamic candidate pairs after static
  * filtering (the loader merges explicit <pair> elements), written to out (npair x 2)

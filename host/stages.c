@@ -16,6 +16,7 @@ const sapcStage sapc_stages[SAPC_NSTAGE] = {
     {"free_motion", SAPC_TIMER_FREE_MOTION, sapc_stageFreeMotion, GPU(sapb_stageFreeMotion)},
     {"solve", SAPC_TIMER_SOLVE, sapc_stageSolve, GPU(sapb_stageSolve)},
     {"sensors_acc", SAPC_TIMER_SOLVE, sapc_stageSensorAcc, GPU(sapb_stageSensorAcc)},
+    {"body_outputs", SAPC_TIMER_SOLVE, sapc_stageBodyOutputs, GPU(sapb_stageBodyOutputs)},
     {"integrate", SAPC_TIMER_INTEGRATE, sapc_stageIntegrate, GPU(sapb_stageIntegrate)},
     {"sensors_posvel", SAPC_TIMER_INTEGRATE, sapc_stageSensorPosVel, GPU(sapb_stageSensorPosVel)},
 };

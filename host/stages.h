@@ -1,6 +1,6 @@
 /* The step's stages, in order, in one table (DESIGN.md §2):
  *   clear flags -> kinematics -> collision -> free motion -> solve -> acceleration sensors
- *   -> integrate -> position/velocity sensors
+ *   -> body outputs (option body_outputs) -> integrate -> position/velocity sensors
  * Both orchestrators walk it: the CPU's (host/step.c step_world: every stage of one world, the
  * worlds over OpenMP threads) and the GPU's (host/backend_cuda.c sapb_stepGPU: one launch group
  * per stage over every world). Each row names its CPU driver for one world, its GPU launcher for
@@ -27,7 +27,7 @@ typedef struct {
                                                without CUDA */
 } sapcStage;
 
-#define SAPC_NSTAGE 8
+#define SAPC_NSTAGE 9
 extern const sapcStage sapc_stages[SAPC_NSTAGE];
 
 /* the CPU drivers (host/step.c) */
@@ -37,6 +37,7 @@ void sapc_stageCollision(sapSim* s, int w, double h);
 void sapc_stageFreeMotion(sapSim* s, int w, double h);
 void sapc_stageSolve(sapSim* s, int w, double h);
 void sapc_stageSensorAcc(sapSim* s, int w, double h);
+void sapc_stageBodyOutputs(sapSim* s, int w, double h);
 void sapc_stageIntegrate(sapSim* s, int w, double h);
 void sapc_stageSensorPosVel(sapSim* s, int w, double h);
 
@@ -48,6 +49,7 @@ sapStatus sapb_stageCollision(sapSim* s);
 sapStatus sapb_stageFreeMotion(sapSim* s);
 sapStatus sapb_stageSolve(sapSim* s);
 sapStatus sapb_stageSensorAcc(sapSim* s);
+sapStatus sapb_stageBodyOutputs(sapSim* s);
 sapStatus sapb_stageIntegrate(sapSim* s);
 sapStatus sapb_stageSensorPosVel(sapSim* s);
 #endif

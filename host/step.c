@@ -108,6 +108,11 @@ void sapc_stageSensorAcc(sapSim* s, int w, double h) {
   if (s->m->nsensor) sapc_sensorAccWorld(s, w, h);
 }
 
+/* MuJoCo's com-based outputs of this step (option body_outputs) */
+void sapc_stageBodyOutputs(sapSim* s, int w, double h) {
+  if (s->opt.body_outputs) sapc_bodyOutputsWorld(s, w, h);
+}
+
 void sapc_stageIntegrate(sapSim* s, int w, double h) {
   if (!frozen(s, w)) integrate_world(s, w, h);
 }
@@ -214,7 +219,8 @@ static void step_world_retry(sapSim* s, int w, double* t) {
   int depth = s->opt.retry_depth, level = s->rt_level[w];
   /* frozen worlds and refused steps: the plain step (it keeps them as they are) */
   if ((d->world_flags[w] & SAP_WORLD_NONFINITE) || !sapw_allFinite(d->ctrl + (size_t)w * m->nu, m->nu) ||
-      !sapw_allFinite(d->qfrc_applied + (size_t)w * m->nv, m->nv)) {
+      !sapw_allFinite(d->qfrc_applied + (size_t)w * m->nv, m->nv) ||
+      !sapw_allFinite(d->xfrc_applied + (size_t)w * m->nbody * 6, m->nbody * 6)) {
     step_world(s, w, s->h, t);
     return;
   }

@@ -570,6 +570,19 @@ SAP_HD void SAPT(sapw_actuation)(const sapModel* m, double h, const double* qpos
   }
 }
 
+/* generalized forces of the bodies' applied wrenches xfrc (nbody x 6: force, torque at the com;
+ * MuJoCo's xfrc_applied, mj_xfrcAccumulate): qfrc = sum_b J_b(xipos_b)' [t; f], written (not
+ * added) to qfrc */
+SAP_HD void SAPT(sapw_xfrc)(const sapModel* m, const double* xfrc, const double* xipos, const double* cref,
+                            const double* cdof, double* qfrc) {
+  for (int i = 0; i < m->nv; i++) qfrc[i] = 0;
+  for (int b = 1; b < m->nbody; b++) {
+    const double* f = xfrc + 6 * b;
+    if (f[0] != 0 || f[1] != 0 || f[2] != 0 || f[3] != 0 || f[4] != 0 || f[5] != 0)
+      SAPT(sapw_applyWrench)(m, b, xipos + 3 * b, f + 3, f, cref, cdof, qfrc);
+  }
+}
+
 /* ---- free motion -------------------------------------------------------------- */
 
 /* One world: cdof/cref, A = M + diag(armature) + h diag(damping), c(q,v), forces,
@@ -578,7 +591,8 @@ SAP_HD void SAPT(sapw_actuation)(const sapModel* m, double h, const double* qpos
  * Returns 0, or a positive number if A is not positive definite. */
 SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drives, int midpoint,
                                  const double* qpos, const double* qvel, const double* ctrl,
-                                 const double* act, const double* qfrc_applied, const double* xpos,
+                                 const double* act, const double* qfrc_applied,
+                                 const double* xfrc_applied, const double* xpos,
                                  const double* xmat, const double* xipos, const double* ximat,
                                  const double* xanchor, const double* xaxis, double* cref,
                                  double* cdof, double* qA, double* qfrc_bias,
@@ -600,9 +614,10 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
   SAPT(sapw_passive)(m, qpos, qvel, &fr, qfrc_passive);
   SAPT(sapw_fluid)(m, qvel, xipos, ximat, cref, cdof, qfrc_passive);
   SAPT(sapw_actuation)(m, h, qpos, qvel, ctrl, act, explicit_drives, xpos, xmat, cref, cdof, qfrc_actuator);
+  SAPT(sapw_xfrc)(m, xfrc_applied, xipos, cref, cdof, vstar);  /* vstar: J' xfrc until the end */
 
   for (int i = 0; i < nv; i++)
-    x[i] = (sreal)(qfrc_applied[i] + qfrc_passive[i] + qfrc_actuator[i] - qfrc_bias[i]);
+    x[i] = (sreal)(qfrc_applied[i] + qfrc_passive[i] + qfrc_actuator[i] - qfrc_bias[i] + vstar[i]);
   if (midpoint) SAPT(sapw_springShift)(m, qpos, qvel, &fr, 0.5 * h, x);
   /* one thread per world: the unblocked factorization, by dof trees. A is zero between two
    * dofs unless one is an ancestor of the other (sapw_crbColumn), so each tree (the dofs

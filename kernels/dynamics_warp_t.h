@@ -11,7 +11,8 @@
 
 SAP_DEV int SAPT(sapv_freeMotion)(const sapModel* m, double h, int explicit_drives, int midpoint,
                                   const double* qpos, const double* qvel, const double* ctrl,
-                                  const double* act, const double* qfrc_applied, const double* xpos,
+                                  const double* act, const double* qfrc_applied,
+                                 const double* xfrc_applied, const double* xpos,
                                   const double* xmat, const double* xipos, const double* ximat,
                                   const double* xanchor, const double* xaxis, double* cref,
                                   double* cdof, double* qA, double* qfrc_bias,
@@ -60,13 +61,14 @@ SAP_DEV int SAPT(sapv_freeMotion)(const sapModel* m, double h, int explicit_driv
     SAPT(sapw_passive)(m, qpos, qvel, &fr, qfrc_passive);
     SAPT(sapw_fluid)(m, qvel, xipos, ximat, cref, cdof, qfrc_passive);
     SAPT(sapw_actuation)(m, h, qpos, qvel, ctrl, act, explicit_drives, xpos, xmat, cref, cdof, qfrc_actuator);
+    SAPT(sapw_xfrc)(m, xfrc_applied, xipos, cref, cdof, vstar);  /* vstar: J' xfrc until the end */
   }
   __syncwarp();
 
   for (int i = lane; i < nv * nv; i += SAPV_LANES) qA[i] = (double)L[i];
   for (int i = lane; i < nv; i += SAPV_LANES) {
     qfrc_bias[i] = SAPT(sapw_rneProject)(m, i, cdof, cfrc);
-    x[i] = (sreal)(qfrc_applied[i] + qfrc_passive[i] + qfrc_actuator[i] - qfrc_bias[i]);
+    x[i] = (sreal)(qfrc_applied[i] + qfrc_passive[i] + qfrc_actuator[i] - qfrc_bias[i] + vstar[i]);
   }
   __syncwarp();
   if (midpoint && lane == 0) {

@@ -29,6 +29,8 @@ typedef struct sapgLaunch {
   void* stream;           /* cudaStream_t of every launch and copy of this batch */
   void* solve;            /* device state of the per-iteration Newton loops (kernels/solve.cu) */
   long sensor_work_off;   /* byte offset of the sensor work area in a world's scratch */
+  unsigned char* mask;    /* (nworld) device bytes: the worlds of a masked state edit (option
+                             body_outputs; NULL without it) */
 } sapgLaunch;
 
 #ifdef SAP_HAVE_CUDA
@@ -44,6 +46,11 @@ sapStatus sapg_integrate(const sapgLaunch* L);
  * the solve, where S tells where the solve left its impulses (host/sensor.c) */
 sapStatus sapg_sensorPosVel(const sapgLaunch* L, int skip);
 sapStatus sapg_sensorAcc(const sapgLaunch* L, const struct sapSensorSolve* S);
+/* MuJoCo's com-based body outputs (option body_outputs, kernels/body_out.h): of the state after a
+ * reset or state edit (the worlds whose byte in L->mask is set when masked, else every world not
+ * frozen), and of a step after its solve */
+sapStatus sapg_bodyState(const sapgLaunch* L, int masked);
+sapStatus sapg_bodyForces(const sapgLaunch* L, const struct sapSensorSolve* S);
 /* device buffers, cuSOLVER handle and capture stream of newton_loop=while/fixed in L->solve,
  * made at sap_create so that no step allocates */
 sapStatus sapg_solveInit(sapgLaunch* L);

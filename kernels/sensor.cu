@@ -1,6 +1,7 @@
 /* CUDA launchers of the sensor stages: one thread per world running the per-world sensor
  * bodies of the CPU backend (kernels/sensor.h; host/sensor.c has the CPU drivers and the
  * scratch offsets). Sensors are light next to the solve; this is the reference layout. */
+#include "body_out.h"
 #include "cuda_check.h"
 #include "sensor.h"
 #include "world_view.h"
@@ -35,5 +36,38 @@ static __global__ void sensor_acc_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapDa
 sapStatus sapg_sensorAcc(const sapgLaunch* L, const sapSensorSolve* S) {
   SAPG_LAUNCH(sensor_acc_kernel, sapg_blocks(L->d.nworld, THREADS), THREADS, SAPG_STREAM(L))(L->m, L->d, *S);
   SAPG_CHECK_LAUNCH("sensor_acc");
+  return SAP_OK;
+}
+
+/* MuJoCo's com-based body outputs (option body_outputs, kernels/body_out.h) */
+static __global__ void body_state_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, double h,
+                                         const unsigned char* mask) {
+  int w = blockIdx.x * blockDim.x + threadIdx.x;
+  if (w >= d.nworld || (mask ? !mask[w] : (d.world_flags[w] & SAP_WORLD_NONFINITE))) return;
+  sapModel view;  /* the world's parameters (masses) */
+  sapData dw = d;  /* the arrays it writes are the twin's */
+  sapw_bodyStateEdit(sapw_worldView(&m, w, &view), &dw, w, h);
+}
+
+sapStatus sapg_bodyState(const sapgLaunch* L, int masked) {
+  SAPG_LAUNCH(body_state_kernel, sapg_blocks(L->d.nworld, THREADS), THREADS, SAPG_STREAM(L))(
+      L->m, L->d, L->h, masked ? L->mask : (const unsigned char*)0);
+  SAPG_CHECK_LAUNCH("body_state");
+  return SAP_OK;
+}
+
+static __global__ void body_forces_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, SAPG_PARAM sapSensorSolve S) {
+  int w = blockIdx.x * blockDim.x + threadIdx.x;
+  if (w >= d.nworld || (d.world_flags[w] & SAP_WORLD_SKIP)) return;
+  sapModel view;  /* the world's parameters (masses) */
+  const sapModel* mw = sapw_worldView(&m, w, &view);
+  sapData dw = d;  /* the arrays it writes are the twin's */
+  sapw_bodyState(mw, &dw, w);
+  sapw_bodyForces(mw, &dw, w, &S);
+}
+
+sapStatus sapg_bodyForces(const sapgLaunch* L, const sapSensorSolve* S) {
+  SAPG_LAUNCH(body_forces_kernel, sapg_blocks(L->d.nworld, THREADS), THREADS, SAPG_STREAM(L))(L->m, L->d, *S);
+  SAPG_CHECK_LAUNCH("body_forces");
   return SAP_OK;
 }

@@ -23,12 +23,13 @@ SAP_HD int sapw_allFinite(const double* x, int n) {
 }
 
 /* per-step flag reset of world w: keep only SAP_WORLD_NONFINITE, zero the solve counters; a
- * non-finite control or applied force refuses this step of the world (SAP_WORLD_BADINPUT) */
+ * non-finite control or applied force (qfrc_applied, xfrc_applied) refuses this step of the world (SAP_WORLD_BADINPUT) */
 SAP_HD void sapw_clearWorldFlags(const sapModel* m, const sapData* d, int w) {
   d->world_flags[w] &= SAP_WORLD_NONFINITE;
   d->newton_iter[w] = d->ls_iter[w] = d->nfactor[w] = d->ls_eval[w] = 0;
   if (!sapw_allFinite(d->ctrl + (size_t)w * m->nu, m->nu) ||
-      !sapw_allFinite(d->qfrc_applied + (size_t)w * m->nv, m->nv))
+      !sapw_allFinite(d->qfrc_applied + (size_t)w * m->nv, m->nv) ||
+      !sapw_allFinite(d->xfrc_applied + (size_t)w * m->nbody * 6, m->nbody * 6))
     d->world_flags[w] |= SAP_WORLD_BADINPUT;
 }
 
@@ -55,6 +56,7 @@ SAP_HD void sapw_kinematicsWorld(const sapModel* m, const sapData* d, int w, int
   (mw), (h), (explicit_drives), (midpoint), (d)->qpos + (size_t)(w) * (mw)->nq,                            \
       (d)->qvel + (size_t)(w) * (mw)->nv, (d)->ctrl + (size_t)(w) * (mw)->nu,                              \
       (d)->act + (size_t)(w) * (mw)->na, (d)->qfrc_applied + (size_t)(w) * (mw)->nv,                       \
+      (d)->xfrc_applied + 6 * (size_t)(mw)->nbody * (w),                                                  \
       (d)->xpos + 3 * (size_t)(mw)->nbody * (w), (d)->xmat + 9 * (size_t)(mw)->nbody * (w),                \
       (d)->xipos + 3 * (size_t)(mw)->nbody * (w), (d)->ximat + 9 * (size_t)(mw)->nbody * (w),              \
       (d)->xanchor + 3 * (size_t)(mw)->njnt * (w), (d)->xaxis + 3 * (size_t)(mw)->njnt * (w),              \

@@ -757,6 +757,58 @@ done:
   sap_free(g);
 }
 
+/* MuJoCo's com-based body outputs (option body_outputs, kernels/body_out.h on sensor.cu's kernels vs
+ * the CPU driver), with xfrc_applied on every body: after steps (the step's contact forces and
+ * drives), after a masked reset and a velocity edit (the new state's), after more steps */
+static void body_outputs_parity(const char* path, const char* const* kv, double tol) {
+  enum { N = 4, NF = 6 };
+  sapSim* sim[2] = {make_with(path, N, SAP_DEVICE_CPU, kv), make_with(path, N, SAP_DEVICE_CUDA, kv)};
+  if (!sim[0] || !sim[1]) goto done;
+  int nb = sim[0]->m->nbody, nv = sim[0]->m->nv;
+  CHECK(nb <= 32 && nv <= 64, "%s: nbody %d, nv %d", path, nb, nv);
+  sapField f[NF] = {SAP_FIELD_CFRC_EXT, SAP_FIELD_CVEL, SAP_FIELD_CINERT, SAP_FIELD_SUBTREE_COM,
+                    SAP_FIELD_QFRC_ACTUATOR, SAP_FIELD_QVEL};
+  static double out[2][3][NF][N * 320];
+  double qv[N * 64], xf[N * 32 * 6];
+  for (int i = 0; i < N * nv; i++) qv[i] = 0.4 * cos(0.3 * i);
+  for (int i = 0; i < N * nb * 6; i++) xf[i] = (i % (6 * nb)) < 6 ? 0 : 0.8 * sin(0.7 * i);
+  unsigned char mask[N] = {0, 1, 0, 1};
+  for (int b = 0; b < 2; b++) {
+    CHECK(sap_set(sim[b], SAP_FIELD_XFRC_APPLIED, NULL, N, xf) == SAP_OK, "%s", sap_lastError());
+    for (int k = 0; k < 3; k++) {
+      if (k == 1) {
+        CHECK(sap_reset(sim[b], -1, mask) == SAP_OK, "%s", sap_lastError());
+        CHECK(sap_set(sim[b], SAP_FIELD_QVEL, NULL, N, qv) == SAP_OK, "%s", sap_lastError());
+      } else {
+        CHECK(sap_step(sim[b], k ? 10 : 30) == SAP_OK, "%s", sap_lastError());
+      }
+      for (int i = 0; i < NF; i++) sap_get(sim[b], f[i], NULL, N, out[b][k][i]);
+    }
+  }
+  const char* when[3] = {"after steps", "after reset and set", "after more steps"};
+  for (int k = 0; k < 3; k++)
+    for (int i = 0; i < NF; i++) {
+      char what[200];
+      snprintf(what, sizeof(what), "%s %s %s %s", path, kv[0], sap_fieldName(f[i]), when[k]);
+      check_arrays(what, out[1][k][i], out[0][k][i], N * sap_fieldSize(sim[0], f[i]), tol, tol);
+    }
+done:
+  sap_free(sim[0]);
+  sap_free(sim[1]);
+}
+
+static void test_body_outputs_parity(void) {
+  if (!gpu_available()) SKIP("no usable GPU");
+  const char* a64[] = {"preset=approx64", "body_outputs=1", NULL};
+  const char* a32[] = {"preset=approx32", "body_outputs=1", NULL};
+  const char* graph[] = {"preset=approx64", "body_outputs=1", "graph=1", NULL};
+  body_outputs_parity("scenes/ant.xml", a64, 1e-6);
+  body_outputs_parity("scenes/ant.xml", graph, 1e-6);
+  body_outputs_parity("scenes/box_stack.xml", a64, 1e-6);
+  body_outputs_parity("scenes/servo_arm.xml", a64, 1e-6);  /* drives: qfrc_actuator from impulses */
+  body_outputs_parity("scenes/humanoid.xml", a32, 1e-2);
+}
+
 static void test_domrand_parity(void) {
   if (!gpu_available()) SKIP("no usable GPU");
   static const char* const a64[] = {"preset=approx64", NULL};
@@ -963,6 +1015,7 @@ int main(void) {
   RUN(test_state_edits);
   RUN(test_mocap_edits);
   RUN(test_sensor_parity);
+  RUN(test_body_outputs_parity);
   RUN(test_domrand_parity);
   RUN(test_device_arrays);
   RUN(test_newton_options);

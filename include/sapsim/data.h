@@ -43,6 +43,9 @@ typedef struct sapData {
   double* act;            /* (nworld x na)      actuator activations (MuJoCo's mjData.act, layout
                              actuator_actadr): reset to 0 or the keyframe's act */
   double* qfrc_applied;   /* (nworld x nv)      user generalized forces */
+  double* xfrc_applied;   /* (nworld x nbody x 6) user Cartesian force (3) and torque (3) on each
+                             body at its com, world frame (MuJoCo's mjData.xfrc_applied): mapped to
+                             generalized forces J' [f; t] beside qfrc_applied; a reset clears it */
   double* mocap_pos;      /* (nworld x nmocap x 3) mocap body positions (world frame) */
   double* mocap_quat;     /* (nworld x nmocap x 4) mocap body orientations (normalised on use) */
   int* eq_active;         /* (nworld x neq)     equality constraint on (1) or off (0), MuJoCo's
@@ -65,9 +68,21 @@ typedef struct sapData {
   double* qA;             /* (nworld x nv x nv)    A = M + diag(armature) + h diag(damping) */
   double* qfrc_bias;      /* (nworld x nv)         c(q,v): Coriolis, centrifugal, gravity */
   double* qfrc_passive;   /* (nworld x nv)         spring forces */
-  double* qfrc_actuator;  /* (nworld x nv)         actuator forces */
+  double* qfrc_actuator;  /* (nworld x nv)         actuator forces (explicit laws; with option
+                                                   body_outputs also the SAP drives' impulse / h) */
   double* vstar;          /* (nworld x nv)         free-motion velocity */
   double* vnext;          /* (nworld x nv)         solved velocity v_{n+1} */
+
+  /* com-based body outputs, MuJoCo's conventions (kernels/body_out.h), computed only with option
+   * body_outputs: after a step those of its start state and forces (as mjData after mj_step and
+   * mj_rnePostConstraint), after a reset or a state edit those of the new state (mj_forward) */
+  double* subtree_com;    /* (nworld x nbody x 3)  com of each body's subtree */
+  double* cinert;         /* (nworld x nbody x 10) inertia about subtree_com of the root:
+                                                   Ixx Iyy Izz Ixy Ixz Iyz, m c, m */
+  double* cvel;           /* (nworld x nbody x 6)  velocity [omega; v] at subtree_com of the root */
+  double* cfrc_ext;       /* (nworld x nbody x 6)  external wrench [torque; force] about subtree_com
+                                                   of the root: contact forces of the step
+                                                   (impulse / h) plus xfrc_applied; 0 after reset */
 
   /* sensors (kernels/sensor.h): pos/vel sensors describe the current state (after a step, a
    * reset or a state edit); acc sensors the last step (its solved acceleration and forces) */

@@ -128,6 +128,10 @@ typedef struct sapOptions {
    * returns to h. It is flagged only when the smallest step fails too. 0: off (0) */
   int retry_depth;                 /* halvings allowed, [0, 20] (0) */
   int retry_recover_steps;         /* clean steps at a reduced step before h again, [1, 10^6] (8) */
+  /* 1: compute MuJoCo's com-based body outputs (cfrc_ext, cvel, cinert, subtree_com and the SAP
+   * drives' part of qfrc_actuator; sapData, kernels/body_out.h) in each step, reset and state
+   * edit (0) */
+  int body_outputs;
 } sapOptions;
 
 /* defaults: approx32, armijo_decay, every knob from the preset (the option table of
@@ -198,11 +202,19 @@ typedef enum {
   SAP_FIELD_XPOS, SAP_FIELD_XQUAT, SAP_FIELD_QACC_FREE, SAP_FIELD_MOCAP_POS, SAP_FIELD_MOCAP_QUAT,
   SAP_FIELD_SENSORDATA, /* (nsensordata) read-only: MuJoCo's layout (sensor_adr, sensor_dim) */
   SAP_FIELD_ACT,        /* (na) actuator activations: MuJoCo's mjData.act (actuator_actadr) */
+  SAP_FIELD_XFRC_APPLIED, /* (nbody*6) force, torque on each body at its com, world frame */
+  /* read-only, MuJoCo's conventions, only with option body_outputs=1 (else SAP_ERR_ARG): after a
+   * step those of its start state and forces, after a reset or state edit the new state's */
+  SAP_FIELD_CFRC_EXT,   /* (nbody*6) [torque; force] about subtree_com of the root: contacts + xfrc */
+  SAP_FIELD_CVEL,       /* (nbody*6) [omega; v] at subtree_com of the root */
+  SAP_FIELD_CINERT,     /* (nbody*10) Ixx Iyy Izz Ixy Ixz Iyz, m c, m about subtree_com of the root */
+  SAP_FIELD_SUBTREE_COM, /* (nbody*3) */
+  SAP_FIELD_QFRC_ACTUATOR, /* (nv) actuator forces (SAP drives: impulse / h) */
   SAP_NFIELD
 } sapField;
 
 /* values per world of a field (nq, nv, nu, 1, nv, nbody*3, nbody*4, nv, nmocap*3, nmocap*4,
- * nsensordata, na).
+ * nsensordata, na, nbody*6, nbody*6, nbody*6, nbody*10, nbody*3, nv).
  * mocap_pos/mocap_quat are the world-frame poses of the mocap bodies (kinematic: they
  * move only when set, with zero velocity for contacts); a set quaternion must be
  * non-zero and is normalised on use, not in place. */
@@ -334,11 +346,11 @@ const void* sap_modelArray(const sapModel* m, const char* name, int* count, sapA
  * "con_dist", ...): the address of world 0's block (world w's starts w * count elements
  * later), elements per world and type; NULL (with a message) for an unknown name. On
  * the GPU the host copy is current only after sap_sync. On the CPU a caller may write
- * ctrl and qfrc_applied in place, and must then call sap_checkInputs before stepping;
+ * ctrl, qfrc_applied and xfrc_applied in place, and must then call sap_checkInputs before stepping;
  * every other array is written through sap_set / sap_reset only. */
 void* sap_dataArray(const sapSim* s, const char* name, int* count, sapArrayType* type);
 
-/* check the inputs written in place in the host arrays (ctrl, qfrc_applied of every
+/* check the inputs written in place in the host arrays (ctrl, qfrc_applied, xfrc_applied of every
  * world): SAP_ERR_NONFINITE naming the first bad value; reads only (a no-op on the GPU,
  * whose copies only sap_set writes) */
 sapStatus sap_checkInputs(const sapSim* s);
@@ -364,7 +376,7 @@ sapStatus sap_checkInputs(const sapSim* s);
  * stream is a cudaStream_t (NULL: the legacy default stream). On a CPU batch the
  * stream is ignored: sap_stepStream is sap_step and sap_streamWait a no-op.
  *
- * Writes through device (or host, via sap_dataArray) addresses. ctrl and qfrc_applied
+ * Writes through device (or host, via sap_dataArray) addresses. ctrl, qfrc_applied and xfrc_applied
  * may be written freely: a step refuses the worlds whose values are not finite
  * (SAP_WORLD_BADINPUT, the world keeps its state). Every other array that sap_set
  * writes (qpos, qvel, time, mocap_pos, mocap_quat) may be written too, but then the
@@ -376,7 +388,7 @@ sapStatus sap_checkInputs(const sapSim* s);
  * zero mocap quaternion, is frozen (SAP_WORLD_NONFINITE: steps leave it as it is) until
  * a reset, a valid sap_set or a later commit, and the call fails with
  * SAP_ERR_NONFINITE (SAP_ERR_ARG for a zero quaternion) naming the first such value;
- * the other worlds are committed. A non-finite ctrl or qfrc_applied is named too
+ * the other worlds are committed. A non-finite ctrl, qfrc_applied or xfrc_applied is named too
  * (SAP_ERR_NONFINITE) but freezes nothing. Every other array is read-only. */
 void* sap_deviceArray(const sapSim* s, const char* name, int* count, sapArrayType* type);
 sapStatus sap_stepStream(sapSim* s, int nstep, void* stream);

@@ -20,7 +20,7 @@ kept across steps stays ordered when the steps run on the consumer's stream
 on sapsim's stream) ``Sim.stream_wait(s)`` orders ``s`` after them. sapsim's stream is
 a blocking stream, so work on the legacy default stream is ordered with it anyway.
 
-Write rules (the C API's, include/sapsim/sapsim.h): ``ctrl`` and ``qfrc_applied`` may
+Write rules (the C API's, include/sapsim/sapsim.h): ``ctrl``, ``qfrc_applied`` and ``xfrc_applied`` may
 be written through a view at any time (a step refuses a world whose inputs are not
 finite, flag ``BADINPUT``). Writes to ``qpos``, ``qvel``, ``time``, ``mocap_pos`` or
 ``mocap_quat`` through a view must be followed by :meth:`sapsim.Sim.commit` before

@@ -5,7 +5,7 @@ Memory: on the CPU backend every array property is a numpy view of the C batch (
 copy, the same object for the life of the ``Sim``, current after every step).
 Writes follow the C API's rules (``sap_set``):
 
-- ``ctrl`` and ``qfrc_applied`` are writable views: write actions in place
+- ``ctrl``, ``qfrc_applied`` and ``xfrc_applied`` are writable views: write actions in place
   (``sim.ctrl[:] = action``); ``step`` checks them first (``sap_checkInputs``) and
   raises ``NonFiniteError`` naming the first bad value, stepping nothing.
 - ``qpos``, ``qvel``, ``time``, ``mocap_pos`` and ``mocap_quat`` are :class:`StateArray`
@@ -75,10 +75,19 @@ _FIELD_ID = {
     "mocap_quat": 9,
     "sensordata": 10,
     "act": 11,
+    "xfrc_applied": 12,
+    "cfrc_ext": 13,
+    "cvel": 14,
+    "cinert": 15,
+    "subtree_com": 16,
+    "qfrc_actuator": 17,
 }
-#: fields of ``Sim.get`` / ``Sim.set`` (xpos, xquat, qacc_free and sensordata are read-only)
+#: fields of ``Sim.get`` / ``Sim.set`` (xpos, xquat, qacc_free, sensordata and the body outputs
+#: cfrc_ext, cvel, cinert, subtree_com, qfrc_actuator are read-only)
 FIELDS: tuple[str, ...] = tuple(_FIELD_ID)
-_WRITABLE = ("qpos", "qvel", "ctrl", "time", "qfrc_applied", "mocap_pos", "mocap_quat", "act")
+_WRITABLE = ("qpos", "qvel", "ctrl", "time", "qfrc_applied", "mocap_pos", "mocap_quat", "act", "xfrc_applied")
+#: MuJoCo's com-based outputs, computed with option ``body_outputs=1`` only
+BODY_OUTPUTS: tuple[str, ...] = ("cfrc_ext", "cvel", "cinert", "subtree_com", "qfrc_actuator")
 
 _DTYPES = {0: np.float64, 1: np.int32, 2: np.uint8, 3: np.float32}
 _CTYPES = {0: ctypes.c_double, 1: ctypes.c_int32, 2: ctypes.c_ubyte, 3: ctypes.c_float}
@@ -431,6 +440,7 @@ class Sim(ParamsMixin):
         self._h = h
         self._model = Model(h, lib.sap_model(h.sim))
         self._views: dict[str, np.ndarray] = {}
+        self._body_outputs = str(self.options.get("body_outputs", 0)) in ("1", "on", "true")
         given = options.get("timestep", options.get("dt"))
         self._timestep = float(given) if given is not None else self._model.timestep
         if keyframe is not None:
@@ -652,7 +662,11 @@ class Sim(ParamsMixin):
         nbody = self._model.nbody
         nmocap = self._model.nmocap
         shape = {"xpos": (nbody, 3), "xquat": (nbody, 4), "time": (), "mocap_pos": (nmocap, 3),
-                 "mocap_quat": (nmocap, 4)}.get(name, (size,))
+                 "mocap_quat": (nmocap, 4), "xfrc_applied": (nbody, 6), "cfrc_ext": (nbody, 6),
+                 "cvel": (nbody, 6), "cinert": (nbody, 10), "subtree_com": (nbody, 3)}.get(name, (size,))
+        if name in BODY_OUTPUTS and not self._body_outputs:
+            raise ArgumentError(f"Sim.{name} is computed only with option body_outputs=1 "
+                                f"(Sim(..., body_outputs=1))")
         if self.on_gpu:
             arr = _get(self._h, name).reshape((self.nworld,) + shape)
             if name in _WRITABLE:
@@ -661,7 +675,7 @@ class Sim(ParamsMixin):
             return arr
         view = self._views.get(name)
         if view is None:
-            if name in ("ctrl", "qfrc_applied"):
+            if name in ("ctrl", "qfrc_applied", "xfrc_applied"):
                 view = self._raw(name, shape, writable=True)
             elif name in _WRITABLE:
                 view = StateArray(self._raw(name, shape), self._h, name)
@@ -739,6 +753,55 @@ class Sim(ParamsMixin):
     @qfrc_applied.setter
     def qfrc_applied(self, value: npt.ArrayLike) -> None:
         _set(self._h, "qfrc_applied", value)
+
+    @property
+    def xfrc_applied(self) -> np.ndarray:
+        """(nworld, nbody, 6) float64 user Cartesian force (0:3) and torque (3:6) on each
+        body at its centre of mass, world frame (MuJoCo's ``xfrc_applied``); mapped to
+        generalized forces beside :attr:`qfrc_applied`, written like :attr:`ctrl`, cleared by
+        a reset."""
+        return self._field("xfrc_applied")
+
+    @xfrc_applied.setter
+    def xfrc_applied(self, value: npt.ArrayLike) -> None:
+        a = np.asarray(value, dtype=np.float64)  # ((nworld,) nbody, 6) as sap_set's rows; scalars broadcast
+        _set(self._h, "xfrc_applied", a.reshape(a.shape[:-2] + (-1,)) if a.ndim >= 2 else a)
+
+    @property
+    def cfrc_ext(self) -> np.ndarray:
+        """(nworld, nbody, 6) float64 external wrench on each body, [torque; force] about the
+        subtree com of its tree's root (MuJoCo's ``cfrc_ext`` after ``mj_rnePostConstraint``):
+        the contact forces of the last step (SAP impulse / h) plus ``xfrc_applied``; 0 after a
+        reset. Needs option ``body_outputs=1``."""
+        return self._field("cfrc_ext")
+
+    @property
+    def cvel(self) -> np.ndarray:
+        """(nworld, nbody, 6) float64 body velocities [angular; linear] at the subtree com of
+        the root (MuJoCo's ``cvel``), of the last step's start state (or the state after a reset
+        or edit). Needs option ``body_outputs=1``."""
+        return self._field("cvel")
+
+    @property
+    def cinert(self) -> np.ndarray:
+        """(nworld, nbody, 10) float64 body inertias about the subtree com of the root
+        (MuJoCo's ``cinert``: Ixx Iyy Izz Ixy Ixz Iyz, m c, m), as :attr:`cvel`. Needs option
+        ``body_outputs=1``."""
+        return self._field("cinert")
+
+    @property
+    def subtree_com(self) -> np.ndarray:
+        """(nworld, nbody, 3) float64 centre of mass of each body's subtree (MuJoCo's
+        ``subtree_com``), as :attr:`cvel`. Needs option ``body_outputs=1``."""
+        return self._field("subtree_com")
+
+    @property
+    def qfrc_actuator(self) -> np.ndarray:
+        """(nworld, nv) float64 actuator generalized forces of the last step (MuJoCo's
+        ``qfrc_actuator``; position/velocity actuators solved as SAP drive rows: their impulse /
+        h); after a reset or state edit the actuator laws at the state. Needs option
+        ``body_outputs=1``."""
+        return self._field("qfrc_actuator")
 
     @property
     def mocap_pos(self) -> StateArray:
@@ -1018,7 +1081,7 @@ def _device_property(name: str) -> property:
 
 
 #: arrays with a ``<name>_device`` property on :class:`Sim` (``sim.qpos_device``)
-DEVICE_PROPERTIES: tuple[str, ...] = ("qpos", "qvel", "ctrl", "qfrc_applied", "time", "xpos", "xquat",
+DEVICE_PROPERTIES: tuple[str, ...] = ("qpos", "qvel", "ctrl", "qfrc_applied", "xfrc_applied", "time", "xpos", "xquat",
                                       "mocap_pos", "mocap_quat", "world_flags", "newton_iter", "ncon")
 for _name in DEVICE_PROPERTIES:
     setattr(Sim, _name + "_device", _device_property(_name))

@@ -26,7 +26,7 @@ def ant() -> sapsim.Sim:
 
 def snapshot(sim: sapsim.Sim) -> dict[str, np.ndarray]:
     """The C library's copies (sap_get) of every field, and the diagnostics."""
-    out = {f: sim.get(f) for f in sapsim.FIELDS}
+    out = {f: sim.get(f) for f in sapsim.FIELDS if f not in sapsim.sim.BODY_OUTPUTS}  # those need body_outputs=1
     out["flags"] = np.array(sim.world_flags)
     return out
 

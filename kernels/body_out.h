@@ -1,0 +1,148 @@
+/* MuJoCo's com-based body outputs of one world (option body_outputs): subtree_com and cinert
+ * (mj_comPos), cvel (mj_comVel), cfrc_ext (mj_rnePostConstraint: xfrc_applied plus contact
+ * forces) and qfrc_actuator with the SAP drive forces; engine_core_smooth.c of MuJoCo 4.0.
+ * fp64, one thread per world, shared by the CPU backend (host/sensor.c) and the CUDA kernels
+ * (kernels/sensor.cu). Reference version.
+ * Conventions (MuJoCo's): spatial vectors [angular; linear] about subtree_com of the body's
+ * tree root; cinert = (Ixx Iyy Izz Ixy Ixz Iyz, m c, m) with c = xipos - subtree_com(root);
+ * the world body's cinert, cvel and cfrc_ext are zero. sapsim's own spatial quantities are about
+ * cref (the root body's origin, dynamics_t.h): cvel is shifted, v(c) = v(cref) + w x (c - cref). */
+#ifndef SAPSIM_BODY_OUT_H
+#define SAPSIM_BODY_OUT_H
+
+#include "sensor.h"  /* sapSensorSolve, sapw_sensorImpulse, sapw_sensorMotion, sapw_sensorContactPoint */
+
+/* subtree coms (masses summed into cinert[10 b] as a scratch), cinert and cvel of world w from
+ * d's body frames (xipos, ximat), motion subspaces (cref, cdof) and qvel */
+SAP_HD void sapw_bodyState(const sapModel* m, sapData* d, int w) {
+  int nb = m->nbody, nv = m->nv;
+  const double* xipos = d->xipos + (long)w * nb * 3;
+  const double* ximat = d->ximat + (long)w * nb * 9;
+  const double* cref = d->cref + (long)w * nb * 3;
+  double* com = d->subtree_com + (long)w * nb * 3;
+  double* cinert = d->cinert + (long)w * nb * 10;
+  double* cvel = d->cvel + (long)w * nb * 6;
+  /* subtree_com = sum m_b xipos_b / sum m_b over the subtree (xipos where the mass is ~0) */
+  for (int b = 0; b < nb; b++) {
+    cinert[10 * b] = m->body_mass[b];
+    for (int k = 0; k < 3; k++) com[3 * b + k] = m->body_mass[b] * xipos[3 * b + k];
+  }
+  for (int b = nb - 1; b > 0; b--) {
+    int p = m->body_parentid[b];
+    cinert[10 * p] += cinert[10 * b];
+    for (int k = 0; k < 3; k++) com[3 * p + k] += com[3 * b + k];
+  }
+  for (int b = 0; b < nb; b++)
+    for (int k = 0; k < 3; k++)
+      com[3 * b + k] = cinert[10 * b] < 1e-15 ? xipos[3 * b + k] : com[3 * b + k] / cinert[10 * b];
+  /* cinert: R diag(I) R' + m (|c|^2 1 - c c'), m c, m about the root's subtree com */
+  for (int k = 0; k < 10; k++) cinert[k] = 0;
+  for (int b = 1; b < nb; b++) {
+    const double* R = ximat + 9 * b;
+    const double* I = m->body_inertia + 3 * b;
+    const double* root = com + 3 * m->body_rootid[b];
+    double mass = m->body_mass[b], c[3], J[9];
+    for (int k = 0; k < 3; k++) c[k] = xipos[3 * b + k] - root[k];
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++)
+        J[3 * i + j] = R[3 * i] * I[0] * R[3 * j] + R[3 * i + 1] * I[1] * R[3 * j + 1] + R[3 * i + 2] * I[2] * R[3 * j + 2];
+    double* out = cinert + 10 * b;
+    out[0] = J[0] + mass * (c[1] * c[1] + c[2] * c[2]);
+    out[1] = J[4] + mass * (c[0] * c[0] + c[2] * c[2]);
+    out[2] = J[8] + mass * (c[0] * c[0] + c[1] * c[1]);
+    out[3] = J[1] - mass * c[0] * c[1];
+    out[4] = J[2] - mass * c[0] * c[2];
+    out[5] = J[5] - mass * c[1] * c[2];
+    for (int k = 0; k < 3; k++) out[6 + k] = mass * c[k];
+    out[9] = mass;
+  }
+  /* cvel: sapsim's body velocities at cref, shifted to the root's subtree com */
+  sapw_sensorMotion(m, d->qvel + (long)w * nv, (const double*)0, d->cdof + (long)w * nv * 6, cvel, (double*)0);
+  for (int b = 1; b < nb; b++) {
+    const double* root = com + 3 * m->body_rootid[b];
+    double r[3], t[3];
+    for (int k = 0; k < 3; k++) r[k] = root[k] - cref[3 * b + k];
+    sapu_cross3_f64(t, cvel + 6 * b, r);
+    for (int k = 0; k < 3; k++) cvel[6 * b + 3 + k] += t[k];
+  }
+}
+
+/* add the wrench (torque t about point x, force f) to cfrc_ext of body b as [t + (x - c) x f; f],
+ * c the subtree com of b's root (MuJoCo's mju_transformSpatial to the com frame) */
+SAP_HD void sapw_bodyAddWrench(const sapModel* m, const double* com, double* cfrc, int b, const double* x,
+                               const double* t, const double* f, double sign) {
+  double r[3], rf[3];
+  const double* c = com + 3 * m->body_rootid[b];
+  for (int k = 0; k < 3; k++) r[k] = x[k] - c[k];
+  sapu_cross3_f64(rf, r, f);
+  for (int k = 0; k < 3; k++) {
+    cfrc[6 * b + k] += sign * (t[k] + rf[k]);
+    cfrc[6 * b + 3 + k] += sign * f[k];
+  }
+}
+
+/* cfrc_ext of world w after its solve: xfrc_applied (force, torque at the com) and the contact
+ * forces of the step (impulses / h: frame' gamma on geom 1's body, minus on geom 0's, at the
+ * points where the solve applies them, with the spin and rolling torques of condim 4 / 6); and
+ * the force of each position/velocity actuator solved as a SAP drive row (impulse / h) added to
+ * qfrc_actuator through its transmission (gear, times the tendon coefficients). Needs
+ * sapw_bodyState of the step's start state first (subtree_com). */
+SAP_HD void sapw_bodyForces(const sapModel* m, sapData* d, int w, const sapSensorSolve* S) {
+  int nb = m->nbody;
+  const unsigned char* sc = d->scratch + (long)w * d->nscratch;
+  const double* com = d->subtree_com + (long)w * nb * 3;
+  const double* xipos = d->xipos + (long)w * nb * 3;
+  const double* xfrc = d->xfrc_applied + (long)w * nb * 6;
+  double* cfrc = d->cfrc_ext + (long)w * nb * 6;
+  int nc = d->ncon[w] < d->ncon_max ? d->ncon[w] : d->ncon_max;
+  if (!S->solved || nc < 0) nc = 0;
+  for (int k = 0; k < 6 * nb; k++) cfrc[k] = 0;
+  for (int b = 1; b < nb; b++) sapw_bodyAddWrench(m, com, cfrc, b, xipos + 3 * b, xfrc + 6 * b + 3, xfrc + 6 * b, 1);
+  for (int i = 0; i < nc; i++) {
+    long ci = (long)w * d->ncon_max + i;
+    const double* fr = d->con_frame + 9 * ci;
+    double g[SAP_CDIM_MAX];
+    for (int r = 0; r < S->cd; r++) g[r] = sapw_sensorImpulse(S, sc, S->cd * i + r) / S->h;
+    double f[3], t[3] = {0, 0, 0}, x[3];
+    for (int k = 0; k < 3; k++) f[k] = fr[k] * g[0] + fr[3 + k] * g[1] + fr[6 + k] * g[2];
+    for (int r = 3; r < S->cd; r++) {  /* spin about n, rolling about t1, t2 */
+      const double* ax = fr + 3 * (r == 3 ? 2 : r - 4);
+      for (int k = 0; k < 3; k++) t[k] += ax[k] * g[r];
+    }
+    for (int s = 0; s < 2; s++) {
+      int b = m->geom_bodyid[d->con_geom[2 * ci + s]];
+      if (b == 0) continue;
+      sapw_sensorContactPoint(m, d, ci, s, S, x);
+      sapw_bodyAddWrench(m, com, cfrc, b, x, t, f, s ? 1.0 : -1.0);
+    }
+  }
+  if (!S->solved) return;
+  /* SAP drive rows come first in the impulses after the contacts, one per drive (sapw_buildDrives) */
+  double* qfrc = d->qfrc_actuator + (long)w * m->nv;
+  for (int u = 0, row = 0; u < m->nu; u++) {
+    if (!sapa_isDrive(m, u)) continue;
+    double f = sapw_sensorImpulse(S, sc, S->cd * nc + row++) / S->h, gear = m->actuator_gear[u];
+    int id = m->actuator_trnid[u];
+    if (m->actuator_trntype[u] == SAP_TRN_JOINT) qfrc[m->jnt_dofadr[id]] += gear * f;
+    else if (m->actuator_trntype[u] == SAP_TRN_TENDON)
+      for (int k = m->tendon_adr[id]; k < m->tendon_adr[id] + m->tendon_num[id]; k++)
+        qfrc[m->jnt_dofadr[m->wrap_jnt[k]]] += gear * m->wrap_coef[k] * f;
+  }
+}
+
+/* the state's outputs after a reset or a state edit (MuJoCo's mj_forward): motion subspaces,
+ * subtree_com, cinert, cvel, and qfrc_actuator of the explicit actuator laws at the state (the
+ * drives too, as MuJoCo computes them); cfrc_ext keeps the last step's (zeroed by a reset) */
+SAP_HD void sapw_bodyStateEdit(const sapModel* m, sapData* d, int w, double h) {
+  int nb = m->nbody, nv = m->nv;
+  double* cref = d->cref + (long)w * nb * 3;
+  double* cdof = d->cdof + (long)w * nv * 6;
+  const double* xpos = d->xpos + (long)w * nb * 3;
+  const double* xmat = d->xmat + (long)w * nb * 9;
+  sapw_comPos_f64(m, xpos, xmat, d->xanchor + (long)w * m->njnt * 3, d->xaxis + (long)w * m->njnt * 3, cref, cdof);
+  sapw_bodyState(m, d, w);
+  sapw_actuation_f64(m, h, d->qpos + (long)w * m->nq, d->qvel + (long)w * nv, d->ctrl + (long)w * m->nu,
+                     d->act + (long)w * m->na, 1, xpos, xmat, cref, cdof, d->qfrc_actuator + (long)w * nv);
+}
+
+#endif
