@@ -113,3 +113,13 @@ SAPL_FN void SAPL(newton)(SAPT(sapProblem)* P, const sapSolveParams* prm, sapSol
   }
   *st = lp.st;
 }
+
+/* the lane parameters are this template's: its includer defines them for one instantiation */
+#undef SAPL
+#undef SAPL_FN
+#undef SAPL_LANES
+#undef SAPL_LANE
+#undef SAPL_LANE_ARG
+#undef SAPL_LANE_ID
+#undef SAPL_SUM
+#undef SAPL_SYNC

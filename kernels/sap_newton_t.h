@@ -342,11 +342,3 @@ SAP_HD void SAPT(sapw_momentumScale)(SAPT(sapProblem)* P) {
 #define SAPL_SUM(x) (x)
 #define SAPL_SYNC() ((void)0)
 #include "sap_loop_t.h"
-#undef SAPL
-#undef SAPL_FN
-#undef SAPL_LANES
-#undef SAPL_LANE
-#undef SAPL_LANE_ARG
-#undef SAPL_LANE_ID
-#undef SAPL_SUM
-#undef SAPL_SYNC

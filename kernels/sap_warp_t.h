@@ -247,14 +247,6 @@ SAP_DEV void SAPT(sapv_momentumScale)(SAPT(sapProblem)* P, int lane) {
 #define SAPL_SUM(x) SAPT(sapv_sum)(x)
 #define SAPL_SYNC() __syncwarp()
 #include "sap_loop_t.h"
-#undef SAPL
-#undef SAPL_FN
-#undef SAPL_LANES
-#undef SAPL_LANE
-#undef SAPL_LANE_ARG
-#undef SAPL_LANE_ID
-#undef SAPL_SUM
-#undef SAPL_SYNC
 
 /* build world w's problem on one warp: lanes build the contacts, lane 0 the scalar rows and
  * the participation; returns nc + ns */

@@ -33,7 +33,8 @@ noise, observation noise); the same seed and actions give the same results.
 
 Gymnasium's own MuJoCo v5 tasks (:data:`GYM_V5`, :class:`GymV5VectorEnv`, ``make_vec("Ant-v5",
 num_envs)``): ``Ant-v5``, ``HalfCheetah-v5``, ``Hopper-v5``, ``Walker2d-v5``, ``Humanoid-v5``,
-``InvertedPendulum-v5``, ``InvertedDoublePendulum-v5``, ``Swimmer-v5``, ``Reacher-v5`` on Gymnasium's XML (loaded from the
+``InvertedPendulum-v5``, ``InvertedDoublePendulum-v5``, ``Swimmer-v5``, ``Reacher-v5``, ``Pusher-v5``,
+``HumanoidStandup-v5`` on Gymnasium's XML (loaded from the
 installed gymnasium package). Observation, reward terms (Ant's and Humanoid's contact costs from
 ``cfrc_ext``), termination, frame_skip, time limit, reset noise and constructor parameters are
 Gymnasium 1.x's v5 definitions; what Gymnasium reads of mjData after ``mj_step`` and
@@ -459,6 +460,13 @@ GYM_V5: dict[str, GymV5Spec] = {
         forward_reward_weight=1.0, ctrl_cost_weight=1e-4, reset_noise_scale=0.1,
         exclude_current_positions_from_observation=True)),
     "Reacher-v5": GymV5Spec("reacher.xml", 2, 50, dict(reward_dist_weight=1.0, reward_control_weight=1.0)),
+    "Pusher-v5": GymV5Spec("pusher_v5.xml", 5, 100, dict(
+        reward_near_weight=0.5, reward_dist_weight=1.0, reward_control_weight=0.1)),
+    "HumanoidStandup-v5": GymV5Spec("humanoidstandup.xml", 5, 1000, dict(
+        uph_cost_weight=1.0, ctrl_cost_weight=0.1, impact_cost_weight=0.5e-6, impact_cost_range=(-_INF, 10.0),
+        reset_noise_scale=1e-2, exclude_current_positions_from_observation=True, include_cinert_in_observation=True,
+        include_cvel_in_observation=True, include_qfrc_actuator_in_observation=True,
+        include_cfrc_ext_in_observation=True), body_outputs=True),
 }
 
 
@@ -594,7 +602,7 @@ class GymV5VectorEnv(VectorEnv):
             parts = [qpos[:, 2:] if excl else qpos, qvel]
             if p["include_cfrc_ext_in_observation"]:
                 parts.append(self._contact_forces(v)[:, 1:].reshape(n, -1))
-        elif t == "Humanoid-v5":
+        elif t in ("Humanoid-v5", "HumanoidStandup-v5"):
             parts = [qpos[:, 2:] if excl else qpos, qvel]
             for key, name, first in (("include_cinert_in_observation", "cinert", 1),
                                      ("include_cvel_in_observation", "cvel", 1),
@@ -613,6 +621,9 @@ class GymV5VectorEnv(VectorEnv):
         elif t == "InvertedDoublePendulum-v5":
             parts = [qpos[:, :1], np.sin(qpos[:, 1:]), np.cos(qpos[:, 1:]), np.clip(qvel, -10, 10),
                      np.clip(v["qfrc_constraint"], -10, 10)[:, :1]]
+        elif t == "Pusher-v5":  # get_body_com: the bodies' frame origins (xpos)
+            com = [v["xpos"][:, self._names.index(b)] for b in ("tips_arm", "object", "goal")]
+            parts = [qpos[:, :7], qvel[:, :7], *com]
         else:  # Reacher-v5
             tip = v["xpos"][:, self._names.index("fingertip")] - v["xpos"][:, self._names.index("target")]
             parts = [np.cos(qpos[:, :2]), np.sin(qpos[:, :2]), qpos[:, 2:], qvel[:, :2], tip[:, :2]]
@@ -658,6 +669,21 @@ class GymV5VectorEnv(VectorEnv):
             alive = p["healthy_reward"] * (~terminated)
             return alive - dist - vel, terminated, {"reward_survive": alive, "distance_penalty": -dist,
                                                     "velocity_penalty": -vel}
+        if t == "Pusher-v5":
+            xpos = {b: v["xpos"][:, self._names.index(b)] for b in ("tips_arm", "object", "goal")}
+            near = -np.linalg.norm(xpos["object"] - xpos["tips_arm"], axis=1) * p["reward_near_weight"]
+            dist = -np.linalg.norm(xpos["object"] - xpos["goal"], axis=1) * p["reward_dist_weight"]
+            ctrl = -np.square(action).sum(1) * p["reward_control_weight"]
+            return dist + ctrl + near, ~finite, {"reward_dist": dist, "reward_ctrl": ctrl, "reward_near": near}
+        if t == "HumanoidStandup-v5":
+            # Gymnasium 1.x's rule as written: the height over the model's timestep (not dt), and
+            # uph_cost_weight accepted but not applied (its _get_rew never reads it)
+            uph = v["qpos"][:, 2] / self.sim.timestep
+            ctrl = p["ctrl_cost_weight"] * np.square(v["ctrl"]).sum(1)
+            lo, hi = p["impact_cost_range"]
+            impact = np.clip(p["impact_cost_weight"] * np.square(v["cfrc_ext"]).sum((1, 2)), lo, hi)
+            return uph - ctrl - impact + 1, ~finite, {"reward_linup": uph, "reward_quadctrl": -ctrl,
+                                                      "reward_impact": -impact}
         if t == "Reacher-v5":
             tip = v["xpos"][:, self._names.index("fingertip")] - v["xpos"][:, self._names.index("target")]
             dist = -np.linalg.norm(tip, axis=1) * p["reward_dist_weight"]
@@ -711,6 +737,17 @@ class GymV5VectorEnv(VectorEnv):
                 qpos[i, -2:] = goal
             qvel = r.uniform(-0.005, 0.005, (n, nv))
             qvel[:, -2:] = 0
+        elif t == "Pusher-v5":  # the arm at init_qpos; the cylinder uniform, at least 0.17 from the goal (0, 0)
+            qpos = np.repeat(self._init_qpos[None], n, axis=0)
+            for i in range(n):
+                while True:
+                    cyl = np.array([r.uniform(-0.3, 0), r.uniform(-0.2, 0.2)])
+                    if np.linalg.norm(cyl) > 0.17:
+                        break
+                qpos[i, -4:-2] = cyl
+            qpos[:, -2:] = 0
+            qvel = r.uniform(-0.005, 0.005, (n, nv))
+            qvel[:, -4:] = 0
         else:
             s = p["reset_noise_scale"]
             qpos = self._init_qpos + r.uniform(-s, s, (n, nq))

@@ -36,6 +36,7 @@ _CLASSES = {
     "Humanoid-v5": ("humanoid_v5", "HumanoidEnv"), "InvertedPendulum-v5": ("inverted_pendulum_v5", "InvertedPendulumEnv"),
     "Swimmer-v5": ("swimmer_v5", "SwimmerEnv"), "Reacher-v5": ("reacher_v5", "ReacherEnv"),
     "InvertedDoublePendulum-v5": ("inverted_double_pendulum_v5", "InvertedDoublePendulumEnv"),
+    "Pusher-v5": ("pusher_v5", "PusherEnv"), "HumanoidStandup-v5": ("humanoidstandup_v5", "HumanoidStandupEnv"),
 }
 
 
@@ -86,8 +87,17 @@ def test_reset_matches_gymnasium(task):
         mujoco.mj_resetData(ref.model, ref.data)
         ref.set_state(q[w], v[w])
         _close(obs[w], ref._get_obs(), f"{task} reset obs world {w}")
-        if task not in ("Reacher-v5", "InvertedDoublePendulum-v5"):  # reset noise (IDP: normal qvel): within Gymnasium's bounds around init_qpos
+        if task not in ("Reacher-v5", "InvertedDoublePendulum-v5", "Pusher-v5"):  # reset noise (IDP: normal qvel): within Gymnasium's bounds around init_qpos
             assert np.all(np.abs(q[w] - ref.init_qpos) <= s + 1e-15), task
+        if task == "Pusher-v5":  # Gymnasium's reset_model: the arm at init_qpos, the cylinder in
+            # [-0.3, 0] x [-0.2, 0.2] at least 0.17 from the goal at (0, 0), the goal and the
+            # cylinder at rest, the arm's velocity within 0.005
+            np.testing.assert_array_equal(q[w, :-4], ref.init_qpos[:-4])
+            cyl = q[w, -4:-2]
+            assert -0.3 <= cyl[0] <= 0 and -0.2 <= cyl[1] <= 0.2 and np.linalg.norm(cyl) > 0.17, cyl
+            np.testing.assert_array_equal(q[w, -2:], 0)
+            np.testing.assert_array_equal(v[w, -4:], 0)
+            assert np.all(np.abs(v[w, :-4]) <= 0.005), v[w]
     ref.close()
 
 
@@ -129,8 +139,11 @@ def test_step_matches_gymnasium(task):
             if task == "InvertedPendulum-v5":
                 want_term = bool(not np.isfinite(want_obs).all() or np.abs(want_obs[1]) > 0.2)
                 want_r, terms = int(not want_term), {"reward_survive": int(not want_term)}
-            elif task == "Reacher-v5":
+            elif task in ("Reacher-v5", "Pusher-v5"):
                 want_r, terms = ref._get_rew(a[w])
+                want_term = False
+            elif task == "HumanoidStandup-v5":
+                want_r, terms = ref._get_rew(d.qpos[2], a[w])
                 want_term = False
             elif task == "InvertedDoublePendulum-v5":
                 x, _, y = d.site_xpos[0]
@@ -149,8 +162,9 @@ def test_step_matches_gymnasium(task):
                 want_r, terms = ref._get_rew(vel[0], a[w])
                 healthy = getattr(ref, "is_healthy", True)
                 want_term = bool(not healthy and getattr(ref, "_terminate_when_unhealthy", False))
-                if "reward_contact" in terms:
-                    contact_seen = max(contact_seen, abs(terms["reward_contact"]))
+            for key in ("reward_contact", "reward_impact"):
+                if key in terms:
+                    contact_seen = max(contact_seen, abs(terms[key]))
             _close(reward[w], want_r, f"{task} step {k} world {w} reward")
             for key, val in terms.items():
                 _close(info[key][w], val, f"{task} step {k} world {w} {key}")
@@ -159,14 +173,14 @@ def test_step_matches_gymnasium(task):
         fresh = env._state()
         before = {key: np.where(done.reshape((-1,) + (1,) * (np.ndim(val) - 1)), fresh[key], val)
                   for key, val in after.items()}
-    if task in ("Ant-v5", "Humanoid-v5"):
+    if task in ("Ant-v5", "Humanoid-v5", "HumanoidStandup-v5"):
         assert contact_seen > 0, f"{task}: the contact cost never acted"
     ref.close()
 
 
 def test_unknown_and_refused():
     with pytest.raises(Exception, match="unknown Gymnasium v5 task"):
-        GymV5VectorEnv("Pusher-v5", 2)
+        GymV5VectorEnv("Pusher-v4", 2)
     with pytest.raises(Exception, match="numpy arrays only"):
         make_vec("Hopper-v5", 2, array_backend="torch")
 
