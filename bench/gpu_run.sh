@@ -27,7 +27,7 @@ fi
 if want vary; then
   echo "== solver layouts (humanoid, approx32, 8192 worlds)"
   timeout 240 "$G"/sapsim bench $S/humanoid.xml --device cuda --no-mujoco --worlds 1,256,8192 --steps 100 \
-    --preset approx32 --vary "line_search=armijo_decay,line_search=newton_wolfe,line_search=newton_wolfe+warm_start=extrapolate,line_search=exact_root,free_motion_kernel=thread,world_block_threads=128,solve_kernel=thread,newton_loop=while,graph=1" \
+    --preset approx32 --vary "line_search=armijo_decay+warm_start=qvel,line_search=newton_wolfe+warm_start=qvel,line_search=newton_wolfe,line_search=exact_root,free_motion_kernel=thread,world_block_threads=128,solve_kernel=thread,newton_loop=while,graph=1" \
     --json "$OUT/vary.jsonl" 2>&1 | tail -n 24
 fi
 if want python && [ -f .gpu/lib/libsapsim.so ]; then

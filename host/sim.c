@@ -289,7 +289,7 @@ static const char* field_names[SAP_NFIELD] = {"qpos", "qvel", "ctrl", "time", "q
                                               "xpos", "xquat", "qacc_free", "mocap_pos",
                                               "mocap_quat", "sensordata", "act", "xfrc_applied",
                                               "cfrc_ext", "cvel", "cinert", "subtree_com",
-                                              "qfrc_actuator"};
+                                              "qfrc_actuator", "qvel_prev"};
 
 const char* sap_fieldName(sapField f) {
   return (unsigned)f < SAP_NFIELD ? field_names[f] : "?";
@@ -317,6 +317,7 @@ int sap_fieldSize(const sapSim* s, sapField f) {
     case SAP_FIELD_CINERT: return 10 * m->nbody;
     case SAP_FIELD_SUBTREE_COM: return 3 * m->nbody;
     case SAP_FIELD_QFRC_ACTUATOR: return m->nv;
+    case SAP_FIELD_QVEL_PREV: return m->nv;
     default: return -1;
   }
 }
@@ -341,6 +342,7 @@ double* sapd_fieldPtr(sapData* d, sapField f) {
     case SAP_FIELD_CINERT: return d->cinert;
     case SAP_FIELD_SUBTREE_COM: return d->subtree_com;
     case SAP_FIELD_QFRC_ACTUATOR: return d->qfrc_actuator;
+    case SAP_FIELD_QVEL_PREV: return d->vnext;  /* the integration swaps qvel and vnext */
     default: return NULL;
   }
 }
@@ -362,7 +364,7 @@ sapStatus sap_get(sapSim* s, sapField f, const int* worlds, int n, double* buf) 
   if ((unsigned)f >= SAP_NFIELD) return sap_fail(SAP_ERR_ARG, "sap_get: unknown field %d", (int)f);
   sapStatus st = check_worlds(s, "sap_get", worlds, n);
   if (st != SAP_OK) return st;
-  if (f >= SAP_FIELD_CFRC_EXT && !s->opt.body_outputs)
+  if (f >= SAP_FIELD_CFRC_EXT && f <= SAP_FIELD_QFRC_ACTUATOR && !s->opt.body_outputs)
     return sap_fail(SAP_ERR_ARG, "sap_get: field '%s' is computed only with option body_outputs=1 "
                     "(this batch was created without it)", sap_fieldName(f));
   int size = sap_fieldSize(s, f);
@@ -389,7 +391,7 @@ sapStatus sap_set(sapSim* s, sapField f, const int* worlds, int n, const double*
   if (!s || !buf) return sap_fail(SAP_ERR_ARG, "sap_set: null argument");
   if (f != SAP_FIELD_QPOS && f != SAP_FIELD_QVEL && f != SAP_FIELD_CTRL && f != SAP_FIELD_TIME &&
       f != SAP_FIELD_QFRC_APPLIED && f != SAP_FIELD_MOCAP_POS && f != SAP_FIELD_MOCAP_QUAT &&
-      f != SAP_FIELD_ACT && f != SAP_FIELD_XFRC_APPLIED)
+      f != SAP_FIELD_ACT && f != SAP_FIELD_XFRC_APPLIED && f != SAP_FIELD_QVEL_PREV)
     return sap_fail(SAP_ERR_ARG, "sap_set: field '%s' is read-only", sap_fieldName(f));
   sapStatus st = check_worlds(s, "sap_set", worlds, n);
   if (st != SAP_OK) return st;

@@ -404,7 +404,7 @@ static void test_preset_table(void) {
   }
   sapOptions o, e;
   sap_optionsDefault(&o);
-  CHECK(o.preset == SAP_PRESET_APPROX32 && o.line_search == SAP_LS_ARMIJO, "defaults");
+  CHECK(o.preset == SAP_PRESET_APPROX32 && o.line_search == SAP_LS_NEWTON && o.warm_start == SAP_WARM_EXTRAPOLATE, "defaults");
   sap_optionsExpand(&o, &e);
   CHECK(e.ls_max_iterations == 40 && e.cost_abs_tol == 1e-30 && e.cost_rel_tol == 1e-15, "armijo tol");
   o.line_search = SAP_LS_EXACT;

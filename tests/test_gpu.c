@@ -154,7 +154,11 @@ static void test_parity_contact(void) {
   remove(convexColumn());
   // heightfield terrain: 0.5 s, the bodies land on the prisms (box, sphere, capsule, ellipsoid)
   parity("scenes/hfield_terrain.xml", "approx64", 1, 100, 1e-6);
-  parity("scenes/hfield_terrain.xml", "approx32", 1, 52, 1e-3);  // fp32: 0.26 s, before the box tumbles
+  // fp32: 44 steps (0.22 s). The bodies reach the prisms from step ~41, and the landing
+  // amplifies rounding: a 1e-6 m/s change of the start velocity moves the CPU's own run by
+  // 2.2e-4 m at step 44 and by 2e-3 m at step 52 (newton_wolfe and armijo_decay alike), more
+  // than this tolerance, so fp32 parity stops while the CPU's own sensitivity is within it
+  parity("scenes/hfield_terrain.xml", "approx32", 1, 44, 1e-3);
   // convex meshes of 400 hull vertices: support by hill climb on the hull graph
   parity("scenes/mesh_balls.xml", "approx64", 1, 60, 1e-6);
   parity("scenes/mesh_balls.xml", "approx32", 1, 20, 1e-3);  // fp32: 0.1 s, before the balls roll apart

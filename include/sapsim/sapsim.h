@@ -85,7 +85,7 @@ typedef struct sapOptions {
   int contact_point;               /* sapPointMode */
   int integration;                 /* sapIntegration */
 
-  int line_search;                 /* sapLineSearch; armijo_decay by default */
+  int line_search;                 /* sapLineSearch; newton_wolfe by default */
   int max_iterations;              /* Newton iteration cap (100) */
   int ls_max_iterations;           /* line-search cap (40; exact_root: 100 if left at -1) */
   double optimality_abs_tol;       /* (1e-14) */
@@ -120,7 +120,7 @@ typedef struct sapOptions {
   int friction_combine;            /* sapFrictionCombine (mujoco) */
   int eq_curvature;                /* 1: connect and weld rows include the curvature term h/2 Jdot v
                                       in their velocity target (less drift at speed) (1) */
-  int warm_start;                  /* sapWarmStart (qvel) */
+  int warm_start;                  /* sapWarmStart (extrapolate) */
   /* step retry (seed 000, CPU backend; the GPU refuses retry_depth > 0): a world whose solve
    * fails (line-search failure, iteration cap, factorization failure, non-finite result) redoes
    * the step from its saved state with h/2, then h/4, ... down to h / 2^retry_depth, and
@@ -134,8 +134,8 @@ typedef struct sapOptions {
   int body_outputs;
 } sapOptions;
 
-/* defaults: approx32, armijo_decay, every knob from the preset (the option table of
- * host/options.c; `sapsim help options` lists it) */
+/* defaults: approx32, newton_wolfe with the extrapolated warm start, every knob from the
+ * preset (the option table of host/options.c; `sapsim help options` lists it) */
 void sap_optionsDefault(sapOptions* opt);
 
 /* set one option from text: "preset", "line_search", knob names and aliases of
@@ -210,11 +210,16 @@ typedef enum {
   SAP_FIELD_CINERT,     /* (nbody*10) Ixx Iyy Izz Ixy Ixz Iyz, m c, m about subtree_com of the root */
   SAP_FIELD_SUBTREE_COM, /* (nbody*3) */
   SAP_FIELD_QFRC_ACTUATOR, /* (nv) actuator forces (SAP drives: impulse / h) */
+  /* (nv) the velocity before the last step: the extrapolated warm start's v_prev (option
+   * warm_start=extrapolate starts the Newton loop at 2 qvel - qvel_prev, MuJoCo's
+   * qacc_warmstart in velocity form). Part of the state that decides the next step's bits:
+   * setting qvel (or a reset) sets it to the new qvel; set it after qvel to restore a run */
+  SAP_FIELD_QVEL_PREV,
   SAP_NFIELD
 } sapField;
 
 /* values per world of a field (nq, nv, nu, 1, nv, nbody*3, nbody*4, nv, nmocap*3, nmocap*4,
- * nsensordata, na, nbody*6, nbody*6, nbody*6, nbody*10, nbody*3, nv).
+ * nsensordata, na, nbody*6, nbody*6, nbody*6, nbody*10, nbody*3, nv, nv).
  * mocap_pos/mocap_quat are the world-frame poses of the mocap bodies (kinematic: they
  * move only when set, with zero velocity for contacts); a set quaternion must be
  * non-zero and is normalised on use, not in place. */

@@ -59,7 +59,7 @@ __all__ = [
 #: precision presets (``preset=``)
 PRESETS: tuple[str, ...] = ("approx32", "approx64", "drake")
 #: Newton line searches (``line_search=``)
-LINE_SEARCHES: tuple[str, ...] = ("monotone_decay", "armijo_decay", "exact_root")
+LINE_SEARCHES: tuple[str, ...] = ("monotone_decay", "armijo_decay", "exact_root", "newton_wolfe")
 
 # sapField ids (include/sapsim/sapsim.h) and the fields sap_set accepts
 _FIELD_ID = {
@@ -81,11 +81,15 @@ _FIELD_ID = {
     "cinert": 15,
     "subtree_com": 16,
     "qfrc_actuator": 17,
+    "qvel_prev": 18,
 }
 #: fields of ``Sim.get`` / ``Sim.set`` (xpos, xquat, qacc_free, sensordata and the body outputs
-#: cfrc_ext, cvel, cinert, subtree_com, qfrc_actuator are read-only)
+#: cfrc_ext, cvel, cinert, subtree_com, qfrc_actuator are read-only). ``qvel_prev`` is the
+#: velocity before the last step, the extrapolated warm start's (the default
+#: ``warm_start=extrapolate``): set qvel, then qvel_prev, to restore a run bit for bit
 FIELDS: tuple[str, ...] = tuple(_FIELD_ID)
-_WRITABLE = ("qpos", "qvel", "ctrl", "time", "qfrc_applied", "mocap_pos", "mocap_quat", "act", "xfrc_applied")
+_WRITABLE = ("qpos", "qvel", "ctrl", "time", "qfrc_applied", "mocap_pos", "mocap_quat", "act", "xfrc_applied",
+             "qvel_prev")
 #: MuJoCo's com-based outputs, computed with option ``body_outputs=1`` only
 BODY_OUTPUTS: tuple[str, ...] = ("cfrc_ext", "cvel", "cinert", "subtree_com", "qfrc_actuator")
 

@@ -251,3 +251,44 @@ def test_views_keep_the_batch_alive():
 
     gc.collect()
     np.testing.assert_array_equal(qpos, want)
+
+
+def test_qvel_prev_restores_a_run_bit_for_bit():
+    """qvel_prev is the velocity before the last step (its definition: after a step it equals
+    the qvel read before that step; a qvel edit or a reset sets it to the new qvel). The
+    default warm start extrapolates from it, so a state copied with qpos, qvel and then
+    qvel_prev continues bit for bit; without qvel_prev it continues within the solver's
+    tolerance only (the two starts converge to the same optimum)."""
+    humanoid = SCENES / "humanoid.xml"
+    src = sapsim.Sim(humanoid, nworld=3)
+    rng = np.random.default_rng(4)
+    for _ in range(6):
+        src.ctrl[:] = rng.uniform(-1, 1, src.ctrl.shape)
+        before = src.get("qvel")
+        src.step(1)
+        np.testing.assert_array_equal(src.get("qvel_prev"), before)
+    state = {f: src.get(f) for f in ("qpos", "qvel", "qvel_prev", "time", "ctrl")}
+    ctrl = rng.uniform(-1, 1, src.ctrl.shape)
+
+    def continue_from(fields):
+        sim = sapsim.Sim(humanoid, nworld=3)
+        for f in fields:
+            sim.set(f, state[f])
+        if "qvel_prev" not in fields:
+            np.testing.assert_array_equal(sim.get("qvel_prev"), state["qvel"])  # a qvel edit sets it
+        sim.ctrl[:] = ctrl
+        sim.step(1)
+        return sim.get("qvel")
+
+    src.ctrl[:] = ctrl
+    src.step(1)
+    want = src.get("qvel")
+    np.testing.assert_array_equal(continue_from(("qpos", "qvel", "qvel_prev", "time", "ctrl")), want)
+    plain = continue_from(("qpos", "qvel", "time", "ctrl"))
+    assert not np.array_equal(plain, want)  # the warm start is part of what decides the bits
+    scale = max(np.abs(want).max(), 9.81 * 0.005)
+    assert np.abs(plain - want).max() <= 1e-4 * scale  # both are the solve's answer within its tolerance
+    with pytest.raises(sapsim.NonFiniteError, match="qvel_prev"):
+        bad = state["qvel_prev"].copy()
+        bad[1, 2] = np.nan
+        src.set("qvel_prev", bad)

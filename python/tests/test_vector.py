@@ -81,7 +81,7 @@ def _oracle_reward(task: str, env: SapsimVectorEnv, a: np.ndarray, ctrl: np.ndar
     spec = TASKS[task]
     src = env.sim
     sim = sapsim.Sim(SCENES / spec.scene, nworld=env.num_envs)
-    for field in ("qpos", "qvel", "time"):
+    for field in ("qpos", "qvel", "qvel_prev", "time"):  # qvel_prev after qvel: the warm start's
         sim.set(field, src.get(field))
     model = sim.model
     torso = model.body_names.index("torso") if "torso" in model.body_names else 1
