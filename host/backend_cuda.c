@@ -35,7 +35,7 @@ sapStatus sapb_init(sapSim* s) {
   return SAP_OK;
 }
 void sapb_free(sapSim* s) { (void)s; }
-void* sap_cudaStream(void) { return NULL; }
+void* sap_cudaStream(const sapSim* s) { (void)s; return NULL; }
 sapStatus sapb_fetch(sapSim* s, const void* p, size_t n) { (void)s; (void)p; (void)n; return SAP_OK; }
 sapStatus sapb_push(sapSim* s, const void* p, size_t n) { (void)s; (void)p; (void)n; return SAP_OK; }
 sapStatus sapb_kinematics(sapSim* s, const unsigned char* mask) {
@@ -72,16 +72,12 @@ sapStatus sap_streamWait(sapSim* s, void* stream) {
 #include "sensor.h"
 #include "stages.h"
 
-/* the stream of every sim in the process (created on first use; a blocking stream, so
- * synchronous copies on the default stream stay ordered). A sim's launches and copies go to
- * its launch context's stream (s->gpu.stream, sim_stream), which is this one for every sim:
- * sap_cudaStream() is process-wide in the public API. */
-static cudaStream_t process_stream = NULL;
-
-void* sap_cudaStream(void) {
-  if (!process_stream && cudaStreamCreate(&process_stream) != cudaSuccess) return NULL;
-  return (void*)process_stream;
-}
+/* each GPU sim has a stream of its own, its launch context's (s->gpu.stream, sim_stream),
+ * created by sapb_init and destroyed by sapb_free: every launch and copy of the sim goes
+ * there, so two sims' work may overlap and one sim's graph capture never records another's
+ * launches. A blocking stream, so synchronous copies on the legacy default stream stay
+ * ordered with it. */
+void* sap_cudaStream(const sapSim* s) { return s && s->on_gpu ? s->gpu.stream : NULL; }
 
 static cudaStream_t sim_stream(const sapSim* s) { return (cudaStream_t)s->gpu.stream; }
 
@@ -128,8 +124,11 @@ sapStatus sapb_init(sapSim* s) {
   }
   s->on_gpu = 1;
   snprintf(s->device_name, sizeof(s->device_name), "%s", name);
-  if (!process_stream) CUDA_TRY(cudaStreamCreate(&process_stream));
-  s->gpu.stream = process_stream;
+  {
+    cudaStream_t st;
+    CUDA_TRY(cudaStreamCreate(&st));
+    s->gpu.stream = st;
+  }
   s->cuda = calloc(1, sizeof(sapCudaState));
   if (!s->cuda) return sap_fail(SAP_ERR_MEMORY, "sap_create: out of memory");
   {
@@ -184,6 +183,8 @@ void sapb_free(sapSim* s) {
   s->gpu.mask = NULL;
   if (s->wp_device) cudaFree(s->wp_device);
   s->gpu.m.buffer = s->gpu.d.buffer = s->wp_device = NULL;
+  if (s->gpu.stream) cudaStreamDestroy((cudaStream_t)s->gpu.stream);  /* after its work: the frees wait */
+  s->gpu.stream = NULL;
 }
 
 /* the per-world parameter tables on the device: one allocation holding the override

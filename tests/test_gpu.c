@@ -278,7 +278,7 @@ static void test_graph_replay(void) {
 /* as a caller would: capture nstep steps of s (sap_stepAsync) in a graph of one's own on
  * sapsim's stream, launch it replays times, wait */
 static void caller_graph_steps(sapSim* s, int nstep, int replays) {
-  cudaStream_t st = (cudaStream_t)sap_cudaStream();
+  cudaStream_t st = (cudaStream_t)sap_cudaStream(s);
   cudaGraph_t g;
   cudaGraphExec_t e;
   CHECK(st != NULL, "sapsim's stream");
@@ -310,6 +310,40 @@ static void test_caller_graph(void) {
   const sapData *da = sap_data(a), *db = sap_data(b);
   CHECK(!memcmp(da->qpos, db->qpos, sizeof(double) * 8 * a->m->nq), "qpos after a caller's graph");
   CHECK(!memcmp(da->qvel, db->qvel, sizeof(double) * 8 * a->m->nv), "qvel after a caller's graph");
+  sap_free(a);
+  sap_free(b);
+#endif
+}
+
+/* two sims have streams of their own: steps enqueued on both without waiting (sap_stepAsync,
+ * interleaved) give the bits of each stepped alone, and a caller's graph captured on one
+ * sim's stream records only that sim's launches (the other's async steps are not in it) */
+static void test_stream_per_sim(void) {
+  if (!gpu_available()) SKIP("no usable GPU");
+#ifdef SAP_HAVE_CUDA
+  sapSim* ref = make("scenes/box_stack.xml", 8, "approx32", SAP_DEVICE_CUDA, 1);
+  sapSim* a = make("scenes/box_stack.xml", 8, "approx32", SAP_DEVICE_CUDA, 1);
+  sapSim* b = make("scenes/humanoid.xml", 8, "approx32", SAP_DEVICE_CUDA, 1);
+  if (!ref || !a || !b) goto done;
+  CHECK(sap_cudaStream(a) && sap_cudaStream(b) && sap_cudaStream(a) != sap_cudaStream(b) &&
+            sap_cudaStream(ref) != sap_cudaStream(a), "one stream per sim: %p %p %p", sap_cudaStream(ref),
+        sap_cudaStream(a), sap_cudaStream(b));
+  set_ctrl(b);
+  CHECK(sap_step(ref, 6) == SAP_OK, "%s", sap_lastError());
+  for (int k = 0; k < 3; k++) {
+    CHECK(sap_stepAsync(a, 1) == SAP_OK && sap_stepAsync(b, 2) == SAP_OK, "%s", sap_lastError());
+    if (k == 1) caller_graph_steps(a, 1, 3);  /* a: 3 replays of one captured step; b not in it */
+  }
+  sap_sync(a);
+  sap_sync(b);
+  sap_sync(ref);
+  const sapData *dr = sap_data(ref), *da = sap_data(a);
+  CHECK(!memcmp(dr->qpos, da->qpos, sizeof(double) * 8 * a->m->nq), "qpos of a next to b's async steps");
+  double tb[8];
+  sap_get(b, SAP_FIELD_TIME, NULL, 8, tb);
+  CHECK_CLOSE(tb[0], 6 * b->h, 1e-12, 0, "b's time after 3 x 2 async steps");
+done:
+  sap_free(ref);
   sap_free(a);
   sap_free(b);
 #endif
@@ -1009,6 +1043,7 @@ int main(void) {
   RUN(test_gpu_invariants);
   RUN(test_graph_replay);
   RUN(test_caller_graph);
+  RUN(test_stream_per_sim);
   RUN(test_newton_loop_launches);
   RUN(test_newton_loop_cap);
   RUN(test_solve_layouts);

@@ -184,13 +184,15 @@ sapStatus sap_step(sapSim* s, int nstep);
 
 /* GPU: enqueue nstep steps on sapsim's CUDA stream and return without waiting
  * (direct launches, no host synchronisation), so that a caller can capture many
- * steps in a graph of its own: cudaStreamBeginCapture(sap_cudaStream()), ...,
+ * steps in a graph of its own: cudaStreamBeginCapture(sap_cudaStream(s)), ...,
  * sap_stepAsync(s, k), ..., cudaStreamEndCapture. Launch errors are reported;
  * sap_sync (or sap_get) waits. On the CPU this is sap_step. */
 sapStatus sap_stepAsync(sapSim* s, int nstep);
 
-/* the cudaStream_t every sapsim launch and copy goes to (NULL without CUDA) */
-void* sap_cudaStream(void);
+/* the cudaStream_t of s: every launch and copy of s goes to it. Each GPU sim has its own
+ * (created with the sim, destroyed by sap_free), so two sims' work may overlap; NULL for a
+ * CPU batch or a build without CUDA */
+void* sap_cudaStream(const sapSim* s);
 
 /* reset worlds to the initial state (key = -1) or keyframe key (mocap bodies: their
  * compiled pose, or the keyframe's mpos/mquat); mask (nworld bytes) selects worlds,
@@ -368,7 +370,7 @@ sapStatus sap_checkInputs(const sapSim* s);
  * w * count elements later); NULL with a message for a CPU batch or an unknown name.
  * The addresses are fixed for the life of the sim.
  *
- * Ordering. sapsim enqueues its GPU work on its own stream (sap_cudaStream). A caller
+ * Ordering. sapsim enqueues a sim's GPU work on the sim's own stream (sap_cudaStream). A caller
  * that reads or writes the device arrays on a stream of its own orders that work with
  * sapsim's through these calls, which never wait on the host:
  *  - sap_stepStream(s, n, stream): the n steps start after the work enqueued so far on

@@ -185,7 +185,7 @@ _declare("sap_deviceArray", c_void_p, _P, c_char_p, POINTER(c_int), POINTER(c_in
 _declare("sap_stepStream", c_int, _P, c_int, c_void_p)
 _declare("sap_streamWait", c_int, _P, c_void_p)
 _declare("sap_commit", c_int, _P, POINTER(c_ubyte), c_void_p)
-_declare("sap_cudaStream", c_void_p)
+_declare("sap_cudaStream", c_void_p, _P)
 _declare("sap_runOptionsDefault", None, POINTER(SapRunOptions))
 _declare("sap_run", c_int, _P, POINTER(SapRunOptions), POINTER(SapRunSummary))
 _declare("sap_runStopName", c_char_p, c_int)

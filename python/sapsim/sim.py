@@ -607,7 +607,7 @@ class Sim(ParamsMixin):
             check(lib.sap_streamWait(h.sim, c_void_p(consumer) if consumer else None))
 
         return DeviceArray(name, addr, (self.nworld,) + tail, np.dtype(_DTYPES[typecode.value]), KDL_CUDA, h,
-                           lib.sap_cudaStream() or 0, wait)
+                           lib.sap_cudaStream(h.sim) or 0, wait)
 
     def reset(self, keyframe: Union[int, str, None] = None, worlds: WorldSelection = None) -> None:
         """Reset worlds to a keyframe (id or name) or, with None, to the model's
