@@ -17,6 +17,17 @@
 /* size of tree t of an island of n dofs and T trees */
 SAP_HD int SAPT(sapb_size)(const int* st, int T, int n, int t) { return (t + 1 < T ? st[t + 1] : n) - st[t]; }
 
+/* C -= A B' for 6 x 6 blocks (leading dimension n; free bodies' trees): the generic loop's
+ * sums in the same order, with fixed bounds the compiler unrolls */
+SAP_HD void SAPT(sapb_update6)(SAP_REAL* C, const SAP_REAL* A, const SAP_REAL* B, int n) {
+  for (int r = 0; r < 6; r++)
+    for (int c = 0; c < 6; c++) {
+      SAP_REAL s = 0;
+      for (int p = 0; p < 6; p++) s += A[r * n + p] * B[c * n + p];
+      C[r * n + c] -= s;
+    }
+}
+
 /* factor in place: returns 0, or 1 + the local index of the first non-positive pivot */
 SAP_HD int SAPT(sapb_factor)(SAP_REAL* L, int n, int T, const int* st, const int* ord, const int* pos,
                              const unsigned* pat, int W) {
@@ -50,6 +61,10 @@ SAP_HD int SAPT(sapb_factor)(SAP_REAL* L, int n, int T, const int* st, const int
             int nw = SAPT(sapb_size)(st, T, n, w);
             const SAP_REAL* Lw = L + (long)st[w] * n + a;
             SAP_REAL* C = L + (long)st[u] * n + st[w];
+            if (nb == 6 && nu == 6 && nw == 6 && w != u) {
+              SAPT(sapb_update6)(C, Lu, Lw, n);
+              continue;
+            }
             for (int r = 0; r < nu; r++) {
               int cend = w == u ? r + 1 : nw;
               for (int c = 0; c < cend; c++) {
