@@ -243,9 +243,30 @@ SAP_HD void SAPT(sapw_crbColumn)(const sapModel* m, const sreal* crb, const doub
   M[i * nv + i] += (sreal)m->dof_armature[i];
 }
 
-/* composite rigid body algorithm: M (with armature), lower and upper filled */
+/* the dof trees are contiguous (MuJoCo's depth-first order: every dof's parent dof lies in
+ * the run since the last dof without a parent) */
+SAP_HD int SAPT(sapw_treesContiguous)(const sapModel* m) {
+  for (int j = 0, t0 = 0; j < m->nv; j++) {
+    int p = m->dof_parentid[j];
+    if (p < 0) t0 = j;
+    else if (p < t0) return 0;
+  }
+  return 1;
+}
+
+/* one past the last dof of the tree that starts at dof t0 (all dofs when not contiguous) */
+SAP_HD int SAPT(sapw_treeEnd)(const sapModel* m, int t0, int contiguous) {
+  int t1 = t0 + 1;
+  if (!contiguous) return m->nv;
+  while (t1 < m->nv && m->dof_parentid[t1] >= 0) t1++;
+  return t1;
+}
+
+/* composite rigid body algorithm: M (with armature), lower and upper filled within the dof
+ * trees' diagonal blocks (contiguous), else the whole matrix; the entries between two trees
+ * are not touched (exact zeros that no one writes: sapw_freeMotion keeps them so) */
 SAP_HD void SAPT(sapw_crb)(const sapModel* m, const sreal* cinert, const double* cdof,
-                           sreal* crb, sreal* M) {
+                           sreal* crb, sreal* M, int contiguous) {
   int nv = m->nv;
   for (int i = 0; i < 10 * m->nbody; i++) crb[i] = cinert[i];
   for (int b = m->nbody - 1; b > 0; b--) {
@@ -253,7 +274,11 @@ SAP_HD void SAPT(sapw_crb)(const sapModel* m, const sreal* cinert, const double*
     if (p > 0)
       for (int k = 0; k < 10; k++) crb[10 * p + k] += crb[10 * b + k];
   }
-  for (int i = 0; i < nv * nv; i++) M[i] = 0;
+  for (int t0 = 0, t1; t0 < nv; t0 = t1) {
+    t1 = SAPT(sapw_treeEnd)(m, t0, contiguous);
+    for (int i = t0; i < t1; i++)
+      for (int j = t0; j < t1; j++) M[(long)i * nv + j] = 0;
+  }
   for (int i = 0; i < nv; i++) SAPT(sapw_crbColumn)(m, crb, cdof, i, M);
 }
 
@@ -606,9 +631,18 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
 
   SAPT(sapw_comPos)(m, xpos, xmat, xanchor, xaxis, cref, cdof);
   SAPT(sapw_cinert)(m, xipos, ximat, cref, cinert);
-  SAPT(sapw_crb)(m, cinert, cdof, crb, L);
+  /* A and its factor by dof trees: A is zero between two dofs unless one is an ancestor of
+   * the other (sapw_crbColumn), so each tree (the dofs below a dof without a parent dof,
+   * contiguous in MuJoCo's order) is a diagonal block; only those blocks of L and qA are
+   * written (O(sum n_t^2), not nv^2): qA's entries between trees are the zeros of its
+   * allocation, written by no one. A tree order that is not contiguous uses the whole matrix. */
+  int contiguous = SAPT(sapw_treesContiguous)(m);
+  SAPT(sapw_crb)(m, cinert, cdof, crb, L, contiguous);
   for (int i = 0; i < nv; i++) L[i * nv + i] += (sreal)(h * m->dof_damping[i]);
-  SAPT(sapw_store)(qA, L, nv * nv);
+  for (int t0 = 0, t1; t0 < nv; t0 = t1) {
+    t1 = SAPT(sapw_treeEnd)(m, t0, contiguous);
+    for (int i = t0; i < t1; i++) SAPT(sapw_store)(qA + (long)i * nv + t0, L + (long)i * nv + t0, t1 - t0);
+  }
   SAPT(sapw_rne)(m, qvel, cinert, cdof, cvel, cacc, cfrc, qfrc_bias);
   SAPT(sapTenFrames) fr = {xpos, xmat, cref, cdof};
   SAPT(sapw_passive)(m, qpos, qvel, &fr, qfrc_passive);
@@ -619,23 +653,11 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
   for (int i = 0; i < nv; i++)
     x[i] = (sreal)(qfrc_applied[i] + qfrc_passive[i] + qfrc_actuator[i] - qfrc_bias[i] + vstar[i]);
   if (midpoint) SAPT(sapw_springShift)(m, qpos, qvel, &fr, 0.5 * h, x);
-  /* one thread per world: the unblocked factorization, by dof trees. A is zero between two
-   * dofs unless one is an ancestor of the other (sapw_crbColumn), so each tree (the dofs
-   * below a dof without a parent dof, contiguous in MuJoCo's order) is a diagonal block that
-   * factors and solves on its own: the same operations as the whole matrix's factorization
-   * without its exact-zero terms, so the same bits, at sum n_t^3 instead of nv^3. A tree
-   * order that is not contiguous falls back to the whole matrix. */
-  int contiguous = 1;
-  for (int j = 0, t0 = 0; j < nv; j++) {
-    int p = m->dof_parentid[j];
-    if (p < 0) t0 = j;
-    else if (p < t0) contiguous = 0;
-  }
+  /* one thread per world: the unblocked factorization, by dof trees: each tree's block
+   * factors and solves on its own, the same operations as the whole matrix's factorization
+   * without its exact-zero terms, so the same bits, at sum n_t^3 instead of nv^3 */
   for (int t0 = 0; t0 < nv;) {
-    int t1 = t0 + 1;
-    if (!contiguous) t1 = nv;
-    else
-      while (t1 < nv && m->dof_parentid[t1] >= 0) t1++;
+    int t1 = SAPT(sapw_treeEnd)(m, t0, contiguous);
     sreal* Lt = L + (long)t0 * nv + t0;
     int fail = SAPT(sapw_cholFactor)(Lt, t1 - t0, nv, t1 - t0);
     if (fail) return t0 + fail;

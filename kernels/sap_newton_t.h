@@ -237,6 +237,40 @@ SAP_HD void SAPT(sapw_hessian)(SAPT(sapProblem)* P) {
  * right-hand side at L + nv x nv + ibeg[k]; dofs in no island get dv = 0. One island of all
  * dofs in order is the dense solve of H. Returns 0 or 1 + the dof (world index) of the first
  * failed pivot. */
+/* island k's factor L (lin: its precision) loaded from H for the block-sparse factorization
+ * (sap_block_t.h): the diagonal tree blocks' lower triangles and every block L_uv of the
+ * symbolic factor at its natural place, from H's lower triangle (transposed where u's dofs
+ * come before v's); H's zeros give the fill's initial zeros. In place when H is L. */
+#define SAPW_BLOCK_LOAD(lin)                                                                        \
+  SAP_HD void SAPT(sapw_blockLoad_##lin)(const SAPT(sapProblem)* P, int k, lin* L) {                \
+    int n = P->ibeg[k + 1] - P->ibeg[k], T = P->ntr[k], W = (T + 31) / 32, o = P->ibeg[k];           \
+    const SAP_REAL* H = P->H + P->hoff[k];                                                          \
+    const int* st = P->tst + o;                                                                     \
+    const unsigned* pat = P->tpat + P->poff[k];                                                    \
+    int same = (const void*)H == (const void*)L;                                                    \
+    for (int v = 0; v < T; v++) {                                                                   \
+      int a = st[v], nb = SAPT(sapb_size)(st, T, n, v);                                             \
+      if (!same)                                                                                    \
+        for (int r = 0; r < nb; r++)                                                                \
+          for (int c = 0; c <= r; c++) L[(long)(a + r) * n + a + c] = (lin)H[(long)(a + r) * n + a + c]; \
+      for (int w = 0; w < W; w++)                                                                   \
+        for (unsigned bits = pat[(long)v * W + w]; bits; bits &= bits - 1) {                        \
+          int u = 32 * w + sapb_ctz(bits), b = st[u], nu = SAPT(sapb_size)(st, T, n, u);            \
+          for (int r = 0; r < nu; r++)                                                              \
+            for (int c = 0; c < nb; c++) {                                                          \
+              long to = (long)(b + r) * n + a + c;                                                  \
+              if (b > a) {                                                                          \
+                if (!same) L[to] = (lin)H[to];                                                      \
+              } else                                                                                \
+                L[to] = (lin)H[(long)(a + c) * n + b + r];                                          \
+            }                                                                                       \
+        }                                                                                           \
+    }                                                                                               \
+  }
+SAPW_BLOCK_LOAD(float)
+SAPW_BLOCK_LOAD(double)
+#undef SAPW_BLOCK_LOAD
+
 SAP_HD int SAPT(sapw_direction)(SAPT(sapProblem)* P) {
   int nv = P->nv, info = 0;
   for (int j = 0; j < nv; j++)
@@ -245,7 +279,28 @@ SAP_HD int SAPT(sapw_direction)(SAPT(sapProblem)* P) {
     const int* dofs = P->idof + P->ibeg[k];
     int n = P->ibeg[k + 1] - P->ibeg[k];
     const SAP_REAL* H = P->H + P->hoff[k];
-    if (P->lin_fp32) {
+    int T = P->ntr[k], o = P->ibeg[k];
+    if (T > 0) {  // block-sparse over the island's trees (sap_block_t.h)
+      int W = (T + 31) / 32;
+      const unsigned* pat = P->tpat + P->poff[k];
+      if (P->lin_fp32) {
+        float* L = (float*)P->L + P->hoff[k];
+        float* x = (float*)P->L + (long)nv * nv + o;
+        SAPT(sapw_blockLoad_float)(P, k, L);
+        for (int i = 0; i < n; i++) x[i] = (float)-P->grad[dofs[i]];
+        info = sapb_factor_f32(L, n, T, P->tst + o, P->tord + o, P->tpos + o, pat, W);
+        if (!info) sapb_solve_f32(L, n, T, P->tst + o, P->tord + o, pat, W, x);
+        for (int i = 0; i < n; i++) P->dv[dofs[i]] = (SAP_REAL)x[i];
+      } else {
+        double* L = (double*)P->L + P->hoff[k];
+        double* x = (double*)P->L + (long)nv * nv + o;
+        SAPT(sapw_blockLoad_double)(P, k, L);
+        for (int i = 0; i < n; i++) x[i] = (double)-P->grad[dofs[i]];
+        info = sapb_factor_f64(L, n, T, P->tst + o, P->tord + o, P->tpos + o, pat, W);
+        if (!info) sapb_solve_f64(L, n, T, P->tst + o, P->tord + o, pat, W, x);
+        for (int i = 0; i < n; i++) P->dv[dofs[i]] = (SAP_REAL)x[i];
+      }
+    } else if (P->lin_fp32) {
       float* L = (float*)P->L + P->hoff[k];
       float* x = (float*)P->L + (long)nv * nv + P->ibeg[k];
       for (int i = 0; i < n; i++) {

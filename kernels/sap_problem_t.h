@@ -63,6 +63,18 @@ typedef struct SAPT(sapProblem) {
   int *tlo, *thi;           /* (nv) dof range [tlo, thi) of each dof's tree: A's nonzero block */
   long* hoff;               /* (nv + 1) island k's n_k x n_k block of H (and of L) at hoff[k];
                                the right-hand side at nv x nv + ibeg[k] */
+  /* block-sparse factorization of islands of several trees (sap_island_t.h sapw_islandTrees,
+     sap_block_t.h): per island k, at ibeg[k] + t for its trees t = 0 .. ntr[k] - 1 */
+  int sparse;               /* 0: dense islands; 1: block-sparse where its flops pay (default);
+                               2: always (islands of 2+ trees, minimum degree); 3: always, natural
+                               tree order (tests) */
+  int* ntr;                 /* (nv + 1) trees of island k when it factors block-sparse, else 0 */
+  int* tix;                 /* (nv) each dof's tree index within its island */
+  int *tst, *tord, *tpos;   /* (nv) tree t's first local dof, elimination order, its inverse */
+  long* poff;               /* (nv + 1) island k's pattern: T_k x W_k words at tpat + poff[k] */
+  unsigned* tpat;           /* (nv W + W), W = ceil(nv / 32): tree adjacency, then the symbolic
+                               factor (bit u of tree v's row: L_uv != 0, u after v); the last W
+                               words: the ordering's scratch */
   int lin_fp32;             /* the linear solve runs in fp32 */
   SAP_REAL mom;             /* momentum cost 1/2 (v - v*)' A (v - v*) at v */
   SAP_REAL m1, m2;          /* line coefficients dv' A (v - v*), dv' A dv */
@@ -89,6 +101,9 @@ SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   SAPW_TAKE(P->sidx, int*, 4 * ((long)ns * snz + nv));                             // sidx, chain
   SAPW_TAKE(P->isl, int*, 4 * (6 * (long)nv + 1));  // isl, iloc, idof, tlo, thi, ibeg
   SAPW_TAKE(P->hoff, long*, 8 * ((long)nv + 1));
+  SAPW_TAKE(P->ntr, int*, 4 * (5 * (long)nv + 1));  // ntr, tix, tst, tord, tpos
+  SAPW_TAKE(P->poff, long*, 8 * ((long)nv + 1));
+  SAPW_TAKE(P->tpat, unsigned*, 4 * ((long)nv + 1) * ((nv + 31) / 32));
   SAPW_TAKE(P->loop, SAPT(sapLoop)*, sizeof(SAPT(sapLoop)));
 #undef SAPW_TAKE
   /* arrays that share a block (null when only counting) */
@@ -104,12 +119,17 @@ SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   SAPW_AFTER(P->tlo, P->idof, nv);
   SAPW_AFTER(P->thi, P->tlo, nv);
   SAPW_AFTER(P->ibeg, P->thi, nv);
+  SAPW_AFTER(P->tix, P->ntr, nv + 1);
+  SAPW_AFTER(P->tst, P->tix, nv);
+  SAPW_AFTER(P->tord, P->tst, nv);
+  SAPW_AFTER(P->tpos, P->tord, nv);
 #undef SAPW_AFTER
   P->cd = cd;
   P->nv = nv;
   P->snz = snz;
   P->Lfast = (void*)0;
   P->nisl = 0;
+  P->sparse = 0;
   return n;
 }
 

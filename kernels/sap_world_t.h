@@ -283,7 +283,9 @@ SAP_HD void SAPT(sapw_overflowFlag)(const sapModel* m, const sapData* d, int w, 
 }
 
 /* solve world w: assemble, split into islands (else one dense block: the tests' reference),
- * Newton, write vnext and the diagnostics */
+ * Newton, write vnext and the diagnostics. islands: 0 one dense block; 1 islands, each dense;
+ * 2 islands, those of several trees block-sparse where the flop estimate pays (the solve's
+ * default, sapw_islandTrees); 3 block-sparse always, minimum degree; 4 always, natural order */
 SAP_HD void SAPT(sapw_solveWorldIslands)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
                                          int islands) {
   int nv = m->nv;
@@ -305,6 +307,7 @@ SAP_HD void SAPT(sapw_solveWorldIslands)(const sapModel* m, const sapData* d, in
     for (int j = 0; j < nv; j++) vnext[j] = vstar[j];
   } else {
     SAPT(sapw_participation)(m, d, w, &P);
+    P.sparse = islands >= 2 ? islands - 1 : 0;  // 2: block-sparse where it pays (sapw_islandTrees)
     if (islands) SAPT(sapw_islands)(m, &P);
     SAPT(sapw_newton)(&P, prm, &st);
     for (int j = 0; j < nv; j++) vnext[j] = (double)P.v[j];
@@ -319,5 +322,5 @@ SAP_HD void SAPT(sapw_solveWorldIslands)(const sapModel* m, const sapData* d, in
 }
 
 SAP_HD void SAPT(sapw_solveWorld)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm) {
-  SAPT(sapw_solveWorldIslands)(m, d, w, prm, 1);
+  SAPT(sapw_solveWorldIslands)(m, d, w, prm, 2);
 }

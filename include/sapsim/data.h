@@ -65,7 +65,9 @@ typedef struct sapData {
   double* cdof;           /* (nworld x nv x 6)     motion subspace [ang; lin] at cref */
 
   /* dynamics */
-  double* qA;             /* (nworld x nv x nv)    A = M + diag(armature) + h diag(damping) */
+  double* qA;             /* (nworld x nv x nv)    A = M + diag(armature) + h diag(damping); the
+                             CPU stage writes the dof trees' diagonal blocks only (A is zero between
+                             trees: those entries keep the allocation's zeros) */
   double* qfrc_bias;      /* (nworld x nv)         c(q,v): Coriolis, centrifugal, gravity */
   double* qfrc_passive;   /* (nworld x nv)         spring forces */
   double* qfrc_actuator;  /* (nworld x nv)         actuator forces (explicit laws; with option
