@@ -77,7 +77,8 @@ static int supported_type(int t) {
     case mjSENS_SUBTREELINVEL: case mjSENS_SUBTREEANGMOM: case mjSENS_CLOCK:
     case mjSENS_TENDONACTFRC: case mjSENS_JOINTLIMITPOS: case mjSENS_JOINTLIMITVEL:
     case mjSENS_TENDONLIMITPOS: case mjSENS_TENDONLIMITVEL: case mjSENS_E_POTENTIAL:
-    case mjSENS_E_KINETIC: case mjSENS_CONTACT: case mjSENS_INSIDESITE:
+    case mjSENS_E_KINETIC: case mjSENS_CONTACT: case mjSENS_INSIDESITE: case mjSENS_GEOMDIST:
+    case mjSENS_GEOMNORMAL: case mjSENS_GEOMFROMTO:
       return 1;
     default:
       return 0;
@@ -151,6 +152,48 @@ static sapStatus check_contact(const mjModel* mj, int i, const char* path, const
   return SAP_OK;
 }
 
+/* MuJoCo's geom type names, for messages */
+static const char* geom_name(int t) {
+  static const char* n[] = {"plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf"};
+  return t >= 0 && t < (int)(sizeof(n) / sizeof(n[0])) ? n[t] : "unknown";
+}
+
+/* a geom type pair (ta <= tb) whose distance sapsim's narrow phase gives as MuJoCo's
+ * mj_geomDistance does: MuJoCo's analytic colliders (plane against sphere, capsule,
+ * ellipsoid, cylinder, box, mesh; sphere against sphere, capsule, cylinder, box; capsule
+ * against capsule, box). MuJoCo runs its exact CCD distance (GJK/EPA) for the others */
+static int distance_pair(int ta, int tb) {
+  if (ta == mjGEOM_PLANE) return tb != mjGEOM_PLANE && tb != mjGEOM_HFIELD && tb != mjGEOM_SDF;
+  if (ta == mjGEOM_SPHERE)
+    return tb == mjGEOM_SPHERE || tb == mjGEOM_CAPSULE || tb == mjGEOM_CYLINDER || tb == mjGEOM_BOX;
+  if (ta == mjGEOM_CAPSULE) return tb == mjGEOM_CAPSULE || tb == mjGEOM_BOX;
+  return 0;
+}
+
+/* distance / normal / fromto: geom or body objects, every geom pair of a type pair above */
+static sapStatus check_geomdist(const mjModel* mj, int i, const char* path, const char* n) {
+  int ids[2][2];
+  for (int r = 0; r < 2; r++) {
+    int ty = r ? mj->sensor_reftype[i] : mj->sensor_objtype[i], id = r ? mj->sensor_refid[i] : mj->sensor_objid[i];
+    if (ty != mjOBJ_GEOM && ty != mjOBJ_BODY)
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: %s sensor '%s' has object type %d; sapsim supports geom and body",
+                      path, type_name(mj->sensor_type[i]), n, ty);
+    ids[r][0] = ty == mjOBJ_BODY ? mj->body_geomadr[id] : id;
+    ids[r][1] = ty == mjOBJ_BODY ? mj->body_geomnum[id] : 1;
+  }
+  for (int a = ids[0][0]; a < ids[0][0] + ids[0][1]; a++)
+    for (int b = ids[1][0]; b < ids[1][0] + ids[1][1]; b++) {
+      int ta = mj->geom_type[a], tb = mj->geom_type[b];
+      if (!distance_pair(ta < tb ? ta : tb, ta < tb ? tb : ta))
+        return sap_fail(SAP_ERR_UNSUPPORTED, "%s: %s sensor '%s' needs the distance of a %s and a %s (geoms %d, %d), "
+                        "which sapsim's narrow phase does not give as MuJoCo's exact CCD distance (supported: plane "
+                        "against sphere, capsule, ellipsoid, cylinder, box, mesh; sphere against sphere, capsule, "
+                        "cylinder, box; capsule against capsule, box)", path, type_name(mj->sensor_type[i]), n,
+                        geom_name(ta), geom_name(tb), a, b);
+    }
+  return SAP_OK;
+}
+
 /* the sensors sapsim cannot compute, named; SAP_OK when all can be */
 sapStatus sapm_checkSensors(const mjModel* mj, const char* path) {
   if (mj->nsensor == 0) return SAP_OK;
@@ -189,6 +232,10 @@ sapStatus sapm_checkSensors(const mjModel* mj, const char* path) {
     }
     if (t == mjSENS_CONTACT) {
       sapStatus st = check_contact(mj, i, path, n);
+      if (st != SAP_OK) return st;
+    }
+    if (t == mjSENS_GEOMDIST || t == mjSENS_GEOMNORMAL || t == mjSENS_GEOMFROMTO) {
+      sapStatus st = check_geomdist(mj, i, path, n);
       if (st != SAP_OK) return st;
     }
     if (t == mjSENS_INSIDESITE) {

@@ -50,6 +50,7 @@ SAP_HD int sapw_sensorNeeds(const sapModel* m, int stage) {
       need |= SAP_SNEED_KIN | SAP_SNEED_VEL;
     if (t == SAP_SENS_RANGEFINDER) need |= SAP_SNEED_KIN | SAP_SNEED_RAY;
     if (t == SAP_SENS_CONTACT && stage != SAP_STAGE_ACC) need |= SAP_SNEED_KIN | SAP_SNEED_RAY | SAP_SNEED_CONTACT;
+    if (t == SAP_SENS_GEOMDIST || t == SAP_SENS_GEOMNORMAL || t == SAP_SENS_GEOMFROMTO) need |= SAP_SNEED_KIN | SAP_SNEED_RAY;
     if (t == SAP_SENS_SUBTREELINVEL || t == SAP_SENS_SUBTREEANGMOM)
       need |= SAP_SNEED_KIN | SAP_SNEED_VEL | SAP_SNEED_SUBTREE | SAP_SNEED_SUBVEL;
     if (t == SAP_SENS_ACCELEROMETER || t == SAP_SENS_FRAMELINACC || t == SAP_SENS_FRAMEANGACC)
@@ -149,10 +150,11 @@ SAP_HD void sapw_sensorPoint(const double* X, const double* cref, const double* 
   }
 }
 
-/* clamp by cutoff: real data to [-c, c], positive data from above (apply_cutoff) */
+/* clamp by cutoff: real data to [-c, c], positive data from above (apply_cutoff; contact and
+ * fromto sensors are not clamped, fromto and distance read it as their collision margin) */
 SAP_HD void sapw_sensorCutoff(const sapModel* m, int i, double* out) {
   double c = m->sensor_cutoff[i];
-  if (!(c > 0)) return;
+  if (!(c > 0) || m->sensor_type[i] == SAP_SENS_CONTACT || m->sensor_type[i] == SAP_SENS_GEOMFROMTO) return;
   for (int k = 0; k < m->sensor_dim[i]; k++) {
     if (m->sensor_datatype[i] == 0) out[k] = out[k] < -c ? -c : (out[k] > c ? c : out[k]);
     else if (m->sensor_datatype[i] == 1) out[k] = out[k] > c ? c : out[k];
@@ -322,9 +324,10 @@ typedef struct sapConSrc {
   const double* gmat;  /* (ngeom x 9) geom orientations of the contacts' state */
 } sapConSrc;
 
-/* contact k of a source; 0 when MuJoCo would not list it. The step's list: dist = phi +
- * margin (MuJoCo lists a contact while dist < margin, so phi < 0; sapsim keeps speculative ones
- * beyond), force and torque = SAP impulse / h (sapsim's frame rows t1, t2, n; spin and
+/* contact k of a source; 0 when it is not listed. The step's list: dist = phi + margin; listed
+ * when phi < 0 (MuJoCo lists a contact while dist < margin; sapsim keeps speculative ones
+ * beyond) or when SAP put a normal force through it (a speculative contact that carries force,
+ * e.g. SAP's convex approximation lifting a sliding body slightly off its support), force and torque = SAP impulse / h (sapsim's frame rows t1, t2, n; spin and
  * rolling rows about n, t1, t2) projected on MuJoCo's frame */
 SAP_HD int sapw_conGet(const sapModel* m, const sapConSrc* src, int k, sapConRec* c) {
   double n[3], f[3] = {0, 0, 0}, t[3] = {0, 0, 0};
@@ -340,7 +343,8 @@ SAP_HD int sapw_conGet(const sapModel* m, const sapConSrc* src, int k, sapConRec
   } else {
     const sapData* d = src->d;
     long ci = src->c0 + k;
-    if (!(d->con_dist[ci] < 0)) return 0;
+    const sapSensorSolve* S = src->S;
+    if (!(d->con_dist[ci] < 0) && !(sapw_sensorImpulse(S, src->sc, S->cd * k + 2) > 0)) return 0;
     const double* fr = d->con_frame + 9 * ci;
     const double* x = d->con_pos + 6 * ci;
     c->geom[0] = d->con_geom[2 * ci];
@@ -351,7 +355,6 @@ SAP_HD int sapw_conGet(const sapModel* m, const sapConSrc* src, int k, sapConRec
       c->pos[j] = 0.5 * (x[j] + x[3 + j]);
       n[j] = fr[6 + j];
     }
-    const sapSensorSolve* S = src->S;
     double g[SAP_CDIM_MAX];
     for (int r = 0; r < S->cd; r++) g[r] = sapw_sensorImpulse(S, src->sc, S->cd * k + r) / S->h;
     for (int j = 0; j < 3; j++) f[j] = fr[j] * g[0] + fr[3 + j] * g[1] + fr[6 + j] * g[2];
@@ -533,6 +536,54 @@ SAP_HD int sapw_sensorCollide(const sapModel* m, const double* gpos, const doubl
   return n;
 }
 
+
+/* ---- geom distance sensors (MuJoCo's mjSENS_GEOMDIST / GEOMNORMAL / GEOMFROMTO) -------- */
+
+/* MuJoCo's mj_geomDistance through sapsim's narrow phase: the smallest contact distance of
+ * geoms g1, g2 collided with margin = cutoff (cutoff when none; fromto untouched), fromto the
+ * witness points pos -+ dist/2 n from g1's surface to g2's. Load refuses the type pairs where
+ * MuJoCo runs its exact CCD distance (mjc_Convex, mjc_BoxBox) or has no collider */
+SAP_HD double sapw_geomDistance(const sapModel* m, const double* gpos, const double* gmat, int g1, int g2,
+                                double cutoff, double* fromto) {
+  sapcContact_f64 con[SAPC_PAIRCON];
+  int n = sapw_collidePair(m, gpos, gmat, g1, g2, cutoff, 1, con), best = -1;
+  double dist = cutoff;
+  for (int k = 0; k < n; k++)
+    if (con[k].dist < dist) { dist = con[k].dist; best = k; }
+  for (int j = 0; j < 3 && best >= 0; j++) {
+    fromto[j] = con[best].pos[j] - 0.5 * dist * con[best].n[j];
+    fromto[3 + j] = con[best].pos[j] + 0.5 * dist * con[best].n[j];
+  }
+  return dist;
+}
+
+/* distance, normal or fromto sensor i: the smallest distance over the geom pairs of object 1
+ * (a geom or a body's geoms) and object 2; normal = (to - from) normalised (0 when none) */
+SAP_HD void sapw_sensorGeomDist(const sapModel* m, int i, const double* gpos, const double* gmat, double* out) {
+  double cutoff = m->sensor_cutoff[i], dist = cutoff, fromto[6] = {0, 0, 0, 0, 0, 0}, ft[6];
+  int id1 = m->sensor_objid[i], id2 = m->sensor_refid[i];
+  int a1 = m->sensor_objtype[i] == SAP_OBJ_BODY ? m->body_geomadr[id1] : id1;
+  int n1 = m->sensor_objtype[i] == SAP_OBJ_BODY ? m->body_geomnum[id1] : 1;
+  int a2 = m->sensor_reftype[i] == SAP_OBJ_BODY ? m->body_geomadr[id2] : id2;
+  int n2 = m->sensor_reftype[i] == SAP_OBJ_BODY ? m->body_geomnum[id2] : 1;
+  for (int g1 = a1; g1 < a1 + n1; g1++)
+    for (int g2 = a2; g2 < a2 + n2; g2++) {
+      for (int k = 0; k < 6; k++) ft[k] = 0;
+      double dn = sapw_geomDistance(m, gpos, gmat, g1, g2, cutoff, ft);
+      if (dn < dist) {
+        dist = dn;
+        for (int k = 0; k < 6; k++) fromto[k] = ft[k];
+      }
+    }
+  int t = m->sensor_type[i];
+  if (t == SAP_SENS_GEOMDIST) out[0] = dist;
+  else if (t == SAP_SENS_GEOMFROMTO) for (int k = 0; k < 6; k++) out[k] = fromto[k];
+  else {
+    double nrm[3] = {fromto[3] - fromto[0], fromto[4] - fromto[1], fromto[5] - fromto[2]};
+    double l = sqrt(sapu_dot3_f64(nrm, nrm));
+    for (int k = 0; k < 3; k++) out[k] = l > 0 ? nrm[k] / l : nrm[k];
+  }
+}
 
 /* ---- position and velocity stage -------------------------------------------------- */
 
@@ -817,6 +868,9 @@ SAP_HD void sapw_sensorPosVel(const sapModel* m, int need, const double* qpos, c
         sapv3(out, t == SAP_SENS_FRAMEANGVEL ? V : V + 3);
         break;
       case SAP_SENS_INSIDESITE: out[0] = sapw_inZoneAt(m, i, rpos, rR, pos); break;
+      case SAP_SENS_GEOMDIST:
+      case SAP_SENS_GEOMNORMAL:
+      case SAP_SENS_GEOMFROMTO: sapw_sensorGeomDist(m, i, gpos, gmat, out); break;
       case SAP_SENS_CONTACT: {
         sapConSrc src = {(const sapData*)0, 0, (const sapSensorSolve*)0, (const unsigned char*)0, crec, ncol, gmat};
         sapw_sensorContact(m, &src, i, pos, R, out);

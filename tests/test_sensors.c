@@ -534,7 +534,7 @@ static void expect_refused(const char* sensor_xml, const char* fragment) {
 static void test_refused(void) {
   expect_refused("<user name='u' dim='2'/>", "type user");
   expect_refused("<contact site='s' data='found linvel'/>", "data field 'linvel'");
-  expect_refused("<distance geom1='g' geom2='g2'/>", "type distance");
+  expect_refused("<camprojection site='s' camera='c'/>", "type camprojection");
   expect_refused("<tendonlimitfrc tendon='t'/>", "tendonlimitfrc");
   expect_refused("<gyro site='s' nsample='3'/>", "history, delay or interval");
   expect_refused("<gyro site='s' delay='0.01' nsample='2'/>", "history, delay or interval");
