@@ -145,6 +145,7 @@
   X(int, sensor_zonetype, (m)->nsensor)                          \
   X(double, sensor_zonesize, (m)->nsensor * 3)                   \
   X(int, sensor_raydata, (m)->nsensor)                           \
+  X(int, sensor_condata, (m)->nsensor * 2)                       \
   X(double, key_time, (m)->nkey)                                 \
   X(double, key_qpos, (long long)(m)->nkey * (m)->nq)             \
   X(double, key_qvel, (long long)(m)->nkey * (m)->nv)             \

@@ -25,7 +25,12 @@ _Static_assert(SAP_SENS_TOUCH == (int)mjSENS_TOUCH && SAP_SENS_TORQUE == (int)mj
                SAP_SENS_TENDONLIMITPOS == (int)mjSENS_TENDONLIMITPOS &&
                SAP_SENS_TENDONLIMITVEL == (int)mjSENS_TENDONLIMITVEL &&
                SAP_SENS_E_POTENTIAL == (int)mjSENS_E_POTENTIAL && SAP_SENS_E_KINETIC == (int)mjSENS_E_KINETIC &&
-               SAP_STAGE_POS == (int)mjSTAGE_POS && SAP_STAGE_ACC == (int)mjSTAGE_ACC,
+               SAP_STAGE_POS == (int)mjSTAGE_POS && SAP_STAGE_ACC == (int)mjSTAGE_ACC &&
+               SAP_SENS_INSIDESITE == (int)mjSENS_INSIDESITE && SAP_SENS_CONTACT == (int)mjSENS_CONTACT &&
+               SAP_SENS_GEOMDIST == (int)mjSENS_GEOMDIST && SAP_SENS_GEOMFROMTO == (int)mjSENS_GEOMFROMTO &&
+               SAP_OBJ_BODY == (int)mjOBJ_BODY && SAP_OBJ_XBODY == (int)mjOBJ_XBODY &&
+               SAP_OBJ_GEOM == (int)mjOBJ_GEOM && SAP_OBJ_SITE == (int)mjOBJ_SITE &&
+               SAP_OBJ_CAMERA == (int)mjOBJ_CAMERA && SAP_CONDATA_TANGENT == (int)mjCONDATA_TANGENT,
                "sensor numbering differs from MuJoCo's");
 
 /* MuJoCo's name of a sensor type, for messages */
@@ -72,7 +77,8 @@ static int supported_type(int t) {
     case mjSENS_SUBTREELINVEL: case mjSENS_SUBTREEANGMOM: case mjSENS_CLOCK:
     case mjSENS_TENDONACTFRC: case mjSENS_JOINTLIMITPOS: case mjSENS_JOINTLIMITVEL:
     case mjSENS_TENDONLIMITPOS: case mjSENS_TENDONLIMITVEL: case mjSENS_E_POTENTIAL:
-    case mjSENS_E_KINETIC:
+    case mjSENS_E_KINETIC: case mjSENS_CONTACT: case mjSENS_INSIDESITE: case mjSENS_GEOMDIST:
+    case mjSENS_GEOMNORMAL: case mjSENS_GEOMFROMTO:
       return 1;
     default:
       return 0;
@@ -114,6 +120,80 @@ static int object_frame(const mjModel* mj, int type, int id, int* body, double* 
   }
 }
 
+/* a site shape sapsim tests points and rays against (touch, contact, insidesite) */
+static int zone_type(int st) {
+  return st == mjGEOM_SPHERE || st == mjGEOM_CAPSULE || st == mjGEOM_ELLIPSOID || st == mjGEOM_CYLINDER ||
+         st == mjGEOM_BOX;
+}
+
+/* a contact sensor sapsim computes: fields found .. tangent, matching by geom, body, subtree
+ * or site (a site zone of a supported shape), any reduction */
+static sapStatus check_contact(const mjModel* mj, int i, const char* path, const char* n) {
+  static const char* field[] = {"found", "force", "torque", "dist", "pos", "normal", "tangent", "linvel", "angvel"};
+  int spec = mj->sensor_intprm[mjNSENS * i], reduce = mj->sensor_intprm[mjNSENS * i + 1];
+  for (int k = SAP_NCONDATA; k < mjNCONDATA; k++)
+    if (spec & (1 << k))
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: contact sensor '%s' asks for data field '%s'; sapsim computes "
+                      "found, force, torque, dist, pos, normal and tangent", path, n,
+                      k < (int)(sizeof(field) / sizeof(field[0])) ? field[k] : "unknown");
+  if (spec <= 0 || spec >= (1 << SAP_NCONDATA) || reduce < 0 || reduce > SAP_REDUCE_NETFORCE)
+    return sap_fail(SAP_ERR_UNSUPPORTED, "%s: contact sensor '%s' has data %#x and reduce %d, which sapsim "
+                    "does not know", path, n, spec, reduce);
+  for (int r = 0; r < 2; r++) {
+    int ty = r ? mj->sensor_reftype[i] : mj->sensor_objtype[i], oid = r ? mj->sensor_refid[i] : mj->sensor_objid[i];
+    if (ty != mjOBJ_UNKNOWN && ty != mjOBJ_GEOM && ty != mjOBJ_BODY && ty != mjOBJ_XBODY &&
+        !(ty == mjOBJ_SITE && r == 0))
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: contact sensor '%s' matches object type %d; sapsim supports "
+                      "geom, body, subtree and site", path, n, ty);
+    if (ty == mjOBJ_SITE && !zone_type(mj->site_type[oid]))
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: contact sensor '%s' has a site of geom type %d; sapsim "
+                      "supports sphere, capsule, ellipsoid, cylinder and box sites", path, n, mj->site_type[oid]);
+  }
+  return SAP_OK;
+}
+
+/* MuJoCo's geom type names, for messages */
+static const char* geom_name(int t) {
+  static const char* n[] = {"plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf"};
+  return t >= 0 && t < (int)(sizeof(n) / sizeof(n[0])) ? n[t] : "unknown";
+}
+
+/* a geom type pair (ta <= tb) whose distance sapsim's narrow phase gives as MuJoCo's
+ * mj_geomDistance does: MuJoCo's analytic colliders (plane against sphere, capsule,
+ * ellipsoid, cylinder, box, mesh; sphere against sphere, capsule, cylinder, box; capsule
+ * against capsule, box). MuJoCo runs its exact CCD distance (GJK/EPA) for the others */
+static int distance_pair(int ta, int tb) {
+  if (ta == mjGEOM_PLANE) return tb != mjGEOM_PLANE && tb != mjGEOM_HFIELD && tb != mjGEOM_SDF;
+  if (ta == mjGEOM_SPHERE)
+    return tb == mjGEOM_SPHERE || tb == mjGEOM_CAPSULE || tb == mjGEOM_CYLINDER || tb == mjGEOM_BOX;
+  if (ta == mjGEOM_CAPSULE) return tb == mjGEOM_CAPSULE || tb == mjGEOM_BOX;
+  return 0;
+}
+
+/* distance / normal / fromto: geom or body objects, every geom pair of a type pair above */
+static sapStatus check_geomdist(const mjModel* mj, int i, const char* path, const char* n) {
+  int ids[2][2];
+  for (int r = 0; r < 2; r++) {
+    int ty = r ? mj->sensor_reftype[i] : mj->sensor_objtype[i], id = r ? mj->sensor_refid[i] : mj->sensor_objid[i];
+    if (ty != mjOBJ_GEOM && ty != mjOBJ_BODY)
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: %s sensor '%s' has object type %d; sapsim supports geom and body",
+                      path, type_name(mj->sensor_type[i]), n, ty);
+    ids[r][0] = ty == mjOBJ_BODY ? mj->body_geomadr[id] : id;
+    ids[r][1] = ty == mjOBJ_BODY ? mj->body_geomnum[id] : 1;
+  }
+  for (int a = ids[0][0]; a < ids[0][0] + ids[0][1]; a++)
+    for (int b = ids[1][0]; b < ids[1][0] + ids[1][1]; b++) {
+      int ta = mj->geom_type[a], tb = mj->geom_type[b];
+      if (!distance_pair(ta < tb ? ta : tb, ta < tb ? tb : ta))
+        return sap_fail(SAP_ERR_UNSUPPORTED, "%s: %s sensor '%s' needs the distance of a %s and a %s (geoms %d, %d), "
+                        "which sapsim's narrow phase does not give as MuJoCo's exact CCD distance (supported: plane "
+                        "against sphere, capsule, ellipsoid, cylinder, box, mesh; sphere against sphere, capsule, "
+                        "cylinder, box; capsule against capsule, box)", path, type_name(mj->sensor_type[i]), n,
+                        geom_name(ta), geom_name(tb), a, b);
+    }
+  return SAP_OK;
+}
+
 /* the sensors sapsim cannot compute, named; SAP_OK when all can be */
 sapStatus sapm_checkSensors(const mjModel* mj, const char* path) {
   if (mj->nsensor == 0) return SAP_OK;
@@ -149,6 +229,26 @@ sapStatus sapm_checkSensors(const mjModel* mj, const char* path) {
           st != mjGEOM_CYLINDER && st != mjGEOM_BOX)
         return sap_fail(SAP_ERR_UNSUPPORTED, "%s: touch sensor '%s' has a site of geom type %d; "
                         "sapsim supports sphere, capsule, ellipsoid, cylinder and box zones", path, n, st);
+    }
+    if (t == mjSENS_CONTACT) {
+      sapStatus st = check_contact(mj, i, path, n);
+      if (st != SAP_OK) return st;
+    }
+    if (t == mjSENS_GEOMDIST || t == mjSENS_GEOMNORMAL || t == mjSENS_GEOMFROMTO) {
+      sapStatus st = check_geomdist(mj, i, path, n);
+      if (st != SAP_OK) return st;
+    }
+    if (t == mjSENS_INSIDESITE) {
+      if (!zone_type(mj->site_type[mj->sensor_refid[i]]))
+        return sap_fail(SAP_ERR_UNSUPPORTED, "%s: insidesite sensor '%s' has a site of geom type %d; sapsim "
+                        "supports sphere, capsule, ellipsoid, cylinder and box sites", path, n,
+                        mj->site_type[mj->sensor_refid[i]]);
+      if (ot != mjOBJ_BODY && ot != mjOBJ_XBODY && ot != mjOBJ_GEOM && ot != mjOBJ_SITE && ot != mjOBJ_CAMERA)
+        return sap_fail(SAP_ERR_UNSUPPORTED, "%s: insidesite sensor '%s' has object type %d; sapsim supports "
+                        "body, xbody, geom, site and camera", path, n, ot);
+      if (ot == mjOBJ_BODY && id > 0 && mj->body_mass[id] < mjMINVAL && mj->body_subtreemass[id] >= mjMINVAL)
+        return sap_fail(SAP_ERR_UNSUPPORTED, "%s: insidesite sensor '%s' reads a massless body with massive "
+                        "children (MuJoCo uses its subtree com), which is not supported", path, n);
     }
     if (t == mjSENS_RANGEFINDER && ot != mjOBJ_SITE)
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: rangefinder '%s' is attached to a camera (a depth image of "
@@ -205,10 +305,16 @@ void sapm_copySensors(sapModel* m, const mjModel* mj) {
     if (mj->sensor_refid[i] < 0 || !object_frame(mj, mj->sensor_reftype[i], mj->sensor_refid[i], body + 1, frame + 7))
       body[1] = -1;
     m->sensor_raydata[i] = t == mjSENS_RANGEFINDER ? mj->sensor_intprm[mjNSENS * i] : 0;
-    if (t == mjSENS_TOUCH) {
-      m->sensor_zonetype[i] = mj->site_type[mj->sensor_objid[i]];
-      memcpy(m->sensor_zonesize + 3 * i, mj->site_size + 3 * mj->sensor_objid[i], 3 * sizeof(double));
+    /* the site zone: touch's and a contact sensor's object, insidesite's reference */
+    int zone = -1;
+    if (t == mjSENS_TOUCH || (t == mjSENS_CONTACT && mj->sensor_objtype[i] == mjOBJ_SITE)) zone = mj->sensor_objid[i];
+    if (t == mjSENS_INSIDESITE) zone = mj->sensor_refid[i];
+    if (zone >= 0) {
+      m->sensor_zonetype[i] = mj->site_type[zone];
+      memcpy(m->sensor_zonesize + 3 * i, mj->site_size + 3 * zone, 3 * sizeof(double));
     }
+    m->sensor_condata[2 * i] = t == mjSENS_CONTACT ? mj->sensor_intprm[mjNSENS * i] : 0;
+    m->sensor_condata[2 * i + 1] = t == mjSENS_CONTACT ? mj->sensor_intprm[mjNSENS * i + 1] : 0;
   }
 }
 

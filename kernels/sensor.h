@@ -11,6 +11,7 @@
 #define SAPSIM_SENSOR_H
 
 #include "kernels.h"
+#include "collision.h"     /* sapw_collidePair: contact sensors of a state */
 #include "ray.h"           /* sapw_ray: rangefinder */
 #include "sap_solve.h"  /* sapw_midpointAlpha0, SAP_CDIM_MAX */
 #include "sapsim/data.h"
@@ -22,7 +23,8 @@ enum {
   SAP_SNEED_KIN = 1, SAP_SNEED_VEL = 2, SAP_SNEED_SUBTREE = 4, SAP_SNEED_SUBVEL = 8,
   SAP_SNEED_MOTION = 16, /* acc stage: cvel and cacc (accelerometer, frame acc, force, torque) */
   SAP_SNEED_FORCE = 32,  /* acc stage: cfrc_int (force, torque) */
-  SAP_SNEED_RAY = 64     /* pos stage: every geom's world pose (rangefinder) */
+  SAP_SNEED_RAY = 64,    /* pos stage: every geom's world pose (rangefinder, contact) */
+  SAP_SNEED_CONTACT = 128 /* pos stage: the state's contact list (contact sensors without forces) */
 };
 
 SAP_HD int sapw_sensorNeeds(const sapModel* m, int stage) {
@@ -47,6 +49,8 @@ SAP_HD int sapw_sensorNeeds(const sapModel* m, int stage) {
          m->tendon_spatial[m->actuator_trnid[id]]))
       need |= SAP_SNEED_KIN | SAP_SNEED_VEL;
     if (t == SAP_SENS_RANGEFINDER) need |= SAP_SNEED_KIN | SAP_SNEED_RAY;
+    if (t == SAP_SENS_CONTACT && stage != SAP_STAGE_ACC) need |= SAP_SNEED_KIN | SAP_SNEED_RAY | SAP_SNEED_CONTACT;
+    if (t == SAP_SENS_GEOMDIST || t == SAP_SENS_GEOMNORMAL || t == SAP_SENS_GEOMFROMTO) need |= SAP_SNEED_KIN | SAP_SNEED_RAY;
     if (t == SAP_SENS_SUBTREELINVEL || t == SAP_SENS_SUBTREEANGMOM)
       need |= SAP_SNEED_KIN | SAP_SNEED_VEL | SAP_SNEED_SUBTREE | SAP_SNEED_SUBVEL;
     if (t == SAP_SENS_ACCELEROMETER || t == SAP_SENS_FRAMELINACC || t == SAP_SENS_FRAMEANGACC)
@@ -58,10 +62,23 @@ SAP_HD int sapw_sensorNeeds(const sapModel* m, int stage) {
   return need;
 }
 
+#define SAP_CONREC 9 /* doubles of a position-stage contact record: g0, g1, dist, pos, n */
+
+/* room for the position stage's contact list: each pair's most contacts */
+SAP_HD long sapw_sensorConCap(const sapModel* m) {
+  long n = 0;
+  for (int p = 0; p < m->npair_max; p++)
+    n += (m->geom_type[m->pair_geom[2 * p]] == SAP_GEOM_HFIELD || m->geom_type[m->pair_geom[2 * p + 1]] == SAP_GEOM_HFIELD)
+             ? SAPC_HFIELD_MAXCON : SAPC_MAXCON;
+  return n;
+}
+
 /* doubles of one world's sensor work area (both stages; they never run at once) */
 SAP_HD long sapw_sensorWork(const sapModel* m) {
   long pv = 53L * m->nbody + 6L * m->njnt + 6L * m->nv;
-  if (sapw_sensorNeeds(m, SAP_STAGE_VEL) & SAP_SNEED_RAY) pv += 12L * m->ngeom;  /* geom poses */
+  int need = sapw_sensorNeeds(m, SAP_STAGE_VEL);
+  if (need & SAP_SNEED_RAY) pv += 12L * m->ngeom;  /* geom poses */
+  if (need & SAP_SNEED_CONTACT) pv += SAP_CONREC * sapw_sensorConCap(m);  /* contact records */
   long acc = 28L * m->nbody + m->nv;
   return pv > acc ? pv : acc;
 }
@@ -133,10 +150,11 @@ SAP_HD void sapw_sensorPoint(const double* X, const double* cref, const double* 
   }
 }
 
-/* clamp by cutoff: real data to [-c, c], positive data from above (apply_cutoff) */
+/* clamp by cutoff: real data to [-c, c], positive data from above (apply_cutoff; contact and
+ * fromto sensors are not clamped, fromto and distance read it as their collision margin) */
 SAP_HD void sapw_sensorCutoff(const sapModel* m, int i, double* out) {
   double c = m->sensor_cutoff[i];
-  if (!(c > 0)) return;
+  if (!(c > 0) || m->sensor_type[i] == SAP_SENS_CONTACT || m->sensor_type[i] == SAP_SENS_GEOMFROMTO) return;
   for (int k = 0; k < m->sensor_dim[i]; k++) {
     if (m->sensor_datatype[i] == 0) out[k] = out[k] < -c ? -c : (out[k] > c ? c : out[k]);
     else if (m->sensor_datatype[i] == 1) out[k] = out[k] > c ? c : out[k];
@@ -211,6 +229,360 @@ SAP_HD int sapw_rayHitsZone(int type, const double* size, const double* p, const
     return hit;
   }
   return 0;
+}
+
+/* is the point p (in the zone's frame, relative to its centre) strictly inside the zone of
+ * type SAP_GEOM_* with MuJoCo sizes? (mju_insideGeom: contact sensor sites, insidesite) */
+SAP_HD int sapw_insideZone(int type, const double* s, const double* p) {
+  double z = p[2] < -s[1] ? -s[1] : (p[2] > s[1] ? s[1] : p[2]);
+  switch (type) {
+    case SAP_GEOM_SPHERE: return sapu_dot3_f64(p, p) < s[0] * s[0];
+    case SAP_GEOM_CAPSULE: return p[0] * p[0] + p[1] * p[1] + (p[2] - z) * (p[2] - z) < s[0] * s[0];
+    case SAP_GEOM_ELLIPSOID:
+      return p[0] * p[0] / (s[0] * s[0]) + p[1] * p[1] / (s[1] * s[1]) + p[2] * p[2] / (s[2] * s[2]) < 1;
+    case SAP_GEOM_CYLINDER: return fabs(p[2]) < s[1] && p[0] * p[0] + p[1] * p[1] < s[0] * s[0];
+    case SAP_GEOM_BOX: return fabs(p[0]) < s[0] && fabs(p[1]) < s[1] && fabs(p[2]) < s[2];
+    default: return 0;
+  }
+}
+
+/* the world point x inside sensor i's zone at (pos, R) */
+SAP_HD int sapw_inZoneAt(const sapModel* m, int i, const double* pos, const double* R, const double* x) {
+  double r[3], l[3];
+  for (int k = 0; k < 3; k++) r[k] = x[k] - pos[k];
+  sapu_mulMatTVec3_f64(l, R, r);
+  return sapw_insideZone(m->sensor_zonetype[i], m->sensor_zonesize + 3 * i, l);
+}
+
+/* where a world's SAP impulses are after its solve (host/sensor.c fills it from the solver's
+ * scratch layout, kernels/sap_problem_t.h sapw_carve) */
+typedef struct sapSensorSolve {
+  double h;            /* time step */
+  int solved;          /* the SAP solve ran (contacts enabled): drives are implicit rows */
+  long gam_off;        /* byte offset of the impulses (cd nc + ns) in the world's scratch */
+  int gam_fp32;        /* impulses stored in fp32 */
+  int cd;              /* rows per contact */
+  int midpoint;        /* contact force at the stiffness-weighted midpoint, else the witnesses */
+  double kdef;         /* geom stiffness where a geom has none (midpoint weights) */
+  long work_off;       /* byte offset of the sensor work area in the world's scratch */
+  int need;            /* sapw_sensorNeeds(m, SAP_STAGE_ACC) */
+} sapSensorSolve;
+
+/* impulse row r of a world whose scratch is sc */
+SAP_HD double sapw_sensorImpulse(const sapSensorSolve* S, const unsigned char* sc, int r) {
+  const unsigned char* g = sc + S->gam_off;
+  return S->gam_fp32 ? (double)((const float*)g)[r] : ((const double*)g)[r];
+}
+
+/* ---- contact sensor (MuJoCo's mjSENS_CONTACT, engine_sensor.c) ------------------------ */
+
+/* MuJoCo's contact frame of a unit normal n (mju_makeFrame): t1 = the hint y when given
+ * (plane-capsule contacts: the capsule's axis), else (0, 1, 0), or (0, 0, 1) when |n_y| >= 0.5,
+ * made orthogonal to n; t2 = n x t1 */
+SAP_HD void sapw_mjFrame(const double* n, const double* hint, double* t1, double* t2) {
+  double y[3] = {0, 0, 0};
+  if (hint) sapv3(y, hint);
+  else if (n[1] < 0.5 && n[1] > -0.5) y[1] = 1;
+  else y[2] = 1;
+  double c = sapu_dot3_f64(n, y);
+  for (int k = 0; k < 3; k++) t1[k] = y[k] - c * n[k];
+  double l = sqrt(sapu_dot3_f64(t1, t1));
+  for (int k = 0; k < 3; k++) t1[k] /= l > 1e-15 ? l : 1;
+  sapu_cross3_f64(t2, n, t1);
+}
+
+/* candidate pair of geoms (g0 < g1): binary search of the sorted pair list; -1 if none */
+SAP_HD int sapw_findPair(const sapModel* m, int g0, int g1) {
+  int lo = 0, hi = m->npair_max - 1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2, a = m->pair_geom[2 * mid], b = m->pair_geom[2 * mid + 1];
+    if (a == g0 && b == g1) return mid;
+    if (a < g0 || (a == g0 && b < g1)) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/* MuJoCo's record of one contact: its geoms, the distance between the geoms' own surfaces,
+ * the midpoint pos, MuJoCo's frame (rows n, t1, t2) and the contact's force and torque on
+ * geom 1 in that frame */
+typedef struct sapConRec {
+  int geom[2];
+  double dist, pos[3], frame[9], ft[6];
+} sapConRec;
+
+/* where a contact sensor's contacts come from: the step's list with its SAP impulses
+ * (acceleration stage: d, S, sc set) or a fresh collision of the state (position stage:
+ * rec holds n records of SAP_CONREC doubles: g0, g1, dist, pos, n) */
+typedef struct sapConSrc {
+  const sapData* d;
+  long c0;  /* the world's first contact slot */
+  const sapSensorSolve* S;
+  const unsigned char* sc;
+  const double* rec;
+  int n;
+  const double* gmat;  /* (ngeom x 9) geom orientations of the contacts' state */
+} sapConSrc;
+
+/* contact k of a source; 0 when it is not listed. The step's list: dist = phi + margin; listed
+ * when phi < 0 (MuJoCo lists a contact while dist < margin; sapsim keeps speculative ones
+ * beyond) or when SAP put a normal force through it (a speculative contact that carries force,
+ * e.g. SAP's convex approximation lifting a sliding body slightly off its support), force and torque = SAP impulse / h (sapsim's frame rows t1, t2, n; spin and
+ * rolling rows about n, t1, t2) projected on MuJoCo's frame */
+SAP_HD int sapw_conGet(const sapModel* m, const sapConSrc* src, int k, sapConRec* c) {
+  double n[3], f[3] = {0, 0, 0}, t[3] = {0, 0, 0};
+  if (src->rec) {
+    const double* r = src->rec + SAP_CONREC * k;
+    c->geom[0] = (int)r[0];
+    c->geom[1] = (int)r[1];
+    c->dist = r[2];
+    for (int j = 0; j < 3; j++) {
+      c->pos[j] = r[3 + j];
+      n[j] = r[6 + j];
+    }
+  } else {
+    const sapData* d = src->d;
+    long ci = src->c0 + k;
+    const sapSensorSolve* S = src->S;
+    if (!(d->con_dist[ci] < 0) && !(sapw_sensorImpulse(S, src->sc, S->cd * k + 2) > 0)) return 0;
+    const double* fr = d->con_frame + 9 * ci;
+    const double* x = d->con_pos + 6 * ci;
+    c->geom[0] = d->con_geom[2 * ci];
+    c->geom[1] = d->con_geom[2 * ci + 1];
+    int p = sapw_findPair(m, c->geom[0], c->geom[1]);
+    c->dist = d->con_dist[ci] + (p >= 0 ? m->pair_margin[p] : 0);
+    for (int j = 0; j < 3; j++) {
+      c->pos[j] = 0.5 * (x[j] + x[3 + j]);
+      n[j] = fr[6 + j];
+    }
+    double g[SAP_CDIM_MAX];
+    for (int r = 0; r < S->cd; r++) g[r] = sapw_sensorImpulse(S, src->sc, S->cd * k + r) / S->h;
+    for (int j = 0; j < 3; j++) f[j] = fr[j] * g[0] + fr[3 + j] * g[1] + fr[6 + j] * g[2];
+    for (int r = 3; r < S->cd; r++) {
+      const double* ax = fr + 3 * (r == 3 ? 2 : r - 4);
+      for (int j = 0; j < 3; j++) t[j] += ax[j] * g[r];
+    }
+  }
+  /* MuJoCo orders a pair's geoms by type (pushGeomGeom): the other order turns the normal and
+   * the force on the second geom around */
+  if (m->geom_type[c->geom[0]] > m->geom_type[c->geom[1]]) {
+    int g = c->geom[0];
+    c->geom[0] = c->geom[1];
+    c->geom[1] = g;
+    for (int j = 0; j < 3; j++) { n[j] = -n[j]; f[j] = -f[j]; t[j] = -t[j]; }
+  }
+  double ax[3];
+  int g1 = c->geom[1];
+  int capsule = m->geom_type[c->geom[0]] == SAP_GEOM_PLANE && m->geom_type[g1] == SAP_GEOM_CAPSULE;
+  for (int j = 0; j < 3 && capsule; j++) ax[j] = src->gmat[9 * g1 + 3 * j + 2];
+  sapv3(c->frame, n);
+  sapw_mjFrame(n, capsule ? ax : (const double*)0, c->frame + 3, c->frame + 6);
+  for (int a = 0; a < 3; a++) {
+    c->ft[a] = sapu_dot3_f64(c->frame + 3 * a, f);
+    c->ft[3 + a] = sapu_dot3_f64(c->frame + 3 * a, t);
+  }
+  return 1;
+}
+
+/* does a contact side (body, geom) match a sensor object (MuJoCo's checkMatch): none and
+ * site (its zone test passed) match all, a geom itself, a body itself, a subtree (xbody)
+ * every body below it */
+SAP_HD int sapw_conMatchSide(const sapModel* m, int body, int geom, int type, int id) {
+  if (type == SAP_OBJ_UNKNOWN || type == SAP_OBJ_SITE) return 1;
+  if (type == SAP_OBJ_GEOM) return id == geom;
+  if (type == SAP_OBJ_BODY) return id == body;
+  if (type == SAP_OBJ_XBODY) {
+    while (body > id) body = m->body_parentid[body];
+    return body == id;
+  }
+  return 0;
+}
+
+/* sensor i against contact c (MuJoCo's matchContact): 0 no match, 1 match, -1 match with the
+ * normal flipped (the sensor's first object is the contact's second geom) */
+SAP_HD int sapw_conMatch(const sapModel* m, const sapConRec* c, int i, const double* zpos, const double* zR) {
+  int t1 = m->sensor_objtype[i], id1 = m->sensor_objid[i], t2 = m->sensor_reftype[i], id2 = m->sensor_refid[i];
+  if (id2 < 0) t2 = SAP_OBJ_UNKNOWN;
+  if (t1 == SAP_OBJ_UNKNOWN && t2 == SAP_OBJ_UNKNOWN) return 1;
+  if (t1 == SAP_OBJ_SITE && !sapw_inZoneAt(m, i, zpos, zR, c->pos)) return 0;
+  int g1 = c->geom[0], g2 = c->geom[1], b1 = m->geom_bodyid[g1], b2 = m->geom_bodyid[g2];
+  int m11 = sapw_conMatchSide(m, b1, g1, t1, id1), m12 = sapw_conMatchSide(m, b2, g2, t1, id1);
+  int m21 = sapw_conMatchSide(m, b1, g1, t2, id2), m22 = sapw_conMatchSide(m, b2, g2, t2, id2);
+  if ((!m11 && !m12) || (!m21 && !m22)) return 0;
+  if (t1 != SAP_OBJ_UNKNOWN && t2 != SAP_OBJ_UNKNOWN) return (m11 && m22) ? 1 : ((m12 && m21) ? -1 : 0);
+  if (t1 != SAP_OBJ_UNKNOWN) return m11 ? 1 : -1;
+  return m22 ? 1 : -1;
+}
+
+/* contact k of src when listed and matching sensor i: the match (1, -1), else 0 */
+SAP_HD int sapw_conNext(const sapModel* m, const sapConSrc* src, int k, int i, const double* zpos,
+                        const double* zR, sapConRec* c) {
+  return sapw_conGet(m, src, k, c) ? sapw_conMatch(m, c, i, zpos, zR) : 0;
+}
+
+/* values of one contact sensor slot (copySensorData): found = the number of matches; a
+ * flipped match turns the frame 180 degrees about its second tangent (normal and first
+ * tangent negated, force and torque's t2 component negated: the reaction in that frame) */
+SAP_HD double* sapw_conSlot(int spec, const sapConRec* c, int flip, int nfound, double* out) {
+  double s = flip ? -1 : 1;
+  if (spec & (1 << SAP_CONDATA_FOUND)) *out++ = nfound;
+  for (int f = 0; f < 2; f++)
+    if (spec & (1 << (SAP_CONDATA_FORCE + f))) {
+      for (int k = 0; k < 3; k++) out[k] = c->ft[3 * f + k];
+      out[2] *= s;
+      out += 3;
+    }
+  if (spec & (1 << SAP_CONDATA_DIST)) *out++ = c->dist;
+  if (spec & (1 << SAP_CONDATA_POS)) for (int k = 0; k < 3; k++) *out++ = c->pos[k];
+  if (spec & (1 << SAP_CONDATA_NORMAL)) for (int k = 0; k < 3; k++) *out++ = s * c->frame[k];
+  if (spec & (1 << SAP_CONDATA_TANGENT)) for (int k = 0; k < 3; k++) *out++ = s * c->frame[3 + k];
+  return out;
+}
+
+/* values per slot of a dataspec: found 1, force 3, torque 3, dist 1, pos 3, normal 3, tangent 3 */
+SAP_HD int sapw_conSlotSize(int spec) {
+  const int size[SAP_NCONDATA] = {1, 3, 3, 1, 3, 3, 3};
+  int n = 0;
+  for (int k = 0; k < SAP_NCONDATA; k++) n += (spec >> k & 1) * size[k];
+  return n;
+}
+
+/* contact sensor i over the contacts of src (MuJoCo's list). reduce none: the first num
+ * matches in list order; mindist / maxforce: the num matches of smallest dist / largest
+ * |force|, in that order (ties: list order); netforce: one slot, the matches' total wrench in
+ * the world frame about their force-weighted centroid, dist 0, normal (1, 0, 0), tangent
+ * (0, 1, 0) (all 0 without a match, as MuJoCo 4). zpos, zR: the site zone's pose (site matching) */
+SAP_HD void sapw_sensorContact(const sapModel* m, const sapConSrc* src, int i, const double* zpos,
+                               const double* zR, double* out) {
+  int spec = m->sensor_condata[2 * i], reduce = m->sensor_condata[2 * i + 1], nc = src->n;
+  int dim = m->sensor_dim[i], num = dim / sapw_conSlotSize(spec), nmatch = 0;
+  sapConRec c;
+  for (int k = 0; k < dim; k++) out[k] = 0;
+  for (int k = 0; k < nc; k++) nmatch += sapw_conNext(m, src, k, i, zpos, zR, &c) != 0;
+  if (reduce == SAP_REDUCE_NETFORCE && nmatch > 0) {  // no match: zeros (MuJoCo 4)
+    /* point = sum_j |f_j| x_j / sum_j |f_j|; F = sum_j f_j, T = sum_j tau_j + (x_j - point) x f_j */
+    double pt[3] = {0, 0, 0}, wsum = 0, F[3] = {0, 0, 0}, T[3] = {0, 0, 0}, fw[3], tw[3], r[3], rf[3];
+    for (int pass = 0; pass < 2; pass++) {
+      for (int k = 0; k < nc; k++) {
+        int mt = sapw_conNext(m, src, k, i, zpos, zR, &c);
+        if (!mt) continue;
+        for (int j = 0; j < 6; j++) c.ft[j] *= mt;
+        if (pass == 0) {
+          double fn = sqrt(sapu_dot3_f64(c.ft, c.ft));
+          for (int j = 0; j < 3; j++) pt[j] += fn * c.pos[j];
+          wsum += fn;
+          continue;
+        }
+        sapu_mulMatTVec3_f64(fw, c.frame, c.ft);
+        sapu_mulMatTVec3_f64(tw, c.frame, c.ft + 3);
+        for (int j = 0; j < 3; j++) r[j] = c.pos[j] - pt[j];
+        sapu_cross3_f64(rf, r, fw);
+        for (int j = 0; j < 3; j++) {
+          F[j] += fw[j];
+          T[j] += tw[j] + rf[j];
+        }
+      }
+      for (int j = 0; j < 3 && pass == 0; j++) pt[j] /= wsum > 1e-15 ? wsum : 1e-15;  // mjMINVAL
+    }
+    if (spec & (1 << SAP_CONDATA_FOUND)) *out++ = nmatch;
+    if (spec & (1 << SAP_CONDATA_FORCE)) for (int j = 0; j < 3; j++) *out++ = F[j];
+    if (spec & (1 << SAP_CONDATA_TORQUE)) for (int j = 0; j < 3; j++) *out++ = T[j];
+    if (spec & (1 << SAP_CONDATA_DIST)) *out++ = 0;
+    if (spec & (1 << SAP_CONDATA_POS)) for (int j = 0; j < 3; j++) *out++ = pt[j];
+    if (spec & (1 << SAP_CONDATA_NORMAL)) { out[0] = 1; out += 3; }
+    if (spec & (1 << SAP_CONDATA_TANGENT)) out[1] = 1;
+    return;
+  }
+  /* slot j: the first match after slot j-1 in (criterion, list index) order */
+  double lastc = -1e300, bc = 0;
+  int lastk = -1, nslot = num < nmatch ? num : nmatch;
+  for (int j = 0; j < nslot; j++) {
+    int best = -1, bflip = 0;
+    for (int k = 0; k < nc; k++) {
+      int mt = sapw_conNext(m, src, k, i, zpos, zR, &c);
+      if (!mt) continue;
+      double cr = reduce == SAP_REDUCE_MINDIST ? c.dist : reduce == SAP_REDUCE_MAXFORCE ? -sapu_dot3_f64(c.ft, c.ft) : 0;
+      if (cr < lastc || (cr == lastc && k <= lastk)) continue;  // at or before slot j-1
+      if (best < 0 || cr < bc) { best = k; bc = cr; bflip = mt < 0; }
+    }
+    if (best < 0) break;
+    sapw_conGet(m, src, best, &c);
+    lastc = bc;
+    lastk = best;
+    out = sapw_conSlot(spec, &c, bflip, nmatch, out);
+  }
+}
+
+/* the position stage's contact list: every candidate pair collided in fp64 at MuJoCo's margin
+ * (the pair's; contacts with dist < margin), at most cap records (SAP_CONREC doubles each,
+ * sapw_sensorWork's room); returns the count */
+SAP_HD int sapw_sensorCollide(const sapModel* m, const double* gpos, const double* gmat, double* rec, int cap) {
+  sapcContact_f64 con[SAPC_PAIRCON];
+  int n = 0;
+  for (int p = 0; p < m->npair_max; p++) {
+    int g0 = m->pair_geom[2 * p], g1 = m->pair_geom[2 * p + 1];
+    int nk = sapw_collidePair(m, gpos, gmat, g0, g1, m->pair_margin[p], 1, con);
+    for (int k = 0; k < nk && n < cap; k++, n++) {
+      double* r = rec + SAP_CONREC * n;
+      r[0] = g0;
+      r[1] = g1;
+      r[2] = con[k].dist;
+      for (int j = 0; j < 3; j++) {
+        r[3 + j] = con[k].pos[j];
+        r[6 + j] = con[k].n[j];
+      }
+    }
+  }
+  return n;
+}
+
+
+/* ---- geom distance sensors (MuJoCo's mjSENS_GEOMDIST / GEOMNORMAL / GEOMFROMTO) -------- */
+
+/* MuJoCo's mj_geomDistance through sapsim's narrow phase: the smallest contact distance of
+ * geoms g1, g2 collided with margin = cutoff (cutoff when none; fromto untouched), fromto the
+ * witness points pos -+ dist/2 n from g1's surface to g2's. Load refuses the type pairs where
+ * MuJoCo runs its exact CCD distance (mjc_Convex, mjc_BoxBox) or has no collider */
+SAP_HD double sapw_geomDistance(const sapModel* m, const double* gpos, const double* gmat, int g1, int g2,
+                                double cutoff, double* fromto) {
+  sapcContact_f64 con[SAPC_PAIRCON];
+  int n = sapw_collidePair(m, gpos, gmat, g1, g2, cutoff, 1, con), best = -1;
+  double dist = cutoff;
+  for (int k = 0; k < n; k++)
+    if (con[k].dist < dist) { dist = con[k].dist; best = k; }
+  for (int j = 0; j < 3 && best >= 0; j++) {
+    fromto[j] = con[best].pos[j] - 0.5 * dist * con[best].n[j];
+    fromto[3 + j] = con[best].pos[j] + 0.5 * dist * con[best].n[j];
+  }
+  return dist;
+}
+
+/* distance, normal or fromto sensor i: the smallest distance over the geom pairs of object 1
+ * (a geom or a body's geoms) and object 2; normal = (to - from) normalised (0 when none) */
+SAP_HD void sapw_sensorGeomDist(const sapModel* m, int i, const double* gpos, const double* gmat, double* out) {
+  double cutoff = m->sensor_cutoff[i], dist = cutoff, fromto[6] = {0, 0, 0, 0, 0, 0}, ft[6];
+  int id1 = m->sensor_objid[i], id2 = m->sensor_refid[i];
+  int a1 = m->sensor_objtype[i] == SAP_OBJ_BODY ? m->body_geomadr[id1] : id1;
+  int n1 = m->sensor_objtype[i] == SAP_OBJ_BODY ? m->body_geomnum[id1] : 1;
+  int a2 = m->sensor_reftype[i] == SAP_OBJ_BODY ? m->body_geomadr[id2] : id2;
+  int n2 = m->sensor_reftype[i] == SAP_OBJ_BODY ? m->body_geomnum[id2] : 1;
+  for (int g1 = a1; g1 < a1 + n1; g1++)
+    for (int g2 = a2; g2 < a2 + n2; g2++) {
+      for (int k = 0; k < 6; k++) ft[k] = 0;
+      double dn = sapw_geomDistance(m, gpos, gmat, g1, g2, cutoff, ft);
+      if (dn < dist) {
+        dist = dn;
+        for (int k = 0; k < 6; k++) fromto[k] = ft[k];
+      }
+    }
+  int t = m->sensor_type[i];
+  if (t == SAP_SENS_GEOMDIST) out[0] = dist;
+  else if (t == SAP_SENS_GEOMFROMTO) for (int k = 0; k < 6; k++) out[k] = fromto[k];
+  else {
+    double nrm[3] = {fromto[3] - fromto[0], fromto[4] - fromto[1], fromto[5] - fromto[2]};
+    double l = sqrt(sapu_dot3_f64(nrm, nrm));
+    for (int k = 0; k < 3; k++) out[k] = l > 0 ? nrm[k] / l : nrm[k];
+  }
 }
 
 /* ---- position and velocity stage -------------------------------------------------- */
@@ -376,6 +748,8 @@ SAP_HD void sapw_sensorPosVel(const sapModel* m, int need, const double* qpos, c
   double* xaxis = xanchor + 3 * m->njnt;
   double* gpos = xaxis + 3 * m->njnt;              /* (ngeom x 3) with rangefinders */
   double* gmat = gpos + 3 * m->ngeom;              /* (ngeom x 9) */
+  double* crec = gmat + 9 * m->ngeom;              /* (ncon x SAP_CONREC) with contact sensors */
+  int ncol = 0;
   if (need & SAP_SNEED_KIN) {
     sapw_kinematics_f64(m, qpos, mpos, mquat, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis,
                         (double*)0, (double*)0);  /* frames come from the bodies */
@@ -387,6 +761,7 @@ SAP_HD void sapw_sensorPosVel(const sapModel* m, int need, const double* qpos, c
       sapw_sensorFrame(xpos, xquat, xmat, m->geom_bodyid[g], m->geom_pos + 3 * g, m->geom_quat + 4 * g,
                        gpos + 3 * g, gq, gmat + 9 * g);
     }
+  if (need & SAP_SNEED_CONTACT) ncol = sapw_sensorCollide(m, gpos, gmat, crec, (int)sapw_sensorConCap(m));
   if (need & SAP_SNEED_VEL) sapw_sensorMotion(m, qvel, (const double*)0, cdof, cvel, (double*)0);
   if (need & SAP_SNEED_SUBTREE)
     sapw_sensorSubtree(m, xipos, ximat, cref, cvel, (need & SAP_SNEED_SUBVEL) != 0, com, lin, ang, bvel, mass);
@@ -492,6 +867,15 @@ SAP_HD void sapw_sensorPosVel(const sapModel* m, int need, const double* qpos, c
         }
         sapv3(out, t == SAP_SENS_FRAMEANGVEL ? V : V + 3);
         break;
+      case SAP_SENS_INSIDESITE: out[0] = sapw_inZoneAt(m, i, rpos, rR, pos); break;
+      case SAP_SENS_GEOMDIST:
+      case SAP_SENS_GEOMNORMAL:
+      case SAP_SENS_GEOMFROMTO: sapw_sensorGeomDist(m, i, gpos, gmat, out); break;
+      case SAP_SENS_CONTACT: {
+        sapConSrc src = {(const sapData*)0, 0, (const sapSensorSolve*)0, (const unsigned char*)0, crec, ncol, gmat};
+        sapw_sensorContact(m, &src, i, pos, R, out);
+        break;
+      }
       case SAP_SENS_SUBTREECOM: sapv3(out, com + 3 * id); break;
       case SAP_SENS_SUBTREELINVEL: sapv3(out, lin + 3 * id); break;
       case SAP_SENS_SUBTREEANGMOM: sapv3(out, ang + 3 * id); break;
@@ -502,26 +886,6 @@ SAP_HD void sapw_sensorPosVel(const sapModel* m, int need, const double* qpos, c
 }
 
 /* ---- acceleration stage -------------------------------------------------------------- */
-
-/* where a world's SAP impulses are after its solve (host/sensor.c fills it from the solver's
- * scratch layout, kernels/sap_problem_t.h sapw_carve) */
-typedef struct sapSensorSolve {
-  double h;            /* time step */
-  int solved;          /* the SAP solve ran (contacts enabled): drives are implicit rows */
-  long gam_off;        /* byte offset of the impulses (cd nc + ns) in the world's scratch */
-  int gam_fp32;        /* impulses stored in fp32 */
-  int cd;              /* rows per contact */
-  int midpoint;        /* contact force at the stiffness-weighted midpoint, else the witnesses */
-  double kdef;         /* geom stiffness where a geom has none (midpoint weights) */
-  long work_off;       /* byte offset of the sensor work area in the world's scratch */
-  int need;            /* sapw_sensorNeeds(m, SAP_STAGE_ACC) */
-} sapSensorSolve;
-
-/* impulse row r of a world whose scratch is sc */
-SAP_HD double sapw_sensorImpulse(const sapSensorSolve* S, const unsigned char* sc, int r) {
-  const unsigned char* g = sc + S->gam_off;
-  return S->gam_fp32 ? (double)((const float*)g)[r] : ((const double*)g)[r];
-}
 
 /* actuator u's force in the step: the SAP drive row's impulse / h (position and velocity
  * actuators under the solve), else the explicit law at the step's start (dynamics_t.h) */
@@ -673,6 +1037,11 @@ SAP_HD void sapw_sensorAcc(const sapModel* m, const sapData* d, int w, const sap
           sapu_mulMatTVec3_f64(ul, R, u);
           if (sapw_rayHitsZone(m->sensor_zonetype[i], m->sensor_zonesize + 3 * i, pl, ul)) out[0] += fn;
         }
+        break;
+      }
+      case SAP_SENS_CONTACT: {
+        sapConSrc src = {d, (long)w * d->ncon_max, S, sc, (const double*)0, nc, d->geom_xmat + (long)w * 9 * m->ngeom};
+        sapw_sensorContact(m, &src, i, pos, R, out);
         break;
       }
       case SAP_SENS_ACTUATORFRC: out[0] = sapw_sensorActuatorForce(m, d, w, S, sc, nc, id); break;

@@ -681,8 +681,8 @@ static void sensor_parity(const char* path, const char* const* kv, double tol) {
   sapSim* sim[2] = {make_with(path, N, SAP_DEVICE_CPU, kv), make_with(path, N, SAP_DEVICE_CUDA, kv)};
   if (!sim[0] || !sim[1]) goto done;
   int nd = sim[0]->m->nsensordata, nv = sim[0]->m->nv;
-  CHECK(nd > 0 && nd <= 256, "%s: nsensordata %d", path, nd);
-  static double sd[2][3][N * 256];
+  CHECK(nd > 0 && nd <= 512, "%s: nsensordata %d", path, nd);
+  static double sd[2][3][N * 512];
   double qv[N * 64];
   for (int i = 0; i < N * nv; i++) qv[i] = 0.4 * cos(0.3 * i);
   unsigned char mask[N] = {0, 1, 0, 1};
@@ -723,6 +723,9 @@ static void test_sensor_parity(void) {
   sensor_parity("scenes/act_zoo.xml", a64, 1e-6);  // actuatorfrc with act, muscles, implicit intvelocity
   // rangefinders: rays against every geom type, mesh triangles and heightfields on the device
   sensor_parity("scenes/rangefinder_zoo.xml", a64, 1e-6);
+  // contact sensors (both stages: a fresh collision of the state, the step's list) and insidesite
+  sensor_parity("scenes/contact_sensor_zoo.xml", a64, 1e-6);
+  sensor_parity("scenes/contact_sensor_zoo.xml", a32, 1e-2);
 }
 
 /* per-world parameters (domain randomization): the same overrides on both backends

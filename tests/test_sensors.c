@@ -519,8 +519,8 @@ static void test_limit_energy_states(void) {
 static void expect_refused(const char* sensor_xml, const char* fragment) {
   char xml[2000];
   snprintf(xml, sizeof(xml),
-           "<mujoco><worldbody><body><freejoint/><geom size='0.1'/><site name='s' size='0.1'/>"
-           "<body><joint name='j'/><geom size='0.1'/></body>"
+           "<mujoco><worldbody><body><freejoint/><geom name='g' size='0.1'/><site name='s' size='0.1'/>"
+           "<body><joint name='j'/><geom name='g2' size='0.1'/></body>"
            "<camera name='c' mode='track'/></body></worldbody><tendon><fixed name='t' range='-1 1'>"
            "<joint joint='j' coef='1'/></fixed></tendon><sensor>%s</sensor></mujoco>", sensor_xml);
   sapModel* m = NULL;
@@ -533,7 +533,8 @@ static void expect_refused(const char* sensor_xml, const char* fragment) {
 
 static void test_refused(void) {
   expect_refused("<user name='u' dim='2'/>", "type user");
-  expect_refused("<insidesite objtype='site' objname='s' site='s'/>", "insidesite");
+  expect_refused("<contact site='s' data='found linvel'/>", "data field 'linvel'");
+  expect_refused("<camprojection site='s' camera='c'/>", "type camprojection");
   expect_refused("<tendonlimitfrc tendon='t'/>", "tendonlimitfrc");
   expect_refused("<gyro site='s' nsample='3'/>", "history, delay or interval");
   expect_refused("<gyro site='s' delay='0.01' nsample='2'/>", "history, delay or interval");

@@ -48,8 +48,15 @@ enum {
   SAP_SENS_FRAMEXAXIS = 28, SAP_SENS_FRAMEYAXIS = 29, SAP_SENS_FRAMEZAXIS = 30,
   SAP_SENS_FRAMELINVEL = 31, SAP_SENS_FRAMEANGVEL = 32, SAP_SENS_FRAMELINACC = 33,
   SAP_SENS_FRAMEANGACC = 34, SAP_SENS_SUBTREECOM = 35, SAP_SENS_SUBTREELINVEL = 36,
-  SAP_SENS_SUBTREEANGMOM = 37, SAP_SENS_E_POTENTIAL = 43, SAP_SENS_E_KINETIC = 44, SAP_SENS_CLOCK = 45
+  SAP_SENS_SUBTREEANGMOM = 37, SAP_SENS_INSIDESITE = 38, SAP_SENS_GEOMDIST = 39,
+  SAP_SENS_GEOMNORMAL = 40, SAP_SENS_GEOMFROMTO = 41, SAP_SENS_CONTACT = 42, SAP_SENS_E_POTENTIAL = 43, SAP_SENS_E_KINETIC = 44, SAP_SENS_CLOCK = 45
 };
+/* sensor objects: numbering as MuJoCo's mjtObj (the kinds sensors read) */
+enum { SAP_OBJ_UNKNOWN = 0, SAP_OBJ_BODY = 1, SAP_OBJ_XBODY = 2, SAP_OBJ_GEOM = 5, SAP_OBJ_SITE = 6, SAP_OBJ_CAMERA = 7 };
+/* contact sensor fields (bits of sensor_condata[0]) and reductions: MuJoCo's mjtConDataField */
+enum { SAP_CONDATA_FOUND = 0, SAP_CONDATA_FORCE, SAP_CONDATA_TORQUE, SAP_CONDATA_DIST, SAP_CONDATA_POS,
+       SAP_CONDATA_NORMAL, SAP_CONDATA_TANGENT, SAP_NCONDATA };
+enum { SAP_REDUCE_NONE = 0, SAP_REDUCE_MINDIST = 1, SAP_REDUCE_MAXFORCE = 2, SAP_REDUCE_NETFORCE = 3 };
 /* when a sensor is computed: numbering as MuJoCo's mjtStage (sensor_needstage) */
 enum { SAP_STAGE_POS = 1, SAP_STAGE_VEL = 2, SAP_STAGE_ACC = 3 };
 
@@ -326,9 +333,10 @@ typedef struct sapModel {
   int* sensor_body;       /* (nsensor x 2)  body carrying the object, the reference (-1 none) */
   double* sensor_frame;   /* (nsensor x 14) object pose in its body (pos 3, quat 4), reference pose */
   double* sensor_cutoff;  /* (nsensor)      clamp of real (+-) and positive (above) data; 0 none */
-  int* sensor_zonetype;   /* (nsensor)      touch: SAP_GEOM_* of the site zone, else -1 */
-  double* sensor_zonesize;/* (nsensor x 3)  touch: the site's size */
+  int* sensor_zonetype;   /* (nsensor)      touch, contact on a site, insidesite: SAP_GEOM_* of the site zone, else -1 */
+  double* sensor_zonesize;/* (nsensor x 3)  the zone site's size */
   int* sensor_raydata;    /* (nsensor)      rangefinder: MuJoCo's dataspec (bits 1 << mjRAYDATA_*), else 0 */
+  int* sensor_condata;    /* (nsensor x 2)  contact: dataspec (bits 1 << SAP_CONDATA_*), SAP_REDUCE_*; else 0 */
 
   /* keyframes */
   double* key_time;       /* (nkey) */
