@@ -11,6 +11,7 @@
 #include "sapsim/model.h"
 #include "sapsim/data.h"
 #include "world_flags.h"
+#include "pair.h"
 
 #define SAPC_MAXCON 4            /* contacts per geom pair (primitives, meshes) */
 #define SAPC_HFIELD_MAXCON 50    /* per heightfield pair: one per prism, MuJoCo's mjMAXCONPAIR */

@@ -12,6 +12,7 @@
 #include "sap_solve_size.h"
 #include "world_flags.h"
 #include "tendon.h"   /* sapRow, spatial tendons */
+#include "pair.h"     /* sapw_findPair: a contact's pair (torsional, rolling friction) */
 
 /* constants of the specs */
 #define SAP_BETA_PD 0.1              /* near-rigid factor of PD drives (drake §3.1) */

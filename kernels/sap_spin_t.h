@@ -42,15 +42,3 @@ SAP_HD void SAPT(sapw_dofSpinRows)(const SAPT(sapProblem)* P, int i, int j, SAP_
   }
 }
 
-/* the pair of contact geoms (g0 < g1, as collision writes them): binary search of the sorted
- * candidate pairs; -1 when absent */
-SAP_HD int SAPT(sapw_contactPair)(const sapModel* m, int g0, int g1) {
-  int lo = 0, hi = m->npair_max - 1;
-  while (lo <= hi) {
-    int mid = (lo + hi) / 2, a = m->pair_geom[2 * mid], b = m->pair_geom[2 * mid + 1];
-    if (a == g0 && b == g1) return mid;
-    if (a < g0 || (a == g0 && b < g1)) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
-}

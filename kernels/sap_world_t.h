@@ -34,7 +34,7 @@ SAP_HD void SAPT(sapw_buildContact)(const sapModel* m, const sapData* d, int w, 
                        (SAP_REAL)d->con_mu[ci], (SAP_REAL)d->con_dist[ci], (SAP_REAL)prm->h,
                        (SAP_REAL)prm->beta, (SAP_REAL)prm->sigma, par);
   // torsion and rolling (condim 4, 6) from the contact's pair: R_k = Rt (mu/mu_k)^2 (sap_cone_t.h)
-  int p = P->cd > 3 ? SAPT(sapw_contactPair)(m, g0 < g1 ? g0 : g1, g0 < g1 ? g1 : g0) : -1;
+  int p = P->cd > 3 ? sapw_findPair(m, g0 < g1 ? g0 : g1, g0 < g1 ? g1 : g0) : -1;
   if (p >= 0)
     SAPT(sapw_coneSetupAngular)(m->pair_condim[p], (SAP_REAL)m->pair_torsion[p], (SAP_REAL)m->pair_rolling[p], par);
 }

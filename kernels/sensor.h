@@ -291,17 +291,6 @@ SAP_HD void sapw_mjFrame(const double* n, const double* hint, double* t1, double
   sapu_cross3_f64(t2, n, t1);
 }
 
-/* candidate pair of geoms (g0 < g1): binary search of the sorted pair list; -1 if none */
-SAP_HD int sapw_findPair(const sapModel* m, int g0, int g1) {
-  int lo = 0, hi = m->npair_max - 1;
-  while (lo <= hi) {
-    int mid = (lo + hi) / 2, a = m->pair_geom[2 * mid], b = m->pair_geom[2 * mid + 1];
-    if (a == g0 && b == g1) return mid;
-    if (a < g0 || (a == g0 && b < g1)) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
-}
 
 /* MuJoCo's record of one contact: its geoms, the distance between the geoms' own surfaces,
  * the midpoint pos, MuJoCo's frame (rows n, t1, t2) and the contact's force and torque on
