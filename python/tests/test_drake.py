@@ -389,7 +389,8 @@ class DrakeRun:
 class SapRun:
     def __init__(self, sc: Scene, **options) -> None:
         self.sc = sc
-        options = {"line_search": "exact_root", **options}
+        # Drake's SAP: exact line search, warm start at the previous step's velocity
+        options = {"line_search": "exact_root", "warm_start": "qvel", **options}
         self.sim = sapsim.Sim(mjcf(sc), 1, preset="drake", friction_combine="harmonic", **options)
         m = self.sim.model
         qpos, qvel = self.sim.qpos.copy(), self.sim.qvel.copy()
