@@ -192,13 +192,6 @@ static sapStatus check_options(const mjModel* mj, const char* path) {
   if (o->density < 0 || o->viscosity < 0 || !isfinite(o->density) || !isfinite(o->viscosity))
     return sap_fail(SAP_ERR_SCENE, "%s: option density %g and viscosity %g must be finite and >= 0", path,
                     o->density, o->viscosity);
-  if (o->density > 0 || o->viscosity > 0)
-    for (int g = 0; g < mj->ngeom; g++)
-      if (mj->geom_fluid[mjNFLUID * g] > 0)
-        return sap_fail(SAP_ERR_UNSUPPORTED,
-                        "%s: geom '%s' uses MuJoCo's ellipsoid fluid model (fluidshape=\"ellipsoid\"), "
-                        "which is not supported; the default inertia-box fluid model is", path,
-                        mjname(mj, mj->name_geomadr, g));
   if (o->disableactuator != 0)
     for (int i = 0; i < mj->nactuator; i++) {
       int g = mj->actuator_group[i];
@@ -723,6 +716,7 @@ static void copy_geoms(sapModel* m, const mjModel* mj) {
   copy_num(m->geom_rbound, mj->geom_rbound, mj->ngeom);
   copy_num(m->geom_margin, mj->geom_margin, mj->ngeom);
   copy_num(m->geom_gap, mj->geom_gap, mj->ngeom);
+  copy_num(m->geom_fluid, mj->geom_fluid, mjNFLUID * mj->ngeom);
   m->contact_k = custom_numeric(mj, "sap_contact_k", SAP_DEFAULT_CONTACT_K);
   m->contact_taud = custom_numeric(mj, "sap_contact_taud", SAP_DEFAULT_CONTACT_TAUD);
   m->contact_margin = custom_numeric(mj, "sap_contact_margin", SAP_DEFAULT_CONTACT_MARGIN);

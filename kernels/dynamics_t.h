@@ -476,22 +476,139 @@ SAP_HD void SAPT(sapw_applyWrench)(const sapModel* m, int b, const double* x, co
       for (int k = 0; k < 6; k++) qfrc[i] += cdof[6 * i + k] * F[k];
 }
 
-/* MuJoCo's inertia-box fluid model (mj_passive's fluid forces for bodies without the
- * ellipsoid model, which the loader refuses). Body b of mass m and principal inertia I is the
- * box of sides s_k = sqrt(6 (I_j + I_l - I_k) / m) moving with angular velocity w and com
+/* MuJoCo's ellipsoid fluid model for the geoms of body b (mj_ellipsoidFluidModel, MuJoCo's
+ * engine_passive.c; its documentation's "ellipsoid model"): each geom with a nonzero
+ * interaction coefficient (geom_fluid[0]) is the ellipsoid of its semi-axes (sphere r r r,
+ * capsule r r r+h, cylinder r r h, others size) moving with angular velocity w and linear
+ * velocity v at its origin relative to the wind, both in its own frame. Forces (fluid density
+ * rho, viscosity mu): added mass (virtual mass and inertia, geom_fluid[6..11]), Magnus lift
+ * rho V C_M w x v, Kutta lift from the circulation about the projected area, Stokes drag of the
+ * sphere of diameter D = 2 (a+b+c)/3 plus quadratic blunt and slender drag, and angular drag;
+ * the wrench, scaled by the interaction coefficient, acts at the geom origin (J^T). fp64. */
+SAP_HD void SAPT(sapw_fluidEllipsoid)(const sapModel* m, int b, const double* qvel, const double* xpos,
+                                      const double* xmat, const double* cref, const double* cdof,
+                                      double* qfrc) {
+  const double pi = 3.14159265358979323846, rho = m->fluid_density, mu = m->fluid_viscosity;
+  double cv[6] = {0, 0, 0, 0, 0, 0};
+  for (int p = b; p > 0; p = m->body_parentid[p])
+    for (int i = m->body_dofadr[p]; i < m->body_dofadr[p] + m->body_dofnum[p]; i++)
+      for (int k = 0; k < 6; k++) cv[k] += cdof[6 * i + k] * qvel[i];
+  const double* Rb = xmat + 9 * b;
+  for (int g = m->body_geomadr[b]; g < m->body_geomadr[b] + m->body_geomnum[b]; g++) {
+    const double* fl = m->geom_fluid + 12 * g;
+    if (fl[0] == 0) continue;
+    /* the geom's frame: origin x = xpos_b + Rb gpos, axes R = Rb Rg (rows of Rg from its quat) */
+    const double* gp = m->geom_pos + 3 * g;
+    const double* q = m->geom_quat + 4 * g;
+    double Rg[9] = {q[0] * q[0] + q[1] * q[1] - q[2] * q[2] - q[3] * q[3], 2 * (q[1] * q[2] - q[0] * q[3]),
+                    2 * (q[1] * q[3] + q[0] * q[2]), 2 * (q[1] * q[2] + q[0] * q[3]),
+                    q[0] * q[0] - q[1] * q[1] + q[2] * q[2] - q[3] * q[3], 2 * (q[2] * q[3] - q[0] * q[1]),
+                    2 * (q[1] * q[3] - q[0] * q[2]), 2 * (q[2] * q[3] + q[0] * q[1]),
+                    q[0] * q[0] - q[1] * q[1] - q[2] * q[2] + q[3] * q[3]};
+    double x[3], R[9], r[3], v[3], w[3], lv[3], sz[3];
+    for (int i = 0; i < 3; i++) {
+      x[i] = xpos[3 * b + i] + Rb[3 * i] * gp[0] + Rb[3 * i + 1] * gp[1] + Rb[3 * i + 2] * gp[2];
+      for (int j = 0; j < 3; j++)
+        R[3 * i + j] = Rb[3 * i] * Rg[j] + Rb[3 * i + 1] * Rg[3 + j] + Rb[3 * i + 2] * Rg[6 + j];
+      r[i] = x[i] - cref[3 * b + i];
+    }
+    double vw[3] = {cv[3] + cv[1] * r[2] - cv[2] * r[1] - m->wind[0], cv[4] + cv[2] * r[0] - cv[0] * r[2] - m->wind[1],
+                    cv[5] + cv[0] * r[1] - cv[1] * r[0] - m->wind[2]};
+    for (int k = 0; k < 3; k++) {
+      w[k] = R[k] * cv[0] + R[3 + k] * cv[1] + R[6 + k] * cv[2];
+      lv[k] = R[k] * vw[0] + R[3 + k] * vw[1] + R[6 + k] * vw[2];
+    }
+    for (int k = 0; k < 3; k++) v[k] = lv[k];
+    /* semi-axes (mju_geomSemiAxes) */
+    const double* s = m->geom_size + 3 * g;
+    int type = m->geom_type[g];
+    sz[0] = s[0];
+    sz[1] = type == SAP_GEOM_SPHERE || type == SAP_GEOM_CAPSULE || type == SAP_GEOM_CYLINDER ? s[0] : s[1];
+    sz[2] = type == SAP_GEOM_SPHERE ? s[0] : type == SAP_GEOM_CAPSULE ? s[1] + s[0]
+            : type == SAP_GEOM_CYLINDER ? s[1] : s[2];
+    double f[6] = {0, 0, 0, 0, 0, 0};  // torque, force in the geom frame
+    /* added mass: p = rho m_v v, L = rho I_v w; torque p x v + L x w, force p x w */
+    double pm[3], L[3];
+    for (int k = 0; k < 3; k++) {
+      pm[k] = rho * fl[6 + k] * v[k];
+      L[k] = rho * fl[9 + k] * w[k];
+    }
+    for (int k = 0; k < 3; k++) {
+      int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+      f[k] += pm[k1] * v[k2] - pm[k2] * v[k1] + L[k1] * w[k2] - L[k2] * w[k1];
+      f[3 + k] += pm[k1] * w[k2] - pm[k2] * w[k1];
+    }
+    /* lift and drag (mj_viscousForces) */
+    double vol = 4.0 / 3.0 * pi * sz[0] * sz[1] * sz[2];
+    double dmax = fmax(fmax(sz[0], sz[1]), sz[2]), dmin = fmin(fmin(sz[0], sz[1]), sz[2]);
+    double dmid = sz[0] + sz[1] + sz[2] - dmax - dmin, Amax = pi * dmax * dmid;
+    double bc[3] = {sz[1] * sz[2], sz[2] * sz[0], sz[0] * sz[1]};
+    double den = 0, num = 0, nrm[3], speed = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    for (int k = 0; k < 3; k++) {
+      double b2 = bc[k] * bc[k];
+      den += b2 * b2 * v[k] * v[k];
+      num += b2 * v[k] * v[k];
+      nrm[k] = b2 * v[k];
+    }
+    const double minval = 1e-15;  // mjMINVAL
+    double Aproj = pi * sqrt(den / fmax(minval, num));
+    double cosa = num / fmax(minval, speed * den);
+    double circ[3], kutta[3], magnus[3];
+    for (int k = 0; k < 3; k++) {
+      int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+      magnus[k] = (w[k1] * v[k2] - w[k2] * v[k1]) * fl[5] * rho * vol;
+      circ[k] = (nrm[k1] * v[k2] - nrm[k2] * v[k1]) * fl[4] * rho * cosa * Aproj;
+    }
+    for (int k = 0; k < 3; k++) {
+      int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+      kutta[k] = circ[k1] * v[k2] - circ[k2] * v[k1];
+    }
+    double D = 2.0 / 3.0 * (sz[0] + sz[1] + sz[2]);
+    double Imax = 8.0 / 15.0 * pi * dmid * dmax * dmax * dmax * dmax, mom[3];
+    for (int k = 0; k < 3; k++) {
+      double e = fmax(sz[(k + 1) % 3], sz[(k + 2) % 3]);
+      double Ik = 8.0 / 15.0 * pi * sz[k] * e * e * e * e;
+      mom[k] = w[k] * (fl[3] * Ik + fl[2] * (Imax - Ik));
+    }
+    double dlin = mu * 3 * pi * D + rho * speed * (Aproj * fl[1] + fl[2] * (Amax - Aproj));
+    double dang = mu * pi * D * D * D + rho * sqrt(mom[0] * mom[0] + mom[1] * mom[1] + mom[2] * mom[2]);
+    for (int k = 0; k < 3; k++) {
+      f[k] -= dang * w[k];
+      f[3 + k] += magnus[k] + kutta[k] - dlin * v[k];
+    }
+    double F[6];
+    for (int k = 0; k < 3; k++) {
+      F[k] = fl[0] * (R[3 * k] * f[0] + R[3 * k + 1] * f[1] + R[3 * k + 2] * f[2]);
+      F[3 + k] = fl[0] * (R[3 * k] * f[3] + R[3 * k + 1] * f[4] + R[3 * k + 2] * f[5]);
+    }
+    SAPT(sapw_applyWrench)(m, b, x, F, F + 3, cref, cdof, qfrc);
+  }
+}
+
+/* MuJoCo's fluid forces (mj_fluid): a body with a geom on the ellipsoid model takes
+ * sapw_fluidEllipsoid, the others the inertia-box model: body b of mass m and principal inertia
+ * I is the box of sides s_k = sqrt(6 (I_j + I_l - I_k) / m) moving with angular velocity w and com
  * velocity v relative to the wind, both in its inertial frame. Viscosity mu: the Stokes drag
  * of the sphere of diameter D = (s_0 + s_1 + s_2) / 3, torque -pi D^3 mu w and force
  * -3 pi D mu v; density rho: quadratic drag force_k = -rho/2 s_j s_l |v_k| v_k and torque_k =
  * -rho s_k (s_j^4 + s_l^4) |w_k| w_k / 64. The wrench acts at the com and is added to qfrc
  * through the dofs of b and its ancestors (J^T). All in fp64, as the other passive forces.
  * body velocity: cvel_b = sum over those dofs of cdof_i qvel_i (about cref_b, MuJoCo's cvel) */
-SAP_HD void SAPT(sapw_fluid)(const sapModel* m, const double* qvel, const double* xipos,
-                             const double* ximat, const double* cref, const double* cdof, double* qfrc) {
+SAP_HD void SAPT(sapw_fluid)(const sapModel* m, const double* qvel, const double* xpos, const double* xmat,
+                             const double* xipos, const double* ximat, const double* cref, const double* cdof,
+                             double* qfrc) {
   double rho = m->fluid_density, mu = m->fluid_viscosity;
   if (!(rho > 0) && !(mu > 0)) return;
   for (int b = 1; b < m->nbody; b++) {
     double mass = m->body_mass[b];
     if (mass < 1e-15) continue;
+    int ellipsoid = 0;
+    for (int g = m->body_geomadr[b]; g < m->body_geomadr[b] + m->body_geomnum[b]; g++)
+      ellipsoid |= m->geom_fluid[12 * g] > 0;
+    if (ellipsoid) {
+      SAPT(sapw_fluidEllipsoid)(m, b, qvel, xpos, xmat, cref, cdof, qfrc);
+      continue;
+    }
     const double* in = m->body_inertia + 3 * b;
     const double* R = ximat + 9 * b;  // row-major: columns are the inertial axes
     double s[3], cv[6] = {0, 0, 0, 0, 0, 0}, r[3], v[3], lw[3], lv[3], lt[3], lf[3], F[6];
@@ -646,7 +763,7 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
   SAPT(sapw_rne)(m, qvel, cinert, cdof, cvel, cacc, cfrc, qfrc_bias);
   SAPT(sapTenFrames) fr = {xpos, xmat, cref, cdof};
   SAPT(sapw_passive)(m, qpos, qvel, &fr, qfrc_passive);
-  SAPT(sapw_fluid)(m, qvel, xipos, ximat, cref, cdof, qfrc_passive);
+  SAPT(sapw_fluid)(m, qvel, xpos, xmat, xipos, ximat, cref, cdof, qfrc_passive);
   SAPT(sapw_actuation)(m, h, qpos, qvel, ctrl, act, explicit_drives, xpos, xmat, cref, cdof, qfrc_actuator);
   SAPT(sapw_xfrc)(m, xfrc_applied, xipos, cref, cdof, vstar);  /* vstar: J' xfrc until the end */
 

@@ -15,7 +15,7 @@
 static const char* scenes[] = {"scenes/pendulum.xml", "scenes/cartpole.xml", "scenes/box.xml",
                                "scenes/box_stack.xml", "scenes/ant.xml", "scenes/humanoid.xml",
                                "scenes/arm7.xml", "scenes/cube_mesh.xml", "scenes/two_link.urdf",
-                               "scenes/servo_arm.xml", "scenes/fluid.xml",
+                               "scenes/servo_arm.xml", "scenes/fluid.xml", "scenes/fluid_ellipsoid.xml",
                                "scenes/quadrotor.xml", "scenes/tendon_spring.xml"};
 #define NSCENE ((int)(sizeof(scenes) / sizeof(scenes[0])))
 #define NWORLD 6

@@ -125,8 +125,6 @@ static void test_mujoco4_fields_rejected(void) {
                      "coef='1'/></fixed></tendon></mujoco>", "'t'", "stiffnesspoly"},
       {"adhesion", "<mujoco>" ONE("", "adhesion='1'") "</mujoco>", "'g'", "adhesion"},
       {"surfacevel", "<mujoco>" ONE("", "surfacevel='1 0 0 0 0 0'") "</mujoco>", "'g'", "surfacevel"},
-      {"fluid", "<mujoco><option density='1.2'/>" ONE("", "fluidshape='ellipsoid'") "</mujoco>", "'g'",
-       "ellipsoid fluid model"},
       {"sleep", "<mujoco><option><flag sleep='enable'/></option>" ONE("", "") "</mujoco>", "sleep", NULL},
       {"override", "<mujoco><option><flag override='enable'/></option>" ONE("", "") "</mujoco>", "override", NULL},
       {"actuation", "<mujoco><option><flag actuation='disable'/></option>" ONE("", "") "</mujoco>", "actuation", NULL},

@@ -174,6 +174,8 @@ static void test_parity_contact(void) {
   // fluid forces (inertia-box model: density, viscosity, wind) on free, hinged and ball bodies
   parity("scenes/fluid.xml", "approx64", 1, 100, 1e-6);
   parity("scenes/fluid.xml", "approx32", 1, 100, 1e-3);
+  // the ellipsoid fluid model (added mass, lift, drag per geom) beside the inertia box
+  parity("scenes/fluid_ellipsoid.xml", "approx64", 1, 100, 1e-6);
   // fixed-tendon springs (dead band) and dampers, joint and tendon limit margins
   parity("scenes/tendon_spring.xml", "approx64", 1, 200, 1e-6);
   parity("scenes/tendon_spring.xml", "approx32", 1, 100, 1e-3);

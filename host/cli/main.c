@@ -32,7 +32,7 @@ static void usage(FILE* f) {
           "  --device auto|cpu|cuda       backend (auto: GPU when usable)          [auto]\n"
           "  --preset P[,P...]            approx32 | approx64 | drake              [approx32]\n"
           "  --line-search L[,L...]       monotone_decay | armijo_decay | exact_root |\n"
-          "                               newton_wolfe                             [armijo_decay]\n"
+          "                               newton_wolfe                             [newton_wolfe]\n"
           "  --set key=value              any option below, repeatable\n"
           "  --vary k=v[,v...]            bench: one more sweep axis over any options; a variant\n"
           "                               may set several, joined by +: newton_loop=kernel,\n"

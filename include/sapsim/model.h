@@ -186,6 +186,10 @@ typedef struct sapModel {
   double* geom_rbound;    /* (ngeom)      bounding sphere radius (0 for planes) */
   double* geom_margin;    /* (ngeom)      MJCF margin: inflates the surface (pairs sum it) */
   double* geom_gap;       /* (ngeom)      MJCF gap: detection band beyond the margin (summed) */
+  double* geom_fluid;     /* (ngeom x 12) MuJoCo's geom_fluid (fluidshape="ellipsoid"): interaction
+                           *               coefficient (0: the geom takes no ellipsoid-model force),
+                           *               blunt, slender and angular drag, Kutta and Magnus lift,
+                           *               virtual mass[3], virtual inertia[3] */
   double* geom_mu;        /* (ngeom)      MJCF friction[0] (pairs combine it, pair_mu) */
   double* geom_friction;  /* (ngeom x 3)  MJCF friction: sliding, torsional, rolling (per-world
                            *               overrides recombine pairs from it) */
