@@ -459,12 +459,12 @@ static sapStatus check_actuators(const mjModel* mj, const char* path) {
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: actuator '%s' has a site transmission with a refsite (Cartesian control), "
                       "which is not supported; a site transmission without refsite is", path, name);
-    if (trn != mjTRN_JOINT && trn != mjTRN_TENDON && trn != mjTRN_SITE) {
-      static const char* kind[] = {"joint", "jointinparent", "slider-crank", "tendon", "site", "body"};
+    if (trn != mjTRN_JOINT && trn != mjTRN_TENDON && trn != mjTRN_SITE && trn != mjTRN_BODY) {
+      static const char* kind[] = {"joint", "jointinparent", "slider-crank", "tendon", "site", "body", "so3"};
       return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: actuator '%s' has a %s transmission; only joint, tendon and site "
-                      "transmissions are supported", path, name,
-                      trn >= 0 && trn < 6 ? kind[trn] : "unknown");
+                      "%s: actuator '%s' has a %s transmission; only joint, tendon, site and body "
+                      "(adhesion) transmissions are supported", path, name,
+                      trn >= 0 && trn < 7 ? kind[trn] : "unknown");
     }
     if (trn == mjTRN_JOINT && mj->jnt_type[id] != mjJNT_HINGE && mj->jnt_type[id] != mjJNT_SLIDE)
       return sap_fail(SAP_ERR_UNSUPPORTED,
@@ -790,7 +790,8 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
     if (st != SAP_OK) return st;
     copy_activation(m, mj, i);
     int trn = mj->actuator_trntype[i], id = mj->actuator_trnid[2 * i];
-    m->actuator_trntype[i] = trn == mjTRN_TENDON ? SAP_TRN_TENDON : trn == mjTRN_SITE ? SAP_TRN_SITE : SAP_TRN_JOINT;
+    m->actuator_trntype[i] = trn == mjTRN_TENDON ? SAP_TRN_TENDON : trn == mjTRN_SITE ? SAP_TRN_SITE
+                             : trn == mjTRN_BODY ? SAP_TRN_BODY : SAP_TRN_JOINT;
     m->actuator_trnid[i] = id;
     m->actuator_sitebody[i] = -1;
     memset(m->actuator_site + 13 * i, 0, 13 * sizeof(double));
@@ -806,6 +807,12 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
       copy_num(m->actuator_site + 13 * i + 3, mj->site_quat + 4 * id, 4);
       copy_num(m->actuator_site + 13 * i + 7, mj->actuator_gear + 6 * i, 6);
     }
+    if (trn == mjTRN_BODY && m->actuator_kind[i] != SAP_ACT_MOTOR)
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: actuator '%s' is a position or velocity servo (or a muscle) on a body "
+                      "(adhesion) transmission, which has no length; only force actuators (adhesion, "
+                      "motor, affine <general>) act on bodies",
+                      path, mjname(mj, mj->name_actuatoradr, i));
     m->actuator_ctrllimited[i] = mj->actuator_ctrllimited[i] && !disabled(mj, mjDSBL_CLAMPCTRL);
     m->actuator_forcelimited[i] = mj->actuator_forcelimited[i];
     m->actuator_gear[i] = mj->actuator_gear[6 * i];

@@ -260,14 +260,16 @@ sapStatus sapm_checkSensors(const mjModel* mj, const char* path) {
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: %s sensor '%s' in a model with connect or weld "
                       "equality constraints is not supported (their forces are not in cfrc_int)", path,
                       type_name(t), n);
-    if ((t == mjSENS_ACTUATORPOS || t == mjSENS_ACTUATORVEL) && mj->actuator_trntype[id] == mjTRN_SITE)
-      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: sensor '%s' (%s) reads a site transmission's length or "
-                      "velocity, which is not supported", path, n, type_name(t));
+    if ((t == mjSENS_ACTUATORPOS || t == mjSENS_ACTUATORVEL) &&
+        (mj->actuator_trntype[id] == mjTRN_SITE || mj->actuator_trntype[id] == mjTRN_BODY))
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: sensor '%s' (%s) reads a %s transmission's length or "
+                      "velocity, which is not supported", path, n, type_name(t),
+                      mj->actuator_trntype[id] == mjTRN_SITE ? "site" : "body (adhesion)");
     if (t == mjSENS_JOINTACTFRC)
       for (int u = 0; u < mj->nu; u++)
-        if (mj->actuator_trntype[u] == mjTRN_SITE)
-          return sap_fail(SAP_ERR_UNSUPPORTED, "%s: sensor '%s' (jointactuatorfrc) in a model with site "
-                          "transmissions is not supported", path, n);
+        if (mj->actuator_trntype[u] == mjTRN_SITE || mj->actuator_trntype[u] == mjTRN_BODY)
+          return sap_fail(SAP_ERR_UNSUPPORTED, "%s: sensor '%s' (jointactuatorfrc) in a model with site or "
+                          "body (adhesion) transmissions is not supported", path, n);
     if ((t == mjSENS_ACTUATORPOS || t == mjSENS_ACTUATORVEL || t == mjSENS_ACTUATORFRC) &&
         mj->sensor_dim[i] != 1)
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: sensor '%s' has %d values; sapsim supports one output "

@@ -132,7 +132,8 @@ SAP_HD void sapw_bodyForces(const sapModel* m, sapData* d, int w, const sapSenso
 
 /* the state's outputs after a reset or a state edit (MuJoCo's mj_forward): motion subspaces,
  * subtree_com, cinert, cvel, and qfrc_actuator of the explicit actuator laws at the state (the
- * drives too, as MuJoCo computes them); cfrc_ext keeps the last step's (zeroed by a reset) */
+ * drives too, as MuJoCo computes them; adhesion actuators over the last step's contacts, which
+ * a reset clears); cfrc_ext keeps the last step's (zeroed by a reset) */
 SAP_HD void sapw_bodyStateEdit(const sapModel* m, sapData* d, int w, double h) {
   int nb = m->nbody, nv = m->nv;
   double* cref = d->cref + (long)w * nb * 3;
@@ -141,8 +142,9 @@ SAP_HD void sapw_bodyStateEdit(const sapModel* m, sapData* d, int w, double h) {
   const double* xmat = d->xmat + (long)w * nb * 9;
   sapw_comPos_f64(m, xpos, xmat, d->xanchor + (long)w * m->njnt * 3, d->xaxis + (long)w * m->njnt * 3, cref, cdof);
   sapw_bodyState(m, d, w);
+  sapWorldContacts con = sapw_worldContacts(d, w);
   sapw_actuation_f64(m, h, d->qpos + (long)w * m->nq, d->qvel + (long)w * nv, d->ctrl + (long)w * m->nu,
-                     d->act + (long)w * m->na, 1, xpos, xmat, cref, cdof, d->qfrc_actuator + (long)w * nv);
+                     d->act + (long)w * m->na, 1, xpos, xmat, cref, cdof, d->qfrc_actuator + (long)w * nv, &con);
 }
 
 #endif

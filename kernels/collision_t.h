@@ -454,9 +454,11 @@ SAP_HD_BIG int SAPT(cl_meshDeepest)(const G* g, int i0, const R* n, const R* ref
   return np;
 }
 
-/* plane vs box or mesh: every vertex below the margin; beyond 8 (large meshes) the 8
- * deepest (then the lowest indices), in index order; reduced to 4. A mesh with a hull
- * graph finds the same 8 by cl_meshDeepest */
+/* plane vs box or mesh: every vertex below the margin and not above the geom's centre (MuJoCo's
+ * mjc_PlaneBox skips corners "pointing up": without it a geom smaller than the detection band
+ * would trade its lower face for far corners in the reduction); beyond 8 (large meshes) the 8
+ * deepest (then the lowest indices), in index order; reduced to 4. A mesh with a hull graph
+ * finds the same 8 by cl_meshDeepest */
 SAP_HD_BIG int SAPT(cl_planePoly)(const G* pl, const G* g, R margin, C* con) {
   R n[3], v[3], d[3], l[3];
   C buf[8];
@@ -468,12 +470,15 @@ SAP_HD_BIG int SAPT(cl_planePoly)(const G* pl, const G* g, R margin, C* con) {
     nr = SAPT(cl_meshDeepest)(g, SAPT(cl_meshSupportId)(g, l), n, pl->pos, margin, ids);
     if (nr >= 0) nv = nr;
   }
+  SAPT(cl_sub)(d, g->pos, pl->pos);
+  R hc = SAPT(cl_dot)(d, n);  // the centre's height
   for (int k = 0; k < nv; k++) {
     int i = nr >= 0 ? ids[k] : k;
     SAPT(cl_vertex)(v, g, i);
     SAPT(cl_sub)(d, v, pl->pos);
     C c;
-    if (!SAPT(cl_planePoint)(v, SAPT(cl_dot)(d, n), 0, n, margin, &c)) continue;
+    R hv = SAPT(cl_dot)(d, n);
+    if (hv > hc || !SAPT(cl_planePoint)(v, hv, 0, n, margin, &c)) continue;
     if (nc < 8) { idx[nc] = i; buf[nc++] = c; continue; }
     // buffer full (large meshes): replace the shallowest (the later on ties) if deeper
     int w = 0;

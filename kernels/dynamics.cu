@@ -36,8 +36,9 @@ static __global__ void free_motion_warp_kernel(SAPG_PARAM sapModel m, SAPG_PARAM
   if (w >= d.nworld || sapw_frozen(&d, w)) return;
   sapModel view;  /* the world's parameters: the model itself unless w overrides some */
   const sapModel* mw = sapw_worldView(&m, w, &view);
-  int fail = fp32 ? sapv_freeMotion_f32(SAPW_FREE_MOTION_ARGS(mw, &d, w, h, explicit_drives, midpoint, float), lane)
-                  : sapv_freeMotion_f64(SAPW_FREE_MOTION_ARGS(mw, &d, w, h, explicit_drives, midpoint, double), lane);
+  sapWorldContacts con = sapw_worldContacts(&d, w);
+  int fail = fp32 ? sapv_freeMotion_f32(SAPW_FREE_MOTION_ARGS(mw, &d, w, h, explicit_drives, midpoint, float, &con), lane)
+                  : sapv_freeMotion_f64(SAPW_FREE_MOTION_ARGS(mw, &d, w, h, explicit_drives, midpoint, double, &con), lane);
   if (fail)
     for (int i = lane; i < m.nv; i += SAPV_LANES) d.vstar[(size_t)w * m.nv + i] = nan("");
 }

@@ -655,7 +655,8 @@ SAP_HD void SAPT(sapw_actuatorLength)(const sapModel* m, const double* qpos, con
     *vel = g * qvel[m->jnt_dofadr[id]];
     return;
   }
-  if (m->actuator_trntype[i] == SAP_TRN_SITE) {  // force actuators only (the loader's rule)
+  if (m->actuator_trntype[i] == SAP_TRN_SITE || m->actuator_trntype[i] == SAP_TRN_BODY) {
+    // force actuators only (the loader's rule); MuJoCo's body transmission has length 0 too
     *len = *vel = 0;
     return;
   }
@@ -665,13 +666,47 @@ SAP_HD void SAPT(sapw_actuatorLength)(const sapModel* m, const double* qpos, con
   *vel = g * v;
 }
 
+/* an adhesion actuator's force f on body b (MuJoCo's mjTRN_BODY, mj_transmission): its moment
+ * is minus the mean over the world's contacts that involve b of n'(J_1(x) - J_0(x)), n the
+ * contact normal from geom 0 to geom 1 and x MuJoCo's contact point, the midpoint of the two
+ * witness points. A contact counts while MuJoCo lists it: dist < margin + gap, i.e. phi below
+ * the pair's gap (in the gap too, as MuJoCo's adhesive contacts); sapsim's speculative band
+ * beyond does not. So f > 0 pulls b onto what it touches: qfrc += f/n_b (J_0' n - J_1' n) */
+SAP_HD void SAPT(sapw_adhesion)(const sapModel* m, int b, double f, const sapWorldContacts* con,
+                                const double* cref, const double* cdof, double* qfrc) {
+  if (!con || f == 0) return;
+  int count = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (int k = 0; k < con->n; k++) {
+      int g0 = con->geom[2 * k], g1 = con->geom[2 * k + 1];
+      int b0 = m->geom_bodyid[g0], b1 = m->geom_bodyid[g1];
+      if (b0 != b && b1 != b) continue;
+      int p = sapw_findPair(m, g0 < g1 ? g0 : g1, g0 < g1 ? g1 : g0);
+      if (!(con->dist[k] < (p >= 0 ? m->pair_gap[p] : 0))) continue;
+      if (pass == 0) {
+        count++;
+        continue;
+      }
+      const double* x = con->pos + 6 * k;
+      const double* n = con->frame + 9 * k + 6;
+      double c[3], fn[3], fm[3], zero[3] = {0, 0, 0};
+      for (int j = 0; j < 3; j++) {
+        c[j] = 0.5 * (x[j] + x[3 + j]);
+        fn[j] = f / count * n[j];
+        fm[j] = -fn[j];
+      }
+      SAPT(sapw_applyWrench)(m, b0, c, zero, fn, cref, cdof, qfrc);
+      SAPT(sapw_applyWrench)(m, b1, c, zero, fm, cref, cdof, qfrc);
+    }
+}
+
 /* actuator forces (kernels/actuator.h laws, input ctrl or act); drives (position/velocity
  * actuators) only when explicit_drives, otherwise the SAP solver treats them as implicit PD
- * constraints */
+ * constraints. con: the world's contacts, read by adhesion actuators only (NULL: none) */
 SAP_HD void SAPT(sapw_actuation)(const sapModel* m, double h, const double* qpos, const double* qvel,
                                  const double* ctrl, const double* act, int explicit_drives,
                                  const double* xpos, const double* xmat, const double* cref,
-                                 const double* cdof, double* qfrc_actuator) {
+                                 const double* cdof, double* qfrc_actuator, const sapWorldContacts* con) {
   SAPT(sapTenFrames) fr = {xpos, xmat, cref, cdof};
   for (int i = 0; i < m->nv; i++) qfrc_actuator[i] = 0;
   for (int i = 0; i < m->nu; i++) {
@@ -706,6 +741,8 @@ SAP_HD void SAPT(sapw_actuation)(const sapModel* m, double h, const double* qpos
         t[r] = f * (Rb[3 * r] * gt[0] + Rb[3 * r + 1] * gt[1] + Rb[3 * r + 2] * gt[2]);
       }
       SAPT(sapw_applyWrench)(m, b, p, t, fw, cref, cdof, qfrc_actuator);
+    } else if (m->actuator_trntype[i] == SAP_TRN_BODY) {
+      SAPT(sapw_adhesion)(m, id, f, con, cref, cdof, qfrc_actuator);
     } else {
       SAPT(sapw_tendonForce)(m, &fr, id, g * f, qfrc_actuator, (float*)0);
     }
@@ -739,7 +776,7 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
                                  const double* xanchor, const double* xaxis, double* cref,
                                  double* cdof, double* qA, double* qfrc_bias,
                                  double* qfrc_passive, double* qfrc_actuator, double* vstar,
-                                 sreal* scratch) {
+                                 sreal* scratch, const sapWorldContacts* con) {
   int nv = m->nv;
   SAPT(sapFreeMotionScratch) fs;
   SAPT(sapw_freeMotionCarve)(m, scratch, &fs);
@@ -764,7 +801,7 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
   SAPT(sapTenFrames) fr = {xpos, xmat, cref, cdof};
   SAPT(sapw_passive)(m, qpos, qvel, &fr, qfrc_passive);
   SAPT(sapw_fluid)(m, qvel, xpos, xmat, xipos, ximat, cref, cdof, qfrc_passive);
-  SAPT(sapw_actuation)(m, h, qpos, qvel, ctrl, act, explicit_drives, xpos, xmat, cref, cdof, qfrc_actuator);
+  SAPT(sapw_actuation)(m, h, qpos, qvel, ctrl, act, explicit_drives, xpos, xmat, cref, cdof, qfrc_actuator, con);
   SAPT(sapw_xfrc)(m, xfrc_applied, xipos, cref, cdof, vstar);  /* vstar: J' xfrc until the end */
 
   for (int i = 0; i < nv; i++)

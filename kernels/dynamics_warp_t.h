@@ -17,7 +17,7 @@ SAP_DEV int SAPT(sapv_freeMotion)(const sapModel* m, double h, int explicit_driv
                                   const double* xanchor, const double* xaxis, double* cref,
                                   double* cdof, double* qA, double* qfrc_bias,
                                   double* qfrc_passive, double* qfrc_actuator, double* vstar,
-                                  sreal* scratch, int lane) {
+                                  sreal* scratch, const sapWorldContacts* con, int lane) {
   int nv = m->nv, nb = m->nbody;
   SAPT(sapFreeMotionScratch) fs;  // the layout of sapw_freeMotion (its carve)
   SAPT(sapw_freeMotionCarve)(m, scratch, &fs);
@@ -60,7 +60,7 @@ SAP_DEV int SAPT(sapv_freeMotion)(const sapModel* m, double h, int explicit_driv
     SAPT(sapTenFrames) fr = {xpos, xmat, cref, cdof};
     SAPT(sapw_passive)(m, qpos, qvel, &fr, qfrc_passive);
     SAPT(sapw_fluid)(m, qvel, xpos, xmat, xipos, ximat, cref, cdof, qfrc_passive);
-    SAPT(sapw_actuation)(m, h, qpos, qvel, ctrl, act, explicit_drives, xpos, xmat, cref, cdof, qfrc_actuator);
+    SAPT(sapw_actuation)(m, h, qpos, qvel, ctrl, act, explicit_drives, xpos, xmat, cref, cdof, qfrc_actuator, con);
     SAPT(sapw_xfrc)(m, xfrc_applied, xipos, cref, cdof, vstar);  /* vstar: J' xfrc until the end */
   }
   __syncwarp();

@@ -4,10 +4,32 @@
 #ifndef SAPSIM_KERNELS_H
 #define SAPSIM_KERNELS_H
 
+#include <stddef.h>
+
+#include "sapsim/data.h"
 #include "sapsim/model.h"
 #include "sap_real.h"
 #include "actuator.h"
+#include "pair.h"
 #include "tendon.h"
+
+/* a world's contact list as the free motion reads it (the adhesion actuators' transmission,
+ * dynamics_t.h sapw_adhesion): the first n slots of the world's sapData.con_* arrays, or n = 0 */
+typedef struct sapWorldContacts {
+  int n;
+  const int* geom;      /* (n x 2) geom ids */
+  const double* pos;    /* (n x 6) witness points on geom 0 and geom 1 */
+  const double* frame;  /* (n x 9) rows t1, t2, n; n from geom 0 to geom 1 */
+  const double* dist;   /* (n)     phi = dist - margin */
+} sapWorldContacts;
+
+/* world w's contact list from the last collision */
+SAP_HD sapWorldContacts sapw_worldContacts(const sapData* d, int w) {
+  size_t c0 = (size_t)w * d->ncon_max;
+  sapWorldContacts c = {d->ncon ? d->ncon[w] : 0, d->con_geom + 2 * c0, d->con_pos + 6 * c0,
+                        d->con_frame + 9 * c0, d->con_dist + c0};
+  return c;
+}
 
 /* bit helpers of the block-sparse Cholesky's tree patterns (kernels/sap_block_t.h) */
 SAP_HD int sapb_ctz(unsigned x) {

@@ -52,7 +52,7 @@ SAP_HD void sapw_kinematicsWorld(const sapModel* m, const sapData* d, int w, int
 /* the arguments of sapw_freeMotion / sapv_freeMotion for world w of d (pointer to sapData) with
  * the world's model mw (sapw_worldView), T the scratch's precision; used here and by the warp
  * kernel (kernels/dynamics.cu) */
-#define SAPW_FREE_MOTION_ARGS(mw, d, w, h, explicit_drives, midpoint, T)                                    \
+#define SAPW_FREE_MOTION_ARGS(mw, d, w, h, explicit_drives, midpoint, T, con)                               \
   (mw), (h), (explicit_drives), (midpoint), (d)->qpos + (size_t)(w) * (mw)->nq,                            \
       (d)->qvel + (size_t)(w) * (mw)->nv, (d)->ctrl + (size_t)(w) * (mw)->nu,                              \
       (d)->act + (size_t)(w) * (mw)->na, (d)->qfrc_applied + (size_t)(w) * (mw)->nv,                       \
@@ -63,7 +63,7 @@ SAP_HD void sapw_kinematicsWorld(const sapModel* m, const sapData* d, int w, int
       (d)->cref + 3 * (size_t)(mw)->nbody * (w), (d)->cdof + 6 * (size_t)(mw)->nv * (w),                   \
       (d)->qA + (size_t)(mw)->nv * (mw)->nv * (w), (d)->qfrc_bias + (size_t)(w) * (mw)->nv,                \
       (d)->qfrc_passive + (size_t)(w) * (mw)->nv, (d)->qfrc_actuator + (size_t)(w) * (mw)->nv,             \
-      (d)->vstar + (size_t)(w) * (mw)->nv, (T*)((d)->scratch + (size_t)(w) * (d)->nscratch)
+      (d)->vstar + (size_t)(w) * (mw)->nv, (T*)((d)->scratch + (size_t)(w) * (d)->nscratch), (con)
 
 /* the free motion of world w with its own parameters (sapw_worldView): A, the bias forces and
  * v* (sapw_freeMotion, dynamics_t.h); fp32: the free_motion_precision option. A matrix that is
@@ -73,8 +73,9 @@ SAP_HD void sapw_freeMotionWorld(const sapModel* m, const sapData* d, int w, dou
                                  int midpoint, int fp32) {
   sapModel view;
   const sapModel* mw = sapw_worldView(m, w, &view);
-  int fail = fp32 ? sapw_freeMotion_f32(SAPW_FREE_MOTION_ARGS(mw, d, w, h, explicit_drives, midpoint, float))
-                  : sapw_freeMotion_f64(SAPW_FREE_MOTION_ARGS(mw, d, w, h, explicit_drives, midpoint, double));
+  sapWorldContacts con = sapw_worldContacts(d, w);
+  int fail = fp32 ? sapw_freeMotion_f32(SAPW_FREE_MOTION_ARGS(mw, d, w, h, explicit_drives, midpoint, float, &con))
+                  : sapw_freeMotion_f64(SAPW_FREE_MOTION_ARGS(mw, d, w, h, explicit_drives, midpoint, double, &con));
   if (fail)
     for (int i = 0; i < m->nv; i++) d->vstar[(size_t)w * m->nv + i] = (double)NAN;
 }

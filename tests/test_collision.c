@@ -530,6 +530,54 @@ static void slabCoords(const double* q, double tilt, double* along, double* up) 
 /* flat (0) and 5 degrees (sticks, tan 5 < 0.3): 4 contacts at the corners of the
  * cube's bottom face, normal along the slab's z, and the cube stays at rest;
  * 30 degrees: the cube slides a t^2/2 with a = g (sin t - mu cos t) */
+/* plane-box with boxes smaller than the detection band (sapsim's speculative band makes the
+ * detection distance 2-5 cm): MuJoCo 4's mjc_PlaneBox at the same margin keeps the corners
+ * under the margin that are not above the box centre, so a 1 cm cube gets its lower face, not
+ * the far corners a patch-spanning reduction would prefer. Half sizes log-uniform 2 mm - 0.2 m
+ * per axis, random orientations, lowest corner from 30% of the smallest half size into the
+ * plane to the band's edge; every contact equal to MuJoCo's (position, distance) to 1e-12 */
+static void test_plane_box_small(void) {
+  const int npose = 2000;
+  const double band = 0.05;
+  Pair p;
+  if (!pairOpen(&p, SAP_GEOM_PLANE, SAP_GEOM_BOX, band, 0)) { CHECK(0, "plane-box scene"); return; }
+  int nbad = 0, nsmall = 0, ncon = 0;
+  for (int it = 0; it < npose; it++) {
+    double sz[3], q[4], mat[9], low = 0, u[3] = {0, 0, 1};
+    for (int k = 0; k < 3; k++) sz[k] = logSize(-2.7, -0.7);
+    memcpy(p.mj->geom_size + 3, sz, sizeof(sz));
+    memcpy(p.sm->geom_size + 3, sz, sizeof(sz));
+    p.mj->geom_rbound[1] = p.sm->geom_rbound[1] = sqrt(sz[0] * sz[0] + sz[1] * sz[1] + sz[2] * sz[2]);
+    randomQuat(q);
+    mju_quat2Mat(mat, q);
+    for (int k = 0; k < 3; k++) low += fabs(mat[6 + k]) * sz[k];  /* centre height over the lowest corner */
+    double smin = fmin(fmin(sz[0], sz[1]), sz[2]);
+    placePair(&p, q, q, u, low + check_uniform(-0.3 * smin, band));
+    nsmall += 2 * low < band;
+    mjPreContact mc[mjMAXCONPAIR];
+    sapcContact_f64 sc[SAPC_MAXCON];
+    int nm = mjContacts(&p, band, mc), ns = sapContacts(&p, 1, sc), bad = ns != nm;
+    for (int i = 0; i < ns && !bad; i++) {
+      int found = 0;
+      for (int j = 0; j < nm && !found; j++) {
+        double e = fabs(sc[i].dist - mc[j].dist);
+        for (int k = 0; k < 3; k++) e = fmax(e, fabs(sc[i].pos[k] - mc[j].pos[k]));
+        found = e <= 1e-12;
+      }
+      bad = !found;
+    }
+    ncon += ns;
+    if (bad && nbad++ < 5)
+      fprintf(stderr, "  pose %d (half sizes %.3g %.3g %.3g): sapsim %d contacts, MuJoCo 4 %d\n", it, sz[0], sz[1],
+              sz[2], ns, nm);
+  }
+  fprintf(stderr, "  %d poses (%d boxes smaller than the band), %d contacts: %d differ from MuJoCo 4\n", npose, nsmall,
+          ncon, nbad);
+  CHECK(nbad == 0, "%d of %d plane-box poses differ from MuJoCo 4's mjc_PlaneBox", nbad, npose);
+  CHECK(nsmall >= npose / 10, "only %d boxes smaller than the band", nsmall);
+  pairClose(&p);
+}
+
 static void test_box_on_slab(void) {
   const double tilts[3] = {0, 5, 30}, mu = 0.3, g = 9.81;
   for (int c = 0; c < 3; c++) {
@@ -944,5 +992,6 @@ int main(void) {
   RUN(test_broadphase_and_determinism);
   // last: the tests above keep their random streams
   RUN(test_box_box_oracle);
+  RUN(test_plane_box_small);
   return check_summary("test_collision");
 }

@@ -61,7 +61,7 @@ enum { SAP_REDUCE_NONE = 0, SAP_REDUCE_MINDIST = 1, SAP_REDUCE_MAXFORCE = 2, SAP
 enum { SAP_STAGE_POS = 1, SAP_STAGE_VEL = 2, SAP_STAGE_ACC = 3 };
 
 /* actuator transmission */
-enum { SAP_TRN_JOINT = 0, SAP_TRN_TENDON = 1, SAP_TRN_SITE = 2 };
+enum { SAP_TRN_JOINT = 0, SAP_TRN_TENDON = 1, SAP_TRN_SITE = 2, SAP_TRN_BODY = 3 /* adhesion */ };
 
 /* tendon wrap object: numbering as MuJoCo's mjtWrap */
 enum { SAP_WRAP_JOINT = 1, SAP_WRAP_PULLEY = 2, SAP_WRAP_SITE = 3, SAP_WRAP_SPHERE = 4, SAP_WRAP_CYLINDER = 5 };
@@ -259,7 +259,7 @@ typedef struct sapModel {
    *             B = mju_muscleBias(l) (or bias - kp l - kv l' when not a muscle bias) */
   int* actuator_kind;     /* (nu)         SAP_ACT_* */
   int* actuator_trntype;  /* (nu)         SAP_TRN_* */
-  int* actuator_trnid;    /* (nu)         joint, tendon or site id */
+  int* actuator_trnid;    /* (nu)         joint, tendon, site or body id */
   int* actuator_ctrllimited;  /* (nu)     clamp ctrl to ctrlrange */
   int* actuator_forcelimited; /* (nu)     clamp force to forcerange */
   double* actuator_gear;      /* (nu)     gear ratio */

@@ -202,9 +202,9 @@ def test_bad_input_raises():
         sapsim.Sim(SCENES / "no_such_scene.xml")
     with pytest.raises(sapsim.SceneError, match="<xml string>: MuJoCo could not load the scene"):
         sapsim.Sim("<mujoco><worldbody><body></mujoco>")
-    with pytest.raises(sapsim.UnsupportedError, match="geom 'g' uses MuJoCo's ellipsoid fluid model"):
-        sapsim.Sim('<mujoco><option density="1.2"/><worldbody>'
-                   '<body><freejoint/><geom name="g" size="1" fluidshape="ellipsoid"/></body></worldbody></mujoco>')
+    with pytest.raises(sapsim.UnsupportedError, match="geom 'g' has adhesion"):
+        sapsim.Sim('<mujoco><worldbody>'
+                   '<body><freejoint/><geom name="g" size="1" adhesion="1"/></body></worldbody></mujoco>')
     with pytest.raises(sapsim.ArgumentError, match="nworld 0 out of range"):
         sapsim.Sim(ANT, nworld=0)
     sim = sapsim.Sim(ANT, nworld=2)
