@@ -255,7 +255,7 @@ error-table: $(BUILD)/tests/test_errors
 
 # CI's sanitizer pass: the CPU build under ASan + UBSan, a subset of the tests that
 # covers input validation, the SAP math and the MuJoCo oracles in a few minutes
-ASAN_CI_TESTS := test_errors test_sap_math test_foundation test_dynamics test_contact_params test_fluid test_adhesion \
+ASAN_CI_TESTS := test_errors test_sap_math test_foundation test_dynamics test_contact_params test_fluid test_adhesion test_actuator_delay \
                  test_site_actuator test_simloop test_capacity test_tendon_spring test_actdyn test_rangefinder \
                  test_spatial_wrap test_body_outputs test_sap_sparse
 asan-ci: deps

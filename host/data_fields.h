@@ -8,6 +8,8 @@
   X(double, qpos, (m)->nq)                                        \
   X(double, qvel, (m)->nv)                                        \
   X(double, ctrl, (m)->nu)                                        \
+  X(double, ctrl_in, (m)->nu)                                     \
+  X(double, history, (m)->nhistory)                               \
   X(double, act, (m)->na)                                         \
   X(double, qfrc_applied, (m)->nv)                                \
   X(double, xfrc_applied, (m)->nbody * 6)                         \

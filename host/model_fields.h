@@ -109,6 +109,10 @@
   X(double, actuator_biasprm, (m)->nu * SAP_NMUSCLEPRM)          \
   X(double, actuator_lengthrange, (m)->nu * 2)                   \
   X(double, actuator_acc0, (m)->nu)                              \
+  X(double, actuator_delay, (m)->nu)                             \
+  X(int, actuator_nsample, (m)->nu)                              \
+  X(int, actuator_interp, (m)->nu)                               \
+  X(int, actuator_historyadr, (m)->nu)                           \
   X(int, actuator_sitebody, (m)->nu)                             \
   X(double, actuator_site, (m)->nu * 13)                         \
   X(int, tendon_adr, (m)->ntendon)                               \

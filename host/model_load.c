@@ -473,10 +473,8 @@ static sapStatus check_actuators(const mjModel* mj, const char* path) {
     if (mj->actuator_plugin[i] >= 0)
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: actuator '%s' is a plugin, which is not supported",
                       path, name);
-    if (mj->actuator_delay[i] > 0 || mj->actuator_historyadr[i] >= 0)
-      return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: actuator '%s' has a control delay (delay/nsample), which is not supported",
-                      path, name);
+    /* control delays (delay, nsample, interp) are MuJoCo 4's, kernels/history.h; MuJoCo's
+     * compiler refuses a delay without samples */
     if (any_nonzero(mj->actuator_dampingpoly + i * mjNPOLY, mjNPOLY))
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: actuator '%s' has polynomial damping (dampingpoly), which is not supported",
@@ -621,6 +619,9 @@ static void copy_sizes(sapModel* m, const mjModel* mj) {
   m->nhfielddata = (int)mj->nhfielddata;
   m->nu = (int)mj->nu;
   m->na = (int)mj->na;
+  m->nhistory = 0;  /* control histories: MuJoCo's layout, 2 + 2 nsample doubles each */
+  for (int i = 0; i < mj->nu; i++)
+    if (mj->actuator_history[2 * i] > 0) m->nhistory += 2 + 2 * mj->actuator_history[2 * i];
   m->ntendon = (int)mj->ntendon;
   m->nwrap = (int)mj->nwrap;
   m->nexclude = (int)mj->nexclude;
@@ -784,6 +785,7 @@ static void copy_activation(sapModel* m, const mjModel* mj, int i) {
 }
 
 static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path) {
+  int hadr = 0;
   for (int i = 0; i < mj->nu; i++) {
     sapStatus st = classify_actuator(mj, i, &m->actuator_kind[i], &m->actuator_kp[i], &m->actuator_kv[i],
                                      &m->actuator_gain[i], &m->actuator_bias[i], &m->actuator_muscle[i], path);
@@ -813,6 +815,11 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
                       "(adhesion) transmission, which has no length; only force actuators (adhesion, "
                       "motor, affine <general>) act on bodies",
                       path, mjname(mj, mj->name_actuatoradr, i));
+    m->actuator_delay[i] = mj->actuator_history[2 * i] > 0 ? mj->actuator_delay[i] : 0;
+    m->actuator_nsample[i] = mj->actuator_history[2 * i];
+    m->actuator_interp[i] = mj->actuator_history[2 * i + 1];
+    m->actuator_historyadr[i] = m->actuator_nsample[i] > 0 ? hadr : -1;
+    hadr += m->actuator_nsample[i] > 0 ? 2 + 2 * m->actuator_nsample[i] : 0;
     m->actuator_ctrllimited[i] = mj->actuator_ctrllimited[i] && !disabled(mj, mjDSBL_CLAMPCTRL);
     m->actuator_forcelimited[i] = mj->actuator_forcelimited[i];
     m->actuator_gear[i] = mj->actuator_gear[6 * i];

@@ -8,6 +8,7 @@
 #include "backend.h"
 #include "collision.h"
 #include "data_fields.h"
+#include "history.h"
 #include "integrate.h"
 #include "kernels.h"
 #include "model.h"
@@ -234,6 +235,11 @@ static void reset_world(sapSim* s, int w, int key) {
     memcpy(s->d.mocap_quat + ((size_t)w * m->nmocap + id) * 4, quat, sizeof(double) * 4);
   }
   memcpy(s->d.eq_active + (size_t)w * m->neq, m->eq_active0, sizeof(int) * m->neq);
+  /* control histories: MuJoCo's reset, samples at -n h, ..., -h, all 0 (a keyframe too) */
+  for (int u = 0; u < m->nu; u++)
+    if (m->actuator_nsample[u] > 0)
+      sapw_historyReset(s->d.history + (size_t)w * m->nhistory + m->actuator_historyadr[u], m->actuator_nsample[u],
+                        s->h);
   s->d.time[w] = key < 0 ? 0 : m->key_time[key];
   s->d.world_flags[w] = 0;
   sapc_retryResetWorld(s, w);
@@ -257,7 +263,7 @@ static int reset_ranges(sapSim* s, sapRange* r) {
       {d->eq_active, n * m->neq * in}, {d->world_flags, n * in}, {d->newton_iter, n * in}, {d->ls_iter, n * in},
       {d->nfactor, n * in}, {d->ls_eval, n * in}, {d->ncon, n * in}, {d->ncon_dropped, n * in},
       {d->sensordata, n * m->nsensordata * dbl}, {d->xfrc_applied, n * m->nbody * 6 * dbl},
-      {d->cfrc_ext, n * m->nbody * 6 * dbl}};
+      {d->cfrc_ext, n * m->nbody * 6 * dbl}, {d->history, n * m->nhistory * dbl}};
   int count = (int)(sizeof(all) / sizeof(all[0]));
   memcpy(r, all, sizeof(all));
   return count;

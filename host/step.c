@@ -148,7 +148,9 @@ static void step_world(sapSim* s, int w, double h, double* t) {
  * is not a failure: a solve stopped by its cost tolerance keeps a good iterate) */
 #define SAP_RETRY_FAIL (SAP_WORLD_MAXITER | SAP_WORLD_LSFAIL | SAP_WORLD_FACTORFAIL | SAP_WORLD_NONFINITE)
 
-static size_t retry_stride(const sapModel* m) { return (size_t)m->nq + 2 * (size_t)m->nv + (size_t)m->na + 1; }
+static size_t retry_stride(const sapModel* m) {
+  return (size_t)m->nq + 2 * (size_t)m->nv + (size_t)m->na + (size_t)m->nhistory + 1;
+}
 
 sapStatus sapc_retryInit(sapSim* s) {
   if (s->opt.retry_depth <= 0) return SAP_OK;
@@ -190,16 +192,17 @@ void sapc_retryResetWorld(sapSim* s, int w) {
 }
 
 /* world w's state a step changes and a retry restores: qpos, qvel, vnext (the warm start's
- * previous velocity), act, time */
+ * previous velocity), act, the control histories, time */
 static void retry_save(const sapSim* s, int w, double* b, int restore) {
   const sapModel* m = s->m;
   const sapData* d = &s->d;
-  struct { double* x; size_t n; } part[5] = {{d->qpos + (size_t)w * m->nq, (size_t)m->nq},
+  struct { double* x; size_t n; } part[6] = {{d->qpos + (size_t)w * m->nq, (size_t)m->nq},
                                               {d->qvel + (size_t)w * m->nv, (size_t)m->nv},
                                               {d->vnext + (size_t)w * m->nv, (size_t)m->nv},
                                               {d->act + (size_t)w * m->na, (size_t)m->na},
+                                              {d->history + (size_t)w * m->nhistory, (size_t)m->nhistory},
                                               {d->time + w, 1}};
-  for (int i = 0; i < 5; i++) {
+  for (int i = 0; i < 6; i++) {
     if (restore) memcpy(part[i].x, b, sizeof(double) * part[i].n);
     else memcpy(b, part[i].x, sizeof(double) * part[i].n);
     b += part[i].n;

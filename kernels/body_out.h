@@ -10,6 +10,7 @@
 #ifndef SAPSIM_BODY_OUT_H
 #define SAPSIM_BODY_OUT_H
 
+#include "history.h" /* sapw_controlInput */
 #include "sensor.h"  /* sapSensorSolve, sapw_sensorImpulse, sapw_sensorMotion, sapw_sensorContactPoint */
 
 /* subtree coms (masses summed into cinert[10 b] as a scratch), cinert and cvel of world w from
@@ -143,7 +144,8 @@ SAP_HD void sapw_bodyStateEdit(const sapModel* m, sapData* d, int w, double h) {
   sapw_comPos_f64(m, xpos, xmat, d->xanchor + (long)w * m->njnt * 3, d->xaxis + (long)w * m->njnt * 3, cref, cdof);
   sapw_bodyState(m, d, w);
   sapWorldContacts con = sapw_worldContacts(d, w);
-  sapw_actuation_f64(m, h, d->qpos + (long)w * m->nq, d->qvel + (long)w * nv, d->ctrl + (long)w * m->nu,
+  sapw_controlInput(m, d, w);
+  sapw_actuation_f64(m, h, d->qpos + (long)w * m->nq, d->qvel + (long)w * nv, d->ctrl_in + (long)w * m->nu,
                      d->act + (long)w * m->na, 1, xpos, xmat, cref, cdof, d->qfrc_actuator + (long)w * nv, &con);
 }
 

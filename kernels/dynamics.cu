@@ -37,6 +37,8 @@ static __global__ void free_motion_warp_kernel(SAPG_PARAM sapModel m, SAPG_PARAM
   sapModel view;  /* the world's parameters: the model itself unless w overrides some */
   const sapModel* mw = sapw_worldView(&m, w, &view);
   sapWorldContacts con = sapw_worldContacts(&d, w);
+  if (lane == 0) sapw_controlInput(&m, &d, w);  /* the step's control input (sapw_freeMotionWorld) */
+  __syncwarp();
   int fail = fp32 ? sapv_freeMotion_f32(SAPW_FREE_MOTION_ARGS(mw, &d, w, h, explicit_drives, midpoint, float, &con), lane)
                   : sapv_freeMotion_f64(SAPW_FREE_MOTION_ARGS(mw, &d, w, h, explicit_drives, midpoint, double, &con), lane);
   if (fail)

@@ -74,7 +74,7 @@ SAP_HD int SAPT(sapw_buildDrives)(const sapModel* m, const sapData* d, int w, co
                               P->cdof, m->actuator_trnid[u], gear, &row, &ok);
     else len = sapw_jointRow(m, qpos, m->actuator_trnid[u], gear, &row, &ok);
     if (!ok) continue;
-    double x = sapa_input(m, u, prm->h, d->ctrl + (long)w * m->nu, d->act + (long)w * m->na);
+    double x = sapa_input(m, u, prm->h, d->ctrl_in + (long)w * m->nu, d->act + (long)w * m->na);
     double t = m->actuator_gain[u] * x + m->actuator_bias[u];  // target length or velocity
     SAP_REAL kp = kind == SAP_ACT_POSITION ? (SAP_REAL)m->actuator_kp[u] : 0;
     SAP_REAL kd = (SAP_REAL)m->actuator_kv[u];

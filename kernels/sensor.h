@@ -891,7 +891,7 @@ SAP_HD double sapw_sensorActuatorForce(const sapModel* m, const sapData* d, int 
   sapTenFrames_f64 fr = {d->xpos + (long)w * 3 * m->nbody, d->xmat + (long)w * 9 * m->nbody,
                          d->cref + (long)w * 3 * m->nbody, d->cdof + (long)w * 6 * m->nv};
   sapw_actuatorLength_f64(m, qpos, qvel, &fr, u, &len, &vel);
-  double x = sapa_input(m, u, S->h, d->ctrl + (long)w * m->nu, d->act + (long)w * m->na);
+  double x = sapa_input(m, u, S->h, d->ctrl_in + (long)w * m->nu, d->act + (long)w * m->na);
   return sapa_force(m, u, x, len, vel);
 }
 

@@ -11,6 +11,7 @@
 
 #include "sapsim/data.h"
 #include "sapsim/model.h"
+#include "history.h"
 #include "integrate.h"
 #include "kernels.h"
 #include "world_flags.h"
@@ -23,7 +24,8 @@ SAP_HD int sapw_allFinite(const double* x, int n) {
 }
 
 /* per-step flag reset of world w: keep only SAP_WORLD_NONFINITE, zero the solve counters; a
- * non-finite control or applied force (qfrc_applied, xfrc_applied) refuses this step of the world (SAP_WORLD_BADINPUT) */
+ * non-finite control or applied force (qfrc_applied, xfrc_applied) refuses this step of the world
+ * (SAP_WORLD_BADINPUT) */
 SAP_HD void sapw_clearWorldFlags(const sapModel* m, const sapData* d, int w) {
   d->world_flags[w] &= SAP_WORLD_NONFINITE;
   d->newton_iter[w] = d->ls_iter[w] = d->nfactor[w] = d->ls_eval[w] = 0;
@@ -54,7 +56,7 @@ SAP_HD void sapw_kinematicsWorld(const sapModel* m, const sapData* d, int w, int
  * kernel (kernels/dynamics.cu) */
 #define SAPW_FREE_MOTION_ARGS(mw, d, w, h, explicit_drives, midpoint, T, con)                               \
   (mw), (h), (explicit_drives), (midpoint), (d)->qpos + (size_t)(w) * (mw)->nq,                            \
-      (d)->qvel + (size_t)(w) * (mw)->nv, (d)->ctrl + (size_t)(w) * (mw)->nu,                              \
+      (d)->qvel + (size_t)(w) * (mw)->nv, (d)->ctrl_in + (size_t)(w) * (mw)->nu,                           \
       (d)->act + (size_t)(w) * (mw)->na, (d)->qfrc_applied + (size_t)(w) * (mw)->nv,                       \
       (d)->xfrc_applied + 6 * (size_t)(mw)->nbody * (w),                                                  \
       (d)->xpos + 3 * (size_t)(mw)->nbody * (w), (d)->xmat + 9 * (size_t)(mw)->nbody * (w),                \
@@ -65,7 +67,8 @@ SAP_HD void sapw_kinematicsWorld(const sapModel* m, const sapData* d, int w, int
       (d)->qfrc_passive + (size_t)(w) * (mw)->nv, (d)->qfrc_actuator + (size_t)(w) * (mw)->nv,             \
       (d)->vstar + (size_t)(w) * (mw)->nv, (T*)((d)->scratch + (size_t)(w) * (d)->nscratch), (con)
 
-/* the free motion of world w with its own parameters (sapw_worldView): A, the bias forces and
+/* the free motion of world w with its own parameters (sapw_worldView), after its control input
+ * (sapw_controlInput, which the later stages read too): A, the bias forces and
  * v* (sapw_freeMotion, dynamics_t.h); fp32: the free_motion_precision option. A matrix that is
  * not positive definite (a non-finite state, a degenerate inertia) leaves v* = NaN, which the
  * solve and the integrator turn into SAP_WORLD_NONFINITE */
@@ -74,6 +77,7 @@ SAP_HD void sapw_freeMotionWorld(const sapModel* m, const sapData* d, int w, dou
   sapModel view;
   const sapModel* mw = sapw_worldView(m, w, &view);
   sapWorldContacts con = sapw_worldContacts(d, w);
+  sapw_controlInput(m, d, w);  /* the step's control input, read by the stages from here on */
   int fail = fp32 ? sapw_freeMotion_f32(SAPW_FREE_MOTION_ARGS(mw, d, w, h, explicit_drives, midpoint, float, &con))
                   : sapw_freeMotion_f64(SAPW_FREE_MOTION_ARGS(mw, d, w, h, explicit_drives, midpoint, double, &con));
   if (fail)
@@ -83,13 +87,14 @@ SAP_HD void sapw_freeMotionWorld(const sapModel* m, const sapData* d, int w, dou
 /* integrate world w's positions and activations (sapw_integrateState); a result that is not
  * finite is restored and the world flagged SAP_WORLD_NONFINITE (frozen until reset). Then qvel
  * takes v_{n+1} and vnext keeps v_n until the next solve (the extrapolated warm start), the
- * world's time advances by h and its iterations are counted */
+ * control histories record ctrl at the step's start time (MuJoCo 4's mj_advance), the world's
+ * time advances by h and its iterations are counted */
 SAP_HD void sapw_integrateWorld(const sapModel* m, const sapData* d, int w, double h, int midpoint) {
   double* qpos = d->qpos + (size_t)w * m->nq;
   double* qvel = d->qvel + (size_t)w * m->nv;
   double* vnext = d->vnext + (size_t)w * m->nv;
   double* saved = (double*)(d->scratch + (size_t)w * d->nscratch);
-  if (!sapw_integrateState(m, midpoint, h, qpos, d->act + (size_t)w * m->na, d->ctrl + (size_t)w * m->nu, qvel,
+  if (!sapw_integrateState(m, midpoint, h, qpos, d->act + (size_t)w * m->na, d->ctrl_in + (size_t)w * m->nu, qvel,
                            vnext, saved)) {
     d->world_flags[w] |= SAP_WORLD_NONFINITE;
     return;
@@ -99,6 +104,10 @@ SAP_HD void sapw_integrateWorld(const sapModel* m, const sapData* d, int w, doub
     qvel[i] = vnext[i];
     vnext[i] = t;
   }
+  for (int u = 0; u < m->nu; u++)
+    if (m->actuator_nsample[u] > 0)
+      sapw_historyInsert(d->history + (size_t)w * m->nhistory + m->actuator_historyadr[u], m->actuator_nsample[u],
+                         d->time[w], d->ctrl[(size_t)w * m->nu + u]);
   d->time[w] += h;
   sapw_countIterations(d, w);
 }

@@ -128,8 +128,8 @@ static void test_mujoco4_fields_rejected(void) {
       {"sleep", "<mujoco><option><flag sleep='enable'/></option>" ONE("", "") "</mujoco>", "sleep", NULL},
       {"override", "<mujoco><option><flag override='enable'/></option>" ONE("", "") "</mujoco>", "override", NULL},
       {"actuation", "<mujoco><option><flag actuation='disable'/></option>" ONE("", "") "</mujoco>", "actuation", NULL},
-      {"delay", "<mujoco>" ONE("", "") "<actuator><motor name='late' joint='j' delay='0.01' nsample='3'/>"
-                "</actuator></mujoco>", "'late'", "delay"},
+      {"delay", "<mujoco>" ONE("", "") "<sensor><jointpos name='late' joint='j' delay='0.01' nsample='3'/>"
+                "</sensor></mujoco>", "'late'", "delay"},
       {"pid", "<mujoco>" ONE("", "") "<actuator><pid name='servo' joint='j' input='pos vel'/></actuator>"
               "</mujoco>", "controls", "force outputs"},
       {"tendonarmature", "<mujoco>" ONE("", "") "<tendon><fixed name='t' armature='0.1'><joint joint='j' "

@@ -178,6 +178,8 @@ static void test_parity_contact(void) {
   parity("scenes/fluid_ellipsoid.xml", "approx64", 1, 100, 1e-6);
   // adhesion actuators: the free motion reads the step's contacts (body transmission)
   parity("scenes/adhesion.xml", "approx64", 1, 100, 1e-6);
+  // delayed actuators: the control input read from each world's history, recorded each step
+  parity("scenes/actuator_delay.xml", "approx64", 1, 100, 1e-6);
   // fixed-tendon springs (dead band) and dampers, joint and tendon limit margins
   parity("scenes/tendon_spring.xml", "approx64", 1, 200, 1e-6);
   parity("scenes/tendon_spring.xml", "approx32", 1, 100, 1e-3);

@@ -40,6 +40,9 @@ typedef struct sapData {
   double* qpos;           /* (nworld x nq)      positions */
   double* qvel;           /* (nworld x nv)      velocities */
   double* ctrl;           /* (nworld x nu)      controls */
+  double* ctrl_in;        /* (nworld x nu)      the step's control input: ctrl, or for a delayed
+                             actuator its history read at time - delay (MuJoCo 4's mj_readCtrl) */
+  double* history;        /* (nworld x nhistory) control history buffers (actuator_historyadr) */
   double* act;            /* (nworld x na)      actuator activations (MuJoCo's mjData.act, layout
                              actuator_actadr): reset to 0 or the keyframe's act */
   double* qfrc_applied;   /* (nworld x nv)      user generalized forces */

@@ -93,6 +93,7 @@ typedef struct sapModel {
   int nhfielddata; /* height samples of all heightfields */
   int nu;          /* actuators (force laws at actuator_kind below) */
   int na;          /* activation states (MuJoCo's na: one per actuator with dynamics) */
+  int nhistory;    /* doubles of the control history buffers per world (delayed actuators) */
   int ntendon;     /* tendons (fixed and spatial) */
   int nwrap;       /* tendon wraps (joint, site, geom, pulley) */
   int nexclude;    /* explicit contact exclude pairs */
@@ -282,6 +283,11 @@ typedef struct sapModel {
   double* actuator_biasprm;   /* (nu x SAP_NMUSCLEPRM) muscle bias parameters (MuJoCo's biasprm) */
   double* actuator_lengthrange; /* (nu x 2) MuJoCo's compiled actuator_lengthrange */
   double* actuator_acc0;      /* (nu)     MuJoCo's compiled actuator_acc0 (muscle force scale) */
+  double* actuator_delay;     /* (nu)     control delay (s; MuJoCo 4's delay), 0: none */
+  int* actuator_nsample;      /* (nu)     samples of its control history (nsample), 0: none */
+  int* actuator_interp;       /* (nu)     reading the history: 0 zero-order hold, 1 linear, 2 cubic */
+  int* actuator_historyadr;   /* (nu)     its buffer in sapData.history (2 + 2 nsample doubles:
+                               *           MuJoCo's layout, user slot, cursor, times, values), -1 */
   int* actuator_sitebody;     /* (nu)     site transmission: the site's body, else -1 */
   double* actuator_site;      /* (nu x 13) site transmission: the site's pos (3) and quat (4)
                                * in its body, the 6-d gear (force 3, torque 3 in the site frame);
