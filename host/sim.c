@@ -295,7 +295,7 @@ static const char* field_names[SAP_NFIELD] = {"qpos", "qvel", "ctrl", "time", "q
                                               "xpos", "xquat", "qacc_free", "mocap_pos",
                                               "mocap_quat", "sensordata", "act", "xfrc_applied",
                                               "cfrc_ext", "cvel", "cinert", "subtree_com",
-                                              "qfrc_actuator", "qvel_prev"};
+                                              "qfrc_actuator", "qvel_prev", "ctrl_history"};
 
 const char* sap_fieldName(sapField f) {
   return (unsigned)f < SAP_NFIELD ? field_names[f] : "?";
@@ -324,6 +324,7 @@ int sap_fieldSize(const sapSim* s, sapField f) {
     case SAP_FIELD_SUBTREE_COM: return 3 * m->nbody;
     case SAP_FIELD_QFRC_ACTUATOR: return m->nv;
     case SAP_FIELD_QVEL_PREV: return m->nv;
+    case SAP_FIELD_CTRL_HISTORY: return m->nhistory;
     default: return -1;
   }
 }
@@ -349,6 +350,7 @@ double* sapd_fieldPtr(sapData* d, sapField f) {
     case SAP_FIELD_SUBTREE_COM: return d->subtree_com;
     case SAP_FIELD_QFRC_ACTUATOR: return d->qfrc_actuator;
     case SAP_FIELD_QVEL_PREV: return d->vnext;  /* the integration swaps qvel and vnext */
+    case SAP_FIELD_CTRL_HISTORY: return d->history;
     default: return NULL;
   }
 }
@@ -393,11 +395,35 @@ sapStatus sap_get(sapSim* s, sapField f, const int* worlds, int n, double* buf) 
   return SAP_OK;
 }
 
+/* world w's control history buffers in b (nhistory doubles): each cursor an integer in
+ * [0, nsample), each buffer's times strictly increasing from its oldest sample to its newest */
+static sapStatus check_history(const sapSim* s, int w, const double* b) {
+  const sapModel* m = s->m;
+  for (int u = 0; u < m->nu; u++) {
+    int n = m->actuator_nsample[u];
+    if (n <= 0) continue;
+    const double* buf = b + m->actuator_historyadr[u];
+    const char* name = sapm_name(m, m->name_actuatoradr, u);
+    if (buf[1] != floor(buf[1]) || buf[1] < 0 || buf[1] >= n)
+      return sap_fail(SAP_ERR_ARG, "sap_set: ctrl_history of world %d, actuator '%s': cursor %g is not an "
+                      "integer in [0, %d); nothing was changed", w, name, buf[1], n);
+    for (int i = 0; i + 1 < n; i++) {
+      double t0 = buf[2 + sapw_historySlot((int)buf[1], n, i)], t1 = buf[2 + sapw_historySlot((int)buf[1], n, i + 1)];
+      if (!(t1 - t0 >= SAP_HISTORY_EPS))
+        return sap_fail(SAP_ERR_ARG, "sap_set: ctrl_history of world %d, actuator '%s': sample times %g "
+                        "then %g do not increase from the oldest to the newest; nothing was changed", w, name,
+                        t0, t1);
+    }
+  }
+  return SAP_OK;
+}
+
 sapStatus sap_set(sapSim* s, sapField f, const int* worlds, int n, const double* buf) {
   if (!s || !buf) return sap_fail(SAP_ERR_ARG, "sap_set: null argument");
   if (f != SAP_FIELD_QPOS && f != SAP_FIELD_QVEL && f != SAP_FIELD_CTRL && f != SAP_FIELD_TIME &&
       f != SAP_FIELD_QFRC_APPLIED && f != SAP_FIELD_MOCAP_POS && f != SAP_FIELD_MOCAP_QUAT &&
-      f != SAP_FIELD_ACT && f != SAP_FIELD_XFRC_APPLIED && f != SAP_FIELD_QVEL_PREV)
+      f != SAP_FIELD_ACT && f != SAP_FIELD_XFRC_APPLIED && f != SAP_FIELD_QVEL_PREV &&
+      f != SAP_FIELD_CTRL_HISTORY)
     return sap_fail(SAP_ERR_ARG, "sap_set: field '%s' is read-only", sap_fieldName(f));
   sapStatus st = check_worlds(s, "sap_set", worlds, n);
   if (st != SAP_OK) return st;
@@ -408,6 +434,10 @@ sapStatus sap_set(sapSim* s, sapField f, const int* worlds, int n, const double*
       return sap_fail(SAP_ERR_NONFINITE, "sap_set: %s of world %d, index %ld is not finite (%g); "
                       "nothing was changed", sap_fieldName(f), worlds ? worlds[i / size] : (int)(i / size),
                       i % size, buf[i]);
+  /* a control history buffer must stay a ring the reads can search */
+  if (f == SAP_FIELD_CTRL_HISTORY)
+    for (int i = 0; i < n; i++)
+      if ((st = check_history(s, worlds ? worlds[i] : i, buf + (size_t)i * size)) != SAP_OK) return st;
   /* a mocap quaternion is normalised on use: it needs a direction */
   if (f == SAP_FIELD_MOCAP_QUAT)
     for (long i = 0; i < (long)n * size; i += 4)

@@ -123,6 +123,60 @@ static void test_retry_keeps_history(void) {
   sap_free(b);
 }
 
+/* the history is state: a run restored from qpos, qvel, qvel_prev, act, time and ctrl_history
+ * continues bit for bit; without ctrl_history the delayed inputs differ; a broken buffer is
+ * refused by name and changes nothing */
+static void test_history_field(void) {
+  sapSim* a = fx_sim(path, 1, "preset=approx64 contacts=0");
+  sapSim* b = fx_sim(path, 1, "preset=approx64 contacts=0");
+  sapSim* c = fx_sim(path, 1, "preset=approx64 contacts=0");
+  if (!a || !b || !c) return;
+  int nh = sap_fieldSize(a, SAP_FIELD_CTRL_HISTORY), nq = a->m->nq;
+  CHECK(nh == a->m->nhistory && nh > 0, "ctrl_history size %d, nhistory %d", nh, a->m->nhistory);
+  double ctrl[40][8], buf[256];
+  for (int k = 0; k < 40; k++)
+    for (int u = 0; u < 8; u++) ctrl[k][u] = check_uniform(-1, 1);
+  for (int k = 0; k < 20; k++) {
+    sap_set(a, SAP_FIELD_CTRL, NULL, 1, ctrl[k]);
+    sap_step(a, 1);
+  }
+  sapField copy[] = {SAP_FIELD_QPOS, SAP_FIELD_QVEL, SAP_FIELD_QVEL_PREV, SAP_FIELD_ACT, SAP_FIELD_TIME,
+                     SAP_FIELD_CTRL_HISTORY};
+  for (int i = 0; i < 6; i++) {
+    sap_get(a, copy[i], NULL, 1, buf);
+    CHECK(sap_set(b, copy[i], NULL, 1, buf) == SAP_OK, "set %s: %s", sap_fieldName(copy[i]), sap_lastError());
+    if (copy[i] != SAP_FIELD_CTRL_HISTORY) sap_set(c, copy[i], NULL, 1, buf);
+  }
+  for (int k = 20; k < 40; k++) {
+    sap_set(a, SAP_FIELD_CTRL, NULL, 1, ctrl[k]);
+    sap_set(b, SAP_FIELD_CTRL, NULL, 1, ctrl[k]);
+    sap_set(c, SAP_FIELD_CTRL, NULL, 1, ctrl[k]);
+    sap_step(a, 1);
+    sap_step(b, 1);
+    sap_step(c, 1);
+  }
+  const sapData* da = sap_data(a);
+  const sapData* db = sap_data(b);
+  const sapData* dc = sap_data(c);
+  CHECK(memcmp(da->qpos, db->qpos, sizeof(double) * nq) == 0, "restored with ctrl_history: qpos differs");
+  CHECK(memcmp(da->qpos, dc->qpos, sizeof(double) * nq) != 0, "restored without ctrl_history: qpos equal");
+  /* refusals: a fractional cursor, then times out of order (actuator m1's buffer) */
+  sap_get(b, SAP_FIELD_CTRL_HISTORY, NULL, 1, buf);
+  int adr = b->m->actuator_historyadr[1], n = b->m->actuator_nsample[1];
+  double keep = buf[adr + 1];
+  buf[adr + 1] = 1.5;
+  CHECK(sap_set(b, SAP_FIELD_CTRL_HISTORY, NULL, 1, buf) == SAP_ERR_ARG &&
+            strstr(sap_lastError(), "actuator 'm1': cursor 1.5"), "fractional cursor: '%s'", sap_lastError());
+  buf[adr + 1] = keep;
+  buf[adr + 2 + ((int)keep + 1) % n] = 1e9;  /* the oldest sample after the newest */
+  CHECK(sap_set(b, SAP_FIELD_CTRL_HISTORY, NULL, 1, buf) == SAP_ERR_ARG &&
+            strstr(sap_lastError(), "actuator 'm1': sample times"), "times out of order: '%s'", sap_lastError());
+  CHECK(memcmp(db->history, da->history, sizeof(double) * nh) == 0, "a refused set changed the history");
+  sap_free(a);
+  sap_free(b);
+  sap_free(c);
+}
+
 static void test_refusals(void) {
   fx_refused("<mujoco><worldbody><body><joint name='j' type='slide'/><geom size='.1'/></body></worldbody>"
              "<sensor><jointpos name='late' joint='j' delay='0.01' nsample='3'/></sensor></mujoco>",
@@ -133,6 +187,7 @@ int main(void) {
   RUN(test_lockstep_with_mujoco);
   RUN(test_whole_step_delay);
   RUN(test_retry_keeps_history);
+  RUN(test_history_field);
   RUN(test_refusals);
   return check_summary("test_actuator_delay");
 }

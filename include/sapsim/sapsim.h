@@ -217,11 +217,16 @@ typedef enum {
    * qacc_warmstart in velocity form). Part of the state that decides the next step's bits:
    * setting qvel (or a reset) sets it to the new qvel; set it after qvel to restore a run */
   SAP_FIELD_QVEL_PREV,
+  /* (nhistory) the control history buffers of delayed actuators (model actuator_historyadr;
+   * MuJoCo 4's layout per actuator: user slot, cursor, nsample times, nsample values). Part of
+   * the state of a model with delays; a set buffer needs an integer cursor in [0, nsample) and
+   * times increasing from the oldest sample to the newest (SAP_ERR_ARG names the actuator) */
+  SAP_FIELD_CTRL_HISTORY,
   SAP_NFIELD
 } sapField;
 
 /* values per world of a field (nq, nv, nu, 1, nv, nbody*3, nbody*4, nv, nmocap*3, nmocap*4,
- * nsensordata, na, nbody*6, nbody*6, nbody*6, nbody*10, nbody*3, nv, nv).
+ * nsensordata, na, nbody*6, nbody*6, nbody*6, nbody*10, nbody*3, nv, nv, nhistory).
  * mocap_pos/mocap_quat are the world-frame poses of the mocap bodies (kinematic: they
  * move only when set, with zero velocity for contacts); a set quaternion must be
  * non-zero and is normalised on use, not in place. */

@@ -82,14 +82,16 @@ _FIELD_ID = {
     "subtree_com": 16,
     "qfrc_actuator": 17,
     "qvel_prev": 18,
+    "ctrl_history": 19,
 }
 #: fields of ``Sim.get`` / ``Sim.set`` (xpos, xquat, qacc_free, sensordata and the body outputs
 #: cfrc_ext, cvel, cinert, subtree_com, qfrc_actuator are read-only). ``qvel_prev`` is the
 #: velocity before the last step, the extrapolated warm start's (the default
-#: ``warm_start=extrapolate``): set qvel, then qvel_prev, to restore a run bit for bit
+#: ``warm_start=extrapolate``): set qvel, then qvel_prev, to restore a run bit for bit.
+#: ``ctrl_history`` holds the control history buffers of delayed actuators (MuJoCo 4's layout)
 FIELDS: tuple[str, ...] = tuple(_FIELD_ID)
 _WRITABLE = ("qpos", "qvel", "ctrl", "time", "qfrc_applied", "mocap_pos", "mocap_quat", "act", "xfrc_applied",
-             "qvel_prev")
+             "qvel_prev", "ctrl_history")
 #: MuJoCo's com-based outputs, computed with option ``body_outputs=1`` only
 BODY_OUTPUTS: tuple[str, ...] = ("cfrc_ext", "cvel", "cinert", "subtree_com", "qfrc_actuator")
 
