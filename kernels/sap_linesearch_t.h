@@ -208,11 +208,12 @@ SAP_HD void SAPT(sapw_lsExact)(SAPT(sapLineSearch)* ls, SAP_REAL phi, SAP_REAL d
  * c1 = armijo_c, c2 = SAP_LS_NEWTON_ETA): phi(a) < phi(0) + c1 a phi'(0) and |phi'(a)| <=
  * c2 |phi'(0)|. Otherwise the root of phi' (phi is convex) is kept bracketed, [xl, xu] with
  * phi'(xl) < 0 < phi'(xu), and the next trial is the Newton step a - phi'(a)/phi''(a) when it
- * falls inside the bracket and the last step more than halved |phi'|, else the secant of phi'
- * over the bracket while the bracket halves every two trials, else its midpoint; without an upper end yet the step grows (at most 4x). At
- * the cap the lowest Armijo point is taken; none is a failure (SAP_LS_FAIL_MAXIT). Near the
- * solution the Newton step passes at once: one evaluation per Newton iteration. A trial that
- * meets the curvature condition but fails Armijo only by phi's rounding is taken (below). */
+ * falls inside the bracket and the last step more than halved |phi'| or the bracket halved
+ * over the last two trials, else the secant of phi' over the bracket while it halves every two
+ * trials, else its midpoint; without an upper end yet the step grows (at most 4x). At the cap
+ * the lowest Armijo point is taken; none is a failure (SAP_LS_FAIL_MAXIT). Near the solution
+ * the Newton step passes at once: one evaluation per Newton iteration. A trial that meets the
+ * curvature condition but fails Armijo only by phi's rounding is taken (below). */
 SAP_HD void SAPT(sapw_lsNewton)(SAPT(sapLineSearch)* ls, SAP_REAL phi, SAP_REAL dphi, SAP_REAL d2phi) {
   SAP_REAL a = ls->alpha;
   ls->iter++;
