@@ -19,6 +19,8 @@ typedef struct SAPT(sapLineSearch) {
   SAP_REAL xl, xu, fu, mdx, mdx_prev, xtol;  /* exact: bracket and Newton-bisection state */
   SAP_REAL fl, fprev, abest, phibest;        /* newton_wolfe: phi' at xl, |phi'| of the last
                                                 trial, the lowest Armijo point */
+  SAP_REAL w1, w2;                           /* newton_wolfe: the bracket's width one and two
+                                                trials ago */
 } SAPT(sapLineSearch);
 
 SAP_HD void SAPT(sapw_lsFinish)(SAPT(sapLineSearch)* ls, int status, SAP_REAL alpha) {
@@ -33,6 +35,7 @@ SAP_HD void SAPT(sapw_lsBegin)(SAPT(sapLineSearch)* ls, const sapSolveParams* pr
   ls->aprev = ls->phiprev = ls->slop = 0;
   ls->xl = ls->xu = ls->fu = ls->mdx = ls->mdx_prev = ls->xtol = 0;
   ls->fl = ls->fprev = ls->abest = 0;
+  ls->w1 = ls->w2 = (SAP_REAL)INFINITY;
   ls->phibest = phi0;
   ls->kind = prm->line_search;
   ls->maxit = prm->ls_max_iterations;
@@ -205,16 +208,32 @@ SAP_HD void SAPT(sapw_lsExact)(SAPT(sapLineSearch)* ls, SAP_REAL phi, SAP_REAL d
  * c1 = armijo_c, c2 = SAP_LS_NEWTON_ETA): phi(a) < phi(0) + c1 a phi'(0) and |phi'(a)| <=
  * c2 |phi'(0)|. Otherwise the root of phi' (phi is convex) is kept bracketed, [xl, xu] with
  * phi'(xl) < 0 < phi'(xu), and the next trial is the Newton step a - phi'(a)/phi''(a) when it
- * falls inside the bracket and the last step more than halved |phi'|, else the secant of phi'
- * over the bracket, else its midpoint; without an upper end yet the step grows (at most 4x). At
- * the cap the lowest Armijo point is taken; none is a failure (SAP_LS_FAIL_MAXIT). Near the
- * solution the Newton step passes at once: one evaluation per Newton iteration. */
+ * falls inside the bracket and the last step more than halved |phi'| or the bracket halved
+ * over the last two trials, else the secant of phi' over the bracket while it halves every two
+ * trials, else its midpoint; without an upper end yet the step grows (at most 4x). At the cap
+ * the lowest Armijo point is taken; none is a failure (SAP_LS_FAIL_MAXIT). Near the solution
+ * the Newton step passes at once: one evaluation per Newton iteration. A trial that meets the
+ * curvature condition but fails Armijo only by phi's rounding is taken (below). */
 SAP_HD void SAPT(sapw_lsNewton)(SAPT(sapLineSearch)* ls, SAP_REAL phi, SAP_REAL dphi, SAP_REAL d2phi) {
   SAP_REAL a = ls->alpha;
   ls->iter++;
-  int ok = isfinite(phi) && isfinite(dphi) && SAPT(sapw_lsArmijoOk)(ls, a, phi);
+  int fin = isfinite(phi) && isfinite(dphi);
+  int ok = fin && SAPT(sapw_lsArmijoOk)(ls, a, phi);
+  int curv = fin && SAP_FABS(dphi) <= (SAP_REAL)SAP_LS_NEWTON_ETA * -ls->dphi0;
+  if (curv && !ok) {
+    // Armijo below phi's rounding (Hager-Zhang's approximate Wolfe conditions, 2005): near
+    // the optimum of a stiff problem the whole decrease -phi'(0)/2 can be a few ulps of phi
+    // (Menagerie's shadow hand: phi = 0.0734, phi'(0) = -9.3e-17), so phi(a) against phi(0)
+    // is rounding noise while phi', a sum without phi's large constant, is still accurate.
+    // phi is convex, so phi(a) <= phi(0) + a max(phi'(a), 0) exactly: a trial meeting the
+    // curvature condition whose bound lies under the rounding level cannot have raised the
+    // cost, and it is taken (before: it became the bracket's upper end and the search bisected
+    // the noise down to alpha ~ 1e-12, a line-search failure)
+    SAP_REAL noise = (SAP_REAL)SAP_LS_NEWTON_NOISE * SAP_EPS * SAP_FABS(ls->phi0);
+    ok = a * (dphi > 0 ? dphi : 0) <= noise && phi <= ls->phi0 + noise;
+  }
   if (ok && phi < ls->phibest) { ls->abest = a; ls->phibest = phi; }
-  if (ok && SAP_FABS(dphi) <= (SAP_REAL)SAP_LS_NEWTON_ETA * -ls->dphi0) { SAPT(sapw_lsFinish)(ls, SAP_LS_DONE, a); return; }
+  if (ok && curv) { SAPT(sapw_lsFinish)(ls, SAP_LS_DONE, a); return; }
   if (ok && dphi < 0) { ls->xl = a; ls->fl = dphi; }
   else { ls->xu = a; ls->fu = isfinite(dphi) && dphi > 0 ? dphi : (SAP_REAL)INFINITY; }
   int slow = !(SAP_FABS(dphi) < ls->fprev / 2);
@@ -231,13 +250,20 @@ SAP_HD void SAPT(sapw_lsNewton)(SAPT(sapLineSearch)* ls, SAP_REAL phi, SAP_REAL 
     if (x > 4 * a) x = 4 * a;
   } else {
     SAP_REAL lo = ls->xl + w / 100, hi = ls->xu - w / 100;
-    if (!slow && isfinite(xn) && xn > lo && xn < hi) {
+    // the secant only while the bracket keeps halving every two trials: with one end fixed
+    // it can creep (regula falsi): a stiff constraint entering between xl and xu makes
+    // phi'(xu) >> |phi'(xl)| and each secant trial lands just right of xl (Menagerie's shadow
+    // hand: 40 trials from 0.07 to 0.74 of the bracket [0, 1], the cap)
+    int creep = w > ls->w2 / 2;
+    if ((!slow || !creep) && isfinite(xn) && xn > lo && xn < hi) {
       x = xn;
     } else {
       SAP_REAL xs = isfinite(ls->fu) ? ls->xl - ls->fl * w / (ls->fu - ls->fl) : -1;
-      x = isfinite(xs) && xs > lo && xs < hi ? xs : ls->xl + w / 2;
+      x = !creep && isfinite(xs) && xs > lo && xs < hi ? xs : ls->xl + w / 2;
     }
   }
+  ls->w2 = ls->w1;
+  ls->w1 = w;
   ls->alpha = x;
 }
 

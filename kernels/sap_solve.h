@@ -23,6 +23,7 @@
 #define SAP_LS_EXACT_ALPHA_MAX 1.5   /* exact_root bracket [0, 1.5] */
 #define SAP_LS_EXACT_TOL 1e-8        /* normalised derivative and relative step tolerance */
 #define SAP_LS_NEWTON_ETA 0.1      /* newton_wolfe: |phi'(a)| <= eta |phi'(0)| (strong Wolfe c2) */
+#define SAP_LS_NEWTON_NOISE 16     /* newton_wolfe: phi's rounding level, in eps |phi(0)| */
 #define SAP_LS_ARMIJO_RESCUE 30      /* armijo_decay trials allowed past its cap (sap_linesearch_t.h) */
 #define SAP_CHOL_BLOCK 16            /* blocked Cholesky block size (sapwarp §6.5) */
 

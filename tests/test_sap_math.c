@@ -353,6 +353,73 @@ static void test_linesearch(void) {
   }
 }
 
+/* newton_wolfe on the failing search of Menagerie's shadow hand (right hand scene, 4 worlds,
+ * defaults, one of 800 world-steps flagged line-search-failure before the fix): at the 8th
+ * Newton iteration phi(0) = 0.073372224673446493, phi'(0) = -9.3340449248847876e-17,
+ * phi'' = 9.334086766863e-17 (all read from the run), so the whole decrease along the line is
+ * phi'(0)^2 / (2 phi'') = 4.7e-17, 3.4 ulps of phi(0), while the evaluations of phi scattered
+ * by 6 ulps. Model: the exact quadratic plus a rounding error of +4 ulps at every trial
+ * (phi's evaluation noise, the worst sign), phi' exact. No trial can then pass Armijo; the
+ * search bisected the noise down to alpha ~ 1e-12 and failed. Oracle: the exact line
+ * minimiser a* = -phi'(0)/phi'' of the quadratic. */
+static const double sh_c = 0.073372224673446493, sh_d0 = -9.3340449248847876e-17, sh_k = 9.334086766863e-17;
+static double sh_noise = 4;  /* ulps of phi(0) added to every trial's phi */
+static double phi_shadow(double a, double* d1, double* d2) {
+  *d1 = sh_d0 + sh_k * a; *d2 = sh_k;
+  if (a == 0) return sh_c;
+  double ulp = nextafter(sh_c, 1) - sh_c;
+  return sh_c + (sh_d0 * a + sh_k / 2 * a * a) + sh_noise * ulp;
+}
+/* a stiff constraint entering at ak and saturating at ak + w (phi' jumps by K w, its
+ * curvature K only inside [ak, ak + w]: a near-rigid contact reaching its friction limit),
+ * phi' = -1 + a + K clamp(a - ak, 0, w); the smooth part alone would put the minimum at 1,
+ * past the constraint. Oracle: the root a* = (1 + K ak)/(1 + K) inside the stiff stretch */
+static const double sk_K = 2000, sk_ak = 0.73, sk_w = 0.01;
+static double phi_stiff(double a, double* d1, double* d2) {
+  double x = a - sk_ak, in = x < 0 ? 0 : x > sk_w ? sk_w : x;
+  *d1 = -1 + a + sk_K * in;
+  *d2 = 1 + (x > 0 && x < sk_w ? sk_K : 0);
+  return -a + a * a / 2 + sk_K / 2 * in * in + sk_K * sk_w * (x > sk_w ? x - sk_w : 0);
+}
+
+static void test_linesearch_newton_wolfe(void) {
+  int ne;
+  sapLineSearch_f64 ls;
+  double d1, d2, eta = SAP_LS_NEWTON_ETA;
+  // quadratic: the Newton step alpha = 1 in one evaluation
+  ls = run_ls(SAP_LS_NEWTON, phi_quad, &ne);
+  CHECK(ls.status == SAP_LS_DONE && ne == 1 && ls.alpha == 1, "newton_wolfe quad (%d, %d, %g)", ls.status, ne,
+        ls.alpha);
+  ls = run_ls(SAP_LS_NEWTON, phi_exp, &ne);
+  phi_exp(ls.alpha, &d1, &d2);
+  CHECK(ls.status == SAP_LS_DONE && fabs(d1) <= eta * 1, "newton_wolfe exp: Wolfe point (phi' %g)", d1);
+  // the shadow hand's search: the model really defeats Armijo (every trial's phi is above
+  // phi(0) + c1 a phi'(0)), and the Newton step alpha = 1 is taken at once
+  double p1 = phi_shadow(1, &d1, &d2), astar = -sh_d0 / sh_k;
+  CHECK(!(p1 < sh_c + 1e-4 * sh_d0) && !(phi_shadow(astar, &d1, &d2) < sh_c), "shadow model defeats Armijo");
+  ls = run_ls(SAP_LS_NEWTON, phi_shadow, &ne);
+  CHECK(ls.status == SAP_LS_DONE && ne == 1, "newton_wolfe shadow hand: status %d after %d evaluations", ls.status,
+        ne);
+  CHECK_CLOSE(ls.alpha, astar, 0, eta, "newton_wolfe shadow hand alpha vs the line minimiser");
+  // a rise above phi's rounding level is never taken as noise: +1e4 ulps (1e-12 relative)
+  // at every trial, nothing acceptable: the search reports the failure
+  sh_noise = 1e4;
+  ls = run_ls(SAP_LS_NEWTON, phi_shadow, &ne);
+  CHECK(ls.status == SAP_LS_FAIL_MAXIT, "newton_wolfe: a real rise is no noise (status %d)", ls.status);
+  sh_noise = 4;
+  // the stiff stretch: the secant crept from the left end (phi'(xu) >> |phi'(xl)|); the
+  // bracket must halve every two trials, so the Wolfe interval around a* (width
+  // 2 eta / (1 + K)) is reached within 2 log2((1 + K) / (2 eta)) + 2 trials
+  double as = (1 + sk_K * sk_ak) / (1 + sk_K);
+  ls = run_ls(SAP_LS_NEWTON, phi_stiff, &ne);
+  phi_stiff(ls.alpha, &d1, &d2);
+  int bound = 2 * (int)ceil(log2((1 + sk_K) / (2 * eta))) + 2;
+  CHECK(ls.status == SAP_LS_DONE && fabs(d1) <= eta, "newton_wolfe stiff: status %d phi' %g", ls.status, d1);
+  CHECK_CLOSE(ls.alpha, as, eta / (1 + sk_K), 0, "newton_wolfe stiff alpha vs the root of phi'");
+  CHECK(ne <= bound, "newton_wolfe stiff: %d evaluations, bound %d", ne, bound);
+  printf("  newton_wolfe stiff stretch: %d evaluations (bound %d)\n", ne, bound);
+}
+
 /* ---- scratch layout ---------------------------------------------------------------- */
 
 /* the solve's scratch size is its carve's: carve a buffer of exactly sapw_problemBytes bytes
@@ -674,6 +741,7 @@ int main(void) {
   RUN(test_cholesky);
   RUN(test_problem_scratch_from_carve);
   RUN(test_linesearch);
+  RUN(test_linesearch_newton_wolfe);
   RUN(test_newton_box);
   RUN(test_newton_pd_limit);
   RUN(test_newton_factorfail);
