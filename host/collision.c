@@ -159,8 +159,9 @@ static int sweepBytes(const sapModel* m) {
   return (int)(sizeof(sweepItem) * m->ngeom + 4 * ((m->npair_max + 31) / 32));
 }
 
-int sapc_collisionScratchBytes(const sapModel* m) {
-  int cpu = sweepBytes(m), gpu = 4 * m->npair_max;
+/* the sweep's items and pair mask, then the list's heap (2 ncon_max ints) */
+int sapc_collisionScratchBytes(const sapModel* m, int ncon_max) {
+  int cpu = (sweepBytes(m) + 7) / 8 * 8 + 8 * ncon_max, gpu = 4 * m->npair_max;
   int n = cpu > gpu ? cpu : gpu;
   return (n + 7) / 8 * 8;
 }
@@ -215,10 +216,13 @@ void sapc_collisionWorld(sapSim* s, int w) {
   const sapModel* m = s->m;
   sapData* d = &s->d;
   int fp64 = s->opt.boundary_pose_precision == SAP_FP64;
-  int sweep = sapc_broadphaseMode(s) == SAP_BROAD_SWEEP && d->scratch && d->nscratch >= sweepBytes(m);
-  const unsigned* mask = sweep ? sweepWorld(m, d, w, d->scratch + (long)d->nscratch * w) : NULL;
+  unsigned char* scratch = d->scratch ? d->scratch + (long)d->nscratch * w : NULL;
+  long heap_off = (sweepBytes(m) + 7) / 8 * 8;
+  int sweep = sapc_broadphaseMode(s) == SAP_BROAD_SWEEP && scratch && d->nscratch >= sweepBytes(m);
+  const unsigned* mask = sweep ? sweepWorld(m, d, w, scratch) : NULL;
+  int* work = scratch && d->nscratch >= heap_off + 8L * d->ncon_max ? (int*)(scratch + heap_off) : NULL;
   sapModel view;  /* the world's contact material */
-  sapw_collideWorld(sapw_worldView(m, w, &view), d, w, fp64, mask);
+  sapw_collideWorld(sapw_worldView(m, w, &view), d, w, fp64, mask, work);
 }
 
 void sapc_collision(sapSim* s) {

@@ -34,7 +34,7 @@ static long scratch_bytes(const sapModel* m, const sapOptions* o, int ncon_max) 
   long fm = (long)sizeof(double) * sapw_scratchFreeMotion_f64(m);
   long integ = sapw_integrateScratchBytes(m);
   fm = fm > integ ? fm : integ;
-  long col = sapc_collisionScratchBytes(m);
+  long col = sapc_collisionScratchBytes(m, ncon_max);
   int lin = o->linear_solve_precision == SAP_FP32 ? 4 : 8;
   long sol = o->contact_solve_precision == SAP_FP32
                  ? sapw_problemBytes_f32(m->nv, m->nbody, ncon_max, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin)
