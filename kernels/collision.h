@@ -347,7 +347,7 @@ SAP_HD_BIG int sapw_collideList(const sapModel* m, const sapData* d, int w, int 
   sapcWorldOut o = sapw_worldOut(d, w);
   sapcContact_f64 c[SAPC_PAIRCON];
   int n = 0, dropped = 0, cap = d->ncon_max, nan = 0, seqn = 0, moved = 0;
-  int *seq = work, *heap = work ? work + cap : NULL;
+  int *seq = work, *heap = work ? work + cap : (int*)0;
   int frozen = sapw_frozen(d, w);  // a frozen world has no contacts
   o.drop[0] = INFINITY;
   o.drop[1] = 0;
@@ -396,7 +396,7 @@ SAP_HD_BIG int sapw_collideList(const sapModel* m, const sapData* d, int w, int 
 
 SAP_HD_BIG void sapw_collideWorld(const sapModel* m, const sapData* d, int w, int fp64, const unsigned* mask,
                                   int* work) {
-  if (!sapw_collideList(m, d, w, fp64, mask, work)) sapw_collideList(m, d, w, fp64, mask, NULL);
+  if (!sapw_collideList(m, d, w, fp64, mask, work)) sapw_collideList(m, d, w, fp64, mask, (int*)0);
 }
 
 #endif
