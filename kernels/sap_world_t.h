@@ -326,7 +326,8 @@ SAP_HD void SAPT(sapw_solveWorldIslands)(const sapModel* m, const sapData* d, in
  * region 0: zero impulse, so neither cost nor gradient) leaves the full problem's optimality
  * conditions at v those of the reduced one: v is the full problem's answer to the same
  * tolerance (the cost is strictly convex). So: screen (a contact enters when it is not idle at
- * the warm start qvel, its extrapolation 2 qvel - vprev, or the free motion v*), solve, verify
+ * Newton's warm start, 2 qvel - vprev or qvel; screening at qvel and v* as well cost more than
+ * the promotions it saved on the pile), solve, verify
  * every screened-out contact at the answer, promote those that are not idle and solve again
  * (at most SAP_SCREEN_ROUNDS rounds, then with every contact). Velocity-only screens are not
  * exact: with SAP's regularized friction a sliding contact is active while separating
@@ -420,15 +421,11 @@ SAP_HD void SAPT(sapw_solveWorldScreened)(const sapModel* m, const sapData* d, i
   ns += SAPT(sapw_buildFriction)(m, d, w, prm, &P, ns);
   ns += SAPT(sapw_buildEquality)(m, d, w, prm, &P, ns);
   P.ns = ns;
-  // the screen over the list order (slot = identity): not idle at qvel, 2 qvel - vprev or v*
+  // the screen over the list order (slot = identity): not idle at Newton's warm start
   for (int i = 0; i < n; i++) act[i] = 0, slot[i] = i;
   SAP_REAL* x = P.v;  // free until Newton's warm start
-  for (int pt = 0; pt < 3 && n > 0; pt++) {
-    if (pt == 1 && !prm->warm_extrapolate) continue;
-    for (int j = 0; j < nv; j++)
-      x[j] = (SAP_REAL)(pt == 0 ? qvel[j] : pt == 1 ? 2 * qvel[j] - P.vprev[j] : vstar[j]);
-    SAPT(sapw_screenAt)(&P, x, 0, n, slot, cpar0, act);
-  }
+  for (int j = 0; j < nv; j++) x[j] = (SAP_REAL)(prm->warm_extrapolate ? 2 * qvel[j] - P.vprev[j] : qvel[j]);
+  SAPT(sapw_screenAt)(&P, x, 0, n, slot, cpar0, act);
   P.con_geom = cg;
   P.con_pos = cp;
   P.con_frame = cf;
