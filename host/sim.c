@@ -162,7 +162,7 @@ sapStatus sap_create(const sapModel* m, const sapOptions* opt_in, int nworld, sa
 
   /* sizes and the single allocation */
   s->d.nworld = nworld;
-  s->d.ncon_max = !opt.contacts ? 0 : opt.ncon_max >= 0 ? opt.ncon_max : sapc_estimateNconMax(s->m);
+  s->d.ncon_max = !opt.contacts ? 0 : opt.ncon_max >= 0 ? opt.ncon_max : sapc_estimateNconMax(s->m, opt.contact_screen);
   s->d.nscratch = (int)SAP_ALIGN(scratch_bytes(s->m, &opt, s->d.ncon_max));
   unsigned long long nbytes = sapd_bytes(s->m, nworld, s->d.ncon_max, s->d.nscratch);
   void* buf = nbytes < (1ULL << 46) ? calloc(1, nbytes) : NULL;
