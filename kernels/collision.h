@@ -271,12 +271,25 @@ SAP_HD void sapw_heapDown(sapcWorldOut o, const int* seq, int* heap, int n, int 
 }
 
 /* slot i holds contact c of pair p unfinished: the raw point and normal in pos, the raw
- * dist in frame[0], phi in dist, p in geom[0]; sapw_finishSlots writes the records */
+ * dist in frame[0], phi in dist, p in geom[0], -1 in geom[1]; sapw_finishSlots writes the
+ * record (slots filled before the list was full hold finished records) */
 SAP_HD void sapw_stashContact(const sapModel* m, sapcWorldOut o, int i, int p, const sapcContact_f64* c) {
   for (int k = 0; k < 3; k++) { o.pos[6 * i + k] = c->pos[k]; o.pos[6 * i + 3 + k] = c->n[k]; }
   o.frame[9 * i] = c->dist;
   o.dist[i] = c->dist - m->pair_margin[p];
   o.geom[2 * i] = p;
+  o.geom[2 * i + 1] = -1;
+}
+
+/* pair of slot i: stashed (geom[1] = -1) or finished (found from its geoms' pair material) */
+SAP_HD void sapw_slotMaterial(const sapModel* m, sapcWorldOut o, int i, double* mu, double* taud) {
+  if (o.geom[2 * i + 1] < 0) {
+    *mu = m->pair_mu[o.geom[2 * i]];
+    *taud = m->pair_taud[o.geom[2 * i]];
+  } else {
+    *mu = o.mu[i];
+    *taud = o.taud[i];
+  }
 }
 
 /* restore the max-heap a[0..n) of slots by seq below position k (heap sort) */
@@ -294,6 +307,7 @@ SAP_HD void sapw_seqDown(const int* seq, int* a, int n, int k) {
 /* stashed slots in the order of their seq (a permutation, followed cycle by cycle), then
  * each one's record (sapw_writeContact on the stashed contact: the same bits) */
 SAP_HD void sapw_finishSlots(const sapModel* m, sapcWorldOut o, int n, int* seq, int* perm, int sorted) {
+  if (sorted) return;  // no slot was replaced: every record is finished and in order
   if (!sorted) {
     for (int i = 0; i < n; i++) perm[i] = i;  // perm: slots sorted by seq (heap sort)
     for (int k = n / 2 - 1; k >= 0; k--) sapw_seqDown(seq, perm, n, k);
@@ -303,26 +317,29 @@ SAP_HD void sapw_finishSlots(const sapModel* m, sapcWorldOut o, int n, int* seq,
     }
     for (int i = 0; i < n; i++) {  // slot i takes slot perm[i]'s contact
       if (perm[i] < 0 || perm[i] == i) continue;
-      double tp[6], tf = o.frame[9 * i], td = o.dist[i];
-      int tg = o.geom[2 * i], j = i;
+      double tp[6], tf[9], tx[4] = {o.dist[i], o.mu[i], o.k[i], o.taud[i]};
+      int tg[2] = {o.geom[2 * i], o.geom[2 * i + 1]}, j = i;
       for (int k = 0; k < 6; k++) tp[k] = o.pos[6 * i + k];
+      for (int k = 0; k < 9; k++) tf[k] = o.frame[9 * i + k];
       while (perm[j] != i) {
         int src = perm[j];
-        for (int k = 0; k < 6; k++) o.pos[6 * j + k] = o.pos[6 * src + k];
-        o.frame[9 * j] = o.frame[9 * src];
-        o.dist[j] = o.dist[src];
-        o.geom[2 * j] = o.geom[2 * src];
+        sapw_moveContact(o, j, src);
         perm[j] = -1;
         j = src;
       }
       for (int k = 0; k < 6; k++) o.pos[6 * j + k] = tp[k];
-      o.frame[9 * j] = tf;
-      o.dist[j] = td;
-      o.geom[2 * j] = tg;
+      for (int k = 0; k < 9; k++) o.frame[9 * j + k] = tf[k];
+      o.dist[j] = tx[0];
+      o.mu[j] = tx[1];
+      o.k[j] = tx[2];
+      o.taud[j] = tx[3];
+      o.geom[2 * j] = tg[0];
+      o.geom[2 * j + 1] = tg[1];
       perm[j] = -1;
     }
   }
   for (int i = 0; i < n; i++) {
+    if (o.geom[2 * i + 1] >= 0) continue;  // finished before the list was full
     sapcContact_f64 c;
     for (int k = 0; k < 3; k++) { c.pos[k] = o.pos[6 * i + k]; c.n[k] = o.pos[6 * i + 3 + k]; }
     c.dist = o.frame[9 * i];
@@ -335,8 +352,8 @@ SAP_HD void sapw_finishSlots(const sapModel* m, sapcWorldOut o, int n, int* seq,
  * overflow flag. work: 2 ncon_max ints, or NULL for the plain list of
  * sapw_pushContact (O(ncon_max) per contact past the capacity). With work the same
  * contacts in the same order and the same drop record: a max-heap of the kept slots
- * by (phi, arrival) finds the shallowest, a new contact takes its slot, the slots are
- * put back in arrival order and written once at the end. A phi that is not a number
+ * by (phi, arrival) finds the shallowest, a new contact takes its slot (stashed raw), the
+ * slots are put back in arrival order and the stashed ones written once at the end. A phi that is not a number
  * breaks the heap's order: then 0 and the caller redoes the world with the plain list
  * (sapw_collideWorld). Used by the CPU backend and (work NULL) by the GPU for
  * overflowing worlds. */
@@ -362,8 +379,8 @@ SAP_HD_BIG int sapw_collideList(const sapModel* m, const sapData* d, int w, int 
       }
       double phi = c[i].dist - m->pair_margin[p];
       if (phi != phi) { nan = 1; break; }
-      if (n < cap) {  // room: append; full: heapify once
-        sapw_stashContact(m, o, n, p, c + i);
+      if (n < cap) {  // room: append (the record itself); full: heapify once
+        sapw_writeContact(m, o, n, p, c + i);
         seq[n] = seqn++;
         heap[n] = n;
         if (++n == cap)
@@ -377,8 +394,9 @@ SAP_HD_BIG int sapw_collideList(const sapModel* m, const sapData* d, int w, int 
         sapw_noteDropped(o, phi, m->pair_mu[p], m->pair_taud[p]);
         continue;
       }
-      int pt = o.geom[2 * top];
-      sapw_noteDropped(o, o.dist[top], m->pair_mu[pt], m->pair_taud[pt]);
+      double mut, taut;
+      sapw_slotMaterial(m, o, top, &mut, &taut);
+      sapw_noteDropped(o, o.dist[top], mut, taut);
       sapw_stashContact(m, o, top, p, c + i);
       seq[top] = seqn - 1;
       moved = 1;
