@@ -16,6 +16,8 @@
 #include "../kernels/collision.h"
 #include "../kernels/world_view.h"
 
+#define SAPC_SCREEN_SHARE 18
+
 /* ---- static filtering --------------------------------------------------------- */
 
 /* 1 when the pair (g0, g1) can never collide: contype/conaffinity, same weld
@@ -108,7 +110,11 @@ static int pairMaxContacts(const sapModel* m, int g0, int g1) {
   return SAPC_MAXCON;
 }
 
-/* Rule: each moving collidable geom rests on one neighbour through a manifold of up to
+/* With the screened solve (option contact_screen, screen = 1) an idle contact takes no row, so
+ * the list holds the candidates: a geom among neighbours on every side has up to 4 points per
+ * face pair; SAPC_SCREEN_SHARE per moving geom instead of 4 (the settled cube pile: 444
+ * candidates, 16.4 per cube; its estimate 27 x 18 + 8 = 496 drops none).
+ * Rule: each moving collidable geom rests on one neighbour through a manifold of up to
  * 4 points (the contact it supports is counted by the geom resting on it): 4 per non-static
  * collidable geom, plus 8 (two more manifolds) of slack; never more than the sum of the
  * per-pair maxima over the candidate pairs; at least 8; rounded up to a multiple of 8.
@@ -117,10 +123,10 @@ static int pairMaxContacts(const sapModel* m, int g0, int g1) {
  * its heightfield pairs' maxima instead of 4 when that is larger.
  * Measured peaks (`sapsim run SCENE --worlds 32 --steps 1500 --ctrl-noise 1`, the "contacts
  * found in a world-step at most" line): humanoid 18 of 80, box_stack 16 of 24, ant 4 of 64. */
-int sapc_estimateNconMax(const sapModel* m) {
+int sapc_estimateNconMax(const sapModel* m, int screen) {
   long upper = 0, moving = 0;
   int* share = (int*)malloc(sizeof(int) * (m->ngeom > 0 ? m->ngeom : 1));
-  for (int g = 0; g < m->ngeom; g++) share[g] = 4;
+  for (int g = 0; g < m->ngeom; g++) share[g] = screen ? SAPC_SCREEN_SHARE : 4;
   for (int p = 0; p < m->npair_max; p++) {
     int g0 = m->pair_geom[2 * p], g1 = m->pair_geom[2 * p + 1], n = pairMaxContacts(m, g0, g1);
     upper += n;
@@ -159,8 +165,9 @@ static int sweepBytes(const sapModel* m) {
   return (int)(sizeof(sweepItem) * m->ngeom + 4 * ((m->npair_max + 31) / 32));
 }
 
-int sapc_collisionScratchBytes(const sapModel* m) {
-  int cpu = sweepBytes(m), gpu = 4 * m->npair_max;
+/* the sweep's items and pair mask, then the list's heap (2 ncon_max ints) */
+int sapc_collisionScratchBytes(const sapModel* m, int ncon_max) {
+  int cpu = (sweepBytes(m) + 7) / 8 * 8 + 8 * ncon_max, gpu = 4 * m->npair_max;
   int n = cpu > gpu ? cpu : gpu;
   return (n + 7) / 8 * 8;
 }
@@ -215,10 +222,13 @@ void sapc_collisionWorld(sapSim* s, int w) {
   const sapModel* m = s->m;
   sapData* d = &s->d;
   int fp64 = s->opt.boundary_pose_precision == SAP_FP64;
-  int sweep = sapc_broadphaseMode(s) == SAP_BROAD_SWEEP && d->scratch && d->nscratch >= sweepBytes(m);
-  const unsigned* mask = sweep ? sweepWorld(m, d, w, d->scratch + (long)d->nscratch * w) : NULL;
+  unsigned char* scratch = d->scratch ? d->scratch + (long)d->nscratch * w : NULL;
+  long heap_off = (sweepBytes(m) + 7) / 8 * 8;
+  int sweep = sapc_broadphaseMode(s) == SAP_BROAD_SWEEP && scratch && d->nscratch >= sweepBytes(m);
+  const unsigned* mask = sweep ? sweepWorld(m, d, w, scratch) : NULL;
+  int* work = scratch && d->nscratch >= heap_off + 8L * d->ncon_max ? (int*)(scratch + heap_off) : NULL;
   sapModel view;  /* the world's contact material */
-  sapw_collideWorld(sapw_worldView(m, w, &view), d, w, fp64, mask);
+  sapw_collideWorld(sapw_worldView(m, w, &view), d, w, fp64, mask, work);
 }
 
 void sapc_collision(sapSim* s) {

@@ -10,9 +10,10 @@
 int sapc_broadphaseMode(const sapSim* s);
 
 /* per-world scratch bytes the collision stage uses from sapData.scratch:
- * CPU sweep-and-prune (geom intervals + pair bit mask) and the GPU's per-pair
+ * CPU sweep-and-prune (geom intervals + pair bit mask) and the contact list's heap
+ * (2 ncon_max ints, kernels/collision.h sapw_collideWorld), and the GPU's per-pair
  * contact counts. With less, the CPU falls back to the pairs broad phase and the
  * GPU to one thread per world (same results). */
-int sapc_collisionScratchBytes(const sapModel* m);
+int sapc_collisionScratchBytes(const sapModel* m, int ncon_max);
 
 #endif

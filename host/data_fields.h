@@ -53,6 +53,8 @@
   X(int, ls_iter, 1)                                              \
   X(int, nfactor, 1)                                              \
   X(int, ls_eval, 1)                                              \
+  X(int, ncon_solved, 1)                                          \
+  X(int, ncon_promoted, 1)                                        \
   X(int, iter_hist, 2 * SAP_ITER_BINS)                            \
   X(double, iter_sum, 2)                                          \
   X(int, iter_max, 2)

@@ -187,6 +187,8 @@ const sapoKey sapo_keys[] = {
          "connect and weld rows carry the curvature term h/2 Jdot v"),
     ENUM("warm_start", NULL, warm_start, warm_start_names, SAP_WARM_EXTRAPOLATE, NULL,
          "Newton loop start: the last velocity or its extrapolation"),
+    ENUM("contact_screen", NULL, contact_screen, bool_names, 0, NULL,
+         "CPU: solve rows only for contacts that can act (verified idle at the answer, else promoted)"),
     INT("retry_depth", NULL, retry_depth, 0, 20, 0, NULL,
         "step retry (CPU): halvings of h a failed world may take (0: off)"),
     INT("retry_recover_steps", NULL, retry_recover_steps, 1, 1000000, 8, NULL,

@@ -35,12 +35,16 @@ static long scratch_bytes(const sapModel* m, const sapOptions* o, int ncon_max) 
   long fm = (long)sizeof(double) * sapw_scratchFreeMotion_f64(m);
   long integ = sapw_integrateScratchBytes(m);
   fm = fm > integ ? fm : integ;
-  long col = sapc_collisionScratchBytes(m);
+  long col = sapc_collisionScratchBytes(m, ncon_max);
   int lin = o->linear_solve_precision == SAP_FP32 ? 4 : 8;
+  long scr = !o->contact_screen ? 0
+             : o->contact_solve_precision == SAP_FP32 ? sapw_screenBytes_f32(ncon_max, SAP_SOLVE_CD(m))
+                                                      : sapw_screenBytes_f64(ncon_max, SAP_SOLVE_CD(m));
   long sol = o->contact_solve_precision == SAP_FP32
                  ? sapw_problemBytes_f32(m->nv, m->nbody, ncon_max, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin)
                  : sapw_problemBytes_f64(m->nv, m->nbody, ncon_max, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin);
   long n = fm > col ? fm : col;
+  sol += scr;  /* the screen's rows past the problem (kernels/sap_world_t.h) */
   n = n > sol ? n : sol;
   long sens = sapc_sensorScratchBytes(m, o, ncon_max);  /* 0 without sensors */
   return n > sens ? n : sens;  /* below 2^31 for nv <= SAP_MAX_NV and ncon_max <= 2^20 */
@@ -159,7 +163,7 @@ sapStatus sap_create(const sapModel* m, const sapOptions* opt_in, int nworld, sa
 
   /* sizes and the single allocation */
   s->d.nworld = nworld;
-  s->d.ncon_max = !opt.contacts ? 0 : opt.ncon_max >= 0 ? opt.ncon_max : sapc_estimateNconMax(s->m);
+  s->d.ncon_max = !opt.contacts ? 0 : opt.ncon_max >= 0 ? opt.ncon_max : sapc_estimateNconMax(s->m, opt.contact_screen);
   s->d.nscratch = (int)SAP_ALIGN(scratch_bytes(s->m, &opt, s->d.ncon_max));
   unsigned long long nbytes = sapd_bytes(s->m, nworld, s->d.ncon_max, s->d.nscratch);
   void* buf = nbytes < (1ULL << 46) ? calloc(1, nbytes) : NULL;
@@ -189,6 +193,12 @@ sapStatus sap_create(const sapModel* m, const sapOptions* opt_in, int nworld, sa
   if ((st = sapc_retryInit(s)) != SAP_OK) {
     free_sim(s);
     return st;
+  }
+  if (s->opt.contact_screen && s->on_gpu) {
+    free_sim(s);
+    return sap_fail(SAP_ERR_UNSUPPORTED, "option contact_screen=1: the screened contact solve runs on the "
+                    "CPU backend only (the CUDA solve keeps every contact's rows); use device=cpu or "
+                    "contact_screen=0");
   }
   /* sap_options() reports the values in force, not the "from the scene" markers */
   s->opt.device = s->on_gpu ? SAP_DEVICE_CUDA : SAP_DEVICE_CPU;
@@ -245,6 +255,7 @@ static void reset_world(sapSim* s, int w, int key) {
   sapc_retryResetWorld(s, w);
   s->d.newton_iter[w] = s->d.ls_iter[w] = s->d.nfactor[w] = s->d.ls_eval[w] = 0;
   s->d.ncon[w] = s->d.ncon_dropped[w] = 0;
+  s->d.ncon_solved[w] = s->d.ncon_promoted[w] = 0;
   /* sensors: acceleration ones read 0 until the first step; the others follow the state */
   memset(s->d.sensordata + (size_t)w * m->nsensordata, 0, sizeof(double) * m->nsensordata);
 }

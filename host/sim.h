@@ -92,8 +92,9 @@ void sapc_pairMaterial(sapModel* m);
 /* per-world parameters (host/world_params.c): free the batch's tables */
 void sapm_worldParamsFree(sapSim* s);
 
-/* default per-world contact capacity for a model (documented rule) */
-int sapc_estimateNconMax(const sapModel* m);
+/* default per-world contact capacity for a model (documented rule; screen: option contact_screen,
+ * the list then holds candidates) */
+int sapc_estimateNconMax(const sapModel* m, int screen);
 
 #ifdef __cplusplus
 }

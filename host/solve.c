@@ -16,7 +16,10 @@ static void solve_world(sapSim* s, const sapSolveParams* prm, int w) {
   }
   sapModel view;
   const sapModel* mw = sapw_worldView(m, w, &view);  /* the world's parameters */
-  if (prm->contact_fp32) sapw_solveWorld_f32(mw, d, w, prm);
+  if (prm->contact_screen) {
+    if (prm->contact_fp32) sapw_solveWorldScreened_f32(mw, d, w, prm);
+    else sapw_solveWorldScreened_f64(mw, d, w, prm);
+  } else if (prm->contact_fp32) sapw_solveWorld_f32(mw, d, w, prm);
   else sapw_solveWorld_f64(mw, d, w, prm);
 }
 

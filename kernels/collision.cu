@@ -37,7 +37,7 @@ static __global__ void offset_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d
   for (int p = 0; p < m.npair_max; p++) total += count[p];
   if (total > d.ncon_max) {
     sapModel view;  /* the world's contact material */
-    sapw_collideWorld(sapw_worldView(&m, w, &view), &d, w, fp64, NULL);
+    sapw_collideWorld(sapw_worldView(&m, w, &view), &d, w, fp64, NULL, NULL);
     return;
   }
   for (int p = 0, off = 0; p < m.npair_max; p++) {
@@ -74,7 +74,7 @@ static __global__ void world_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d,
   int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w >= d.nworld) return;
   sapModel view;  /* the world's contact material */
-  sapw_collideWorld(sapw_worldView(&m, w, &view), &d, w, fp64, NULL);
+  sapw_collideWorld(sapw_worldView(&m, w, &view), &d, w, fp64, NULL, NULL);
 }
 
 sapStatus sapg_collision(const sapgLaunch* L) {

@@ -251,28 +251,170 @@ SAP_HD int sapw_pushContact(const sapModel* m, sapcWorldOut o, int n, int cap, i
   return n;
 }
 
+/* ---- the list with a heap (CPU): the same contacts as sapw_pushContact, O(log cap) each ---- */
+
+/* slot i is worse than slot j: shallower (larger phi), or as deep and later (seq) */
+SAP_HD int sapw_slotWorse(sapcWorldOut o, const int* seq, int i, int j) {
+  return o.dist[i] > o.dist[j] || (o.dist[i] == o.dist[j] && seq[i] > seq[j]);
+}
+
+/* restore the max-heap heap[0..n) (worst on top) below position k */
+SAP_HD void sapw_heapDown(sapcWorldOut o, const int* seq, int* heap, int n, int k) {
+  for (;;) {
+    int l = 2 * k + 1, r = l + 1, top = k;
+    if (l < n && sapw_slotWorse(o, seq, heap[l], heap[top])) top = l;
+    if (r < n && sapw_slotWorse(o, seq, heap[r], heap[top])) top = r;
+    if (top == k) return;
+    int t = heap[k]; heap[k] = heap[top]; heap[top] = t;
+    k = top;
+  }
+}
+
+/* slot i holds contact c of pair p unfinished: the raw point and normal in pos, the raw
+ * dist in frame[0], phi in dist, p in geom[0], -1 in geom[1]; sapw_finishSlots writes the
+ * record (slots filled before the list was full hold finished records) */
+SAP_HD void sapw_stashContact(const sapModel* m, sapcWorldOut o, int i, int p, const sapcContact_f64* c) {
+  for (int k = 0; k < 3; k++) { o.pos[6 * i + k] = c->pos[k]; o.pos[6 * i + 3 + k] = c->n[k]; }
+  o.frame[9 * i] = c->dist;
+  o.dist[i] = c->dist - m->pair_margin[p];
+  o.geom[2 * i] = p;
+  o.geom[2 * i + 1] = -1;
+}
+
+/* pair of slot i: stashed (geom[1] = -1) or finished (found from its geoms' pair material) */
+SAP_HD void sapw_slotMaterial(const sapModel* m, sapcWorldOut o, int i, double* mu, double* taud) {
+  if (o.geom[2 * i + 1] < 0) {
+    *mu = m->pair_mu[o.geom[2 * i]];
+    *taud = m->pair_taud[o.geom[2 * i]];
+  } else {
+    *mu = o.mu[i];
+    *taud = o.taud[i];
+  }
+}
+
+/* restore the max-heap a[0..n) of slots by seq below position k (heap sort) */
+SAP_HD void sapw_seqDown(const int* seq, int* a, int n, int k) {
+  for (;;) {
+    int l = 2 * k + 1, r = l + 1, top = k;
+    if (l < n && seq[a[l]] > seq[a[top]]) top = l;
+    if (r < n && seq[a[r]] > seq[a[top]]) top = r;
+    if (top == k) return;
+    int t = a[k]; a[k] = a[top]; a[top] = t;
+    k = top;
+  }
+}
+
+/* stashed slots in the order of their seq (a permutation, followed cycle by cycle), then
+ * each one's record (sapw_writeContact on the stashed contact: the same bits) */
+SAP_HD void sapw_finishSlots(const sapModel* m, sapcWorldOut o, int n, int* seq, int* perm, int sorted) {
+  if (sorted) return;  // no slot was replaced: every record is finished and in order
+  if (!sorted) {
+    for (int i = 0; i < n; i++) perm[i] = i;  // perm: slots sorted by seq (heap sort)
+    for (int k = n / 2 - 1; k >= 0; k--) sapw_seqDown(seq, perm, n, k);
+    for (int e = n - 1; e > 0; e--) {
+      int t = perm[0]; perm[0] = perm[e]; perm[e] = t;
+      sapw_seqDown(seq, perm, e, 0);
+    }
+    for (int i = 0; i < n; i++) {  // slot i takes slot perm[i]'s contact
+      if (perm[i] < 0 || perm[i] == i) continue;
+      double tp[6], tf[9], tx[4] = {o.dist[i], o.mu[i], o.k[i], o.taud[i]};
+      int tg[2] = {o.geom[2 * i], o.geom[2 * i + 1]}, j = i;
+      for (int k = 0; k < 6; k++) tp[k] = o.pos[6 * i + k];
+      for (int k = 0; k < 9; k++) tf[k] = o.frame[9 * i + k];
+      while (perm[j] != i) {
+        int src = perm[j];
+        sapw_moveContact(o, j, src);
+        perm[j] = -1;
+        j = src;
+      }
+      for (int k = 0; k < 6; k++) o.pos[6 * j + k] = tp[k];
+      for (int k = 0; k < 9; k++) o.frame[9 * j + k] = tf[k];
+      o.dist[j] = tx[0];
+      o.mu[j] = tx[1];
+      o.k[j] = tx[2];
+      o.taud[j] = tx[3];
+      o.geom[2 * j] = tg[0];
+      o.geom[2 * j + 1] = tg[1];
+      perm[j] = -1;
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    if (o.geom[2 * i + 1] >= 0) continue;  // finished before the list was full
+    sapcContact_f64 c;
+    for (int k = 0; k < 3; k++) { c.pos[k] = o.pos[6 * i + k]; c.n[k] = o.pos[6 * i + 3 + k]; }
+    c.dist = o.frame[9 * i];
+    sapw_writeContact(m, o, i, o.geom[2 * i], &c);
+  }
+}
+
 /* the whole contact list of world w, sequentially over the candidate pairs
  * (mask: one bit per pair, NULL = all); sets ncon, ncon_dropped and the
- * overflow flag. Used by the CPU backend and by the GPU for overflowing worlds. */
-SAP_HD_BIG void sapw_collideWorld(const sapModel* m, const sapData* d, int w, int fp64, const unsigned* mask) {
+ * overflow flag. work: 2 ncon_max ints, or NULL for the plain list of
+ * sapw_pushContact (O(ncon_max) per contact past the capacity). With work the same
+ * contacts in the same order and the same drop record: a max-heap of the kept slots
+ * by (phi, arrival) finds the shallowest, a new contact takes its slot (stashed raw), the
+ * slots are put back in arrival order and the stashed ones written once at the end. A phi that is not a number
+ * breaks the heap's order: then 0 and the caller redoes the world with the plain list
+ * (sapw_collideWorld). Used by the CPU backend and (work NULL) by the GPU for
+ * overflowing worlds. */
+SAP_HD_BIG int sapw_collideList(const sapModel* m, const sapData* d, int w, int fp64, const unsigned* mask,
+                                int* work) {
   const double* xpos = d->geom_xpos + (long)3 * m->ngeom * w;
   const double* xmat = d->geom_xmat + (long)9 * m->ngeom * w;
   sapcWorldOut o = sapw_worldOut(d, w);
   sapcContact_f64 c[SAPC_PAIRCON];
-  int n = 0, dropped = 0;
+  int n = 0, dropped = 0, cap = d->ncon_max, nan = 0, seqn = 0, moved = 0;
+  int *seq = work, *heap = work ? work + cap : (int*)0;
   int frozen = sapw_frozen(d, w);  // a frozen world has no contacts
   o.drop[0] = INFINITY;
   o.drop[1] = 0;
-  for (int p = 0; p < m->npair_max && !frozen; p++) {
+  for (int p = 0; p < m->npair_max && !frozen && !nan; p++) {
     if (mask && !(mask[p >> 5] >> (p & 31) & 1u)) continue;
     int g0 = m->pair_geom[2 * p], g1 = m->pair_geom[2 * p + 1];
     int nc = sapw_collidePair(m, xpos, xmat, g0, g1, m->pair_detect[p], fp64, c);
-    for (int i = 0; i < nc; i++) n = sapw_pushContact(m, o, n, d->ncon_max, p, c + i, &dropped);
+    for (int i = 0; i < nc; i++) {
+      if (!work) {
+        n = sapw_pushContact(m, o, n, cap, p, c + i, &dropped);
+        continue;
+      }
+      double phi = c[i].dist - m->pair_margin[p];
+      if (phi != phi) { nan = 1; break; }
+      if (n < cap) {  // room: append (the record itself); full: heapify once
+        sapw_writeContact(m, o, n, p, c + i);
+        seq[n] = seqn++;
+        heap[n] = n;
+        if (++n == cap)
+          for (int k = cap / 2 - 1; k >= 0; k--) sapw_heapDown(o, seq, heap, cap, k);
+        continue;
+      }
+      dropped++;
+      seqn++;
+      int top = cap ? heap[0] : -1;
+      if (top < 0 || !(phi < o.dist[top])) {
+        sapw_noteDropped(o, phi, m->pair_mu[p], m->pair_taud[p]);
+        continue;
+      }
+      double mut, taut;
+      sapw_slotMaterial(m, o, top, &mut, &taut);
+      sapw_noteDropped(o, o.dist[top], mut, taut);
+      sapw_stashContact(m, o, top, p, c + i);
+      seq[top] = seqn - 1;
+      moved = 1;
+      sapw_heapDown(o, seq, heap, cap, 0);
+    }
   }
+  if (nan) return 0;
+  if (work) sapw_finishSlots(m, o, n, seq, heap, !moved);
   d->ncon[w] = n;
   d->ncon_dropped[w] = dropped;
   if (dropped) d->world_flags[w] |= SAP_WORLD_CONTACT_OVERFLOW;
   else d->world_flags[w] &= ~SAP_WORLD_CONTACT_OVERFLOW;
+  return 1;
+}
+
+SAP_HD_BIG void sapw_collideWorld(const sapModel* m, const sapData* d, int w, int fp64, const unsigned* mask,
+                                  int* work) {
+  if (!sapw_collideList(m, d, w, fp64, mask, work)) sapw_collideList(m, d, w, fp64, mask, (int*)0);
 }
 
 #endif

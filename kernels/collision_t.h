@@ -697,7 +697,7 @@ SAP_HD int SAPT(cl_clipPlane)(R (*q)[3], int nq, const R* s, const R* p, R (*out
   }
   for (int i = 0; i < nedge; i++) {
     const R* x0 = q[i];
-    const R* x1 = q[(i + 1) % nq];
+    const R* x1 = q[i + 1 < nq ? i + 1 : 0];
     SAPT(cl_sub)(d, x0, p); R h0 = SAPT(cl_dot)(d, s);
     SAPT(cl_sub)(d, x1, p); R h1 = SAPT(cl_dot)(d, s);
     if (h0 <= 0 && (nq >= 3 || i == 0) && no < 16) SAPT(cl_copy)(out[no++], x0);
@@ -738,7 +738,7 @@ SAP_HD_BIG int SAPT(cl_clip)(R (*fr)[3], int nr, R (*fi)[3], int ni, const R* no
   for (int k = 0; k < nside && nb > 0; k++) {
     const R* p = fr[k];
     if (nr >= 3) {
-      SAPT(cl_sub)(e, fr[(k + 1) % nr], fr[k]);
+      SAPT(cl_sub)(e, fr[k + 1 < nr ? k + 1 : 0], fr[k]);
       SAPT(cl_cross)(s, e, pn);
       SAPT(cl_sub)(e, c, p);
       if (SAPT(cl_dot)(s, e) > 0) SAPT(cl_neg)(s, s);

@@ -60,6 +60,7 @@ typedef struct sapSolveParams {
   double geom_k_default;          /* per-geom stiffness where geom_k <= 0 (midpoint weights) */
   int eq_curvature;               /* connect/weld rows carry the curvature bias (sap_euler only) */
   int warm_extrapolate;           /* warm_start=extrapolate (sap_loop_t.h warmStart) */
+  int contact_screen;             /* CPU: rows only for contacts that can act (sapw_solveWorldScreened) */
 } sapSolveParams;
 
 /* per-world solver statistics */
@@ -212,6 +213,7 @@ static inline void sap_solveParams(const sapOptions* o, const sapModel* m, doubl
    * v_n moves q too and the bias fed a chatter on redundant rows (sap_equality_t.h) */
   p->eq_curvature = o->eq_curvature && o->integration == SAP_INTEGRATE_SAP_EULER;
   p->warm_extrapolate = o->warm_start == SAP_WARM_EXTRAPOLATE;
+  p->contact_screen = o->contact_screen;
 }
 
 #endif

@@ -321,6 +321,155 @@ SAP_HD void SAPT(sapw_solveWorldIslands)(const sapModel* m, const sapData* d, in
   SAPT(sapw_overflowFlag)(m, d, w, &P, vnext, prm->h);
 }
 
+/* ---- screened solve (option contact_screen, CPU; issue 14) ------------------------------------
+ * Contacts that cannot act take no row. A contact idle at the reduced problem's answer v (cone
+ * region 0: zero impulse, so neither cost nor gradient) leaves the full problem's optimality
+ * conditions at v those of the reduced one: v is the full problem's answer to the same
+ * tolerance (the cost is strictly convex). So: screen (a contact enters when it is not idle at
+ * Newton's warm start, 2 qvel - vprev or qvel; screening at qvel and v* as well cost more than
+ * the promotions it saved on the pile), solve, verify
+ * every screened-out contact at the answer, promote those that are not idle and solve again
+ * (at most SAP_SCREEN_ROUNDS rounds, then with every contact). Velocity-only screens are not
+ * exact: with SAP's regularized friction a sliding contact is active while separating
+ * (vn < vhat_n + mu |vt|). The list (sapData con_*) keeps its order; the solve's rows are
+ * compact copies in the screen's scratch (sapw_screenBytes past the problem's carve). */
+#define SAP_SCREEN_ROUNDS 4
+
+/* scratch of the screen for capacity c: rows' geoms (2c), original slots (c), flags (c),
+ * points (6c), frames (9c), every contact's cone parameters */
+SAP_HD long SAPT(sapw_screenBytes)(int c, int cd) {
+  return 8 * ((16L * c + 7) / 8) + 8 * 15L * c + 8 * (((long)sizeof(SAP_REAL) * SAP_CPAR_OF(cd) * c + 7) / 8);
+}
+
+/* contact i of P is idle (zero impulse) at the constraint velocities vc (cd per contact) */
+SAP_HD int SAPT(sapw_idleAt)(const SAPT(sapProblem)* P, const SAP_REAL* par, const SAP_REAL* vc) {
+  SAP_REAL g[SAP_CDIM_MAX], l;
+  if (P->cd == 3) SAPT(sapw_coneProject)(par, vc, g, &l, (SAP_REAL*)0);
+  else SAPT(sapw_coneProjectN)(par, P->cd, vc, g, &l, (SAP_REAL*)0);
+  for (int r = 0; r < P->cd; r++)
+    if (g[r] != 0) return 0;
+  return 1;
+}
+
+/* the rows in the order of the flags (flagged contacts first, each group by list slot):
+ * compact geoms, points, frames and cone parameters; returns the flagged count */
+SAP_HD int SAPT(sapw_screenRows)(const sapData* d, int w, SAPT(sapProblem)* P, int n, const int* act, int* slot,
+                                 int* cg, double* cp, double* cf, const SAP_REAL* cpar0) {
+  int na = 0, np = SAP_CPAR_OF(P->cd);
+  for (int pass = 1; pass >= 0; pass--)
+    for (int i = 0; i < n; i++) if (act[i] == pass) slot[na++] = i;
+  for (int r = 0; r < n; r++) {
+    long ci = (long)w * d->ncon_max + slot[r];
+    for (int k = 0; k < 2; k++) cg[2 * r + k] = d->con_geom[2 * ci + k];
+    for (int k = 0; k < 6; k++) cp[6 * r + k] = d->con_pos[6 * ci + k];
+    for (int k = 0; k < 9; k++) cf[9 * r + k] = d->con_frame[9 * ci + k];
+    for (int k = 0; k < np; k++) P->cpar[np * r + k] = cpar0[np * slot[r] + k];
+  }
+  int nact = 0;
+  for (int i = 0; i < n; i++) nact += act[i] != 0;
+  return nact;
+}
+
+/* flags the contacts (list slots) not idle at x (rows of the compact order from row r0:
+ * slot[r]); velocities through P->dvc (cd n), x's body velocities through P->body6.
+ * Returns the number flagged. */
+SAP_HD int SAPT(sapw_screenAt)(SAPT(sapProblem)* P, const SAP_REAL* x, int r0, int n, const int* slot,
+                               const SAP_REAL* cpar, int* act) {
+  int cd = P->cd, np = SAP_CPAR_OF(cd), nf = 0;
+  for (int b = 0; b < P->m->nbody; b++)
+    for (int k = 0; k < 6; k++) SAPT(sapw_bodyVelocity)(P, x, b, k);
+  for (int r = r0; r < n; r++) {
+    SAPT(sapw_contactVelocity)(P, r, P->dvc);
+    if (!SAPT(sapw_idleAt)(P, cpar + np * r, P->dvc + cd * r)) {
+      nf += act[slot[r]] == 0;
+      act[slot[r]] = 1;
+    }
+  }
+  return nf;
+}
+
+SAP_HD void SAPT(sapw_solveWorldScreened)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm) {
+  int nv = m->nv, cmax = d->ncon_max;
+  double* vnext = d->vnext + (long)w * nv;
+  const double* vstar = d->vstar + (long)w * nv;
+  const double* qvel = d->qvel + (long)w * nv;
+  d->ncon_promoted[w] = 0;
+  if (d->ncon[w] <= 0 || !d->scratch) {  // no contacts: the plain solve, its bits
+    SAPT(sapw_solveWorldIslands)(m, d, w, prm, 2);
+    d->ncon_solved[w] = 0;
+    return;
+  }
+  SAPT(sapProblem) P;
+  SAPT(sapw_worldProblem)(m, d, w, prm, &P);
+  int n = P.nc, cd = P.cd, np = SAP_CPAR_OF(cd), none = 0;
+  // the screen's scratch past the problem's
+  long off = SAPT(sapw_problemBytes)(nv, m->nbody, cmax, cd, SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m),
+                                     prm->linear_fp32 ? 4 : 8);
+  unsigned char* base = d->scratch + (long)w * d->nscratch + off;
+  int* cg = (int*)base;
+  int* slot = cg + 2 * cmax;
+  int* act = slot + cmax;
+  double* cp = (double*)(base + 8 * ((16L * cmax + 7) / 8));
+  double* cf = cp + 6 * (long)cmax;
+  SAP_REAL* cpar0 = (SAP_REAL*)(cf + 9 * (long)cmax);
+  // every contact's cone parameters, then the scalar rows
+  for (int k = 0; k < cd * nv; k++) P.rows[k] = 0;
+  for (int i = 0; i < n; i++) SAPT(sapw_buildContact)(m, d, w, i, prm, &P);
+  for (int k = 0; k < np * n; k++) cpar0[k] = P.cpar[k];
+  int ns = SAPT(sapw_buildDrives)(m, d, w, prm, &P);
+  ns += SAPT(sapw_buildLimits)(m, d, w, prm, &P, ns);
+  ns += SAPT(sapw_buildFriction)(m, d, w, prm, &P, ns);
+  ns += SAPT(sapw_buildEquality)(m, d, w, prm, &P, ns);
+  P.ns = ns;
+  // the screen over the list order (slot = identity): not idle at Newton's warm start
+  for (int i = 0; i < n; i++) act[i] = 0, slot[i] = i;
+  SAP_REAL* x = P.v;  // free until Newton's warm start
+  for (int j = 0; j < nv; j++) x[j] = (SAP_REAL)(prm->warm_extrapolate ? 2 * qvel[j] - P.vprev[j] : qvel[j]);
+  SAPT(sapw_screenAt)(&P, x, 0, n, slot, cpar0, act);
+  P.con_geom = cg;
+  P.con_pos = cp;
+  P.con_frame = cf;
+  sapSolveStats st = {0, 0, 0, SAP_WORLD_CONVERGED, 0}, sum = {0, 0, 0, 0, 0};
+  int promoted = 0, na = 0;
+  for (int round = 0;; round++) {
+    na = SAPT(sapw_screenRows)(d, w, &P, n, act, slot, cg, cp, cf, cpar0);
+    P.nc = na;
+    P.nisl = 0;
+    none = P.nc + P.ns == 0;
+    if (none) {
+      for (int j = 0; j < nv; j++) P.v[j] = (SAP_REAL)vstar[j];
+      st.iters = st.ls_iters = st.nfactor = st.ls_evals = 0;
+      st.flags = SAP_WORLD_CONVERGED;
+    } else {
+      SAPT(sapw_participation)(m, d, w, &P);
+      P.sparse = 1;
+      SAPT(sapw_islands)(m, &P);
+      SAPT(sapw_newton)(&P, prm, &st);
+    }
+    sum.iters += st.iters;
+    sum.ls_iters += st.ls_iters;
+    sum.nfactor += st.nfactor;
+    sum.ls_evals += st.ls_evals;
+    if (na == n) break;
+    // verify the screened-out rows at the answer; promote those that would push
+    int nf = SAPT(sapw_screenAt)(&P, P.v, na, n, slot, P.cpar, act);
+    if (nf == 0) break;
+    promoted += nf;
+    if (round + 1 >= SAP_SCREEN_ROUNDS)
+      for (int i = 0; i < n; i++) act[i] = 1;
+  }
+  for (int j = 0; j < nv; j++) vnext[j] = none ? vstar[j] : (double)P.v[j];
+  d->ncon_solved[w] = na;
+  d->ncon_promoted[w] = promoted;
+  d->newton_iter[w] = sum.iters;
+  d->ls_iter[w] = sum.ls_iters;
+  d->nfactor[w] = sum.nfactor;
+  d->ls_eval[w] = sum.ls_evals;
+  d->world_flags[w] = (d->world_flags[w] & ~(SAP_WORLD_CONVERGED | SAP_WORLD_MAXITER | SAP_WORLD_LSFAIL |
+                                            SAP_WORLD_FACTORFAIL)) | st.flags;
+  SAPT(sapw_overflowFlag)(m, d, w, &P, vnext, prm->h);
+}
+
 SAP_HD void SAPT(sapw_solveWorld)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm) {
   SAPT(sapw_solveWorldIslands)(m, d, w, prm, 2);
 }

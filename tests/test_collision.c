@@ -9,11 +9,13 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "fixture.h"
 #include "collision_ref.h"
 #include "sapsim/sapsim.h"
 #include "sim.h"
 #include "../host/collision.h"
 #include "../kernels/collision.h"
+#include "../kernels/world_view.h"
 
 /* ---- scenes ------------------------------------------------------------------- */
 
@@ -944,6 +946,72 @@ static void test_capacity_truncation(void) {
   sap_freeModel(m);
 }
 
+/* world w's list by the plain sequential rule (kernels/collision.h sapw_pushContact, no
+ * work: O(cap) per contact past the capacity) into sim t's world w, with s's poses */
+static void plainList(sapSim* s, sapSim* t, int w) {
+  long ng = s->m->ngeom;
+  memcpy(t->d.geom_xpos + 3 * ng * w, s->d.geom_xpos + 3 * ng * w, sizeof(double) * 3 * ng);
+  memcpy(t->d.geom_xmat + 9 * ng * w, s->d.geom_xmat + 9 * ng * w, sizeof(double) * 9 * ng);
+  t->d.world_flags[w] = s->d.world_flags[w];
+  sapModel view;
+  sapw_collideWorld(sapw_worldView(t->m, w, &view), &t->d, w,
+                    t->opt.boundary_pose_precision == SAP_FP64, NULL, NULL);
+}
+
+/* the same drop record (min phi / (1 + mu), max taud of the dropped) and overflow flag */
+static int sameDrop(const sapSim* s, const sapSim* t, int w) {
+  return !memcmp(s->d.con_drop + 2 * w, t->d.con_drop + 2 * w, 2 * sizeof(double)) &&
+         (s->d.world_flags[w] & SAP_WORLD_CONTACT_OVERFLOW) == (t->d.world_flags[w] & SAP_WORLD_CONTACT_OVERFLOW);
+}
+
+/* The CPU keeps the deepest ncon_max contacts with a heap over the kept slots and writes
+ * them once (sapw_collideWorld with work). Oracle: the plain rule (scan the kept for the
+ * shallowest, shift the list) on the same poses: the same contacts, order, drop record and
+ * flag, bit for bit, at every step of the falling and settling cube pile (up to ~444
+ * candidates, ties of the symmetric start included), for capacities from 1 to all, fp32 and
+ * fp64 poses; and at one settled step with each pair's phi made NaN in turn (a NaN breaks the
+ * heap's order: the world is redone by the plain list; without that the lists differ). */
+static void test_heap_list_matches_plain(void) {
+  const int caps[] = {1, 7, 37, 120, 1000};
+  int checked = 0, overflow = 0;
+  for (int ci = 0; ci < 5; ci++)
+    for (int fp64 = 0; fp64 < 2; fp64++) {
+      char opts[96];
+      snprintf(opts, sizeof(opts), "device=cpu ncon_max=%d%s", caps[ci], fp64 ? " preset=approx64" : "");
+      sapSim* s = fx_sim("scenes/box_pile.xml", 1, opts);
+      sapSim* t = fx_sim("scenes/box_pile.xml", 1, opts);
+      if (!s || !t) { sap_free(s); sap_free(t); return; }
+      int nstep = caps[ci] == 120 ? 1000 : 250, bad = 0;
+      for (int k = 0; k < nstep && !bad; k++) {
+        CHECK(sap_step(s, 1) == SAP_OK, "step: %s", sap_lastError());
+        int nan = caps[ci] == 37 && k == 200;  // then each pair in turn with phi NaN, the last step
+        for (int pp = nan ? 0 : s->m->npair_max - 1; nan && pp < s->m->npair_max && !bad; pp++) {
+          double keep = s->m->pair_margin[pp];
+          s->m->pair_margin[pp] = t->m->pair_margin[pp] = NAN;
+          sapc_collision(s);
+          plainList(s, t, 0);
+          s->m->pair_margin[pp] = t->m->pair_margin[pp] = keep;
+          bad = !sameWorld(s, 0, t, 0) || !sameDrop(s, t, 0);
+          CHECK(!bad, "pile, ncon_max 37%s, step 200, pair %d's phi NaN: heap list differs from the plain one",
+                fp64 ? " fp64" : "", pp);
+        }
+        if (nan) break;
+        sapc_collision(s);  // heap list on the state after the step
+        plainList(s, t, 0);
+        checked++;
+        overflow += s->d.ncon_dropped[0] > 0;
+        bad = !sameWorld(s, 0, t, 0) || !sameDrop(s, t, 0);
+        CHECK(!bad, "pile, ncon_max %d%s, step %d: heap list (%d kept, %d dropped) differs from the plain one "
+              "(%d, %d)", caps[ci], fp64 ? " fp64" : "", k, s->d.ncon[0], s->d.ncon_dropped[0], t->d.ncon[0],
+              t->d.ncon_dropped[0]);
+      }
+      sap_free(s);
+      sap_free(t);
+    }
+  fprintf(stderr, "  %d lists compared, %d past the capacity\n", checked, overflow);
+  CHECK(overflow > checked / 2, "too few overflowing lists (%d of %d)", overflow, checked);
+}
+
 /* sweep-and-prune and the candidate-pair broad phase give identical lists;
  * reruns, thread counts and the world's slot in the batch change nothing */
 static void test_broadphase_and_determinism(void) {
@@ -989,6 +1057,7 @@ int main(void) {
   RUN(test_fp32_vs_fp64);
   RUN(test_static_filtering);
   RUN(test_capacity_truncation);
+  RUN(test_heap_list_matches_plain);
   RUN(test_broadphase_and_determinism);
   // last: the tests above keep their random streams
   RUN(test_box_box_oracle);

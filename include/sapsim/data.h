@@ -112,6 +112,9 @@ typedef struct sapData {
   int* ls_iter;           /* (nworld)              line-search iterations of the last step */
   int* nfactor;           /* (nworld)              factorizations of the last step */
   int* ls_eval;           /* (nworld)              line-search evaluations of phi of the last step */
+  int* ncon_solved;       /* (nworld)              contacts the last solve held rows for (contact_screen=1; else 0) */
+  int* ncon_promoted;     /* (nworld)              contacts the screen left out, found pushing at the answer and
+                             promoted (the solve redone) in the last step (contact_screen=1) */
   int* iter_hist;         /* (nworld x 2 x SAP_ITER_BINS) world-steps by Newton iterations, then by
                              line-search evaluations, since creation or sap_iterStatsClear
                              (counted at integration, on the device on the GPU) */

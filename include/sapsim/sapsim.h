@@ -121,6 +121,10 @@ typedef struct sapOptions {
   int eq_curvature;                /* 1: connect and weld rows include the curvature term h/2 Jdot v
                                       in their velocity target (less drift at speed) (1) */
   int warm_start;                  /* sapWarmStart (extrapolate) */
+  /* 1 (CPU backend): the solve takes rows only for the contacts that can act: screened at the
+   * warm start and the free motion, the others verified idle at the answer and promoted (the
+   * solve redone) when not; the answer is the full list's to the solver tolerance (0) */
+  int contact_screen;
   /* step retry (seed 000, CPU backend; the GPU refuses retry_depth > 0): a world whose solve
    * fails (line-search failure, iteration cap, factorization failure, non-finite result) redoes
    * the step from its saved state with h/2, then h/4, ... down to h / 2^retry_depth, and
