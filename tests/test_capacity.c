@@ -23,6 +23,7 @@ static Tally lockstep(const char* scene, const char* opts_small, const char* opt
   sapSim* a = fx_sim(scene, 1, opts_big);
   sapSim* b = fx_sim(scene, 1, opts_small);
   if (!a || !b) goto done;
+  if (sap_model(a)->nkey > 0) sap_reset(a, 0, NULL);  // the scene's keyframe (its velocities)
   int nq = sap_model(a)->nq, nv = sap_model(a)->nv;
   double *q = malloc(sizeof(double) * (nq + 3 * nv)), *v = q + nq, *va = v + nv, *vb = va + nv;
   for (int k = 0; k < n; k++) {
