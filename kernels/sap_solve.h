@@ -69,6 +69,17 @@ typedef struct sapSolveStats {
   int ls_evals;  /* evaluations of phi by the line searches (every trial, probes included) */
 } sapSolveStats;
 
+/* world w's solve outcome: the counters of s and the solve's flags (replacing the last solve's
+ * CONVERGED, MAXITER, LSFAIL and FACTORFAIL; the other flags stay) */
+SAP_HD void sapw_recordSolve(const sapData* d, int w, const sapSolveStats* s, int flags) {
+  d->newton_iter[w] = s->iters;
+  d->ls_iter[w] = s->ls_iters;
+  d->nfactor[w] = s->nfactor;
+  d->ls_eval[w] = s->ls_evals;
+  d->world_flags[w] = (d->world_flags[w] & ~(SAP_WORLD_CONVERGED | SAP_WORLD_MAXITER | SAP_WORLD_LSFAIL |
+                                            SAP_WORLD_FACTORFAIL)) | flags;
+}
+
 /* the first dof of body b's dof chain walk (the last dof of the first body at or above b
  * that has dofs), -1 when b is static; the chain then follows dof_parentid */
 SAP_HD int sapw_bodyLastDof(const sapModel* m, int b) {

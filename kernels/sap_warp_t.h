@@ -281,14 +281,7 @@ SAP_DEV void SAPT(sapv_writeResult)(const sapData* d, int w, const sapSolveParam
                                     const sapSolveStats* st, int solved, int lane) {
   double* vnext = d->vnext + (long)w * P->nv;
   for (int j = lane; j < P->nv; j += SAPV_LANES) vnext[j] = solved ? (double)P->v[j] : P->vstar[j];
-  if (lane == 0) {
-    d->newton_iter[w] = st->iters;
-    d->ls_iter[w] = st->ls_iters;
-    d->nfactor[w] = st->nfactor;
-    d->ls_eval[w] = st->ls_evals;
-    d->world_flags[w] = (d->world_flags[w] & ~(SAP_WORLD_CONVERGED | SAP_WORLD_MAXITER | SAP_WORLD_LSFAIL |
-                                              SAP_WORLD_FACTORFAIL)) | st->flags;
-  }
+  if (lane == 0) sapw_recordSolve(d, w, st, st->flags);
   __syncwarp();  // vnext written by every lane
   if (lane == 0) SAPT(sapw_overflowFlag)(P->m, d, w, P, vnext, prm->h);
   __syncwarp();

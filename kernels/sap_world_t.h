@@ -312,12 +312,7 @@ SAP_HD void SAPT(sapw_solveWorldIslands)(const sapModel* m, const sapData* d, in
     SAPT(sapw_newton)(&P, prm, &st);
     for (int j = 0; j < nv; j++) vnext[j] = (double)P.v[j];
   }
-  d->newton_iter[w] = st.iters;
-  d->ls_iter[w] = st.ls_iters;
-  d->nfactor[w] = st.nfactor;
-  d->ls_eval[w] = st.ls_evals;
-  d->world_flags[w] = (d->world_flags[w] & ~(SAP_WORLD_CONVERGED | SAP_WORLD_MAXITER | SAP_WORLD_LSFAIL |
-                                            SAP_WORLD_FACTORFAIL)) | st.flags;
+  sapw_recordSolve(d, w, &st, st.flags);
   SAPT(sapw_overflowFlag)(m, d, w, &P, vnext, prm->h);
 }
 
@@ -461,12 +456,7 @@ SAP_HD void SAPT(sapw_solveWorldScreened)(const sapModel* m, const sapData* d, i
   for (int j = 0; j < nv; j++) vnext[j] = none ? vstar[j] : (double)P.v[j];
   d->ncon_solved[w] = na;
   d->ncon_promoted[w] = promoted;
-  d->newton_iter[w] = sum.iters;
-  d->ls_iter[w] = sum.ls_iters;
-  d->nfactor[w] = sum.nfactor;
-  d->ls_eval[w] = sum.ls_evals;
-  d->world_flags[w] = (d->world_flags[w] & ~(SAP_WORLD_CONVERGED | SAP_WORLD_MAXITER | SAP_WORLD_LSFAIL |
-                                            SAP_WORLD_FACTORFAIL)) | st.flags;
+  sapw_recordSolve(d, w, &sum, st.flags);  // counters over every round, flags of the last
   SAPT(sapw_overflowFlag)(m, d, w, &P, vnext, prm->h);
 }
 
