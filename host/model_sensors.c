@@ -24,6 +24,8 @@ _Static_assert(SAP_SENS_TOUCH == (int)mjSENS_TOUCH && SAP_SENS_TORQUE == (int)mj
                SAP_SENS_JOINTLIMITVEL == (int)mjSENS_JOINTLIMITVEL &&
                SAP_SENS_TENDONLIMITPOS == (int)mjSENS_TENDONLIMITPOS &&
                SAP_SENS_TENDONLIMITVEL == (int)mjSENS_TENDONLIMITVEL &&
+               SAP_SENS_JOINTLIMITFRC == (int)mjSENS_JOINTLIMITFRC &&
+               SAP_SENS_TENDONLIMITFRC == (int)mjSENS_TENDONLIMITFRC &&
                SAP_SENS_E_POTENTIAL == (int)mjSENS_E_POTENTIAL && SAP_SENS_E_KINETIC == (int)mjSENS_E_KINETIC &&
                SAP_STAGE_POS == (int)mjSTAGE_POS && SAP_STAGE_ACC == (int)mjSTAGE_ACC &&
                SAP_SENS_INSIDESITE == (int)mjSENS_INSIDESITE && SAP_SENS_CONTACT == (int)mjSENS_CONTACT &&
@@ -77,6 +79,7 @@ static int supported_type(int t) {
     case mjSENS_SUBTREELINVEL: case mjSENS_SUBTREEANGMOM: case mjSENS_CLOCK:
     case mjSENS_TENDONACTFRC: case mjSENS_JOINTLIMITPOS: case mjSENS_JOINTLIMITVEL:
     case mjSENS_TENDONLIMITPOS: case mjSENS_TENDONLIMITVEL: case mjSENS_E_POTENTIAL:
+    case mjSENS_JOINTLIMITFRC: case mjSENS_TENDONLIMITFRC:
     case mjSENS_E_KINETIC: case mjSENS_CONTACT: case mjSENS_INSIDESITE: case mjSENS_GEOMDIST:
     case mjSENS_GEOMNORMAL: case mjSENS_GEOMFROMTO:
       return 1;

@@ -30,6 +30,7 @@ struct sapSim {
   char device_name[256];
   long sensor_work_off;   /* byte offset of the sensor work area in a world's scratch */
   long sensor_gam_off;    /* byte offset of the SAP impulses in a world's scratch */
+  long sensor_tag_off;    /* byte offset of the SAP scalar rows' tags (sapProblem.stag) */
   /* per-world parameter inputs read on the host only (host/world_params.c): the pairs'
    * recombination takes them; NULL until a world overrides them */
   double* wp_geom_friction; /* (nworld x ngeom x 3) */

@@ -260,6 +260,7 @@ SAP_HD int SAPT(sapw_buildEquality)(const sapModel* m, const sapData* d, int w, 
     }
     if (!ok) continue;  // cannot happen: nsolve_nnz counts the longest equality row at load
     for (int r = 0; r < nr; r++) {
+      P->stag[ns + r] = SAP_ROW_TAG(SAP_ROW_EQUALITY, e);
       sapRow row = sapw_rowAt(P->sidx, P->sval, ns + r, P->snz);
       // curvature: g(q + h v) = g + h J v + h^2/2 Jdot v v with kap = Jdot(v_n) v_n; with
       // sap_euler (q' = q + h v') J v' = -g/(2h) - h/2 kap gives g' = g/2 to third order.

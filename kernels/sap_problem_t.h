@@ -41,6 +41,7 @@ typedef struct SAPT(sapProblem) {
   int snz;                  /* entries per row */
   int* sidx;                /* (ns x snz) dofs, -1 after a row's last entry */
   double* sval;             /* (ns x snz) coefficients */
+  int* stag;                /* (ns) what each row constrains (SAP_ROW_TAG), -1 after the last */
   SAP_REAL* cpar;           /* (nc x SAP_CPAR_OF(cd)) cone parameters */
   SAP_REAL* spar;           /* (ns x SAP_SPAR) box parameters */
   SAP_REAL* dscale;         /* (nv) diag(A)^-1/2 on participating dofs, 0 elsewhere */
@@ -98,7 +99,7 @@ SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   SAPW_TAKE(P->body6, SAP_REAL*, R * 6 * nbody);
   SAPW_TAKE(P->cpar, SAP_REAL*, R * (SAP_CPAR_OF(cd) * (long)c + SAP_SPAR * ns));  // cpar, spar
   SAPW_TAKE(P->vc, SAP_REAL*, R * 3 * (cd * (long)c + ns));                        // vc, dvc, gam
-  SAPW_TAKE(P->sidx, int*, 4 * ((long)ns * snz + nv));                             // sidx, chain
+  SAPW_TAKE(P->sidx, int*, 4 * ((long)ns * snz + nv + ns));                        // sidx, chain, stag
   SAPW_TAKE(P->isl, int*, 4 * (6 * (long)nv + 1));  // isl, iloc, idof, tlo, thi, ibeg
   SAPW_TAKE(P->hoff, long*, 8 * ((long)nv + 1));
   SAPW_TAKE(P->ntr, int*, 4 * (5 * (long)nv + 1));  // ntr, tix, tst, tord, tpos
@@ -114,6 +115,7 @@ SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   SAPW_AFTER(P->dvc, P->vc, cd * (long)c + ns);
   SAPW_AFTER(P->gam, P->dvc, cd * (long)c + ns);
   SAPW_AFTER(P->chain, P->sidx, (long)ns * snz);
+  SAPW_AFTER(P->stag, P->chain, nv);
   SAPW_AFTER(P->iloc, P->isl, nv);
   SAPW_AFTER(P->idof, P->iloc, nv);
   SAPW_AFTER(P->tlo, P->idof, nv);

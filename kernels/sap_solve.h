@@ -45,6 +45,19 @@ enum {
 #define SAP_CPAR_OF(cd) ((cd) > 3 ? SAP_CPAR_ANG : SAP_CPAR)
 #define SAP_SPAR 4  /* R, vhat, lo, hi */
 
+/* what a scalar row constrains (sapProblem.stag): SAP_ROW_TAG(kind, id); the rows' order is
+ * drives, limits, dry friction, equalities (sapw_buildRows), a tag of -1 ends the list */
+enum {
+  SAP_ROW_DRIVE = 1,     /* id: the actuator */
+  SAP_ROW_LIMIT_LO = 2,  /* id: joint j, or njnt + tendon t */
+  SAP_ROW_LIMIT_HI = 3,
+  SAP_ROW_FRICTION = 4,  /* id: dof j, or nv + tendon t */
+  SAP_ROW_EQUALITY = 5   /* id: the equality (3 or 6 rows for connect and weld) */
+};
+#define SAP_ROW_TAG(kind, id) ((kind) << 24 | (id))
+#define SAP_ROW_KIND(tag) ((tag) >> 24)
+#define SAP_ROW_ID(tag) ((tag) & 0xffffff)
+
 /* solver parameters from the expanded options (plain values, passed to kernels by value) */
 typedef struct sapSolveParams {
   double h;                       /* time step */

@@ -264,11 +264,7 @@ SAP_DEV int SAPT(sapv_buildWorld)(const sapModel* m, const sapData* d, int w, co
   }
   int ns = 0;
   if (lane == 0) {
-    ns = SAPT(sapw_buildDrives)(m, d, w, prm, P);
-    ns += SAPT(sapw_buildLimits)(m, d, w, prm, P, ns);
-    ns += SAPT(sapw_buildFriction)(m, d, w, prm, P, ns);
-    ns += SAPT(sapw_buildEquality)(m, d, w, prm, P, ns);
-    P->ns = ns;
+    ns = SAPT(sapw_buildRows)(m, d, w, prm, P);
     if (P->nc + P->ns > 0) SAPT(sapw_participation)(m, d, w, P);
   }
   P->ns = __shfl_sync(0xffffffffu, ns, 0);

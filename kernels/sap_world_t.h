@@ -86,6 +86,7 @@ SAP_HD int SAPT(sapw_buildDrives)(const sapModel* m, const sapData* d, int w, co
       fhi = (SAP_REAL)m->actuator_forcerange[2 * u + 1];
     }
     SAPT(sapw_pdClipGains)(h, SAPT(sapw_rowDelassus)(&row, P->A, nv), &kp, &kd);
+    P->stag[ns] = SAP_ROW_TAG(SAP_ROW_DRIVE, u);
     ns += SAPT(sapw_pdSetup)(h, kp, kd, (SAP_REAL)len, qd, vd, 0, flo, fhi, P->spar + SAP_SPAR * ns);
   }
   return ns;
@@ -107,10 +108,11 @@ SAP_HD int SAPT(sapw_limitSide)(const sapModel* m, const sapData* d, int w, cons
   return 1;
 }
 
-/* both sides of a limit on the value x = row . q in [lo, hi], the row built in slot ns: the
- * lower row +row with gap x - lo, the upper row -row with gap hi - x; the kept rows end up in
- * slots ns, ns + 1 (2 slots per limit are counted at load). Returns the rows kept */
-SAP_HD int SAPT(sapw_limitPair)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
+/* both sides of limit id (sapw_buildLimits' numbering) on the value x = row . q in [lo, hi],
+ * the row built in slot ns: the lower row +row with gap x - lo, the upper row -row with gap
+ * hi - x; the kept rows end up in slots ns, ns + 1 (2 slots per limit are counted at load),
+ * tagged SAP_ROW_LIMIT_LO / _HI. Returns the rows kept */
+SAP_HD int SAPT(sapw_limitPair)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm, int id,
                                 double x, double lo, double hi, SAPT(sapProblem)* P, int ns) {
   sapRow lower = sapw_rowAt(P->sidx, P->sval, ns, P->snz);
   int keep_lo = SAPT(sapw_limitSide)(m, d, w, prm, x - lo, &lower, P->spar + SAP_SPAR * ns);
@@ -122,6 +124,8 @@ SAP_HD int SAPT(sapw_limitPair)(const sapModel* m, const sapData* d, int w, cons
   upper.n = lower.n;
   if (upper.n < upper.cap) upper.idx[upper.n] = -1;
   int keep_up = SAPT(sapw_limitSide)(m, d, w, prm, hi - x, &upper, P->spar + SAP_SPAR * (ns + keep_lo));
+  P->stag[ns] = SAP_ROW_TAG(SAP_ROW_LIMIT_LO, id);
+  if (keep_up) P->stag[ns + keep_lo] = SAP_ROW_TAG(SAP_ROW_LIMIT_HI, id);
   return keep_lo + keep_up;
 }
 
@@ -144,7 +148,7 @@ SAP_HD int SAPT(sapw_buildLimits)(const sapModel* m, const sapData* d, int w, co
     /* a margin moves both ends inward: MuJoCo's reference acceleration drives the distance
      * to the limit towards the margin (aref = -b v - k imp (pos - margin)) */
     double margin = isj ? m->jnt_margin[id] : m->tendon_margin[id];
-    ns += SAPT(sapw_limitPair)(m, d, w, prm, x, range[0] + margin, range[1] - margin, P, ns);
+    ns += SAPT(sapw_limitPair)(m, d, w, prm, j, x, range[0] + margin, range[1] - margin, P, ns);
   }
   return ns - ns0;
 }
@@ -170,13 +174,26 @@ SAP_HD int SAPT(sapw_buildFriction)(const sapModel* m, const sapData* d, int w, 
     if (!ok) continue;
     SAPT(sapw_frictionSetup)(h, SAPT(sapw_rowDelassus)(&row, P->A, nv), (SAP_REAL)prm->sigma, (SAP_REAL)f,
                              P->spar + SAP_SPAR * ns);
-    ns++;
+    P->stag[ns++] = SAP_ROW_TAG(SAP_ROW_FRICTION, j);
   }
   return ns - ns0;
 }
 
 /* equality constraints as holonomic rows (sapw_buildEquality) */
 #include "sap_equality_t.h"
+
+/* every scalar row of world w after the contacts, in the order the tags document: drives,
+ * limits, dry friction, equalities; sets P->ns and ends the tags with -1 */
+SAP_HD int SAPT(sapw_buildRows)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
+                                SAPT(sapProblem)* P) {
+  int ns = SAPT(sapw_buildDrives)(m, d, w, prm, P);
+  ns += SAPT(sapw_buildLimits)(m, d, w, prm, P, ns);
+  ns += SAPT(sapw_buildFriction)(m, d, w, prm, P, ns);
+  ns += SAPT(sapw_buildEquality)(m, d, w, prm, P, ns);
+  if (ns < SAP_SOLVE_NS(m)) P->stag[ns] = -1;
+  P->ns = ns;
+  return ns;
+}
 
 /* participation (drake §1.1): a dof takes part when some dof of its tree is in a constraint
  * (the chains of a contact's bodies, a scalar row's dofs); dscale = diag(A)^-1/2 there (stopping
@@ -296,11 +313,7 @@ SAP_HD void SAPT(sapw_solveWorldIslands)(const sapModel* m, const sapData* d, in
   for (int k = 0; k < P.cd * nv; k++) P.rows[k] = 0;
   // constraints: contacts, then drives, then limits, then dry friction, then equalities
   for (int i = 0; i < P.nc; i++) SAPT(sapw_buildContact)(m, d, w, i, prm, &P);
-  int ns = SAPT(sapw_buildDrives)(m, d, w, prm, &P);
-  ns += SAPT(sapw_buildLimits)(m, d, w, prm, &P, ns);
-  ns += SAPT(sapw_buildFriction)(m, d, w, prm, &P, ns);
-  ns += SAPT(sapw_buildEquality)(m, d, w, prm, &P, ns);
-  P.ns = ns;
+  SAPT(sapw_buildRows)(m, d, w, prm, &P);
   sapSolveStats st = {0, 0, 0, SAP_WORLD_CONVERGED, 0};
   if (P.nc + P.ns == 0) {
     // no constraints: v = v*
@@ -411,11 +424,7 @@ SAP_HD void SAPT(sapw_solveWorldScreened)(const sapModel* m, const sapData* d, i
   for (int k = 0; k < cd * nv; k++) P.rows[k] = 0;
   for (int i = 0; i < n; i++) SAPT(sapw_buildContact)(m, d, w, i, prm, &P);
   for (int k = 0; k < np * n; k++) cpar0[k] = P.cpar[k];
-  int ns = SAPT(sapw_buildDrives)(m, d, w, prm, &P);
-  ns += SAPT(sapw_buildLimits)(m, d, w, prm, &P, ns);
-  ns += SAPT(sapw_buildFriction)(m, d, w, prm, &P, ns);
-  ns += SAPT(sapw_buildEquality)(m, d, w, prm, &P, ns);
-  P.ns = ns;
+  SAPT(sapw_buildRows)(m, d, w, prm, &P);
   // the screen over the list order (slot = identity): not idle at Newton's warm start
   for (int i = 0; i < n; i++) act[i] = 0, slot[i] = i;
   SAP_REAL* x = P.v;  // free until Newton's warm start
@@ -454,6 +463,15 @@ SAP_HD void SAPT(sapw_solveWorldScreened)(const sapModel* m, const sapData* d, i
       for (int i = 0; i < n; i++) act[i] = 1;
   }
   for (int j = 0; j < nv; j++) vnext[j] = none ? vstar[j] : (double)P.v[j];
+  // the impulses back in the list's order, as the plain solve leaves them (sensors and body
+  // outputs read contact i's at cd i, the scalar rows' after cd ncon): a screened-out contact
+  // was verified idle at the answer, its impulse is 0
+  SAP_REAL* g = P.dvc;
+  for (int k = 0; k < cd * na + P.ns; k++) g[k] = none ? 0 : P.gam[k];
+  for (int k = 0; k < cd * n; k++) P.gam[k] = 0;
+  for (int r = 0; r < na; r++)
+    for (int k = 0; k < cd; k++) P.gam[cd * slot[r] + k] = g[cd * r + k];
+  for (int k = 0; k < P.ns; k++) P.gam[cd * n + k] = g[cd * na + k];
   d->ncon_solved[w] = na;
   d->ncon_promoted[w] = promoted;
   sapw_recordSolve(d, w, &sum, st.flags);  // counters over every round, flags of the last

@@ -260,6 +260,8 @@ typedef struct sapSensorSolve {
   double h;            /* time step */
   int solved;          /* the SAP solve ran (contacts enabled): drives are implicit rows */
   long gam_off;        /* byte offset of the impulses (cd nc + ns) in the world's scratch */
+  long tag_off;        /* byte offset of the scalar rows' tags (ns_max ints, sapProblem.stag) */
+  int ns_max;          /* scalar rows at most (SAP_SOLVE_NS) */
   int gam_fp32;        /* impulses stored in fp32 */
   int cd;              /* rows per contact */
   int midpoint;        /* contact force at the stiffness-weighted midpoint, else the witnesses */
@@ -272,6 +274,24 @@ typedef struct sapSensorSolve {
 SAP_HD double sapw_sensorImpulse(const sapSensorSolve* S, const unsigned char* sc, int r) {
   const unsigned char* g = sc + S->gam_off;
   return S->gam_fp32 ? (double)((const float*)g)[r] : ((const double*)g)[r];
+}
+
+/* the force of limit id (sapw_buildLimits' numbering: joint j, or njnt + tendon t) in the
+ * step: impulse / h of its first row, lower side before upper, that carries one (MuJoCo's
+ * jointlimitfrc / tendonlimitfrc: efc_force of the limit's first row, >= 0 pushing back into
+ * the range; MuJoCo lists a side while it is within its margin, sapsim while it may close
+ * within the step, so with both sides listed the one with a force is the one MuJoCo lists
+ * unless the range is narrower than the step's travel); 0 when no row or no solve */
+SAP_HD double sapw_sensorLimitForce(const sapSensorSolve* S, const unsigned char* sc, int nc, int id) {
+  if (!S->solved) return 0;
+  const int* tag = (const int*)(sc + S->tag_off);
+  for (int s = 0; s < S->ns_max && tag[s] >= 0; s++) {
+    int kind = SAP_ROW_KIND(tag[s]);
+    if ((kind != SAP_ROW_LIMIT_LO && kind != SAP_ROW_LIMIT_HI) || SAP_ROW_ID(tag[s]) != id) continue;
+    double f = sapw_sensorImpulse(S, sc, S->cd * nc + s) / S->h;
+    if (f != 0) return f;
+  }
+  return 0;
 }
 
 /* ---- contact sensor (MuJoCo's mjSENS_CONTACT, engine_sensor.c) ------------------------ */
@@ -1034,6 +1054,8 @@ SAP_HD void sapw_sensorAcc(const sapModel* m, const sapData* d, int w, const sap
         break;
       }
       case SAP_SENS_ACTUATORFRC: out[0] = sapw_sensorActuatorForce(m, d, w, S, sc, nc, id); break;
+      case SAP_SENS_JOINTLIMITFRC: out[0] = sapw_sensorLimitForce(S, sc, nc, id); break;
+      case SAP_SENS_TENDONLIMITFRC: out[0] = sapw_sensorLimitForce(S, sc, nc, m->njnt + id); break;
       case SAP_SENS_TENDONACTFRC: {  // the forces of the actuators on tendon id (not geared)
         double f = 0;
         for (int u = 0; u < m->nu; u++)

@@ -96,23 +96,25 @@ typedef struct {
   int steps, worse, promoted, promo_steps;
   long ncon, solved;
   double worst;  /* largest |dv| / max |v| */
+  double worst_force;  /* largest |d cfrc_ext| / max |cfrc_ext| */
 } Screen;
 
 /* Oracle: the same state solved with every contact's rows (contact_screen=0), in lockstep: each
  * step both sims start from the full solve's state (qpos, qvel; a qvel edit also resets the
  * warm start's extrapolation, the same on both sides); the velocities must agree to the solve's
- * tolerance at every step */
+ * tolerance at every step, and so must the contact forces on the bodies (cfrc_ext) */
 static Screen screenLockstep(const char* scene, const char* opts, int n) {
-  Screen t = {0, 0, 0, 0, 0, 0, 0};
+  Screen t = {0, 0, 0, 0, 0, 0, 0, 0};
   char oa[224], ob[256];
-  snprintf(oa, sizeof(oa), "device=cpu preset=approx64 optimality_rel_tol=1e-10 %s", opts);
+  snprintf(oa, sizeof(oa), "device=cpu preset=approx64 optimality_rel_tol=1e-10 body_outputs=1 %s", opts);
   snprintf(ob, sizeof(ob), "%s contact_screen=1", oa);
   sapSim* a = fx_sim(scene, 1, oa);
   sapSim* b = fx_sim(scene, 1, ob);
   if (!a || !b) goto done;
   if (sap_model(a)->nkey > 0) sap_reset(a, 0, NULL);  // the scene's keyframe (its velocities)
-  int nq = sap_model(a)->nq, nv = sap_model(a)->nv;
-  double *q = malloc(sizeof(double) * (nq + 3 * nv)), *v = q + nq, *va = v + nv, *vb = va + nv;
+  int nq = sap_model(a)->nq, nv = sap_model(a)->nv, nb = sap_model(a)->nbody;
+  double *q = malloc(sizeof(double) * (nq + 3 * nv + 12 * nb)), *v = q + nq, *va = v + nv, *vb = va + nv;
+  double *fa = vb + nv, *fb = fa + 6 * nb;
   for (int k = 0; k < n; k++) {
     sap_get(a, SAP_FIELD_QPOS, NULL, 1, q);
     sap_get(a, SAP_FIELD_QVEL, NULL, 1, v);
@@ -141,14 +143,24 @@ static Screen screenLockstep(const char* scene, const char* opts, int n) {
     CHECK(e <= 1e-6, "%s step %d: the screened solve (%d of %d contacts solved, %d promoted) differs from "
           "the full one by %g", scene, k, d->ncon_solved[0], ib.ncon, d->ncon_promoted[0], e);
     CHECK(d->ncon_solved[0] <= ib.ncon, "%s step %d: %d solved of %d", scene, k, d->ncon_solved[0], ib.ncon);
+    // the contact forces on the bodies (cfrc_ext, from the impulses in the list's order): the
+    // screened solve leaves its impulses where the full one does
+    sap_get(a, SAP_FIELD_CFRC_EXT, NULL, 1, fa);
+    sap_get(b, SAP_FIELD_CFRC_EXT, NULL, 1, fb);
+    double fs = 1e-3, ef = 0;
+    for (int j = 0; j < 6 * nb; j++) fs = fmax(fs, fabs(fa[j]));
+    for (int j = 0; j < 6 * nb; j++) ef = fmax(ef, fabs(fa[j] - fb[j]) / fs);
+    t.worst_force = fmax(t.worst_force, ef);
+    CHECK(ef <= 1e-5, "%s step %d: cfrc_ext of the screened solve differs from the full one's by %g of the "
+          "largest", scene, k, ef);
   }
   free(q);
 done:
   sap_free(a);
   sap_free(b);
   fprintf(stderr, "  %s: %d steps, %.1f of %.1f contacts solved per step, %d promoted in %d steps, worst |dv|/|v| "
-          "%.2g\n", scene[0] == '<' ? "(xml)" : scene, t.steps, t.steps ? (double)t.solved / t.steps : 0,
-          t.steps ? (double)t.ncon / t.steps : 0, t.promoted, t.promo_steps, t.worst);
+          "%.2g, cfrc_ext %.2g\n", scene[0] == '<' ? "(xml)" : scene, t.steps, t.steps ? (double)t.solved / t.steps : 0,
+          t.steps ? (double)t.ncon / t.steps : 0, t.promoted, t.promo_steps, t.worst, t.worst_force);
   return t;
 }
 

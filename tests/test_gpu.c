@@ -732,6 +732,10 @@ static void test_sensor_parity(void) {
   // contact sensors (both stages: a fresh collision of the state, the step's list) and insidesite
   sensor_parity("scenes/contact_sensor_zoo.xml", a64, 1e-6);
   sensor_parity("scenes/contact_sensor_zoo.xml", a32, 1e-2);
+  // limit forces: the scalar rows' tags and impulses in the solver's scratch (warp and thread solves)
+  sensor_parity("scenes/limit_force.xml", a64, 1e-6);
+  sensor_parity("scenes/limit_force.xml", drake, 1e-6);
+  sensor_parity("scenes/limit_force.xml", a32, 1e-3);
 }
 
 /* per-world parameters (domain randomization): the same overrides on both backends

@@ -352,6 +352,86 @@ static void test_servo_force(void) {
   sap_freeModel(m);
 }
 
+/* jointlimitfrc and tendonlimitfrc (scenes/limit_force.xml): five limits that come to rest with
+ * analytic forces (the scene's header; the pendulum's m g L cos q at its own angle q), checked
+ * against the analytic values and MuJoCo 4's sensors at the same rest (MuJoCo's soft limits
+ * settle to the same static forces); then a slide dropped onto its lower limit, where every
+ * step's force must be the stepped equation's f = M (v' - v) / h + M g of that one dof */
+static void test_limit_force(void) {
+  char err[1000];
+  mjModel* mj = mj_loadXML("scenes/limit_force.xml", NULL, err, sizeof(err));
+  CHECK(mj != NULL, "%s", err);
+  if (!mj) return;
+  mjData* md = mj_makeData(mj);
+  mj_resetDataKeyframe(mj, md, 0);
+  for (int i = 0; i < 3000; i++) mj_step(mj, md);
+  const double g = 9.81;
+  double mjref[6];
+  for (int k = 0; k < 6; k++) mjref[k] = md->sensordata[k];
+  double want_mj[6] = {1.5 * g * 0.4 * cos(md->qpos[0]), 2 * g, 4.5, 2, 0.7 * g, 0};
+  for (int k = 0; k < 6; k++)
+    CHECK_CLOSE(mjref[k], want_mj[k], 1e-6 * want_mj[k], 1e-12, "MuJoCo 4's limit force %d at rest", k);
+  const char* presets[3] = {"approx64", "drake", "approx32"};
+  for (int p = 0; p < 3; p++) {
+    sapModel* m = NULL;
+    CHECK(sap_loadModel("scenes/limit_force.xml", &m) == SAP_OK, "%s", sap_lastError());
+    if (!m) break;
+    sapOptions opt;
+    sap_optionsDefault(&opt);
+    sap_optionsSet(&opt, "preset", presets[p]);
+    opt.device = SAP_DEVICE_CPU;
+    sapSim* s = NULL;
+    CHECK(sap_create(m, &opt, 1, &s) == SAP_OK, "%s", sap_lastError());
+    if (s) {
+      sap_reset(s, 0, NULL);
+      sap_step(s, 3000);
+      const double* sd = s->d.sensordata;
+      double want[6] = {1.5 * g * 0.4 * cos(s->d.qpos[0]), 2 * g, 4.5, 2, 0.7 * g, 0};
+      double tol = p == 0 ? 1e-9 : 1e-5;  /* fp64 at rest; drake's and fp32's residual motion */
+      for (int k = 0; k < 6; k++) {
+        CHECK_CLOSE(sd[k], want[k], tol * want[k], 1e-12, "%s: limit force %d at rest", presets[p], k);
+        CHECK_CLOSE(sd[k], mjref[k], 1e-5 * mjref[k], 1e-12, "%s: limit force %d against MuJoCo 4", presets[p], k);
+      }
+    }
+    sap_free(s);
+    sap_freeModel(m);
+  }
+  mj_deleteData(md);
+  mj_deleteModel(mj);
+
+  /* the drop: 2 kg from 5 cm above the lower limit, 0.2 s; h = 2 ms */
+  const char* xml =
+      "<mujoco><option timestep='0.002'/><worldbody><body pos='0 0 1'>"
+      "<joint name='z' type='slide' axis='0 0 1' range='0 1'/><geom type='box' size='0.1 0.2 0.05' mass='2'/>"
+      "</body></worldbody><sensor><jointlimitfrc joint='z'/></sensor>"
+      "<keyframe><key qpos='0.05'/></keyframe></mujoco>";
+  sapModel* m = NULL;
+  CHECK(sap_loadModelString(xml, &m) == SAP_OK, "%s", sap_lastError());
+  sapOptions opt;
+  sap_optionsDefault(&opt);
+  sap_optionsSet(&opt, "preset", "approx64");
+  /* the momentum balance holds at the optimum; the default tolerance leaves 1e-5 N at rest */
+  sap_optionsSet(&opt, "optimality_rel_tol", "1e-12");
+  opt.device = SAP_DEVICE_CPU;
+  sapSim* s = NULL;
+  CHECK(m && sap_create(m, &opt, 1, &s) == SAP_OK, "%s", sap_lastError());
+  if (!s) { sap_freeModel(m); return; }
+  sap_reset(s, 0, NULL);
+  double peak = 0, h = 0.002, M = 2;
+  for (int k = 0; k < 100; k++) {
+    double v0 = s->d.qvel[0];
+    sap_step(s, 1);
+    double f = M * (s->d.qvel[0] - v0) / h + M * g, fs = s->d.sensordata[0];
+    CHECK_CLOSE(fs, f, 1e-9 * M * g, 0, "drop step %d: sensor %g, stepped equation %g", k, fs, f);
+    CHECK(fs >= 0, "drop step %d: limit force %g < 0", k, fs);
+    peak = fmax(peak, fs);
+  }
+  CHECK(peak > 20 * M * g, "the drop's impact step carries the impulse M v (peak force %g)", peak);
+  CHECK_CLOSE(s->d.sensordata[0], M * g, 1e-9 * M * g, 0, "at rest on the limit");
+  sap_free(s);
+  sap_freeModel(m);
+}
+
 /* the touch zone test: sapw_rayHitsZone against MuJoCo's mju_rayGeom on random rays (inside
  * and outside starts, all directions) for the five zone shapes with varied sizes */
 static void test_ray_zone(void) {
@@ -535,7 +615,6 @@ static void test_refused(void) {
   expect_refused("<user name='u' dim='2'/>", "type user");
   expect_refused("<contact site='s' data='found linvel'/>", "data field 'linvel'");
   expect_refused("<camprojection site='s' camera='c'/>", "type camprojection");
-  expect_refused("<tendonlimitfrc tendon='t'/>", "tendonlimitfrc");
   expect_refused("<gyro site='s' nsample='3'/>", "history, delay or interval");
   expect_refused("<gyro site='s' delay='0.01' nsample='2'/>", "history, delay or interval");
   expect_refused("<framepos objtype='camera' objname='c'/>", "tracking camera");
@@ -594,6 +673,7 @@ int main(void) {
   RUN(test_box_fall_and_rest);
   RUN(test_hanging_chain);
   RUN(test_servo_force);
+  RUN(test_limit_force);
   RUN(test_ray_zone);
   RUN(test_mocap_site);
   RUN(test_ant_scene);
