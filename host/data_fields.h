@@ -38,6 +38,7 @@
   X(double, cvel, (m)->nbody * 6)                                 \
   X(double, cfrc_ext, (m)->nbody * 6)                             \
   X(double, sensordata, (m)->nsensordata)                        \
+  X(double, sensor_raw, (m)->nsensorhist ? (m)->nsensordata : 0) \
   X(int, ncon, 1)                                                 \
   X(int, ncon_dropped, 1)                                         \
   X(double, con_drop, 2)                                          \

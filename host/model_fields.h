@@ -151,6 +151,11 @@
   X(double, sensor_zonesize, (m)->nsensor * 3)                   \
   X(int, sensor_raydata, (m)->nsensor)                           \
   X(int, sensor_condata, (m)->nsensor * 2)                       \
+  X(int, sensor_nsample, (m)->nsensor)                           \
+  X(int, sensor_interp, (m)->nsensor)                            \
+  X(double, sensor_delay, (m)->nsensor)                          \
+  X(double, sensor_interval, (m)->nsensor * 2)                   \
+  X(int, sensor_historyadr, (m)->nsensor)                        \
   X(double, key_time, (m)->nkey)                                 \
   X(double, key_qpos, (long long)(m)->nkey * (m)->nq)             \
   X(double, key_qvel, (long long)(m)->nkey * (m)->nv)             \

@@ -619,9 +619,7 @@ static void copy_sizes(sapModel* m, const mjModel* mj) {
   m->nhfielddata = (int)mj->nhfielddata;
   m->nu = (int)mj->nu;
   m->na = (int)mj->na;
-  m->nhistory = 0;  /* control histories: MuJoCo's layout, 2 + 2 nsample doubles each */
-  for (int i = 0; i < mj->nu; i++)
-    if (mj->actuator_history[2 * i] > 0) m->nhistory += 2 + 2 * mj->actuator_history[2 * i];
+  m->nhistory = (int)mj->nhistory;  /* MuJoCo's layout: actuators' buffers, then sensors' */
   m->ntendon = (int)mj->ntendon;
   m->nwrap = (int)mj->nwrap;
   m->nexclude = (int)mj->nexclude;
@@ -630,6 +628,8 @@ static void copy_sizes(sapModel* m, const mjModel* mj) {
   m->nnames = (int)mj->nnames;
   m->nsensor = (int)mj->nsensor;
   m->nsensordata = (int)mj->nsensordata;
+  m->nsensorhist = 0;
+  for (int i = 0; i < mj->nsensor; i++) m->nsensorhist += mj->sensor_history[2 * i] > 0;
   for (int i = 0; i < mj->neq; i++) m->neq += eq_used(mj, i);
   m->npair_max = 0;
   m->filter_parent = !(mj->opt.disableflags & mjDSBL_FILTERPARENT);
@@ -785,7 +785,6 @@ static void copy_activation(sapModel* m, const mjModel* mj, int i) {
 }
 
 static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path) {
-  int hadr = 0;
   for (int i = 0; i < mj->nu; i++) {
     sapStatus st = classify_actuator(mj, i, &m->actuator_kind[i], &m->actuator_kp[i], &m->actuator_kv[i],
                                      &m->actuator_gain[i], &m->actuator_bias[i], &m->actuator_muscle[i], path);
@@ -818,8 +817,7 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
     m->actuator_delay[i] = mj->actuator_history[2 * i] > 0 ? mj->actuator_delay[i] : 0;
     m->actuator_nsample[i] = mj->actuator_history[2 * i];
     m->actuator_interp[i] = mj->actuator_history[2 * i + 1];
-    m->actuator_historyadr[i] = m->actuator_nsample[i] > 0 ? hadr : -1;
-    hadr += m->actuator_nsample[i] > 0 ? 2 + 2 * m->actuator_nsample[i] : 0;
+    m->actuator_historyadr[i] = m->actuator_nsample[i] > 0 ? (int)mj->actuator_historyadr[i] : -1;
     m->actuator_ctrllimited[i] = mj->actuator_ctrllimited[i] && !disabled(mj, mjDSBL_CLAMPCTRL);
     m->actuator_forcelimited[i] = mj->actuator_forcelimited[i];
     m->actuator_gear[i] = mj->actuator_gear[6 * i];

@@ -213,10 +213,16 @@ sapStatus sapm_checkSensors(const mjModel* mj, const char* path) {
                       "(supported: README \"Sensors\")", path, n, type_name(t));
     if (mj->sensor_plugin[i] >= 0)
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: sensor '%s' is a plugin sensor, which is not supported", path, n);
-    if (mj->sensor_history[2 * i] > 0 || mj->sensor_historyadr[i] >= 0 || mj->sensor_delay[i] != 0 ||
-        mj->sensor_interval[2 * i] != 0)
-      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: sensor '%s' has a history, delay or interval "
-                      "(nsample/delay/interval), which is not supported", path, n);
+    if (mj->sensor_history[2 * i] <= 0 && (mj->sensor_delay[i] != 0 || mj->sensor_interval[2 * i] != 0))
+      return sap_fail(SAP_ERR_SCENE, "%s: sensor '%s' has a delay or interval but no history samples "
+                      "(nsample)", path, n);
+    if (mj->sensor_history[2 * i] > 0 &&
+        (!(mj->sensor_delay[i] >= 0) || !isfinite(mj->sensor_delay[i]) || !(mj->sensor_interval[2 * i] >= 0) ||
+         !isfinite(mj->sensor_interval[2 * i]) || !isfinite(mj->sensor_interval[2 * i + 1]) ||
+         mj->sensor_history[2 * i + 1] < 0 || mj->sensor_history[2 * i + 1] > 2))
+      return sap_fail(SAP_ERR_SCENE, "%s: sensor '%s' has delay %g, interval [%g %g] and interp %d; a delay "
+                      "and a period must be finite and >= 0, interp 0, 1 or 2", path, n, mj->sensor_delay[i],
+                      mj->sensor_interval[2 * i], mj->sensor_interval[2 * i + 1], mj->sensor_history[2 * i + 1]);
     if (mj->sensor_needstage[i] < mjSTAGE_POS || mj->sensor_needstage[i] > mjSTAGE_ACC)
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: sensor '%s' (%s) has an unexpected stage %d", path, n,
                       type_name(t), mj->sensor_needstage[i]);
@@ -320,6 +326,13 @@ void sapm_copySensors(sapModel* m, const mjModel* mj) {
     }
     m->sensor_condata[2 * i] = t == mjSENS_CONTACT ? mj->sensor_intprm[mjNSENS * i] : 0;
     m->sensor_condata[2 * i + 1] = t == mjSENS_CONTACT ? mj->sensor_intprm[mjNSENS * i + 1] : 0;
+    int ns = mj->sensor_history[2 * i];
+    m->sensor_nsample[i] = ns > 0 ? ns : 0;
+    m->sensor_interp[i] = ns > 0 ? mj->sensor_history[2 * i + 1] : 0;
+    m->sensor_delay[i] = ns > 0 ? mj->sensor_delay[i] : 0;
+    m->sensor_interval[2 * i] = ns > 0 ? mj->sensor_interval[2 * i] : 0;
+    m->sensor_interval[2 * i + 1] = ns > 0 ? mj->sensor_interval[2 * i + 1] : 0;
+    m->sensor_historyadr[i] = ns > 0 ? (int)mj->sensor_historyadr[i] : -1;
   }
 }
 

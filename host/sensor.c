@@ -81,6 +81,9 @@ static void posvel_world(const sapSim* s, int w, int need) {
   sapw_sensorPosVel(m, need, d->qpos + (size_t)w * m->nq, d->qvel + (size_t)w * m->nv,
                     d->mocap_pos + (size_t)w * m->nmocap * 3, d->mocap_quat + (size_t)w * m->nmocap * 4,
                     d->time[w], d->sensordata + (size_t)w * m->nsensordata, work);
+  if (m->nsensorhist)
+    sapw_sensorHistoryOut(m, d->history + (size_t)w * m->nhistory, d->sensor_raw + (size_t)w * m->nsensordata,
+                          d->sensordata + (size_t)w * m->nsensordata, d->time[w], 0);
 }
 
 void sapc_sensorPosVel(sapSim* s, const unsigned char* mask, int skip) {

@@ -250,6 +250,7 @@ static void reset_world(sapSim* s, int w, int key) {
     if (m->actuator_nsample[u] > 0)
       sapw_historyReset(s->d.history + (size_t)w * m->nhistory + m->actuator_historyadr[u], m->actuator_nsample[u],
                         s->h);
+  sapw_sensorHistoryReset(m, s->d.history + (size_t)w * m->nhistory, s->h);
   s->d.time[w] = key < 0 ? 0 : m->key_time[key];
   s->d.world_flags[w] = 0;
   sapc_retryResetWorld(s, w);
@@ -406,24 +407,30 @@ sapStatus sap_get(sapSim* s, sapField f, const int* worlds, int n, double* buf) 
   return SAP_OK;
 }
 
-/* world w's control history buffers in b (nhistory doubles): each cursor an integer in
- * [0, nsample), each buffer's times strictly increasing from its oldest sample to its newest */
+/* world w's history buffers in b (nhistory doubles): each cursor an integer in [0, nsample),
+ * each buffer's times strictly increasing from its oldest sample to its newest, a sensor's last
+ * tick finite */
 static sapStatus check_history(const sapSim* s, int w, const double* b) {
   const sapModel* m = s->m;
-  for (int u = 0; u < m->nu; u++) {
-    int n = m->actuator_nsample[u];
+  for (int k = 0; k < m->nu + m->nsensor; k++) {
+    int act = k < m->nu, i = act ? k : k - m->nu;
+    int n = act ? m->actuator_nsample[i] : m->sensor_nsample[i];
     if (n <= 0) continue;
-    const double* buf = b + m->actuator_historyadr[u];
-    const char* name = sapm_name(m, m->name_actuatoradr, u);
+    const double* buf = b + (act ? m->actuator_historyadr[i] : m->sensor_historyadr[i]);
+    const char* kind = act ? "actuator" : "sensor";
+    const char* name = act ? sapm_name(m, m->name_actuatoradr, i) : sapm_name(m, m->name_sensoradr, i);
     if (buf[1] != floor(buf[1]) || buf[1] < 0 || buf[1] >= n)
-      return sap_fail(SAP_ERR_ARG, "sap_set: ctrl_history of world %d, actuator '%s': cursor %g is not an "
-                      "integer in [0, %d); nothing was changed", w, name, buf[1], n);
-    for (int i = 0; i + 1 < n; i++) {
-      double t0 = buf[2 + sapw_historySlot((int)buf[1], n, i)], t1 = buf[2 + sapw_historySlot((int)buf[1], n, i + 1)];
+      return sap_fail(SAP_ERR_ARG, "sap_set: ctrl_history of world %d, %s '%s': cursor %g is not an "
+                      "integer in [0, %d); nothing was changed", w, kind, name, buf[1], n);
+    if (!act && !isfinite(buf[0]))
+      return sap_fail(SAP_ERR_ARG, "sap_set: ctrl_history of world %d, sensor '%s': last tick %g is not "
+                      "finite; nothing was changed", w, name, buf[0]);
+    for (int j = 0; j + 1 < n; j++) {
+      double t0 = buf[2 + sapw_historySlot((int)buf[1], n, j)], t1 = buf[2 + sapw_historySlot((int)buf[1], n, j + 1)];
       if (!(t1 - t0 >= SAP_HISTORY_EPS))
-        return sap_fail(SAP_ERR_ARG, "sap_set: ctrl_history of world %d, actuator '%s': sample times %g "
-                        "then %g do not increase from the oldest to the newest; nothing was changed", w, name,
-                        t0, t1);
+        return sap_fail(SAP_ERR_ARG, "sap_set: ctrl_history of world %d, %s '%s': sample times %g "
+                        "then %g do not increase from the oldest to the newest; nothing was changed", w, kind,
+                        name, t0, t1);
     }
   }
   return SAP_OK;

@@ -17,6 +17,9 @@ static __global__ void sensor_posvel_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sa
   sapw_sensorPosVel(sapw_worldView(&m, w, &view), need, d.qpos + (size_t)w * m.nq, d.qvel + (size_t)w * m.nv,
                     d.mocap_pos + (size_t)w * m.nmocap * 3, d.mocap_quat + (size_t)w * m.nmocap * 4,
                     d.time[w], d.sensordata + (size_t)w * m.nsensordata, work);
+  if (m.nsensorhist)
+    sapw_sensorHistoryOut(&m, d.history + (size_t)w * m.nhistory, d.sensor_raw + (size_t)w * m.nsensordata,
+                          d.sensordata + (size_t)w * m.nsensordata, d.time[w], 0);
 }
 
 sapStatus sapg_sensorPosVel(const sapgLaunch* L, int skip) {

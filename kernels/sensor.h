@@ -13,6 +13,7 @@
 #include "kernels.h"
 #include "collision.h"     /* sapw_collidePair: contact sensors of a state */
 #include "ray.h"           /* sapw_ray: rangefinder */
+#include "history.h"       /* sensors with a history: delays and intervals */
 #include "sap_solve.h"  /* sapw_midpointAlpha0, SAP_CDIM_MAX */
 #include "sapsim/data.h"
 
@@ -1089,6 +1090,9 @@ SAP_HD void sapw_sensorAcc(const sapModel* m, const sapData* d, int w, const sap
     }
     sapw_sensorCutoff(m, i, out);
   }
+  if (m->nsensorhist)
+    sapw_sensorHistoryOut(m, d->history + (long)w * m->nhistory, d->sensor_raw + (long)w * m->nsensordata, sensordata,
+                          d->time[w], 1);
 }
 
 #undef sapv3

@@ -108,6 +108,8 @@ SAP_HD void sapw_integrateWorld(const sapModel* m, const sapData* d, int w, doub
     if (m->actuator_nsample[u] > 0)
       sapw_historyInsert(d->history + (size_t)w * m->nhistory + m->actuator_historyadr[u], m->actuator_nsample[u],
                          d->time[w], d->ctrl[(size_t)w * m->nu + u]);
+  if (m->nsensorhist)
+    sapw_sensorRecord(m, d->history + (size_t)w * m->nhistory, d->sensor_raw + (size_t)w * m->nsensordata, d->time[w]);
   d->time[w] += h;
   sapw_countIterations(d, w);
 }

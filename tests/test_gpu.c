@@ -736,6 +736,8 @@ static void test_sensor_parity(void) {
   sensor_parity("scenes/limit_force.xml", a64, 1e-6);
   sensor_parity("scenes/limit_force.xml", drake, 1e-6);
   sensor_parity("scenes/limit_force.xml", a32, 1e-3);
+  // sensors with a history: delays, intervals (the buffers recorded by the integration kernels)
+  sensor_parity("scenes/sensor_delay.xml", a64, 1e-9);
 }
 
 /* per-world parameters (domain randomization): the same overrides on both backends

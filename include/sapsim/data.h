@@ -42,7 +42,7 @@ typedef struct sapData {
   double* ctrl;           /* (nworld x nu)      controls */
   double* ctrl_in;        /* (nworld x nu)      the step's control input: ctrl, or for a delayed
                              actuator its history read at time - delay (MuJoCo 4's mj_readCtrl) */
-  double* history;        /* (nworld x nhistory) control history buffers (actuator_historyadr) */
+  double* history;        /* (nworld x nhistory) history buffers (actuator_historyadr, sensor_historyadr) */
   double* act;            /* (nworld x na)      actuator activations (MuJoCo's mjData.act, layout
                              actuator_actadr): reset to 0 or the keyframe's act */
   double* qfrc_applied;   /* (nworld x nv)      user generalized forces */
@@ -92,6 +92,9 @@ typedef struct sapData {
   /* sensors (kernels/sensor.h): pos/vel sensors describe the current state (after a step, a
    * reset or a state edit); acc sensors the last step (its solved acceleration and forces) */
   double* sensordata;     /* (nworld x nsensordata) MuJoCo's layout (sensor_adr, sensor_dim) */
+  double* sensor_raw;     /* (nworld x nsensordata, none without history sensors) the values computed
+                             at the state, before a delay or an interval's hold: what the step
+                             records in the sensors' histories */
 
   /* contacts (collision pipeline output, deterministic order) */
   int* ncon;              /* (nworld)              live contacts */

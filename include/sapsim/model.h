@@ -93,7 +93,8 @@ typedef struct sapModel {
   int nhfielddata; /* height samples of all heightfields */
   int nu;          /* actuators (force laws at actuator_kind below) */
   int na;          /* activation states (MuJoCo's na: one per actuator with dynamics) */
-  int nhistory;    /* doubles of the control history buffers per world (delayed actuators) */
+  int nhistory;    /* doubles of the history buffers per world (delayed actuators, sensors with
+                      a history): MuJoCo 4's nhistory and layout */
   int ntendon;     /* tendons (fixed and spatial) */
   int nwrap;       /* tendon wraps (joint, site, geom, pulley) */
   int nexclude;    /* explicit contact exclude pairs */
@@ -109,6 +110,7 @@ typedef struct sapModel {
   int ncondim;     /* solver rows per contact: 3, or the largest pair condim when 4 or 6 */
   int nsensor;     /* sensors (MuJoCo's order) */
   int nsensordata; /* values of all sensors: sum of sensor_dim */
+  int nsensorhist; /* sensors with a history buffer (nsample > 0; delays and intervals) */
 
   /* options */
   double timestep;      /* h (s) */
@@ -347,6 +349,12 @@ typedef struct sapModel {
   double* sensor_zonesize;/* (nsensor x 3)  the zone site's size */
   int* sensor_raydata;    /* (nsensor)      rangefinder: MuJoCo's dataspec (bits 1 << mjRAYDATA_*), else 0 */
   int* sensor_condata;    /* (nsensor x 2)  contact: dataspec (bits 1 << SAP_CONDATA_*), SAP_REDUCE_*; else 0 */
+  int* sensor_nsample;    /* (nsensor)      samples of its history (MuJoCo 4's nsample), 0: none */
+  int* sensor_interp;     /* (nsensor)      reading the history: 0 zero-order hold, 1 linear, 2 cubic */
+  double* sensor_delay;   /* (nsensor)      delay (s): the value reads the history at time - delay */
+  double* sensor_interval;/* (nsensor x 2)  [period, phase] (s): computed once per period, held between */
+  int* sensor_historyadr; /* (nsensor)      its buffer in sapData.history (2 + nsample (1 + dim)
+                           *                doubles, MuJoCo's layout: last tick, cursor, times, values), -1 */
 
   /* keyframes */
   double* key_time;       /* (nkey) */

@@ -221,10 +221,11 @@ typedef enum {
    * qacc_warmstart in velocity form). Part of the state that decides the next step's bits:
    * setting qvel (or a reset) sets it to the new qvel; set it after qvel to restore a run */
   SAP_FIELD_QVEL_PREV,
-  /* (nhistory) the control history buffers of delayed actuators (model actuator_historyadr;
-   * MuJoCo 4's layout per actuator: user slot, cursor, nsample times, nsample values). Part of
-   * the state of a model with delays; a set buffer needs an integer cursor in [0, nsample) and
-   * times increasing from the oldest sample to the newest (SAP_ERR_ARG names the actuator) */
+  /* (nhistory) the history buffers of delayed actuators and of sensors with a history (model
+   * actuator_historyadr, sensor_historyadr; MuJoCo 4's mjData.history: per buffer a user slot
+   * (a sensor's last tick), cursor, nsample times, nsample x dim values). Part of the state of a
+   * model with delays; a set buffer needs an integer cursor in [0, nsample) and times increasing
+   * from the oldest sample to the newest (SAP_ERR_ARG names the actuator or sensor) */
   SAP_FIELD_CTRL_HISTORY,
   SAP_NFIELD
 } sapField;

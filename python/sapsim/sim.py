@@ -88,7 +88,7 @@ _FIELD_ID = {
 #: cfrc_ext, cvel, cinert, subtree_com, qfrc_actuator are read-only). ``qvel_prev`` is the
 #: velocity before the last step, the extrapolated warm start's (the default
 #: ``warm_start=extrapolate``): set qvel, then qvel_prev, to restore a run bit for bit.
-#: ``ctrl_history`` holds the control history buffers of delayed actuators (MuJoCo 4's layout)
+#: ``ctrl_history`` holds the history buffers of delayed actuators and sensors (MuJoCo 4's mjData.history)
 FIELDS: tuple[str, ...] = tuple(_FIELD_ID)
 _WRITABLE = ("qpos", "qvel", "ctrl", "time", "qfrc_applied", "mocap_pos", "mocap_quat", "act", "xfrc_applied",
              "qvel_prev", "ctrl_history")
