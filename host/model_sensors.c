@@ -213,9 +213,8 @@ sapStatus sapm_checkSensors(const mjModel* mj, const char* path) {
                       "(supported: README \"Sensors\")", path, n, type_name(t));
     if (mj->sensor_plugin[i] >= 0)
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: sensor '%s' is a plugin sensor, which is not supported", path, n);
-    if (mj->sensor_history[2 * i] <= 0 && (mj->sensor_delay[i] != 0 || mj->sensor_interval[2 * i] != 0))
-      return sap_fail(SAP_ERR_SCENE, "%s: sensor '%s' has a delay or interval but no history samples "
-                      "(nsample)", path, n);
+    /* without nsample MuJoCo computes the sensor every step (an interval is ignored; a delay
+     * does not compile), and so does sapsim */
     if (mj->sensor_history[2 * i] > 0 &&
         (!(mj->sensor_delay[i] >= 0) || !isfinite(mj->sensor_delay[i]) || !(mj->sensor_interval[2 * i] >= 0) ||
          !isfinite(mj->sensor_interval[2 * i]) || !isfinite(mj->sensor_interval[2 * i + 1]) ||

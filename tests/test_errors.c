@@ -109,6 +109,10 @@ static void test_bad_scenes(void) {
               SAP_ERR_UNSUPPORTED, "rolling", "anisotropic");
   expect_load(write_scene("static", "<mujoco><worldbody><geom size='.1'/></worldbody></mujoco>"),
               SAP_ERR_SCENE, "no degrees of freedom", NULL);
+  expect_load(write_scene("delay",
+              "<mujoco><worldbody><body><joint name='j' type='hinge'/><geom size='.1'/></body></worldbody>"
+              "<sensor><jointpos name='late' joint='j' delay='-0.01' nsample='3'/></sensor></mujoco>"),
+              SAP_ERR_SCENE, "'late'", "delay -0.01");
   expect_load(write_scene("ok", "<mujoco>" BODY "</mujoco>"), SAP_OK, NULL, NULL);
 }
 
@@ -128,8 +132,6 @@ static void test_mujoco4_fields_rejected(void) {
       {"sleep", "<mujoco><option><flag sleep='enable'/></option>" ONE("", "") "</mujoco>", "sleep", NULL},
       {"override", "<mujoco><option><flag override='enable'/></option>" ONE("", "") "</mujoco>", "override", NULL},
       {"actuation", "<mujoco><option><flag actuation='disable'/></option>" ONE("", "") "</mujoco>", "actuation", NULL},
-      {"delay", "<mujoco>" ONE("", "") "<sensor><jointpos name='late' joint='j' delay='0.01' nsample='3'/>"
-                "</sensor></mujoco>", "'late'", "delay"},
       {"pid", "<mujoco>" ONE("", "") "<actuator><pid name='servo' joint='j' input='pos vel'/></actuator>"
               "</mujoco>", "controls", "force outputs"},
       {"tendonarmature", "<mujoco>" ONE("", "") "<tendon><fixed name='t' armature='0.1'><joint joint='j' "
