@@ -6,7 +6,7 @@
  * sample), a filter actuator and a position servo (implicit in sapsim's solve) under delay,
  * across a reset; an analytic check (a motor delayed by k steps pushes a free slider by the
  * control of k steps before); the per-world retry (retry_depth) leaves the history of a run
- * without retries unchanged; sensor delays refused by name. */
+ * without retries unchanged (sensor delays: tests/test_sensors.c). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -177,17 +177,10 @@ static void test_history_field(void) {
   sap_free(c);
 }
 
-static void test_refusals(void) {
-  fx_refused("<mujoco><worldbody><body><joint name='j' type='slide'/><geom size='.1'/></body></worldbody>"
-             "<sensor><jointpos name='late' joint='j' delay='0.01' nsample='3'/></sensor></mujoco>",
-             SAP_ERR_UNSUPPORTED, "sensor 'late' has a history, delay or interval");
-}
-
 int main(void) {
   RUN(test_lockstep_with_mujoco);
   RUN(test_whole_step_delay);
   RUN(test_retry_keeps_history);
   RUN(test_history_field);
-  RUN(test_refusals);
   return check_summary("test_actuator_delay");
 }
