@@ -27,6 +27,7 @@
   X(double, jnt_pos, (m)->njnt * 3)                              \
   X(double, jnt_axis, (m)->njnt * 3)                             \
   X(double, jnt_stiffness, (m)->njnt)                            \
+  X(double, jnt_stiffnesspoly, (m)->njnt * SAP_NPOLY)            \
   X(double, jnt_range, (m)->njnt * 2)                            \
   X(double, jnt_margin, (m)->njnt)                               \
   X(int, dof_bodyid, (m)->nv)                                    \
@@ -122,6 +123,7 @@
   X(double, tendon_range, (m)->ntendon * 2)                      \
   X(double, tendon_margin, (m)->ntendon)                         \
   X(double, tendon_stiffness, (m)->ntendon)                      \
+  X(double, tendon_stiffnesspoly, (m)->ntendon * SAP_NPOLY)      \
   X(double, tendon_damping, (m)->ntendon)                        \
   X(double, tendon_lengthspring, (m)->ntendon * 2)               \
   X(int, wrap_jnt, (m)->nwrap)                                   \

@@ -23,6 +23,7 @@
 /* SAP needs speculative contacts: a sliding contact rises about (h + tau_d) mu |v_t|
  * above the surface, and a contact dropped there makes a sliding box hop */
 #define SAP_DEFAULT_CONTACT_MARGIN 0.02
+_Static_assert(SAP_NPOLY == mjNPOLY, "SAP_NPOLY differs from MuJoCo's mjNPOLY");
 
 static const char* mjname(const mjModel* mj, const int* adr, int id) {
   const char* n = mj->names + adr[id];
@@ -228,14 +229,12 @@ static sapStatus check_joints(const mjModel* mj, const char* path) {
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: joint '%s' is a limited ball joint; sapsim supports limits on hinge and "
                       "slide joints only", path, name);
-    if ((t == mjJNT_BALL || t == mjJNT_FREE) && mj->jnt_stiffness[j] != 0 && !disabled(mj, mjDSBL_SPRING))
+    if ((t == mjJNT_BALL || t == mjJNT_FREE) &&
+        (mj->jnt_stiffness[j] != 0 || any_nonzero(mj->jnt_stiffnesspoly + j * mjNPOLY, mjNPOLY)) &&
+        !disabled(mj, mjDSBL_SPRING))
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: joint '%s' is a ball or free joint with stiffness; sapsim supports "
                       "springs on hinge and slide joints only", path, name);
-    if (any_nonzero(mj->jnt_stiffnesspoly + j * mjNPOLY, mjNPOLY) && !disabled(mj, mjDSBL_SPRING))
-      return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: joint '%s' has a polynomial spring (stiffnesspoly), which is not supported",
-                      path, name);
     if (mj->jnt_springyield[j] > 0)
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: joint '%s' has a plastic spring (springyield), which is not supported", path, name);
@@ -359,10 +358,6 @@ static sapStatus check_tendons(const mjModel* mj, const char* path) {
                         "spheres and cylinders without a sidesite are supported)", path, name,
                         mjname(mj, mj->name_geomadr, mj->wrap_objid[w]), mjname(mj, mj->name_siteadr, side));
     }
-    if (any_nonzero(mj->tendon_stiffnesspoly + t * mjNPOLY, mjNPOLY) && !disabled(mj, mjDSBL_SPRING))
-      return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: tendon '%s' has a polynomial spring (stiffnesspoly), which is not supported",
-                      path, name);
     if (any_nonzero(mj->tendon_dampingpoly + t * mjNPOLY, mjNPOLY) && !disabled(mj, mjDSBL_DAMPER))
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: tendon '%s' has polynomial damping (dampingpoly), which is not supported",
@@ -672,6 +667,8 @@ static void copy_joints(sapModel* m, const mjModel* mj) {
   for (int j = 0; j < mj->njnt; j++) {
     m->jnt_limited[j] = mj->jnt_limited[j] && !disabled(mj, mjDSBL_LIMIT);
     m->jnt_stiffness[j] = disabled(mj, mjDSBL_SPRING) ? 0 : mj->jnt_stiffness[j];
+    for (int k = 0; k < SAP_NPOLY; k++)
+      m->jnt_stiffnesspoly[SAP_NPOLY * j + k] = disabled(mj, mjDSBL_SPRING) ? 0 : mj->jnt_stiffnesspoly[mjNPOLY * j + k];
     m->jnt_margin[j] = m->jnt_limited[j] ? mj->jnt_margin[j] : 0;
   }
   copy_num(m->jnt_pos, mj->jnt_pos, 3 * mj->njnt);
@@ -833,6 +830,9 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
     m->tendon_frictionloss[t] = disabled(mj, mjDSBL_FRICTIONLOSS) ? 0 : mj->tendon_frictionloss[t];
     m->tendon_margin[t] = m->tendon_limited[t] ? mj->tendon_margin[t] : 0;
     m->tendon_stiffness[t] = disabled(mj, mjDSBL_SPRING) ? 0 : mj->tendon_stiffness[t];
+    for (int k = 0; k < SAP_NPOLY; k++)
+      m->tendon_stiffnesspoly[SAP_NPOLY * t + k] =
+          disabled(mj, mjDSBL_SPRING) ? 0 : mj->tendon_stiffnesspoly[mjNPOLY * t + k];
     m->tendon_damping[t] = disabled(mj, mjDSBL_DAMPER) ? 0 : mj->tendon_damping[t];
     copy_num(m->tendon_lengthspring + 2 * t, mj->tendon_lengthspring + 2 * t, 2);
   }

@@ -414,25 +414,28 @@ SAP_HD double SAPT(sapw_tendonStretch)(const sapModel* m, int t, double len) {
   return len > hi ? len - hi : len < lo ? len - lo : 0;
 }
 
-/* joint springs (explicit) and damping at v_n (the implicit part is h D in A); tendon springs
- * (dead band [lengthspring0, lengthspring1]) and dampers, fixed and spatial, explicit as in
- * MuJoCo's Euler step (mj_springdamper: tendon force J' f) */
+/* joint springs (explicit; kernels/spring.h, with MuJoCo 4's higher-order terms) and damping
+ * at v_n (the implicit part is h D in A); tendon springs (dead band [lengthspring0,
+ * lengthspring1]) and dampers, fixed and spatial, explicit as in MuJoCo's Euler step
+ * (mj_springdamper: tendon force J' f) */
 SAP_HD void SAPT(sapw_passive)(const sapModel* m, const double* qpos, const double* qvel,
                                const SAPT(sapTenFrames)* fr, double* qfrc_passive) {
   for (int i = 0; i < m->nv; i++) qfrc_passive[i] = -m->dof_damping[i] * qvel[i];
   for (int j = 0; j < m->njnt; j++) {
     int t = m->jnt_type[j];
-    if ((t == SAP_JNT_HINGE || t == SAP_JNT_SLIDE) && m->jnt_stiffness[j] != 0) {
+    const double* poly = m->jnt_stiffnesspoly + SAP_NPOLY * j;
+    if ((t == SAP_JNT_HINGE || t == SAP_JNT_SLIDE) && sapw_hasSpring(m->jnt_stiffness[j], poly)) {
       int a = m->jnt_qposadr[j];
-      qfrc_passive[m->jnt_dofadr[j]] -= m->jnt_stiffness[j] * (qpos[a] - m->qpos_spring[a]);
+      qfrc_passive[m->jnt_dofadr[j]] += sapw_springForce(m->jnt_stiffness[j], poly, qpos[a] - m->qpos_spring[a]);
     }
   }
   for (int t = 0; t < m->ntendon; t++) {
     double k = m->tendon_stiffness[t], c = m->tendon_damping[t];
-    if (k == 0 && c == 0) continue;
+    const double* poly = m->tendon_stiffnesspoly + SAP_NPOLY * t;
+    if (!sapw_hasSpring(k, poly) && c == 0) continue;
     double len, vel;
     SAPT(sapw_tendonState)(m, qpos, qvel, fr, t, &len, &vel);
-    double f = -k * SAPT(sapw_tendonStretch)(m, t, len) - c * vel;
+    double f = sapw_springForce(k, poly, SAPT(sapw_tendonStretch)(m, t, len)) - c * vel;
     SAPT(sapw_tendonForce)(m, fr, t, f, qfrc_passive, (float*)0);
   }
 }
@@ -447,17 +450,26 @@ SAP_HD void SAPT(sapw_springShift)(const sapModel* m, const double* qpos, const 
                                    const SAPT(sapTenFrames)* fr, double hs, SAP_REAL* x) {
   for (int j = 0; j < m->njnt; j++) {
     int t = m->jnt_type[j];
-    if ((t == SAP_JNT_HINGE || t == SAP_JNT_SLIDE) && m->jnt_stiffness[j] != 0) {
+    const double* poly = m->jnt_stiffnesspoly + SAP_NPOLY * j;
+    if ((t == SAP_JNT_HINGE || t == SAP_JNT_SLIDE) && sapw_hasSpring(m->jnt_stiffness[j], poly)) {
       int dof = m->jnt_dofadr[j];
-      x[dof] -= (SAP_REAL)(m->jnt_stiffness[j] * hs * qvel[dof]);
+      if (sapw_hasSpring(0, poly)) {  // nonlinear: the force's difference
+        double x0 = qpos[m->jnt_qposadr[j]] - m->qpos_spring[m->jnt_qposadr[j]];
+        x[dof] += (SAP_REAL)(sapw_springForce(m->jnt_stiffness[j], poly, x0 + hs * qvel[dof]) -
+                             sapw_springForce(m->jnt_stiffness[j], poly, x0));
+      } else {
+        x[dof] -= (SAP_REAL)(m->jnt_stiffness[j] * hs * qvel[dof]);
+      }
     }
   }
   for (int t = 0; t < m->ntendon; t++) {
     double k = m->tendon_stiffness[t];
-    if (k == 0) continue;
+    const double* poly = m->tendon_stiffnesspoly + SAP_NPOLY * t;
+    if (!sapw_hasSpring(k, poly)) continue;
     double len, vel;
     SAPT(sapw_tendonState)(m, qpos, qvel, fr, t, &len, &vel);
-    double df = -k * (SAPT(sapw_tendonStretch)(m, t, len + hs * vel) - SAPT(sapw_tendonStretch)(m, t, len));
+    double s1 = SAPT(sapw_tendonStretch)(m, t, len + hs * vel), s0 = SAPT(sapw_tendonStretch)(m, t, len);
+    double df = sapw_hasSpring(0, poly) ? sapw_springForce(k, poly, s1) - sapw_springForce(k, poly, s0) : -k * (s1 - s0);
     if (sizeof(SAP_REAL) == sizeof(float)) SAPT(sapw_tendonForce)(m, fr, t, df, (double*)0, (float*)x);
     else SAPT(sapw_tendonForce)(m, fr, t, df, (double*)x, (float*)0);
   }

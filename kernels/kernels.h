@@ -12,6 +12,7 @@
 #include "actuator.h"
 #include "pair.h"
 #include "tendon.h"
+#include "spring.h"
 
 /* a world's contact list as the free motion reads it (the adhesion actuators' transmission,
  * dynamics_t.h sapw_adhesion): the first n slots of the world's sapData.con_* arrays, or n = 0 */

@@ -43,7 +43,7 @@ SAP_HD int sapw_sensorNeeds(const sapModel* m, int stage) {
     int id = m->sensor_objid[i];
     int spatial_spring = 0;
     for (int k = 0; k < m->ntendon && t == SAP_SENS_E_POTENTIAL; k++)
-      spatial_spring |= m->tendon_spatial[k] && m->tendon_stiffness[k] != 0;
+      spatial_spring |= m->tendon_spatial[k] && sapw_hasSpring(m->tendon_stiffness[k], m->tendon_stiffnesspoly + SAP_NPOLY * k);
     if (((t == SAP_SENS_TENDONPOS || t == SAP_SENS_TENDONVEL || t == SAP_SENS_TENDONLIMITPOS ||
           t == SAP_SENS_TENDONLIMITVEL) && m->tendon_spatial[id]) || spatial_spring ||
         ((t == SAP_SENS_ACTUATORPOS || t == SAP_SENS_ACTUATORVEL) && m->actuator_trntype[id] == SAP_TRN_TENDON &&
@@ -699,16 +699,18 @@ SAP_HD double sapw_sensorPotential(const sapModel* m, const double* qpos, const 
   for (int b = 1; b < m->nbody; b++) e -= m->body_mass[b] * sapu_dot3_f64(m->gravity, xipos + 3 * b);
   for (int j = 0; j < m->njnt; j++) {
     int a = m->jnt_qposadr[j];
-    if (m->jnt_stiffness[j] == 0 || (m->jnt_type[j] != SAP_JNT_HINGE && m->jnt_type[j] != SAP_JNT_SLIDE)) continue;
-    double x = qpos[a] - m->qpos_spring[a];
-    e += 0.5 * m->jnt_stiffness[j] * x * x;
+    const double* poly = m->jnt_stiffnesspoly + SAP_NPOLY * j;
+    if (!sapw_hasSpring(m->jnt_stiffness[j], poly) || (m->jnt_type[j] != SAP_JNT_HINGE && m->jnt_type[j] != SAP_JNT_SLIDE))
+      continue;
+    e += sapw_springEnergy(m->jnt_stiffness[j], poly, qpos[a] - m->qpos_spring[a]);
   }
   for (int k = 0; k < m->ntendon; k++) {
-    if (m->tendon_stiffness[k] == 0) continue;
+    const double* poly = m->tendon_stiffnesspoly + SAP_NPOLY * k;
+    if (!sapw_hasSpring(m->tendon_stiffness[k], poly)) continue;
     double l, v, lo = m->tendon_lengthspring[2 * k], hi = m->tendon_lengthspring[2 * k + 1];
     sapw_tendonState_f64(m, qpos, qvel, fr, k, &l, &v);
     double x = l > hi ? l - hi : l < lo ? l - lo : 0;
-    e += 0.5 * m->tendon_stiffness[k] * x * x;
+    e += sapw_springEnergy(m->tendon_stiffness[k], poly, x);
   }
   return e;
 }

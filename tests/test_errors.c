@@ -122,11 +122,10 @@ static void test_mujoco4_fields_rejected(void) {
 #define ONE(joint, geom) "<worldbody><body><joint name='j' type='hinge' " joint "/>" \
                          "<geom name='g' size='.1' " geom "/></body></worldbody>"
   static const struct { const char* tag; const char* xml; const char* frag1; const char* frag2; } cases[] = {
-      {"poly", "<mujoco>" ONE("stiffness='1 2 0'", "") "</mujoco>", "'j'", "stiffnesspoly"},
+      {"ballpoly", "<mujoco><worldbody><body><joint name='j' type='ball' stiffness='0 2 0'/><geom size='.1'/>"
+                   "</body></worldbody></mujoco>", "'j'", "ball or free joint with stiffness"},
       {"yield", "<mujoco>" ONE("stiffness='1' springyield='0.5'", "") "</mujoco>", "'j'", "springyield"},
       {"dampoly", "<mujoco>" ONE("damping='1 2 0'", "") "</mujoco>", "'j'", "dampingpoly"},
-      {"tendonpoly", "<mujoco>" ONE("", "") "<tendon><fixed name='t' stiffness='1 2 0'><joint joint='j' "
-                     "coef='1'/></fixed></tendon></mujoco>", "'t'", "stiffnesspoly"},
       {"adhesion", "<mujoco>" ONE("", "adhesion='1'") "</mujoco>", "'g'", "adhesion"},
       {"surfacevel", "<mujoco>" ONE("", "surfacevel='1 0 0 0 0 0'") "</mujoco>", "'g'", "surfacevel"},
       {"sleep", "<mujoco><option><flag sleep='enable'/></option>" ONE("", "") "</mujoco>", "sleep", NULL},

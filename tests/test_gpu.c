@@ -183,6 +183,8 @@ static void test_parity_contact(void) {
   // fixed-tendon springs (dead band) and dampers, joint and tendon limit margins
   parity("scenes/tendon_spring.xml", "approx64", 1, 200, 1e-6);
   parity("scenes/tendon_spring.xml", "approx32", 1, 100, 1e-3);
+  // polynomial springs (joints, fixed and spatial tendons) under the midpoint rule's shift
+  parity("scenes/poly_spring.xml", "approx64", 1, 200, 1e-6);
   // activation dynamics: filter, filterexact, integrator, intvelocity (an implicit drive under
   // the solve, explicit without it), filtered position, muscles on a joint and a tendon, actearly
   parity("scenes/act_zoo.xml", "approx64", 1, 200, 1e-6);

@@ -34,6 +34,7 @@ enum { SAP_MUSCLE_GAIN = 1, SAP_MUSCLE_BIAS = 2 };
 /* equality constraint types: numbering as MuJoCo's mjtEq (connect, weld, joint, tendon) */
 enum { SAP_EQ_CONNECT = 0, SAP_EQ_WELD = 1, SAP_EQ_JOINT = 2, SAP_EQ_TENDON = 3 };
 #define SAP_EQ_NDATA 16 /* eq_data slots per equality constraint */
+#define SAP_NPOLY 2     /* higher-order spring coefficients (MuJoCo 4's mjNPOLY) */
 
 /* sensor types: numbering as MuJoCo's mjtSensor (the supported subset, host/model_load.c) */
 enum {
@@ -160,6 +161,8 @@ typedef struct sapModel {
   double* jnt_pos;        /* (njnt x 3)   anchor in body frame */
   double* jnt_axis;       /* (njnt x 3)   axis in body frame (hinge, slide) */
   double* jnt_stiffness;  /* (njnt)       spring stiffness (explicit force) */
+  double* jnt_stiffnesspoly; /* (njnt x SAP_NPOLY) the spring's higher-order terms (MuJoCo 4's
+                             * stiffnesspoly: force -x (k + p1 x + p2 x^2); kernels/spring.h) */
   double* jnt_range;      /* (njnt x 2)   limits (rad or m) */
   double* jnt_margin;     /* (njnt)       limit margin: the limit holds the joint at
                            * range[0] + margin and range[1] - margin (MuJoCo's reference
@@ -303,6 +306,7 @@ typedef struct sapModel {
   double* tendon_frictionloss; /* (ntendon) dry friction on the tendon velocity (SAP box row) */
   double* tendon_range;   /* (ntendon x 2) */
   double* tendon_margin;  /* (ntendon)    limit margin, as jnt_margin */
+  double* tendon_stiffnesspoly; /* (ntendon x SAP_NPOLY) the spring's higher-order terms */
   double* tendon_stiffness;    /* (ntendon) spring -k (L - lengthspring) outside the dead band
                                 * [lengthspring[0], lengthspring[1]] (explicit) */
   double* tendon_damping;      /* (ntendon) damper -d Ldot (explicit, as MuJoCo's Euler
