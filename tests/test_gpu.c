@@ -250,7 +250,10 @@ static const char* mixedScene(void) {
 
 /* world w's contact list (the arrays of sapData) equal in a and b: counts, flags, drop record and
  * every record. Bitwise under the emulation (the same compiled arithmetic); on a device nvcc
- * contracts multiply-adds, so there the values agree to 1e-9 (geoms and order exactly) */
+ * contracts multiply-adds, so there the values agree to 1e-6 (MPR's tolerance, for the convex
+ * pairs; geoms and order exactly), and an
+ * overflowing world's counts and flags only (equal cubes' phis tie to rounding, and which of
+ * them is kept may then differ) */
 static void same_list(const sapSim* a, const sapSim* b, int w, const char* what) {
   const sapData *da = &a->d, *db = &b->d;
   int n = da->ncon[w], cap = da->ncon_max;
@@ -259,6 +262,9 @@ static void same_list(const sapSim* a, const sapSim* b, int w, const char* what)
   CHECK(da->world_flags[w] == db->world_flags[w], "%s world %d: flags cpu %x gpu %x", what, w, da->world_flags[w],
         db->world_flags[w]);
   if (db->ncon[w] != n) return;
+#ifndef SAP_CUDA_SHIM
+  if (da->ncon_dropped[w]) return;
+#endif
   CHECK(!memcmp(da->con_geom + 2L * cap * w, db->con_geom + 2L * cap * w, sizeof(int) * 2 * n),
         "%s world %d: geom pairs differ (order)", what, w);
   struct { const double *x, *y; int k; const char* name; } f[] = {
@@ -277,7 +283,7 @@ static void same_list(const sapSim* a, const sapSim* b, int w, const char* what)
   for (int i = 0; i < 6; i++) {
     char name[200];
     snprintf(name, sizeof(name), "%s world %d con_%s", what, w, f[i].name);
-    check_arrays(name, f[i].y + (long)f[i].k * cap * w, f[i].x + (long)f[i].k * cap * w, f[i].k * n, 1e-9, 1e-9);
+    check_arrays(name, f[i].y + (long)f[i].k * cap * w, f[i].x + (long)f[i].k * cap * w, f[i].k * n, 1e-6, 1e-6);
   }
 #endif
 }
