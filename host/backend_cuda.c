@@ -69,6 +69,7 @@ sapStatus sap_streamWait(sapSim* s, void* stream) {
 #include <cuda_runtime.h>
 
 #include "cuda_check.h"
+#include "collision.h"
 #include "sensor.h"
 #include "stages.h"
 
@@ -162,6 +163,7 @@ sapStatus sapb_init(sapSim* s) {
   s->gpu.opt = &s->opt;
   s->gpu.h = s->h;
   s->gpu.sensor_work_off = s->sensor_work_off;
+  s->gpu.collision_staged = sapc_collisionStaged(s);
   if (s->opt.body_outputs) CUDA_TRY(cudaMalloc((void**)&s->gpu.mask, (size_t)s->d.nworld));
   return sapg_solveInit(&s->gpu);
 }

@@ -57,6 +57,36 @@ int sapc_buildPairs(const sapModel* m, int* out) {
   return n;
 }
 
+/* the narrow-phase routine of a pair: its geom types, the smaller first */
+static int pairRoutine(const sapModel* m, int p) {
+  int t0 = m->geom_type[m->pair_geom[2 * p]], t1 = m->geom_type[m->pair_geom[2 * p + 1]];
+  if ((unsigned)t0 >= SAP_NGEOMTYPES || (unsigned)t1 >= SAP_NGEOMTYPES) return 0;
+  return t0 < t1 ? t0 * SAP_NGEOMTYPES + t1 : t1 * SAP_NGEOMTYPES + t0;
+}
+
+/* contact slots of pair p in a world's staging area (GPU one pass, kernels/collision.cu):
+ * at most SAPC_MAXCON per primitive or mesh pair, SAPC_HFIELD_MAXCON per heightfield pair
+ * (a pair that finds more is redone by the per-world list, exact either way) */
+static int pairStageSlots(const sapModel* m, int p) {
+  int t0 = m->geom_type[m->pair_geom[2 * p]], t1 = m->geom_type[m->pair_geom[2 * p + 1]];
+  return t0 == SAP_GEOM_HFIELD || t1 == SAP_GEOM_HFIELD ? SAPC_HFIELD_MAXCON : SAPC_MAXCON;
+}
+
+/* pair_order: the candidate pairs grouped by narrow-phase routine (a stable counting sort
+ * on the geom type pair), so that a GPU warp runs one routine; pair_stageadr: each pair's
+ * first staging slot, in model order */
+static void pairOrder(sapModel* m) {
+  enum { NKEY = SAP_NGEOMTYPES * SAP_NGEOMTYPES };
+  int start[NKEY + 1];
+  if (!m->pair_order || !m->pair_stageadr) return;
+  for (int k = 0; k <= NKEY; k++) start[k] = 0;
+  for (int p = 0; p < m->npair_max; p++) start[pairRoutine(m, p) + 1]++;
+  for (int k = 0; k < NKEY; k++) start[k + 1] += start[k];
+  for (int p = 0; p < m->npair_max; p++) m->pair_order[start[pairRoutine(m, p)]++] = p;
+  m->pair_stageadr[0] = 0;
+  for (int p = 0; p < m->npair_max; p++) m->pair_stageadr[p + 1] = m->pair_stageadr[p] + pairStageSlots(m, p);
+}
+
 /* SAP material and detection distance of every candidate pair from the resolved
  * geom values: k in series, tau_d summed (a geom's k <= 0 or tau_d < 0 means the
  * scene's), detection = margin + max(gap, contact_margin); geom_detect is the largest
@@ -76,6 +106,7 @@ void sapc_pairMaterial(sapModel* m) {
     m->geom_detect[g0] = fmax(m->geom_detect[g0], m->pair_detect[p]);
     m->geom_detect[g1] = fmax(m->geom_detect[g1], m->pair_detect[p]);
   }
+  pairOrder(m);
 }
 
 /* prisms of heightfield geom gh that geom g (bounding sphere rbound) can overlap: the
@@ -165,11 +196,25 @@ static int sweepBytes(const sapModel* m) {
   return (int)(sizeof(sweepItem) * m->ngeom + 4 * ((m->npair_max + 31) / 32));
 }
 
-/* the sweep's items and pair mask, then the list's heap (2 ncon_max ints) */
-int sapc_collisionScratchBytes(const sapModel* m, int ncon_max) {
-  int cpu = (sweepBytes(m) + 7) / 8 * 8 + 8 * ncon_max, gpu = 4 * m->npair_max;
-  int n = cpu > gpu ? cpu : gpu;
+long sapc_collisionStageBudget = 1L << 20;
+
+/* CPU: the sweep's items and pair mask, then the list's heap (2 ncon_max ints). GPU (gpu =
+ * 1): the per-pair counts, and the one-pass staging area (sapw_stageBytes: counts and every
+ * pair's contact slots) when it fits in sapc_collisionStageBudget bytes per world; the
+ * kernels fall back to counting and redoing the narrow phase when it is not there */
+long sapc_collisionScratchBytes(const sapModel* m, int ncon_max, int gpu) {
+  long cpu = (sweepBytes(m) + 7) / 8 * 8 + 8L * ncon_max, dev = 4L * m->npair_max;
+  long stage = m->pair_stageadr ? sapw_stageBytes(m) : 0;
+  if (gpu && stage > dev && stage <= sapc_collisionStageBudget) dev = stage;
+  long n = cpu > dev ? cpu : dev;
   return (n + 7) / 8 * 8;
+}
+
+int sapc_collisionStaged(const sapSim* s) {
+  const sapModel* m = s->m;
+  if (!m->pair_order || !m->pair_stageadr || m->npair_max == 0) return 0;
+  long stage = sapw_stageBytes(m);
+  return stage <= sapc_collisionStageBudget && stage <= s->d.nscratch;
 }
 
 /* index of pair (g0 < g1) in the sorted candidate list, -1 if absent */

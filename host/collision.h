@@ -11,9 +11,16 @@ int sapc_broadphaseMode(const sapSim* s);
 
 /* per-world scratch bytes the collision stage uses from sapData.scratch:
  * CPU sweep-and-prune (geom intervals + pair bit mask) and the contact list's heap
- * (2 ncon_max ints, kernels/collision.h sapw_collideWorld), and the GPU's per-pair
- * contact counts. With less, the CPU falls back to the pairs broad phase and the
- * GPU to one thread per world (same results). */
-int sapc_collisionScratchBytes(const sapModel* m, int ncon_max);
+ * (2 ncon_max ints, kernels/collision.h sapw_collideWorld); with gpu = 1 the GPU's per-pair
+ * contact counts, and its one-pass staging (sapw_stageBytes) within the budget below. With
+ * less, the CPU falls back to the pairs broad phase and the GPU to counting and redoing the
+ * narrow phase, or to one thread per world (same results). */
+long sapc_collisionScratchBytes(const sapModel* m, int ncon_max, int gpu);
+/* bytes per world the GPU's one-pass staging may add to the scratch (default 1 MiB); a
+ * batch created while it is smaller counts and redoes the narrow phase (tests set it) */
+extern long sapc_collisionStageBudget;
+/* 1 when the GPU's collision stages its contacts (one pass): the staging within the budget
+ * and in the scratch */
+int sapc_collisionStaged(const sapSim* s);
 
 #endif

@@ -35,7 +35,7 @@ static long scratch_bytes(const sapModel* m, const sapOptions* o, int ncon_max) 
   long fm = (long)sizeof(double) * sapw_scratchFreeMotion_f64(m);
   long integ = sapw_integrateScratchBytes(m);
   fm = fm > integ ? fm : integ;
-  long col = sapc_collisionScratchBytes(m, ncon_max);
+  long col = sapc_collisionScratchBytes(m, ncon_max, o->device != SAP_DEVICE_CPU);
   int lin = o->linear_solve_precision == SAP_FP32 ? 4 : 8;
   long scr = !o->contact_screen ? 0
              : o->contact_solve_precision == SAP_FP32 ? sapw_screenBytes_f32(ncon_max, SAP_SOLVE_CD(m))

@@ -417,4 +417,44 @@ SAP_HD_BIG void sapw_collideWorld(const sapModel* m, const sapData* d, int w, in
   if (!sapw_collideList(m, d, w, fp64, mask, work)) sapw_collideList(m, d, w, fp64, mask, (int*)0);
 }
 
+/* ---- the GPU's one-pass staging (kernels/collision.cu) -------------------------------- */
+
+/* A world's staging area in its scratch: npair_max + 1 ints (each pair's contact count,
+ * then its offset in the list; the last: 1 when the list was written whole by the per-world
+ * pass), then pair p's raw contacts (sapw_collidePair's) from slot pair_stageadr[p] */
+SAP_HD long sapw_stageHeadBytes(const sapModel* m) { return (4L * (m->npair_max + 1) + 7) / 8 * 8; }
+
+SAP_HD long sapw_stageBytes(const sapModel* m) {
+  return sapw_stageHeadBytes(m) + (long)sizeof(sapcContact_f64) * m->pair_stageadr[m->npair_max];
+}
+
+/* the pair material of world w's contact in slot i where w's pairs are overridden: the
+ * values sapw_writeContact takes from the world's view (world_view.h), without the view */
+SAP_HD void sapw_worldPairMaterial(const sapModel* m, sapcWorldOut o, int i, int p, int w) {
+  if (!m->world_override || !(m->world_override[w] & SAP_WO_PAIRS)) return;
+  long r = (long)w * m->npair_max + p;
+  o.mu[i] = m->world_pair_mu[r];
+  o.k[i] = m->world_pair_k[r];
+  o.taud[i] = m->world_pair_taud[r];
+}
+
+/* world w's list from its staged contacts (count: per pair, model order), for a world whose
+ * candidates exceed its capacity: sapw_collideList's plain list on the same contacts in the
+ * same order (deepest kept, dropped counted and noted, the overflow flag). m: the world's
+ * view (its pair material) */
+SAP_HD_BIG void sapw_collideStaged(const sapModel* m, const sapData* d, int w, const int* count,
+                                   const sapcContact_f64* stage) {
+  sapcWorldOut o = sapw_worldOut(d, w);
+  int n = 0, dropped = 0, cap = d->ncon_max;
+  o.drop[0] = INFINITY;
+  o.drop[1] = 0;
+  for (int p = 0; p < m->npair_max; p++)
+    for (int i = 0; i < count[p]; i++)
+      n = sapw_pushContact(m, o, n, cap, p, stage + m->pair_stageadr[p] + i, &dropped);
+  d->ncon[w] = n;
+  d->ncon_dropped[w] = dropped;
+  if (dropped) d->world_flags[w] |= SAP_WORLD_CONTACT_OVERFLOW;
+  else d->world_flags[w] &= ~SAP_WORLD_CONTACT_OVERFLOW;
+}
+
 #endif

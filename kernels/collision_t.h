@@ -695,11 +695,22 @@ SAP_HD int SAPT(cl_clipPlane)(R (*q)[3], int nq, const R* s, const R* p, R (*out
     if (SAPT(cl_dot)(d, s) <= 0) SAPT(cl_copy)(out[no++], q[0]);
     return no;
   }
+  R h[16];  // each point's height once (an edge's two ends used to compute both)
+  int inside = 1;
+  for (int i = 0; i < nq; i++) {
+    SAPT(cl_sub)(d, q[i], p);
+    h[i] = SAPT(cl_dot)(d, s);
+    inside &= h[i] <= 0;
+  }
+  if (inside) {  // nothing to clip: the loop below would copy every point, in order
+    for (int i = 0; i < nq; i++) SAPT(cl_copy)(out[i], q[i]);
+    return nq;
+  }
   for (int i = 0; i < nedge; i++) {
+    int i1 = i + 1 < nq ? i + 1 : 0;
     const R* x0 = q[i];
-    const R* x1 = q[i + 1 < nq ? i + 1 : 0];
-    SAPT(cl_sub)(d, x0, p); R h0 = SAPT(cl_dot)(d, s);
-    SAPT(cl_sub)(d, x1, p); R h1 = SAPT(cl_dot)(d, s);
+    const R* x1 = q[i1];
+    R h0 = h[i], h1 = h[i1];
     if (h0 <= 0 && (nq >= 3 || i == 0) && no < 16) SAPT(cl_copy)(out[no++], x0);
     if ((h0 <= 0) != (h1 <= 0) && no < 16) {
       SAPT(cl_sub)(d, x1, x0);
@@ -1463,14 +1474,50 @@ SAP_HD_BIG int SAPT(cl_boxEdge)(const G* a, const G* b, int i, int j, const R* L
  * nearly the same depth is stable at rest, a single edge point flips by rounding).
  * Face axis: reference face clipping; edge axis: closest points of the support edges. */
 SAP_HD_BIG int SAPT(cl_boxBox)(const G* a, const G* b, R margin, C* con) {
-  R d[3], L[3], Lf[3];
+  R d[3], L[3], Lf[3], A[3][3], B[3][3], AA[3][3], BB[3][3], AB[3][3], dA[3], dB[3];
   R septol = margin + (R)CL_BOX_SEPEPS * (a->size[0] + a->size[1] + a->size[2] + b->size[0] + b->size[1] + b->size[2]);
   R best = -(R)1e30, bestface = -(R)1e30;
+  const R *sa = a->size, *sb = b->size;
   int ibest = -1, iface = -1;
   SAPT(cl_sub)(d, b->pos, a->pos);
+  /* the axes and their dot products once (cl_boxAxis / cl_boxRadius per axis computed the
+   * same products in the same order: dot(x, y) and dot(y, x) round alike, so each table
+   * entry is the value the per-axis code got, bit for bit) */
+  for (int k = 0; k < 3; k++) {
+    SAPT(cl_axis)(A[k], a, k);
+    SAPT(cl_axis)(B[k], b, k);
+  }
+  for (int i = 0; i < 3; i++) {
+    dA[i] = SAPT(cl_dot)(d, A[i]);
+    dB[i] = SAPT(cl_dot)(d, B[i]);
+    for (int k = 0; k <= i; k++) {
+      AA[k][i] = AA[i][k] = SAPT(cl_dot)(A[k], A[i]);
+      BB[k][i] = BB[i][k] = SAPT(cl_dot)(B[k], B[i]);
+    }
+    for (int j = 0; j < 3; j++) AB[i][j] = SAPT(cl_dot)(A[i], B[j]);
+  }
   for (int i = 0; i < 15; i++) {
-    if (!SAPT(cl_boxAxis)(a, b, i, L)) continue;
-    R sep = CL_FABS(SAPT(cl_dot)(d, L)) - SAPT(cl_boxRadius)(a, L) - SAPT(cl_boxRadius)(b, L);
+    // sep = |d.L| - r_a(L) - r_b(L), r_g(L) = sum_k size_k |axis_k . L| (cl_boxRadius)
+    R dl, ra, rb;
+    if (i < 3) {
+      dl = dA[i];
+      ra = sa[0] * CL_FABS(AA[0][i]) + sa[1] * CL_FABS(AA[1][i]) + sa[2] * CL_FABS(AA[2][i]);
+      rb = sb[0] * CL_FABS(AB[i][0]) + sb[1] * CL_FABS(AB[i][1]) + sb[2] * CL_FABS(AB[i][2]);
+    } else if (i < 6) {
+      int j = i - 3;
+      dl = dB[j];
+      ra = sa[0] * CL_FABS(AB[0][j]) + sa[1] * CL_FABS(AB[1][j]) + sa[2] * CL_FABS(AB[2][j]);
+      rb = sb[0] * CL_FABS(BB[0][j]) + sb[1] * CL_FABS(BB[1][j]) + sb[2] * CL_FABS(BB[2][j]);
+    } else {
+      SAPT(cl_cross)(L, A[(i - 6) / 3], B[(i - 6) % 3]);
+      if (!(SAPT(cl_normalize)(L) >= (R)CL_BOX_PARALLEL)) continue;  // cl_boxAxis's test
+      dl = SAPT(cl_dot)(d, L);
+      ra = sa[0] * CL_FABS(SAPT(cl_dot)(A[0], L)) + sa[1] * CL_FABS(SAPT(cl_dot)(A[1], L)) +
+           sa[2] * CL_FABS(SAPT(cl_dot)(A[2], L));
+      rb = sb[0] * CL_FABS(SAPT(cl_dot)(B[0], L)) + sb[1] * CL_FABS(SAPT(cl_dot)(B[1], L)) +
+           sb[2] * CL_FABS(SAPT(cl_dot)(B[2], L));
+    }
+    R sep = CL_FABS(dl) - ra - rb;
     if (sep > septol) return 0;
     if (i < 6 ? sep > best : (sep - (R)CL_BOX_EDGE_BIAS * CL_FABS(sep) > best && sep > bestface)) {
       best = sep;

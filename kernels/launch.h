@@ -29,6 +29,8 @@ typedef struct sapgLaunch {
   void* stream;           /* cudaStream_t of every launch and copy of this batch */
   void* solve;            /* device state of the per-iteration Newton loops (kernels/solve.cu) */
   long sensor_work_off;   /* byte offset of the sensor work area in a world's scratch */
+  int collision_staged;   /* 1: collision's one pass stages the contacts in the scratch (room and
+                             the budget, host/collision.c sapc_collisionStaged); 0: count and redo */
   unsigned char* mask;    /* (nworld) device bytes: the worlds of a masked state edit (option
                              body_outputs; NULL without it) */
 } sapgLaunch;

@@ -14,6 +14,8 @@
 #include "backend.h"
 #include "check.h"
 #include "sim.h"
+#include "../host/collision.h"
+#include "../kernels/collision.h"
 
 static int gpu_available(void) {
   char name[128];
@@ -212,6 +214,154 @@ static void test_parity_contact(void) {
   parity("scenes/quadruped_roll.xml", "approx64", 1, 40, 1e-6);
   parity("scenes/arm_gripper_mocap.xml", "drake", 1, 100, 1e-6);
   solve_kernel = "warp";
+}
+
+/* a scene of every narrow-phase routine family at once, bodies within the 2 cm detection band of
+ * their neighbours: a plane, a 5 x 5 heightfield, boxes of different sizes, spheres, capsules, an
+ * ellipsoid, a cylinder and convex meshes (box-box, box-sphere, box-capsule, sphere-capsule,
+ * mesh-box, mesh-sphere, capsule-capsule, plane-*, heightfield-* in one candidate list) */
+static const char* mixedScene(void) {
+  static char path[128];
+  snprintf(path, sizeof(path), "/tmp/sapsim_test_gpu_mixed_%d.xml", (int)getpid());
+  FILE* f = fopen(path, "w");
+  if (!f) return path;
+  fputs("<mujoco><option timestep='0.005'/><asset>"
+        "<mesh name='hull' vertex='0.05 0 0  -0.05 0 0  0 0.045 0  0 -0.045 0  0 0 0.04  0 0 -0.04"
+        "  0.03 0.03 0.02  0.03 -0.03 -0.02  -0.03 0.03 -0.02  -0.03 -0.03 0.02'/>"
+        "<hfield name='hf' nrow='5' ncol='5' size='0.3 0.3 0.08 0.05' elevation='0.2 0.5 0.3 0.6 0.1 "
+        "0.4 0.8 0.5 0.2 0.3 0.1 0.6 0.9 0.4 0.5 0.3 0.2 0.7 0.6 0.2 0.5 0.4 0.1 0.3 0.6'/></asset>"
+        "<worldbody><geom type='plane' size='0 0 1'/>"
+        "<geom type='hfield' hfield='hf' pos='1 0 0'/>"
+        "<body pos='0 0 0.055' euler='0 0 10'><freejoint/><geom type='box' size='0.05 0.04 0.05'/></body>"
+        "<body pos='0.005 0.01 0.17' euler='3 2 40'><freejoint/><geom type='box' size='0.03 0.07 0.05'/></body>"
+        "<body pos='0.115 0 0.06'><freejoint/><geom type='sphere' size='0.055'/></body>"
+        "<body pos='0 0.11 0.04' euler='0 90 5'><freejoint/><geom type='capsule' size='0.035 0.06'/></body>"
+        "<body pos='0.115 0.12 0.05' euler='10 5 0'><freejoint/><geom type='mesh' mesh='hull'/></body>"
+        "<body pos='-0.11 0.01 0.05' euler='15 0 0'><freejoint/><geom type='mesh' mesh='hull'/></body>"
+        "<body pos='-0.1 0.12 0.045' euler='20 30 0'><freejoint/><geom type='ellipsoid' size='0.05 0.04 0.035'/></body>"
+        "<body pos='0.12 -0.12 0.05' euler='0 5 0'><freejoint/><geom type='cylinder' size='0.04 0.05'/></body>"
+        "<body pos='0.01 -0.11 0.045' euler='0 85 30'><freejoint/><geom type='capsule' size='0.03 0.07'/></body>"
+        "<body pos='1 0 0.14'><freejoint/><geom type='sphere' size='0.06'/></body>"
+        "<body pos='0.85 0.1 0.14' euler='10 20 30'><freejoint/><geom type='box' size='0.06 0.05 0.04'/></body>"
+        "<body pos='1.12 -0.1 0.14' euler='80 0 15'><freejoint/><geom type='capsule' size='0.03 0.08'/></body>"
+        "<body pos='1.1 0.15 0.14' euler='5 5 5'><freejoint/><geom type='mesh' mesh='hull'/></body>"
+        "</worldbody></mujoco>", f);
+  fclose(f);
+  return path;
+}
+
+/* world w's contact list (the arrays of sapData) equal in a and b: counts, flags, drop record and
+ * every record. Bitwise under the emulation (the same compiled arithmetic); on a device nvcc
+ * contracts multiply-adds, so there the values agree to 1e-6 (MPR's tolerance, for the convex
+ * pairs; geoms and order exactly), and an
+ * overflowing world's counts and flags only (equal cubes' phis tie to rounding, and which of
+ * them is kept may then differ) */
+static void same_list(const sapSim* a, const sapSim* b, int w, const char* what) {
+  const sapData *da = &a->d, *db = &b->d;
+  int n = da->ncon[w], cap = da->ncon_max;
+  CHECK(db->ncon[w] == n && db->ncon_dropped[w] == da->ncon_dropped[w], "%s world %d: contacts cpu %d (%d dropped), "
+        "gpu %d (%d dropped)", what, w, n, da->ncon_dropped[w], db->ncon[w], db->ncon_dropped[w]);
+  CHECK(da->world_flags[w] == db->world_flags[w], "%s world %d: flags cpu %x gpu %x", what, w, da->world_flags[w],
+        db->world_flags[w]);
+  if (db->ncon[w] != n) return;
+#ifndef SAP_CUDA_SHIM
+  if (da->ncon_dropped[w]) return;
+#endif
+  CHECK(!memcmp(da->con_geom + 2L * cap * w, db->con_geom + 2L * cap * w, sizeof(int) * 2 * n),
+        "%s world %d: geom pairs differ (order)", what, w);
+  struct { const double *x, *y; int k; const char* name; } f[] = {
+      {da->con_pos, db->con_pos, 6, "pos"},    {da->con_frame, db->con_frame, 9, "frame"},
+      {da->con_dist, db->con_dist, 1, "dist"}, {da->con_mu, db->con_mu, 1, "mu"},
+      {da->con_k, db->con_k, 1, "k"},          {da->con_taud, db->con_taud, 1, "taud"}};
+#ifdef SAP_CUDA_SHIM
+  for (int i = 0; i < 6; i++)
+    CHECK(!memcmp(f[i].x + (long)f[i].k * cap * w, f[i].y + (long)f[i].k * cap * w, sizeof(double) * f[i].k * n),
+          "%s world %d: con_%s not bitwise equal", what, w, f[i].name);
+  if (da->ncon_dropped[w])
+    CHECK(!memcmp(da->con_drop + 2 * w, db->con_drop + 2 * w, 2 * sizeof(double)),
+          "%s world %d: drop record cpu (%g %g) gpu (%g %g)", what, w, da->con_drop[2 * w], da->con_drop[2 * w + 1],
+          db->con_drop[2 * w], db->con_drop[2 * w + 1]);
+#else
+  for (int i = 0; i < 6; i++) {
+    char name[200];
+    snprintf(name, sizeof(name), "%s world %d con_%s", what, w, f[i].name);
+    check_arrays(name, f[i].y + (long)f[i].k * cap * w, f[i].x + (long)f[i].k * cap * w, f[i].k * n, 1e-6, 1e-6);
+  }
+#endif
+}
+
+/* the collision stage's list on both backends from the same states: nworld worlds of the scene,
+ * world w > 0 moved by a few mm and degrees (free joints), one GPU step and one CPU step; staged:
+ * whether the GPU batch has room for the one-pass staging (else counts and redoes) */
+static void list_parity(const char* path, int nworld, int staged, int override_k) {
+  sapSim* c = make(path, nworld, "approx64", SAP_DEVICE_CPU, 1);
+  sapSim* g = make(path, nworld, "approx64", SAP_DEVICE_CUDA, 1);
+  if (!c || !g) goto done;
+  const sapModel* m = g->m;
+  CHECK(g->gpu.collision_staged == staged && (!staged || g->d.nscratch >= sapw_stageBytes(m)),
+        "%s: scratch %d bytes, staging %ld: the %s path expected", path, g->d.nscratch, sapw_stageBytes(m),
+        staged ? "one-pass" : "count-and-redo");
+  int nq = m->nq;
+  double* q = malloc(sizeof(double) * nworld * nq);
+  sap_get(c, SAP_FIELD_QPOS, NULL, nworld, q);
+  for (int w = 1; w < nworld; w++)
+    for (int j = 0; j < m->njnt; j++) {
+      if (m->jnt_type[j] != SAP_JNT_FREE) continue;
+      double* x = q + (long)w * nq + m->jnt_qposadr[j];
+      for (int k = 0; k < 3; k++) x[k] += 0.004 * sin(1.7 * w + 2.3 * j + k);
+      for (int k = 3; k < 7; k++) x[k] += 0.03 * sin(0.9 * w + 1.1 * j + 0.7 * k);
+      double l = sqrt(x[3] * x[3] + x[4] * x[4] + x[5] * x[5] + x[6] * x[6]);
+      for (int k = 3; k < 7; k++) x[k] /= l;
+    }
+  sap_set(c, SAP_FIELD_QPOS, NULL, nworld, q);
+  sap_set(g, SAP_FIELD_QPOS, NULL, nworld, q);
+  free(q);
+  if (override_k) {  // the odd worlds' own geom stiffness: their pairs' k recombined
+    double* k = malloc(sizeof(double) * m->ngeom);
+    for (int i = 0; i < m->ngeom; i++) k[i] = 2e4 * (1 + i);
+    for (int w = 1; w < nworld; w += 2) {
+      CHECK(sap_setParam(c, SAP_PARAM_GEOM_K, &w, 1, k) == SAP_OK, "%s", sap_lastError());
+      CHECK(sap_setParam(g, SAP_PARAM_GEOM_K, &w, 1, k) == SAP_OK, "%s", sap_lastError());
+    }
+    free(k);
+  }
+  CHECK(sap_step(c, 1) == SAP_OK && sap_step(g, 1) == SAP_OK, "%s", sap_lastError());
+  sap_sync(g);
+  int total = 0, dropped = 0;
+  for (int w = 0; w < nworld; w++) {
+    same_list(c, g, w, path);
+    total += c->d.ncon[w];
+    dropped += c->d.ncon_dropped[w];
+  }
+  printf("    %s: %d worlds, %d contacts, %d dropped, %s\n", path, nworld, total, dropped,
+         staged ? "one pass" : "count and redo");
+  CHECK(total > 4 * nworld, "%s: %d contacts in %d worlds: the scene does not touch", path, total, nworld);
+done:
+  sap_free(c);
+  sap_free(g);
+}
+
+/* the GPU's contact list (kernels/collision.cu: one pass with staging, pairs walked grouped by
+ * routine, outputs in model order) is the CPU backend's, record for record: a mixed-type scene,
+ * with per-world pair material; the cube pile over its capacity (kept, dropped, drop record and
+ * flags); and without room for the staging (the count-and-redo fallback) */
+static void test_collision_list(void) {
+  if (!gpu_available()) SKIP("no usable GPU");
+  const char* mixed = mixedScene();
+  list_parity(mixed, 6, 1, 0);
+  list_parity(mixed, 4, 1, 1);
+  extra_opt[0] = "ncon_max=24";  // below the candidates: the deepest 24 kept per world
+  list_parity(mixed, 4, 1, 0);
+  list_parity("scenes/box_pile.xml", 4, 1, 0);
+  extra_opt[0] = NULL;
+  long budget = sapc_collisionStageBudget;
+  sapc_collisionStageBudget = 0;  // no room for the staging: count, offsets, redo
+  list_parity(mixed, 4, 0, 1);
+  extra_opt[0] = "ncon_max=24";
+  list_parity("scenes/box_pile.xml", 4, 0, 0);
+  extra_opt[0] = NULL;
+  sapc_collisionStageBudget = budget;
+  remove(mixed);
 }
 
 static uint64_t hash(const double* x, size_t n) {
@@ -1080,6 +1230,7 @@ static void test_run_and_retry_on_gpu(void) {
 int main(void) {
   RUN(test_parity_free_motion);
   RUN(test_parity_contact);
+  RUN(test_collision_list);
   RUN(test_gpu_invariants);
   RUN(test_graph_replay);
   RUN(test_caller_graph);

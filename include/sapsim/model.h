@@ -246,6 +246,10 @@ typedef struct sapModel {
   double* pair_detect;    /* (npair_max)  detection distance: margin + max(gap, contact_margin) */
   double* pair_k;         /* (npair_max)  SAP stiffness, geoms' k in series (N/m) */
   double* pair_taud;      /* (npair_max)  SAP dissipation time, geoms' tau_d summed (s) */
+  int* pair_order;        /* (npair_max)  the pairs sorted by narrow-phase routine (geom type pair,
+                           *               stable): the order the GPU's threads walk them in */
+  int* pair_stageadr;     /* (npair_max + 1) first slot of pair p in a world's contact staging area
+                           *               (GPU one-pass collision); [npair_max]: slots in all */
 
   /* actuators (MuJoCo semantics; length l = gear * q for a joint, gear * tendon length):
    *   motor:    force = gain u + bias
