@@ -35,6 +35,7 @@
   X(int, dof_parentid, (m)->nv)                                  \
   X(double, dof_armature, (m)->nv)                               \
   X(double, dof_damping, (m)->nv)                                \
+  X(double, dof_dampingpoly, (m)->nv * SAP_NPOLY)                \
   X(double, dof_frictionloss, (m)->nv)                           \
   X(double, qpos0, (m)->nq)                                      \
   X(double, qpos_spring, (m)->nq)                                \
@@ -127,6 +128,7 @@
   X(double, tendon_stiffness, (m)->ntendon)                      \
   X(double, tendon_stiffnesspoly, (m)->ntendon * SAP_NPOLY)      \
   X(double, tendon_damping, (m)->ntendon)                        \
+  X(double, tendon_dampingpoly, (m)->ntendon * SAP_NPOLY)        \
   X(double, tendon_lengthspring, (m)->ntendon * 2)               \
   X(int, wrap_jnt, (m)->nwrap)                                   \
   X(double, wrap_coef, (m)->nwrap)                               \

@@ -252,10 +252,6 @@ static sapStatus check_joints(const mjModel* mj, const char* path) {
     if (mj->dof_frictionloss[i] < 0)
       return sap_fail(SAP_ERR_SCENE, "%s: joint '%s' has a negative frictionloss (%g)", path, name,
                       mj->dof_frictionloss[i]);
-    if (any_nonzero(mj->dof_dampingpoly + i * mjNPOLY, mjNPOLY) && !disabled(mj, mjDSBL_DAMPER))
-      return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: joint '%s' has polynomial damping (dampingpoly), which is not supported",
-                      path, name);
   }
   return SAP_OK;
 }
@@ -358,10 +354,6 @@ static sapStatus check_tendons(const mjModel* mj, const char* path) {
                         "spheres and cylinders without a sidesite are supported)", path, name,
                         mjname(mj, mj->name_geomadr, mj->wrap_objid[w]), mjname(mj, mj->name_siteadr, side));
     }
-    if (any_nonzero(mj->tendon_dampingpoly + t * mjNPOLY, mjNPOLY) && !disabled(mj, mjDSBL_DAMPER))
-      return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: tendon '%s' has polynomial damping (dampingpoly), which is not supported",
-                      path, name);
     if (mj->tendon_limited[t] && !disabled(mj, mjDSBL_LIMIT) &&
         (st = check_margin(path, "tendon", name, mj->tendon_range + 2 * t, mj->tendon_margin[t])) != SAP_OK)
       return st;
@@ -470,10 +462,10 @@ static sapStatus check_actuators(const mjModel* mj, const char* path) {
                       path, name);
     /* control delays (delay, nsample, interp) are MuJoCo 4's, kernels/history.h; MuJoCo's
      * compiler refuses a delay without samples */
-    if (any_nonzero(mj->actuator_dampingpoly + i * mjNPOLY, mjNPOLY))
+    if (any_nonzero(mj->actuator_dampingpoly + i * mjNPOLY, mjNPOLY) && mj->actuator_trntype[i] != mjTRN_JOINT)
       return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: actuator '%s' has polynomial damping (dampingpoly), which is not supported",
-                      path, name);
+                      "%s: actuator '%s' has polynomial damping (dampingpoly) on a transmission other than "
+                      "a joint, which is not supported", path, name);
     if (trn == mjTRN_TENDON && (mj->actuator_damping[i] != 0 || mj->actuator_armature[i] != 0))
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: actuator '%s' adds damping or armature to a tendon, which is not supported "
@@ -679,6 +671,7 @@ static void copy_joints(sapModel* m, const mjModel* mj) {
   copy_int(m->dof_parentid, mj->dof_parentid, mj->nv);
   copy_num(m->dof_armature, mj->dof_armature, mj->nv);
   copy_num(m->dof_damping, mj->dof_damping, mj->nv);
+  copy_num(m->dof_dampingpoly, mj->dof_dampingpoly, SAP_NPOLY * mj->nv);
   /* an actuator's armature and damping act on its joint scaled by gear^2
    * (MuJoCo's mj_actuatorArmature, mj_actuatorDamping); tendons were refused */
   for (int i = 0; i < mj->nactuator; i++) {
@@ -687,9 +680,15 @@ static void copy_joints(sapModel* m, const mjModel* mj) {
     double g2 = mj->actuator_gear[6 * i] * mj->actuator_gear[6 * i];
     if (mj->actuator_armature[i] != 0) m->dof_armature[d] += g2 * mj->actuator_armature[i];
     if (mj->actuator_damping[i] != 0) m->dof_damping[d] += g2 * mj->actuator_damping[i];
+    for (int k = 0; k < SAP_NPOLY; k++)
+      if (mj->actuator_dampingpoly[mjNPOLY * i + k] != 0)
+        m->dof_dampingpoly[SAP_NPOLY * d + k] += mj->actuator_dampingpoly[mjNPOLY * i + k] * g2;
   }
   if (disabled(mj, mjDSBL_DAMPER))
-    for (int i = 0; i < mj->nv; i++) m->dof_damping[i] = 0;
+    for (int i = 0; i < mj->nv; i++) {
+      m->dof_damping[i] = 0;
+      for (int k = 0; k < SAP_NPOLY; k++) m->dof_dampingpoly[SAP_NPOLY * i + k] = 0;
+    }
   /* dry friction: one SAP row per dof (MuJoCo's mj_instantiateFriction), off with the flag */
   for (int i = 0; i < mj->nv; i++)
     m->dof_frictionloss[i] = disabled(mj, mjDSBL_FRICTIONLOSS) ? 0 : mj->dof_frictionloss[i];
@@ -834,6 +833,8 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
       m->tendon_stiffnesspoly[SAP_NPOLY * t + k] =
           disabled(mj, mjDSBL_SPRING) ? 0 : mj->tendon_stiffnesspoly[mjNPOLY * t + k];
     m->tendon_damping[t] = disabled(mj, mjDSBL_DAMPER) ? 0 : mj->tendon_damping[t];
+    for (int k = 0; k < SAP_NPOLY; k++)
+      m->tendon_dampingpoly[SAP_NPOLY * t + k] = disabled(mj, mjDSBL_DAMPER) ? 0 : mj->tendon_dampingpoly[mjNPOLY * t + k];
     copy_num(m->tendon_lengthspring + 2 * t, mj->tendon_lengthspring + 2 * t, 2);
   }
   for (int w = 0; w < mj->nwrap; w++) {

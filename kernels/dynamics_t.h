@@ -420,7 +420,8 @@ SAP_HD double SAPT(sapw_tendonStretch)(const sapModel* m, int t, double len) {
  * (mj_springdamper: tendon force J' f) */
 SAP_HD void SAPT(sapw_passive)(const sapModel* m, const double* qpos, const double* qvel,
                                const SAPT(sapTenFrames)* fr, double* qfrc_passive) {
-  for (int i = 0; i < m->nv; i++) qfrc_passive[i] = -m->dof_damping[i] * qvel[i];
+  for (int i = 0; i < m->nv; i++)
+    qfrc_passive[i] = sapw_damperForce(m->dof_damping[i], m->dof_dampingpoly + SAP_NPOLY * i, qvel[i]);
   for (int j = 0; j < m->njnt; j++) {
     int t = m->jnt_type[j];
     const double* poly = m->jnt_stiffnesspoly + SAP_NPOLY * j;
@@ -432,10 +433,11 @@ SAP_HD void SAPT(sapw_passive)(const sapModel* m, const double* qpos, const doub
   for (int t = 0; t < m->ntendon; t++) {
     double k = m->tendon_stiffness[t], c = m->tendon_damping[t];
     const double* poly = m->tendon_stiffnesspoly + SAP_NPOLY * t;
-    if (!sapw_hasSpring(k, poly) && c == 0) continue;
+    const double* dpoly = m->tendon_dampingpoly + SAP_NPOLY * t;
+    if (!sapw_hasSpring(k, poly) && !sapw_hasSpring(c, dpoly)) continue;
     double len, vel;
     SAPT(sapw_tendonState)(m, qpos, qvel, fr, t, &len, &vel);
-    double f = sapw_springForce(k, poly, SAPT(sapw_tendonStretch)(m, t, len)) - c * vel;
+    double f = sapw_springForce(k, poly, SAPT(sapw_tendonStretch)(m, t, len)) + sapw_damperForce(c, dpoly, vel);
     SAPT(sapw_tendonForce)(m, fr, t, f, qfrc_passive, (float*)0);
   }
 }
@@ -804,7 +806,8 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
    * allocation, written by no one. A tree order that is not contiguous uses the whole matrix. */
   int contiguous = SAPT(sapw_treesContiguous)(m);
   SAPT(sapw_crb)(m, cinert, cdof, crb, L, contiguous);
-  for (int i = 0; i < nv; i++) L[i * nv + i] += (sreal)(h * m->dof_damping[i]);
+  for (int i = 0; i < nv; i++)
+    L[i * nv + i] += (sreal)(h * sapw_damperSlope(m->dof_damping[i], m->dof_dampingpoly + SAP_NPOLY * i, qvel[i]));
   for (int t0 = 0, t1; t0 < nv; t0 = t1) {
     t1 = SAPT(sapw_treeEnd)(m, t0, contiguous);
     for (int i = t0; i < t1; i++) SAPT(sapw_store)(qA + (long)i * nv + t0, L + (long)i * nv + t0, t1 - t0);

@@ -49,7 +49,7 @@ SAP_DEV int SAPT(sapv_freeMotion)(const sapModel* m, double h, int explicit_driv
   __syncwarp();
   for (int i = lane; i < nv; i += SAPV_LANES) {
     SAPT(sapw_crbColumn)(m, crb, cdof, i, L);
-    L[i * nv + i] += (sreal)(h * m->dof_damping[i]);
+    L[i * nv + i] += (sreal)(h * sapw_damperSlope(m->dof_damping[i], m->dof_dampingpoly + SAP_NPOLY * i, qvel[i]));
   }
   if (lane < 6)
     for (int b = nb - 1; b > 0; b--) {

@@ -125,7 +125,6 @@ static void test_mujoco4_fields_rejected(void) {
       {"ballpoly", "<mujoco><worldbody><body><joint name='j' type='ball' stiffness='0 2 0'/><geom size='.1'/>"
                    "</body></worldbody></mujoco>", "'j'", "ball or free joint with stiffness"},
       {"yield", "<mujoco>" ONE("stiffness='1' springyield='0.5'", "") "</mujoco>", "'j'", "springyield"},
-      {"dampoly", "<mujoco>" ONE("damping='1 2 0'", "") "</mujoco>", "'j'", "dampingpoly"},
       {"adhesion", "<mujoco>" ONE("", "adhesion='1'") "</mujoco>", "'g'", "adhesion"},
       {"surfacevel", "<mujoco>" ONE("", "surfacevel='1 0 0 0 0 0'") "</mujoco>", "'g'", "surfacevel"},
       {"sleep", "<mujoco><option><flag sleep='enable'/></option>" ONE("", "") "</mujoco>", "sleep", NULL},

@@ -174,6 +174,8 @@ typedef struct sapModel {
   int* dof_parentid;      /* (nv)         previous dof in the tree, -1 at a root */
   double* dof_armature;   /* (nv)         armature added to M's diagonal */
   double* dof_damping;    /* (nv)         implicit joint damping (A = M + h D) */
+  double* dof_dampingpoly;/* (nv x SAP_NPOLY) the damper's higher-order terms (MuJoCo 4's dampingpoly:
+                           *               force -v (c + p1 |v| + p2 v^2), D = its slope at v_n) */
   double* dof_frictionloss; /* (nv)       dry friction: |generalized force| <= this (SAP box row) */
 
   /* coordinates */
@@ -313,6 +315,7 @@ typedef struct sapModel {
   double* tendon_stiffnesspoly; /* (ntendon x SAP_NPOLY) the spring's higher-order terms */
   double* tendon_stiffness;    /* (ntendon) spring -k (L - lengthspring) outside the dead band
                                 * [lengthspring[0], lengthspring[1]] (explicit) */
+  double* tendon_dampingpoly;  /* (ntendon x SAP_NPOLY) the damper's higher-order terms */
   double* tendon_damping;      /* (ntendon) damper -d Ldot (explicit, as MuJoCo's Euler
                                 * integrator) */
   double* tendon_lengthspring; /* (ntendon x 2) the spring's dead band (MuJoCo 4 springlength) */
