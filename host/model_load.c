@@ -229,12 +229,6 @@ static sapStatus check_joints(const mjModel* mj, const char* path) {
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: joint '%s' is a limited ball joint; sapsim supports limits on hinge and "
                       "slide joints only", path, name);
-    if ((t == mjJNT_BALL || t == mjJNT_FREE) &&
-        (mj->jnt_stiffness[j] != 0 || any_nonzero(mj->jnt_stiffnesspoly + j * mjNPOLY, mjNPOLY)) &&
-        !disabled(mj, mjDSBL_SPRING))
-      return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: joint '%s' is a ball or free joint with stiffness; sapsim supports "
-                      "springs on hinge and slide joints only", path, name);
     if (mj->jnt_springyield[j] > 0)
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: joint '%s' has a plastic spring (springyield), which is not supported", path, name);

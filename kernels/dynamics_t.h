@@ -425,10 +425,13 @@ SAP_HD void SAPT(sapw_passive)(const sapModel* m, const double* qpos, const doub
   for (int j = 0; j < m->njnt; j++) {
     int t = m->jnt_type[j];
     const double* poly = m->jnt_stiffnesspoly + SAP_NPOLY * j;
-    if ((t == SAP_JNT_HINGE || t == SAP_JNT_SLIDE) && sapw_hasSpring(m->jnt_stiffness[j], poly)) {
-      int a = m->jnt_qposadr[j];
+    if (!sapw_hasSpring(m->jnt_stiffness[j], poly)) continue;
+    int a = m->jnt_qposadr[j];
+    if (t == SAP_JNT_HINGE || t == SAP_JNT_SLIDE)
       qfrc_passive[m->jnt_dofadr[j]] += sapw_springForce(m->jnt_stiffness[j], poly, qpos[a] - m->qpos_spring[a]);
-    }
+    else  // ball and free joints: the quaternion difference (and a free joint's translation)
+      sapw_ballSpringAdd(t == SAP_JNT_FREE, m->jnt_stiffness[j], poly, qpos + a, m->qpos_spring + a,
+                         qfrc_passive + m->jnt_dofadr[j]);
   }
   for (int t = 0; t < m->ntendon; t++) {
     double k = m->tendon_stiffness[t], c = m->tendon_damping[t];
@@ -453,6 +456,18 @@ SAP_HD void SAPT(sapw_springShift)(const sapModel* m, const double* qpos, const 
   for (int j = 0; j < m->njnt; j++) {
     int t = m->jnt_type[j];
     const double* poly = m->jnt_stiffnesspoly + SAP_NPOLY * j;
+    if ((t == SAP_JNT_BALL || t == SAP_JNT_FREE) && sapw_hasSpring(m->jnt_stiffness[j], poly)) {
+      // the force's difference at q + hs v (the quaternion rotated by hs w in the body frame)
+      int a = m->jnt_qposadr[j], dof = m->jnt_dofadr[j], free = t == SAP_JNT_FREE, nd = free ? 6 : 3;
+      double q1[7], f[6] = {0, 0, 0, 0, 0, 0};
+      for (int k = 0; k < nd + 1; k++) q1[k] = qpos[a + k];
+      for (int k = 0; k < 3 && free; k++) q1[k] += hs * qvel[dof + k];
+      sapw_quatRotate(q1 + (free ? 3 : 0), qvel + dof + (free ? 3 : 0), hs);
+      sapw_ballSpringAdd(free, m->jnt_stiffness[j], poly, q1, m->qpos_spring + a, f);
+      for (int k = 0; k < nd; k++) f[k] = -f[k];
+      sapw_ballSpringAdd(free, m->jnt_stiffness[j], poly, qpos + a, m->qpos_spring + a, f);
+      for (int k = 0; k < nd; k++) x[dof + k] -= (SAP_REAL)f[k];
+    }
     if ((t == SAP_JNT_HINGE || t == SAP_JNT_SLIDE) && sapw_hasSpring(m->jnt_stiffness[j], poly)) {
       int dof = m->jnt_dofadr[j];
       if (sapw_hasSpring(0, poly)) {  // nonlinear: the force's difference

@@ -700,9 +700,12 @@ SAP_HD double sapw_sensorPotential(const sapModel* m, const double* qpos, const 
   for (int j = 0; j < m->njnt; j++) {
     int a = m->jnt_qposadr[j];
     const double* poly = m->jnt_stiffnesspoly + SAP_NPOLY * j;
-    if (!sapw_hasSpring(m->jnt_stiffness[j], poly) || (m->jnt_type[j] != SAP_JNT_HINGE && m->jnt_type[j] != SAP_JNT_SLIDE))
-      continue;
-    e += sapw_springEnergy(m->jnt_stiffness[j], poly, qpos[a] - m->qpos_spring[a]);
+    int t = m->jnt_type[j];
+    if (!sapw_hasSpring(m->jnt_stiffness[j], poly)) continue;
+    if (t == SAP_JNT_HINGE || t == SAP_JNT_SLIDE)
+      e += sapw_springEnergy(m->jnt_stiffness[j], poly, qpos[a] - m->qpos_spring[a]);
+    else
+      e += sapw_ballSpringEnergy(t == SAP_JNT_FREE, m->jnt_stiffness[j], poly, qpos + a, m->qpos_spring + a);
   }
   for (int k = 0; k < m->ntendon; k++) {
     const double* poly = m->tendon_stiffnesspoly + SAP_NPOLY * k;

@@ -122,8 +122,6 @@ static void test_mujoco4_fields_rejected(void) {
 #define ONE(joint, geom) "<worldbody><body><joint name='j' type='hinge' " joint "/>" \
                          "<geom name='g' size='.1' " geom "/></body></worldbody>"
   static const struct { const char* tag; const char* xml; const char* frag1; const char* frag2; } cases[] = {
-      {"ballpoly", "<mujoco><worldbody><body><joint name='j' type='ball' stiffness='0 2 0'/><geom size='.1'/>"
-                   "</body></worldbody></mujoco>", "'j'", "ball or free joint with stiffness"},
       {"yield", "<mujoco>" ONE("stiffness='1' springyield='0.5'", "") "</mujoco>", "'j'", "springyield"},
       {"adhesion", "<mujoco>" ONE("", "adhesion='1'") "</mujoco>", "'g'", "adhesion"},
       {"surfacevel", "<mujoco>" ONE("", "surfacevel='1 0 0 0 0 0'") "</mujoco>", "'g'", "surfacevel"},

@@ -115,10 +115,13 @@ static void test_trajectory_vs_mujoco(void) {
   mj_deleteModel(mj);
 }
 
-/* MuJoCo 4's polynomial springs (scenes/poly_spring.xml: hinges, a slide, a fixed tendon with a
- * dead band and a spatial tendon, each with higher-order terms): qfrc_passive and e_potential
- * against MuJoCo 4 at 400 random states (fp64, 1e-12), then the Euler trajectory from the
- * keyframe for 1 s (sap_euler, contacts off: the same semi-implicit step) */
+/* MuJoCo 4's polynomial springs and dampers (scenes/poly_spring.xml: hinges, a slide, a fixed
+ * tendon with a dead band and a spatial tendon, each with higher-order terms, a motor's damping,
+ * a free body and a ball joint with springs): qfrc_passive and e_potential against MuJoCo 4 at
+ * 400 random states (fp64, 1e-12), then the Euler trajectory from the keyframe for 1 s of the
+ * hinge and slide trees (sap_euler, contacts off: the same semi-implicit step; the free body's
+ * and the ball's quaternions are integrated by sap_euler's first-order map, not MuJoCo's
+ * exponential one, so those trees are compared by their forces above) */
 static void test_poly_springs(void) {
   enum { NW = 400 };
   const char* path = "scenes/poly_spring.xml";
@@ -164,12 +167,14 @@ static void test_poly_springs(void) {
   s = fx_sim(path, 1, "preset=approx64 integration=sap_euler device=cpu");
   if (!s) return;
   CHECK_OK(sap_reset(s, 0, NULL));
-  double q[8], worst = 0, travel = 0;
+  double q[32], worst = 0, travel = 0;
+  int nhs = mj->jnt_qposadr[mj_name2id(mj, mjOBJ_JOINT, "float")];  /* the hinge and slide trees */
+  CHECK(nq <= 32 && nhs == 4, "scene layout: nq %d, hinge/slide coordinates %d", nq, nhs);
   for (int k = 0; k < 500; k++) {
     mj_step(mj, md);
     CHECK_OK(sap_step(s, 1));
     CHECK_OK(sap_get(s, SAP_FIELD_QPOS, NULL, 1, q));
-    for (int i = 0; i < nq; i++) {
+    for (int i = 0; i < nhs; i++) {
       worst = fmax(worst, fabs(q[i] - md->qpos[i]));
       travel = fmax(travel, fabs(md->qpos[i] - mj->key_qpos[i]));
     }
@@ -281,10 +286,17 @@ static void test_margin_rest(void) {
  * phase per step is acos(1 - a/2). With the spring at q the determinant is 1 + a/2 and E grows
  * by that factor every step. A joint spring and a tendon spring (k c^2 = the joint's k). */
 static void test_midpoint_oscillator(void) {
-  for (int tendon = 0; tendon < 2; tendon++) {
+  const char* kind[3] = {"joint", "tendon", "ball joint"};
+  for (int tendon = 0; tendon < 3; tendon++) {
     double m = 0.3, h = 0.01, w = 1 / h, k = m * w * w, c = 1.7, A0 = 0.05;
+    double I = 0.4 * m * 0.05 * 0.05;  /* the sphere's inertia about its centre */
     char xml[900];
-    if (tendon)
+    if (tendon == 2)  /* a ball joint turned about z: the same oscillator in the angle (inertia I) */
+      snprintf(xml, sizeof(xml),
+               "<mujoco><option timestep='%g' gravity='0 0 0'/><worldbody><body><joint name='x' type='ball' "
+               "stiffness='%.17g'/><geom type='sphere' size='0.05' mass='%g'/></body></worldbody></mujoco>",
+               h, I * w * w, m);
+    else if (tendon)
       snprintf(xml, sizeof(xml),
                "<mujoco><option timestep='%g' gravity='0 0 0'/><worldbody><body><joint name='x' type='slide'/>"
                "<geom type='sphere' size='0.05' mass='%g'/></body></worldbody><tendon><fixed stiffness='%.17g' "
@@ -296,23 +308,30 @@ static void test_midpoint_oscillator(void) {
                h, k, m);
     sapSim* s = fx_sim(xml, 1, "preset=approx64 integration=midpoint device=cpu");
     if (!s) continue;
-    CHECK_OK(sap_set(s, SAP_FIELD_QPOS, NULL, 1, &A0));
+    double quat[4] = {cos(A0 / 2), 0, 0, sin(A0 / 2)}, qv[3];
+    CHECK_OK(sap_set(s, SAP_FIELD_QPOS, NULL, 1, tendon == 2 ? quat : &A0));
     double a = (w * h) * (w * h), E0 = w * w * A0 * A0, worst = 0, q = A0, v = 0, qprev = A0;
     int crossings = 0, N = 5000;
     for (int n = 1; n <= N; n++) {
       CHECK_OK(sap_step(s, 1));
-      CHECK_OK(sap_get(s, SAP_FIELD_QPOS, NULL, 1, &q));
-      CHECK_OK(sap_get(s, SAP_FIELD_QVEL, NULL, 1, &v));
+      if (tendon == 2) {  /* the angle about z and its rate */
+        CHECK_OK(sap_get(s, SAP_FIELD_QPOS, NULL, 1, quat));
+        CHECK_OK(sap_get(s, SAP_FIELD_QVEL, NULL, 1, qv));
+        q = 2 * atan2(quat[3], quat[0]);
+        v = qv[2];
+      } else {
+        CHECK_OK(sap_get(s, SAP_FIELD_QPOS, NULL, 1, &q));
+        CHECK_OK(sap_get(s, SAP_FIELD_QVEL, NULL, 1, &v));
+      }
       worst = fmax(worst, fabs(w * w * q * q + (1 - a / 4) * v * v - E0) / E0);
       crossings += (q < 0) != (qprev < 0);
       qprev = q;
     }
     double theta = acos(1 - a / 2), expect = N * theta / 3.14159265358979323846;
     printf("  midpoint oscillator (%s spring), w h = 1: invariant kept to %.3g, %d zero crossings in %d steps "
-           "(discrete phase: %.1f)\n", tendon ? "tendon" : "joint", worst, crossings, N, expect);
-    CHECK(worst < 1e-9, "%s spring: invariant drifts by %g", tendon ? "tendon" : "joint", worst);
-    CHECK(fabs(crossings - expect) <= 1, "%s spring: %d crossings, expected %.1f", tendon ? "tendon" : "joint",
-          crossings, expect);
+           "(discrete phase: %.1f)\n", kind[tendon], worst, crossings, N, expect);
+    CHECK(worst < 1e-9, "%s spring: invariant drifts by %g", kind[tendon], worst);
+    CHECK(fabs(crossings - expect) <= 1, "%s spring: %d crossings, expected %.1f", kind[tendon], crossings, expect);
     sap_free(s);
   }
 }
