@@ -65,7 +65,8 @@ SAP_HD void sapw_subQuat(double* res, const double* qa, const double* qb) {
 }
 
 /* q <- normalize(q exp(w h / 2)): a unit quaternion rotated by body-frame angular velocity w
- * over h (fp64; the springs' midpoint shift) */
+ * over h (fp64; the springs' midpoint shift). math_t.h's sapu_quatIntegrate_f64 does the same
+ * but is declared after the fp32 templates that call this one (kernels.h's include order) */
 SAP_HD void sapw_quatRotate(double* q, const double* w, double h) {
   double n = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]), a = n * h;
   if (a > 1e-12) {
