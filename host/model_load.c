@@ -456,14 +456,15 @@ static sapStatus check_actuators(const mjModel* mj, const char* path) {
                       path, name);
     /* control delays (delay, nsample, interp) are MuJoCo 4's, kernels/history.h; MuJoCo's
      * compiler refuses a delay without samples */
-    if (any_nonzero(mj->actuator_dampingpoly + i * mjNPOLY, mjNPOLY) && mj->actuator_trntype[i] != mjTRN_JOINT)
+    if ((mj->actuator_damping[i] != 0 || any_nonzero(mj->actuator_dampingpoly + i * mjNPOLY, mjNPOLY)) &&
+        trn != mjTRN_JOINT && trn != mjTRN_TENDON)
       return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: actuator '%s' has polynomial damping (dampingpoly) on a transmission other than "
-                      "a joint, which is not supported", path, name);
-    if (trn == mjTRN_TENDON && (mj->actuator_damping[i] != 0 || mj->actuator_armature[i] != 0))
+                      "%s: actuator '%s' adds damping on a transmission other than a joint or tendon, which "
+                      "is not supported", path, name);
+    if (trn == mjTRN_TENDON && mj->actuator_armature[i] != 0)
       return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: actuator '%s' adds damping or armature to a tendon, which is not supported "
-                      "(joint transmissions only)", path, name);
+                      "%s: actuator '%s' adds armature to a tendon, which is not supported (joint "
+                      "transmissions only)", path, name);
   }
   /* joint actuatorfrcrange becomes the force limit of the joint's one actuator */
   for (int j = 0; j < mj->njnt; j++) {
@@ -830,6 +831,16 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
     for (int k = 0; k < SAP_NPOLY; k++)
       m->tendon_dampingpoly[SAP_NPOLY * t + k] = disabled(mj, mjDSBL_DAMPER) ? 0 : mj->tendon_dampingpoly[mjNPOLY * t + k];
     copy_num(m->tendon_lengthspring + 2 * t, mj->tendon_lengthspring + 2 * t, 2);
+  }
+  /* a tendon actuator's damping acts on its tendon scaled by gear^2 (mj_actuatorDamping) */
+  for (int i = 0; i < mj->nu && !disabled(mj, mjDSBL_DAMPER); i++) {
+    if (mj->actuator_trntype[i] != mjTRN_TENDON) continue;
+    int t = mj->actuator_trnid[2 * i];
+    double g2 = mj->actuator_gear[6 * i] * mj->actuator_gear[6 * i];
+    if (mj->actuator_damping[i] != 0) m->tendon_damping[t] += g2 * mj->actuator_damping[i];
+    for (int k = 0; k < SAP_NPOLY; k++)
+      if (mj->actuator_dampingpoly[mjNPOLY * i + k] != 0)
+        m->tendon_dampingpoly[SAP_NPOLY * t + k] += mj->actuator_dampingpoly[mjNPOLY * i + k] * g2;
   }
   for (int w = 0; w < mj->nwrap; w++) {
     int type = mj->wrap_type[w], id = mj->wrap_objid[w], site = type == mjWRAP_SITE;
