@@ -46,6 +46,13 @@ static __device__ int pairOf(const sapModel& m, long idx, int* w) {
   return m.pair_order ? m.pair_order[k] : k;
 }
 
+/* the narrow phase of pair p in world w at the world's geom poses; returns its contacts in c */
+static __device__ int narrowPair(const sapModel& m, const sapData& d, int w, int p, int fp64, sapcContact_f64* c) {
+  const double* xpos = d.geom_xpos + (size_t)3 * m.ngeom * w;
+  const double* xmat = d.geom_xmat + (size_t)9 * m.ngeom * w;
+  return sapw_collidePair(&m, xpos, xmat, m.pair_geom[2 * p], m.pair_geom[2 * p + 1], m.pair_detect[p], fp64, c);
+}
+
 /* contact of pair p in slot i of world w's list: the record, the world's pair material */
 static __device__ void writeSlot(const sapModel& m, sapcWorldOut o, int w, int i, int p, const sapcContact_f64* c) {
   sapw_writeContact(&m, o, i, p, c);
@@ -61,9 +68,7 @@ static __global__ void stage_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d,
   int* count = pairCounts(d, w);
   if (sapw_frozen(&d, w)) { count[p] = 0; return; }
   sapcContact_f64 c[SAPC_PAIRCON];
-  const double* xpos = d.geom_xpos + (size_t)3 * m.ngeom * w;
-  const double* xmat = d.geom_xmat + (size_t)9 * m.ngeom * w;
-  int nc = sapw_collidePair(&m, xpos, xmat, m.pair_geom[2 * p], m.pair_geom[2 * p + 1], m.pair_detect[p], fp64, c);
+  int nc = narrowPair(m, d, w, p, fp64, c);
   sapcContact_f64* st = pairStage(m, d, w) + m.pair_stageadr[p];
   int slots = m.pair_stageadr[p + 1] - m.pair_stageadr[p];
   for (int i = 0; i < nc && i < slots; i++) st[i] = c[i];
@@ -123,10 +128,7 @@ static __global__ void count_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d,
   int* count = pairCounts(d, w);
   if (sapw_frozen(&d, w)) { count[p] = 0; return; }
   sapcContact_f64 c[SAPC_PAIRCON];
-  const double* xpos = d.geom_xpos + (size_t)3 * m.ngeom * w;
-  const double* xmat = d.geom_xmat + (size_t)9 * m.ngeom * w;
-  count[p] = sapw_collidePair(&m, xpos, xmat, m.pair_geom[2 * p], m.pair_geom[2 * p + 1], m.pair_detect[p],
-                              fp64, c);
+  count[p] = narrowPair(m, d, w, p, fp64, c);
 }
 
 /* counts -> exclusive offsets; an overflowing world is done here sequentially */
@@ -161,10 +163,7 @@ static __global__ void write_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d,
   int end = p + 1 < m.npair_max ? off[p + 1] : d.ncon[w];
   if (end == off[p]) return;
   sapcContact_f64 c[SAPC_PAIRCON];
-  const double* xpos = d.geom_xpos + (size_t)3 * m.ngeom * w;
-  const double* xmat = d.geom_xmat + (size_t)9 * m.ngeom * w;
-  int g0 = m.pair_geom[2 * p], g1 = m.pair_geom[2 * p + 1];
-  int nc = sapw_collidePair(&m, xpos, xmat, g0, g1, m.pair_detect[p], fp64, c);
+  int nc = narrowPair(m, d, w, p, fp64, c);
   sapcWorldOut o = sapw_worldOut(&d, w);
   for (int i = 0; i < nc && off[p] + i < end; i++) writeSlot(m, o, w, off[p] + i, p, c + i);
 }

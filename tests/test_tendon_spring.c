@@ -23,50 +23,79 @@
 
 #define SCENE "scenes/tendon_spring.xml"
 
+/* nw random states of a scene (qpos in [-range, range], qvel in [-3, 3]) set in a sapsim batch and
+ * taken through its kinematics and free motion (qfrc_passive), and the same model in MuJoCo */
+typedef struct {
+  mjModel* mj;
+  mjData* md;
+  sapSim* s;
+  double *qpos, *qvel;
+} States;
+
+static int states_open(States* t, const char* path, const char* opts, double range, int nw) {
+  char err[1000];
+  memset(t, 0, sizeof(*t));
+  t->mj = mj_loadXML(path, NULL, err, sizeof(err));
+  CHECK(t->mj != NULL, "%s", err);
+  if (!t->mj) return 0;
+  t->md = mj_makeData(t->mj);
+  t->s = fx_sim(path, nw, opts);
+  if (!t->s) return 0;
+  int nq = t->mj->nq, nv = t->mj->nv;
+  t->qpos = malloc(sizeof(double) * nw * nq);
+  t->qvel = malloc(sizeof(double) * nw * nv);
+  for (int w = 0; w < nw; w++) {
+    for (int j = 0; j < nq; j++) t->qpos[w * nq + j] = check_uniform(-range, range);
+    for (int j = 0; j < nv; j++) t->qvel[w * nv + j] = check_uniform(-3, 3);
+  }
+  CHECK_OK(sap_set(t->s, SAP_FIELD_QPOS, NULL, nw, t->qpos));
+  CHECK_OK(sap_set(t->s, SAP_FIELD_QVEL, NULL, nw, t->qvel));
+  sapc_kinematics(t->s);
+  sapc_freeMotion(t->s);
+  return 1;
+}
+
+/* world w's state forwarded in MuJoCo; sapsim's qfrc_passive against MuJoCo's (1e-12 of the
+ * largest); returns that largest passive force */
+static double states_checkPassive(States* t, int w, const char* what) {
+  int nq = t->mj->nq, nv = t->mj->nv;
+  memcpy(t->md->qpos, t->qpos + w * nq, sizeof(double) * nq);
+  memcpy(t->md->qvel, t->qvel + w * nv, sizeof(double) * nv);
+  mj_forward(t->mj, t->md);
+  double scale = 1;
+  for (int i = 0; i < nv; i++) scale = fmax(scale, fabs(t->md->qfrc_passive[i]));
+  check_arrays(what, sap_data(t->s)->qfrc_passive + (long)w * nv, t->md->qfrc_passive, nv, 1e-12 * scale, 1e-12);
+  return scale;
+}
+
+static void states_close(States* t) {
+  free(t->qpos);
+  free(t->qvel);
+  sap_free(t->s);
+  mj_deleteData(t->md);
+  mj_deleteModel(t->mj);
+}
+
 /* sapsim's qfrc_passive against MuJoCo's at random states; every side of couple3's dead band
  * [0.1, 0.3] is met */
 static void test_passive_vs_mujoco(void) {
   enum { NW = 400 };
-  char err[1000];
-  mjModel* mj = mj_loadXML(SCENE, NULL, err, sizeof(err));
-  CHECK(mj != NULL, "%s", err);
-  if (!mj) return;
-  mjData* md = mj_makeData(mj);
-  sapSim* s = fx_sim(SCENE, NW, "preset=approx64 contacts=0 device=cpu");
-  if (!s) return;
-  int nq = mj->nq, nv = mj->nv;
-  double *qpos = malloc(sizeof(double) * NW * nq), *qvel = malloc(sizeof(double) * NW * nv);
-  for (int w = 0; w < NW; w++) {
-    for (int j = 0; j < nq; j++) qpos[w * nq + j] = check_uniform(-0.8, 0.8);
-    for (int j = 0; j < nv; j++) qvel[w * nv + j] = check_uniform(-3, 3);
+  States t;
+  if (states_open(&t, SCENE, "preset=approx64 contacts=0 device=cpu", 0.8, NW)) {
+    int below = 0, inside = 0, above = 0;
+    for (int w = 0; w < NW; w++) {
+      char what[96];
+      snprintf(what, sizeof(what), "world %d qfrc_passive", w);
+      states_checkPassive(&t, w, what);
+      double L = t.md->ten_length[0];
+      below += L < 0.1;
+      inside += L >= 0.1 && L <= 0.3;
+      above += L > 0.3;
+    }
+    CHECK(below >= 20 && inside >= 20 && above >= 20, "dead band sides met: %d below, %d inside, %d above",
+          below, inside, above);
   }
-  CHECK_OK(sap_set(s, SAP_FIELD_QPOS, NULL, NW, qpos));
-  CHECK_OK(sap_set(s, SAP_FIELD_QVEL, NULL, NW, qvel));
-  sapc_kinematics(s);
-  sapc_freeMotion(s);
-  const sapData* d = sap_data(s);
-  int below = 0, inside = 0, above = 0;
-  for (int w = 0; w < NW; w++) {
-    memcpy(md->qpos, qpos + w * nq, sizeof(double) * nq);
-    memcpy(md->qvel, qvel + w * nv, sizeof(double) * nv);
-    mj_forward(mj, md);
-    double L = md->ten_length[0];
-    below += L < 0.1;
-    inside += L >= 0.1 && L <= 0.3;
-    above += L > 0.3;
-    double scale = 1;
-    for (int i = 0; i < nv; i++) scale = fmax(scale, fabs(md->qfrc_passive[i]));
-    char what[96];
-    snprintf(what, sizeof(what), "world %d qfrc_passive (couple3 length %.3f)", w, L);
-    check_arrays(what, d->qfrc_passive + (long)w * nv, md->qfrc_passive, nv, 1e-12 * scale, 1e-12);
-  }
-  CHECK(below >= 20 && inside >= 20 && above >= 20, "dead band sides met: %d below, %d inside, %d above",
-        below, inside, above);
-  free(qpos);
-  free(qvel);
-  sap_free(s);
-  mj_deleteData(md);
-  mj_deleteModel(mj);
+  states_close(&t);
 }
 
 /* the scene without limits and contacts: 1 s from the keyframe against MuJoCo's Euler */
@@ -125,46 +154,30 @@ static void test_trajectory_vs_mujoco(void) {
 static void test_poly_springs(void) {
   enum { NW = 400 };
   const char* path = "scenes/poly_spring.xml";
+  States t;
+  double worst_e = 0, span = 0;
+  if (states_open(&t, path, "preset=approx64 device=cpu", 0.9, NW)) {
+    for (int w = 0; w < NW; w++) {
+      char what[96];
+      snprintf(what, sizeof(what), "world %d qfrc_passive", w);
+      span = fmax(span, states_checkPassive(&t, w, what));
+      /* the potential (the sensor of the set state, gravity included) */
+      const double* sd = sap_data(t.s)->sensordata;
+      worst_e = fmax(worst_e, fabs(sd[w] - t.md->sensordata[0]) / fmax(1, fabs(t.md->sensordata[0])));
+    }
+    CHECK(worst_e <= 1e-12, "e_potential differs from MuJoCo 4's by %g (relative)", worst_e);
+    CHECK(span > 50, "the springs are barely loaded (largest passive force %g)", span);
+  }
+  states_close(&t);
+  /* the Euler trajectory */
   char err[1000];
   mjModel* mj = mj_loadXML(path, NULL, err, sizeof(err));
   CHECK(mj != NULL, "%s", err);
   if (!mj) return;
   mjData* md = mj_makeData(mj);
-  sapSim* s = fx_sim(path, NW, "preset=approx64 device=cpu");
-  if (!s) return;
-  int nq = mj->nq, nv = mj->nv;
-  double *qpos = malloc(sizeof(double) * NW * nq), *qvel = malloc(sizeof(double) * NW * nv);
-  for (int w = 0; w < NW; w++) {
-    for (int j = 0; j < nq; j++) qpos[w * nq + j] = check_uniform(-0.9, 0.9);
-    for (int j = 0; j < nv; j++) qvel[w * nv + j] = check_uniform(-3, 3);
-  }
-  CHECK_OK(sap_set(s, SAP_FIELD_QPOS, NULL, NW, qpos));
-  CHECK_OK(sap_set(s, SAP_FIELD_QVEL, NULL, NW, qvel));
-  sapc_kinematics(s);
-  sapc_freeMotion(s);
-  const sapData* d = sap_data(s);
-  double worst_e = 0, span = 0;
-  for (int w = 0; w < NW; w++) {
-    memcpy(md->qpos, qpos + w * nq, sizeof(double) * nq);
-    memcpy(md->qvel, qvel + w * nv, sizeof(double) * nv);
-    mj_forward(mj, md);
-    double scale = 1;
-    for (int i = 0; i < nv; i++) scale = fmax(scale, fabs(md->qfrc_passive[i]));
-    span = fmax(span, scale);
-    char what[96];
-    snprintf(what, sizeof(what), "world %d qfrc_passive", w);
-    check_arrays(what, d->qfrc_passive + (long)w * nv, md->qfrc_passive, nv, 1e-12 * scale, 1e-12);
-    /* the potential (the sensor of the set state, gravity included) */
-    worst_e = fmax(worst_e, fabs(d->sensordata[w] - md->sensordata[0]) / fmax(1, fabs(md->sensordata[0])));
-  }
-  CHECK(worst_e <= 1e-12, "e_potential differs from MuJoCo 4's by %g (relative)", worst_e);
-  CHECK(span > 50, "the springs are barely loaded (largest passive force %g)", span);
-  sap_free(s);
-  free(qpos);
-  free(qvel);
-  /* the Euler trajectory */
+  int nq = mj->nq;
   mj_resetDataKeyframe(mj, md, 0);
-  s = fx_sim(path, 1, "preset=approx64 integration=sap_euler device=cpu");
+  sapSim* s = fx_sim(path, 1, "preset=approx64 integration=sap_euler device=cpu");
   if (!s) return;
   CHECK_OK(sap_reset(s, 0, NULL));
   double q[32], worst = 0, travel = 0;
