@@ -50,6 +50,7 @@
   X(double, geom_rbound, (m)->ngeom)                             \
   X(double, geom_margin, (m)->ngeom)                             \
   X(double, geom_gap, (m)->ngeom)                                \
+  X(double, geom_surfacevel, (m)->nsurfacevel ? (m)->ngeom * 6 : 0) \
   X(double, geom_fluid, (m)->ngeom * 12)                         \
   X(double, geom_mu, (m)->ngeom)                                 \
   X(double, geom_friction, (m)->ngeom * 3)                       \

@@ -296,10 +296,10 @@ static sapStatus check_geoms(const mjModel* mj, const char* path) {
     if (mj->geom_adhesion[i] != 0)
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: geom '%s' has adhesion, which is not supported",
                       path, name);
-    if (any_nonzero(mj->geom_surfacevel + 6 * i, 6))
-      return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: geom '%s' has a surface velocity (surfacevel), which is not supported",
-                      path, name);
+    for (int k = 0; k < 6; k++)
+      if (!isfinite(mj->geom_surfacevel[6 * i + k]))
+        return sap_fail(SAP_ERR_SCENE, "%s: geom '%s' has a non-finite surfacevel[%d] (%g)", path, name, k,
+                        mj->geom_surfacevel[6 * i + k]);
   }
   return SAP_OK;
 }
@@ -612,6 +612,8 @@ static void copy_sizes(sapModel* m, const mjModel* mj) {
   m->nsensordata = (int)mj->nsensordata;
   m->nsensorhist = 0;
   for (int i = 0; i < mj->nsensor; i++) m->nsensorhist += mj->sensor_history[2 * i] > 0;
+  m->nsurfacevel = 0;
+  for (int g = 0; g < mj->ngeom; g++) m->nsurfacevel += any_nonzero(mj->geom_surfacevel + 6 * g, 6);
   for (int i = 0; i < mj->neq; i++) m->neq += eq_used(mj, i);
   m->npair_max = 0;
   m->filter_parent = !(mj->opt.disableflags & mjDSBL_FILTERPARENT);
@@ -708,6 +710,7 @@ static void copy_geoms(sapModel* m, const mjModel* mj) {
   copy_num(m->geom_rbound, mj->geom_rbound, mj->ngeom);
   copy_num(m->geom_margin, mj->geom_margin, mj->ngeom);
   copy_num(m->geom_gap, mj->geom_gap, mj->ngeom);
+  if (m->nsurfacevel) copy_num(m->geom_surfacevel, mj->geom_surfacevel, 6 * mj->ngeom);
   copy_num(m->geom_fluid, mj->geom_fluid, mjNFLUID * mj->ngeom);
   m->contact_k = custom_numeric(mj, "sap_contact_k", SAP_DEFAULT_CONTACT_K);
   m->contact_taud = custom_numeric(mj, "sap_contact_taud", SAP_DEFAULT_CONTACT_TAUD);

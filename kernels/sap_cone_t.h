@@ -5,7 +5,11 @@
 
 /* contact parameters once per solve (sapwarp §5.1, drake §2.1 MakeData):
  *   Rn = max(beta^2/(4 pi^2) w, 1/(h k (h + taud))),  Rt = sigma w,  vhat_n = -phi/(h + taud)
- * par = (Rt, Rn, vhat_n, mu, w, condim 3); bad inputs are sanitised as in sapwarp §5.1 */
+ * par = (Rt, Rn, vhat_n, mu, w, condim 3, vhat_t1 0, vhat_t2 0); bad inputs are sanitised as
+ * in sapwarp §5.1. The tangential targets vhat_t (and vhat_spin, par[10]) are SAP's bias on
+ * the friction rows, y_t = (vhat_t - vc_t)/Rt: zero unless a geom has a surface velocity
+ * (sap_world_t.h sapw_surfaceTarget), so that friction drives vc_t towards vhat_t. They enter
+ * as vc - vhat, which is vc's own bits when vhat = 0. */
 SAP_HD void SAPT(sapw_coneSetup)(SAP_REAL w, SAP_REAL k, SAP_REAL taud, SAP_REAL mu, SAP_REAL phi,
                                  SAP_REAL h, SAP_REAL beta, SAP_REAL sigma, SAP_REAL* par) {
   if (!(w >= (SAP_REAL)1e-12) || !isfinite(w)) w = (SAP_REAL)1e-12;
@@ -22,19 +26,22 @@ SAP_HD void SAPT(sapw_coneSetup)(SAP_REAL w, SAP_REAL k, SAP_REAL taud, SAP_REAL
   par[3] = mu;
   par[4] = w;
   par[5] = 3;
+  par[6] = par[7] = 0;
 }
 
 /* torsional and rolling rows (condim 4, 6) of the parameters set by sapw_coneSetup:
  * par[5] = the contact's condim (1 and 3 keep the 3-row cone), and for 4 and 6 the ratios
- * par[6] = torsion/mu, par[7] = rolling/mu (par has SAP_CPAR_ANG entries then). mu, torsion
- * and rolling are > 0 there (clamped to 1e-5 at load, as MuJoCo's mjMINMU). */
+ * par[8] = torsion/mu, par[9] = rolling/mu, with par[10] = vhat_spin = 0 (par has
+ * SAP_CPAR_ANG entries then). mu, torsion and rolling are > 0 there (clamped to 1e-5 at
+ * load, as MuJoCo's mjMINMU). */
 SAP_HD void SAPT(sapw_coneSetupAngular)(int condim, SAP_REAL torsion, SAP_REAL rolling, SAP_REAL* par) {
   SAP_REAL mu = par[3];
   par[5] = (SAP_REAL)(condim >= 4 && mu > 0 && torsion > 0 ? condim : (condim == 1 ? 1 : 3));
+  par[10] = 0;
   if (par[5] < 4) return;
-  par[6] = torsion / mu;
-  par[7] = condim == 6 && rolling > 0 ? rolling / mu : 0;
-  if (par[7] == 0) par[5] = 4;
+  par[8] = torsion / mu;
+  par[9] = condim == 6 && rolling > 0 ? rolling / mu : 0;
+  if (par[9] == 0) par[5] = 4;
 }
 
 /* The scaled cone of condim 4 and 6 (MuJoCo's elliptic cone, mujoco_semantics.md §1.6):
@@ -69,12 +76,12 @@ SAP_HD int SAPT(sapw_coneProjectN)(const SAP_REAL* par, int cd, const SAP_REAL* 
   SAP_REAL rt = par[0], rn = par[1], mu = par[3];
   int dim = (int)par[5], nt = dim == 6 ? 5 : dim == 4 ? 3 : 2;
   int row[5] = {0, 1, 3, 4, 5};  // tangential rows
-  SAP_REAL sc[5] = {1, 1, 1, 1, 1}, z[5];
-  if (nt > 2) sc[2] = par[6];
-  if (nt > 3) sc[3] = sc[4] = par[7];
+  SAP_REAL sc[5] = {1, 1, 1, 1, 1}, vh[5] = {par[6], par[7], 0, 0, 0}, z[5];
+  if (nt > 2) sc[2] = par[8], vh[2] = par[10];
+  if (nt > 3) sc[3] = sc[4] = par[9];
   SAP_REAL zz = 0;
   for (int k = 0; k < nt; k++) {
-    z[k] = -(sc[k] * vc[row[k]]) / rt;
+    z[k] = -(sc[k] * (vc[row[k]] - vh[k])) / rt;
     zz += z[k] * z[k];
   }
   SAP_REAL yn = (par[2] - vc[2]) / rn;
@@ -135,7 +142,7 @@ SAP_HD int SAPT(sapw_coneProjectN)(const SAP_REAL* par, int cd, const SAP_REAL* 
 SAP_HD int SAPT(sapw_coneProject)(const SAP_REAL* par, const SAP_REAL* vc, SAP_REAL* gamma,
                                   SAP_REAL* cost, SAP_REAL* G) {
   SAP_REAL rt = par[0], rn = par[1], mu = par[3];
-  SAP_REAL y0 = -vc[0] / rt, y1 = -vc[1] / rt, yn = (par[2] - vc[2]) / rn;
+  SAP_REAL y0 = -(vc[0] - par[6]) / rt, y1 = -(vc[1] - par[7]) / rt, yn = (par[2] - vc[2]) / rn;
   SAP_REAL yr = SAP_SQRT(y0 * y0 + y1 * y1 + (SAP_REAL)1e-14);
   SAP_REAL mu_hat = mu * rt / rn;
   int region;

@@ -39,8 +39,8 @@ enum {
 };
 
 /* per-contact and per-scalar parameter widths */
-#define SAP_CPAR 6      /* Rt, Rn, vhat_n, mu, w, condim (3-row contacts) */
-#define SAP_CPAR_ANG 8  /* + torsion/mu, rolling/mu (models with condim 4 or 6 contacts) */
+#define SAP_CPAR 8       /* Rt, Rn, vhat_n, mu, w, condim, vhat_t1, vhat_t2 (3-row contacts) */
+#define SAP_CPAR_ANG 11  /* + torsion/mu, rolling/mu, vhat_spin (models with condim 4 or 6 contacts) */
 #define SAP_CDIM_MAX 6  /* rows of a contact at most: t1, t2, n, spin, roll1, roll2 */
 #define SAP_CPAR_OF(cd) ((cd) > 3 ? SAP_CPAR_ANG : SAP_CPAR)
 #define SAP_SPAR 4  /* R, vhat, lo, hi */

@@ -6,6 +6,60 @@
  * Newton. Seed 002; sapwarp_spec.md §3-§6; drake_sap_spec.md §2-§5. Reference version: one
  * thread per world. */
 
+#ifndef SAPSIM_SURFACE_TARGET
+#define SAPSIM_SURFACE_TARGET
+/* the friction rows' target velocities of contact i of world w from its geoms' surface
+ * velocities (MuJoCo 4's geom surfacevel, engine_core_constraint.c mj_addSurfaceVel and
+ * engine_core_util.c mj_geomSurfaceVelocity): each geom's material moves at
+ * s_g(p) = R_g v_g + (R_g w_g) x (p - x_g) at MuJoCo's contact point p (the witnesses'
+ * midpoint), with angular velocity R_g w_g. MuJoCo adds cs = frame (s_1 - s_0) to the contact
+ * rows' velocity (tangential and torsional only: no normal push, no rolling drive), so its
+ * friction drives J v + cs to zero; SAP's bias is the target J v -> vhat = -cs:
+ *   vt = (-t1 . (s_1 - s_0)(p), -t2 . (s_1 - s_0)(p), -n . (w_1 - w_0))
+ * (vt[2] acts on the spin row of condim 4 and 6 contacts) */
+SAP_HD void sapw_surfaceTarget(const sapModel* m, const sapData* d, int w, int i, double vt[3]) {
+  long ci = (long)w * d->ncon_max + i;
+  const double* x = d->con_pos + 6 * ci;
+  const double* f = d->con_frame + 9 * ci;
+  double p[3], sv[3] = {0, 0, 0}, sw[3] = {0, 0, 0};
+  for (int k = 0; k < 3; k++) p[k] = (x[k] + x[3 + k]) / 2;
+  for (int s = 0; s < 2; s++) {
+    int g = d->con_geom[2 * ci + s];
+    const double* u = m->geom_surfacevel + 6 * g;
+    if (!(u[0] || u[1] || u[2] || u[3] || u[4] || u[5])) continue;
+    const double* R = d->geom_xmat + ((long)w * m->ngeom + g) * 9;
+    const double* xg = d->geom_xpos + ((long)w * m->ngeom + g) * 3;
+    double v[3], om[3], r[3], sign = s ? 1 : -1;
+    for (int k = 0; k < 3; k++) {
+      v[k] = R[3 * k] * u[0] + R[3 * k + 1] * u[1] + R[3 * k + 2] * u[2];
+      om[k] = R[3 * k] * u[3] + R[3 * k + 1] * u[4] + R[3 * k + 2] * u[5];
+      r[k] = p[k] - xg[k];
+    }
+    v[0] += om[1] * r[2] - om[2] * r[1];
+    v[1] += om[2] * r[0] - om[0] * r[2];
+    v[2] += om[0] * r[1] - om[1] * r[0];
+    for (int k = 0; k < 3; k++) {
+      sv[k] += sign * v[k];
+      sw[k] += sign * om[k];
+    }
+  }
+  for (int r = 0; r < 2; r++) vt[r] = -(f[3 * r] * sv[0] + f[3 * r + 1] * sv[1] + f[3 * r + 2] * sv[2]);
+  vt[2] = -(f[6] * sw[0] + f[7] * sw[1] + f[8] * sw[2]);
+}
+
+/* a bound on the surface speed of geom g at any point of its inflated bounding sphere
+ * (sapw_droppedIdle): |v_g| + |w_g| (rbound_g + 2 detect_g); infinite for an unbounded geom
+ * (plane, heightfield) that turns */
+SAP_HD double sapw_surfaceSpeedBound(const sapModel* m, int g) {
+  if (!m->nsurfacevel) return 0;
+  const double* u = m->geom_surfacevel + 6 * g;
+  double v = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]), om = sqrt(u[3] * u[3] + u[4] * u[4] + u[5] * u[5]);
+  if (om == 0) return v;
+  if (!(m->geom_rbound[g] > 0)) return (double)INFINITY;
+  return v + om * (m->geom_rbound[g] + 2 * m->geom_detect[g]);
+}
+#endif
+
 /* contact i: weight w (from the witnesses always, sapwarp §3.5) and cone parameters */
 SAP_HD void SAPT(sapw_buildContact)(const sapModel* m, const sapData* d, int w, int i,
                                     const sapSolveParams* prm, SAPT(sapProblem)* P) {
@@ -37,6 +91,15 @@ SAP_HD void SAPT(sapw_buildContact)(const sapModel* m, const sapData* d, int w, 
   int p = P->cd > 3 ? sapw_findPair(m, g0 < g1 ? g0 : g1, g0 < g1 ? g1 : g0) : -1;
   if (p >= 0)
     SAPT(sapw_coneSetupAngular)(m->pair_condim[p], (SAP_REAL)m->pair_torsion[p], (SAP_REAL)m->pair_rolling[p], par);
+  else if (P->cd > 3)
+    par[10] = 0;
+  if (m->nsurfacevel) {
+    double vt[3];
+    sapw_surfaceTarget(m, d, w, i, vt);
+    par[6] = (SAP_REAL)vt[0];
+    par[7] = (SAP_REAL)vt[1];
+    if (P->cd > 3) par[10] = (SAP_REAL)vt[2];
+  }
 }
 
 /* delassus estimate of one scalar row: w = sum_j s_j^2 / A_jj (drake §1.3 with n_i = 1) */
@@ -256,7 +319,8 @@ SAP_HD void SAPT(sapw_worldProblem)(const sapModel* m, const sapData* d, int w, 
  *   S <= min phi/(1 + mu) / (h + max taud)       (over the dropped contacts, sapData.con_drop).
  * S is the sum of the two largest speed bounds s_g = |v(x_g)| + |omega| (rbound_g + 2 detect_g)
  * of the geoms on moving bodies, from the body velocities of x (a moving plane or heightfield
- * has no bound: not shown). Returns 1 when shown; the caller clears the overflow flag then, so
+ * has no bound: not shown), each plus its surface velocity's bound (sapw_surfaceSpeedBound, which
+ * static geoms contribute alone): the friction target |vhat_t| is then within S as well. Returns 1 when shown; the caller clears the overflow flag then, so
  * SAP_WORLD_CONTACT_OVERFLOW means "a dropped contact may push". x goes through P->dv. */
 SAP_HD int SAPT(sapw_droppedIdle)(const sapModel* m, const sapData* d, int w, const SAPT(sapProblem)* P, const double* x,
                                   double h) {
@@ -269,7 +333,12 @@ SAP_HD int SAPT(sapw_droppedIdle)(const sapModel* m, const sapData* d, int w, co
   double s1 = 0, s2 = 0;  // the two largest s_g
   for (int g = 0; g < m->ngeom; g++) {
     int b = m->geom_bodyid[g];
-    if (sapw_bodyLastDof(m, b) < 0) continue;
+    double ss = sapw_surfaceSpeedBound(m, g);  // a surface velocity moves the material too
+    if (sapw_bodyLastDof(m, b) < 0) {
+      if (ss > s1) { s2 = s1; s1 = ss; }
+      else if (ss > s2) s2 = ss;
+      continue;
+    }
     if (!(m->geom_rbound[g] > 0)) return 0;
     double V[6];  // [omega; v at cref] in double
     for (int k = 0; k < 6; k++) V[k] = (double)P->body6[6 * b + k];
@@ -283,7 +352,7 @@ SAP_HD int SAPT(sapw_droppedIdle)(const sapModel* m, const sapData* d, int w, co
       vv += u[k] * u[k];
       om += V[k] * V[k];
     }
-    double s = sqrt(vv) + sqrt(om) * (m->geom_rbound[g] + 2 * m->geom_detect[g]);
+    double s = sqrt(vv) + sqrt(om) * (m->geom_rbound[g] + 2 * m->geom_detect[g]) + ss;
     s *= 1 + 1e-5;  // the body velocities' rounding (fp32 objective)
     if (s > s1) { s2 = s1; s1 = s; }
     else if (s > s2) s2 = s;

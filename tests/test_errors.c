@@ -113,6 +113,10 @@ static void test_bad_scenes(void) {
               "<mujoco><worldbody><body><joint name='j' type='hinge'/><geom size='.1'/></body></worldbody>"
               "<sensor><jointpos name='late' joint='j' delay='-0.01' nsample='3'/></sensor></mujoco>"),
               SAP_ERR_SCENE, "'late'", "delay -0.01");
+  expect_load(write_scene("surfacevel",
+              "<mujoco><worldbody><geom name='belt' type='box' size='1 1 .1' surfacevel='nan 0 0 0 0 0'/>"
+              "<body pos='0 0 .3'><freejoint/><geom size='.1'/></body></worldbody></mujoco>"),
+              SAP_ERR_SCENE, "'belt'", "non-finite surfacevel[0]");
   expect_load(write_scene("ok", "<mujoco>" BODY "</mujoco>"), SAP_OK, NULL, NULL);
 }
 
@@ -124,7 +128,6 @@ static void test_mujoco4_fields_rejected(void) {
   static const struct { const char* tag; const char* xml; const char* frag1; const char* frag2; } cases[] = {
       {"yield", "<mujoco>" ONE("stiffness='1' springyield='0.5'", "") "</mujoco>", "'j'", "springyield"},
       {"adhesion", "<mujoco>" ONE("", "adhesion='1'") "</mujoco>", "'g'", "adhesion"},
-      {"surfacevel", "<mujoco>" ONE("", "surfacevel='1 0 0 0 0 0'") "</mujoco>", "'g'", "surfacevel"},
       {"sleep", "<mujoco><option><flag sleep='enable'/></option>" ONE("", "") "</mujoco>", "sleep", NULL},
       {"override", "<mujoco><option><flag override='enable'/></option>" ONE("", "") "</mujoco>", "override", NULL},
       {"actuation", "<mujoco><option><flag actuation='disable'/></option>" ONE("", "") "</mujoco>", "actuation", NULL},

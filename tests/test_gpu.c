@@ -187,6 +187,9 @@ static void test_parity_contact(void) {
   parity("scenes/tendon_spring.xml", "approx32", 1, 100, 1e-3);
   // polynomial springs (joints, fixed and spatial tendons) under the midpoint rule's shift
   parity("scenes/poly_spring.xml", "approx64", 1, 200, 1e-6);
+  // surface velocities: the friction rows' targets (4-row contacts: a torsional spinner)
+  parity("scenes/surface_velocity.xml", "approx64", 1, 200, 1e-6);
+  parity("scenes/surface_velocity.xml", "approx32", 1, 100, 1e-3);
   // activation dynamics: filter, filterexact, integrator, intvelocity (an implicit drive under
   // the solve, explicit without it), filtered position, muscles on a joint and a tendon, actearly
   parity("scenes/act_zoo.xml", "approx64", 1, 200, 1e-6);

@@ -27,11 +27,12 @@ static void random_par(int cd, double* par) {
 /* gamma in K, r = R (y - gamma) in the polar cone (-K*: ||(mu_k r_k)|| <= -r_n), gamma . r = 0:
  * the optimality conditions of min 1/2 ||g - y||_R^2 over K, which fix the unique minimizer */
 static void check_kkt(int cd, const double* par, const double* vc, const double* g, const char* tag) {
-  double s[6] = {1, 1, 0, par[6], par[7], par[7]}, R[6], y[6], r[6];
+  double s[6] = {1, 1, 0, par[8], par[9], par[9]}, R[6], y[6], r[6];
+  double vhat[6] = {par[6], par[7], par[2], cd > 3 ? par[10] : 0, 0, 0};  // targets (surface velocities)
   double mu = par[3], gt = 0, rt = 0, gr = 0, scale = 0;
   for (int k = 0; k < cd; k++) {
     R[k] = k == 2 ? par[1] : par[0] / (s[k] * s[k]);
-    y[k] = k == 2 ? (par[2] - vc[2]) / par[1] : -vc[k] / R[k];
+    y[k] = (vhat[k] - vc[k]) / R[k];
     r[k] = R[k] * (y[k] - g[k]);
     gr += g[k] * r[k];
     if (k == 2) continue;
@@ -55,12 +56,16 @@ static void test_cone_random(void) {
     for (int t = 0; t < 400; t++) {
       double par[SAP_CPAR_ANG] = {0}, vc[6], g[6], G[36], cost;
       random_par(cd, par);
-      // velocities around the stick/slip boundary: tangential ~ Rt mu yn / s_k scales
+      // velocities around the stick/slip boundary: tangential ~ Rt mu yn / s_k scales; every
+      // other case with tangential and spin targets (surface velocities) of that scale too
       double yn0 = par[2] / par[1];
       for (int k = 0; k < cd; k++) {
-        double sk = k < 2 ? 1 : (k == 3 ? par[6] : par[7]);
+        double sk = k < 2 ? 1 : (k == 3 ? par[8] : par[9]);
         vc[k] = k == 2 ? check_uniform(-1, 1) * par[2] * 2
                        : check_uniform(-3, 3) * par[0] * par[3] * fabs(yn0) / sk;
+        double vh = t % 2 ? check_uniform(-3, 3) * par[0] * par[3] * fabs(yn0) / sk : 0;
+        if (k < 2) par[6 + k] = vh;
+        if (k == 3) par[10] = vh;
       }
       char tag[48];
       snprintf(tag, sizeof(tag), "cd %d case %d", cd, t);
@@ -104,6 +109,25 @@ static void test_cone_random(void) {
   sapw_coneProject_f64(par, vc, g3, &c3, G3);
   CHECK(g[3] == 0 && g[4] == 0 && g[5] == 0 && G[21] == 0 && G[35] == 0, "condim 3 in 6 rows: no torque");
   CHECK(g[0] == g3[0] && g[2] == g3[2] && c6 == c3 && G[6 * 1 + 2] == G3[5], "condim 3 in 6 rows: same cone");
+  // the 3-row cone with tangential targets (a surface velocity): its optimality conditions,
+  // over every region, and the general form's answer
+  int reg3[3] = {0, 0, 0};
+  for (int t = 0; t < 300; t++) {
+    double p3[SAP_CPAR_ANG] = {0}, v3[3], gg[3], gn[6], cc, cn, v6[6] = {0};
+    random_par(3, p3);
+    double yn0 = p3[2] / p3[1], ts = p3[0] * p3[3] * fabs(yn0);
+    p3[6] = check_uniform(-3, 3) * ts, p3[7] = check_uniform(-3, 3) * ts;
+    v3[0] = check_uniform(-3, 3) * ts, v3[1] = check_uniform(-3, 3) * ts, v3[2] = check_uniform(-1, 1) * p3[2] * 2;
+    for (int k = 0; k < 3; k++) v6[k] = v3[k];
+    reg3[sapw_coneProject_f64(p3, v3, gg, &cc, NULL)]++;
+    sapw_coneProjectN_f64(p3, 3, v6, gn, &cn, NULL);
+    char tag[48];
+    snprintf(tag, sizeof(tag), "3 rows with targets, case %d", t);
+    check_kkt(3, p3, v3, gg, tag);
+    CHECK(gg[0] == gn[0] && gg[1] == gn[1] && gg[2] == gn[2] && cc == cn, "%s: the general form agrees", tag);
+  }
+  CHECK(reg3[0] > 20 && reg3[1] > 20 && reg3[2] > 20, "3 rows with targets: all regions (%d, %d, %d)", reg3[0],
+        reg3[1], reg3[2]);
 }
 
 /* ---- spinning and rolling spheres, against the analytic rates and MuJoCo ----------------- */

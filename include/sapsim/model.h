@@ -112,6 +112,8 @@ typedef struct sapModel {
   int nsensor;     /* sensors (MuJoCo's order) */
   int nsensordata; /* values of all sensors: sum of sensor_dim */
   int nsensorhist; /* sensors with a history buffer (nsample > 0; delays and intervals) */
+  int nsurfacevel; /* geoms with a surface velocity (MuJoCo 4's surfacevel: conveyors, turntables);
+                      0: geom_surfacevel is empty */
 
   /* options */
   double timestep;      /* h (s) */
@@ -194,6 +196,10 @@ typedef struct sapModel {
   double* geom_rbound;    /* (ngeom)      bounding sphere radius (0 for planes) */
   double* geom_margin;    /* (ngeom)      MJCF margin: inflates the surface (pairs sum it) */
   double* geom_gap;       /* (ngeom)      MJCF gap: detection band beyond the margin (summed) */
+  double* geom_surfacevel;/* (ngeom x 6)  material velocity of the surface in the geom frame,
+                           *              [linear; angular about geom_xpos] (empty when
+                           *              nsurfacevel is 0); kernels/sap_world_t.h
+                           *              sapw_surfaceTarget */
   double* geom_fluid;     /* (ngeom x 12) MuJoCo's geom_fluid (fluidshape="ellipsoid"): interaction
                            *               coefficient (0: the geom takes no ellipsoid-model force),
                            *               blunt, slender and angular drag, Kutta and Magnus lift,
