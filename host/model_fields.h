@@ -135,6 +135,7 @@
   X(double, wrap_coef, (m)->nwrap)                               \
   X(double, wrap_pos, (m)->nwrap * 3)                            \
   X(int, tendon_spatial, (m)->ntendon)                           \
+  X(double, tendon_armature, (m)->ntendon)                        \
   X(int, wrap_type, (m)->nwrap)                                  \
   X(int, wrap_side, (m)->nwrap)                                  \
   X(int, eq_type, (m)->neq)                                      \

@@ -330,6 +330,32 @@ static sapStatus check_pairs(const mjModel* mj, const char* path) {
   return SAP_OK;
 }
 
+/* the armature of tendon t: its own plus its actuators' armature gear^2 (mj_actuatorArmature) */
+static double tendon_armature(const mjModel* mj, int t) {
+  double a = mj->tendon_armature[t];
+  for (int i = 0; i < mj->nu; i++)
+    if (mj->actuator_trntype[i] == mjTRN_TENDON && mj->actuator_trnid[2 * i] == t)
+      a += mj->actuator_gear[6 * i] * mj->actuator_gear[6 * i] * mj->actuator_armature[i];
+  return a;
+}
+
+/* tendon armature (M += a J'J, MuJoCo 4's mj_tendonArmature) on fixed tendons
+ * (kernels/tendon.h sapw_tendonArmaturePair). A spatial tendon's armature also needs MuJoCo's
+ * bias a J (dJ/dt v) (mj_tendonBias), which sapsim does not compute: refused by name. */
+static sapStatus check_tendon_armature(const mjModel* mj, const char* path, int t, const char* name) {
+  double a = tendon_armature(mj, t);
+  if (a == 0) return SAP_OK;
+  if (!isfinite(a) || a < 0)
+    return sap_fail(SAP_ERR_SCENE, "%s: tendon '%s' has armature %g (with its actuators'); it must be finite and "
+                    ">= 0", path, name, a);
+  int adr = mj->tendon_adr[t];
+  if (mj->wrap_type[adr] != mjWRAP_JOINT)
+    return sap_fail(SAP_ERR_UNSUPPORTED,
+                    "%s: spatial tendon '%s' has armature (its own or its actuators'), which is not supported; "
+                    "fixed tendons take armature", path, name);
+  return SAP_OK;
+}
+
 static sapStatus check_tendons(const mjModel* mj, const char* path) {
   sapStatus st;
   for (int t = 0; t < mj->ntendon; t++) {
@@ -354,9 +380,7 @@ static sapStatus check_tendons(const mjModel* mj, const char* path) {
     if (mj->tendon_frictionloss[t] < 0)
       return sap_fail(SAP_ERR_SCENE, "%s: tendon '%s' has a negative frictionloss (%g)", path, name,
                       mj->tendon_frictionloss[t]);
-    if (mj->tendon_armature[t] != 0)
-      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: tendon '%s' has armature, which is not supported",
-                      path, name);
+    if ((st = check_tendon_armature(mj, path, t, name)) != SAP_OK) return st;
     if (mj->tendon_springyield[t] > 0)
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: tendon '%s' has a plastic spring (springyield), which is not supported",
@@ -461,10 +485,6 @@ static sapStatus check_actuators(const mjModel* mj, const char* path) {
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: actuator '%s' adds damping on a transmission other than a joint or tendon, which "
                       "is not supported", path, name);
-    if (trn == mjTRN_TENDON && mj->actuator_armature[i] != 0)
-      return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: actuator '%s' adds armature to a tendon, which is not supported (joint "
-                      "transmissions only)", path, name);
   }
   /* joint actuatorfrcrange becomes the force limit of the joint's one actuator */
   for (int j = 0; j < mj->njnt; j++) {
@@ -834,6 +854,7 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
     for (int k = 0; k < SAP_NPOLY; k++)
       m->tendon_dampingpoly[SAP_NPOLY * t + k] = disabled(mj, mjDSBL_DAMPER) ? 0 : mj->tendon_dampingpoly[mjNPOLY * t + k];
     copy_num(m->tendon_lengthspring + 2 * t, mj->tendon_lengthspring + 2 * t, 2);
+    m->tendon_armature[t] = tendon_armature(mj, t);  // fixed tendons (check_tendon_armature)
   }
   /* a tendon actuator's damping acts on its tendon scaled by gear^2 (mj_actuatorDamping) */
   for (int i = 0; i < mj->nu && !disabled(mj, mjDSBL_DAMPER); i++) {

@@ -282,6 +282,22 @@ SAP_HD void SAPT(sapw_crb)(const sapModel* m, const sreal* cinert, const double*
   for (int i = 0; i < nv; i++) SAPT(sapw_crbColumn)(m, crb, cdof, i, M);
 }
 
+/* fixed tendons' armature: M += a J'J with J the tendon's constant coefficients on its
+ * joints' dofs, on M's entries between a dof and its ancestors only, as MuJoCo 4's
+ * mj_tendonArmature (sapw_tendonArmaturePair); those entries lie in one tree's diagonal block */
+SAP_HD void SAPT(sapw_tendonArmature)(const sapModel* m, sreal* M) {
+  int nv = m->nv;
+  for (int t = 0; t < m->ntendon; t++) {
+    if (m->tendon_armature[t] == 0 || m->tendon_spatial[t]) continue;
+    for (int u = m->tendon_adr[t]; u < m->tendon_adr[t] + m->tendon_num[t]; u++)
+      for (int w = m->tendon_adr[t]; w < m->tendon_adr[t] + m->tendon_num[t]; w++) {
+        int i, j;
+        double a = sapw_tendonArmaturePair(m, t, u, w, &i, &j);
+        if (a != 0) M[(long)i * nv + j] += (sreal)a;
+      }
+  }
+}
+
 /* RNE's forward pass: body velocities and accelerations (zero joint accelerations, the
  * base accelerating at -g), in tree order */
 SAP_HD void SAPT(sapw_rneVelocity)(const sapModel* m, const double* qvel, const double* cdof,
@@ -823,6 +839,7 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
   SAPT(sapw_crb)(m, cinert, cdof, crb, L, contiguous);
   for (int i = 0; i < nv; i++)
     L[i * nv + i] += (sreal)(h * sapw_damperSlope(m->dof_damping[i], m->dof_dampingpoly + SAP_NPOLY * i, qvel[i]));
+  SAPT(sapw_tendonArmature)(m, L);  // after the damping, as the warp free motion
   for (int t0 = 0, t1; t0 < nv; t0 = t1) {
     t1 = SAPT(sapw_treeEnd)(m, t0, contiguous);
     for (int i = t0; i < t1; i++) SAPT(sapw_store)(qA + (long)i * nv + t0, L + (long)i * nv + t0, t1 - t0);

@@ -51,6 +51,10 @@ SAP_DEV int SAPT(sapv_freeMotion)(const sapModel* m, double h, int explicit_driv
     SAPT(sapw_crbColumn)(m, crb, cdof, i, L);
     L[i * nv + i] += (sreal)(h * sapw_damperSlope(m->dof_damping[i], m->dof_dampingpoly + SAP_NPOLY * i, qvel[i]));
   }
+  if (m->ntendon) {  // fixed tendons' armature onto the columns just written
+    __syncwarp();
+    if (lane == 0) SAPT(sapw_tendonArmature)(m, L);
+  }
   if (lane < 6)
     for (int b = nb - 1; b > 0; b--) {
       int p = m->body_parentid[b];

@@ -720,7 +720,7 @@ SAP_HD double sapw_sensorPotential(const sapModel* m, const double* qpos, const 
 
 /* e_kinetic (MuJoCo's mj_energyVel, 1/2 v' M v): the bodies' 1/2 (m |v_com|^2 + w' I w) from
  * their velocities cvel = [w; v at cref] (I = ximat diag(inertia) ximat'), plus the armature's
- * 1/2 a v^2 on each dof (M's diagonal term) */
+ * 1/2 a v^2 on each dof (M's diagonal term) and each fixed tendon's M entries of a J'J */
 SAP_HD double sapw_sensorKinetic(const sapModel* m, const double* qvel, const double* cvel, const double* cref,
                                  const double* xipos, const double* ximat) {
   double e = 0;
@@ -736,6 +736,15 @@ SAP_HD double sapw_sensorKinetic(const sapModel* m, const double* qvel, const do
                 I[2] * wl[2] * wl[2]);
   }
   for (int i = 0; i < m->nv; i++) e += 0.5 * m->dof_armature[i] * qvel[i] * qvel[i];
+  for (int t = 0; t < m->ntendon; t++) {  // fixed tendons' armature: M's entries of a J'J
+    if (m->tendon_armature[t] == 0 || m->tendon_spatial[t]) continue;
+    for (int u = m->tendon_adr[t]; u < m->tendon_adr[t] + m->tendon_num[t]; u++)
+      for (int w = m->tendon_adr[t]; w < m->tendon_adr[t] + m->tendon_num[t]; w++) {
+        int i, j;
+        double a = sapw_tendonArmaturePair(m, t, u, w, &i, &j);
+        e += 0.5 * a * qvel[i] * qvel[j];
+      }
+  }
   return e;
 }
 

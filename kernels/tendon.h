@@ -17,6 +17,18 @@
 #define SAPT_MINVAL 1e-15 /* MuJoCo's mjMINVAL */
 #define SAPT_PI 3.14159265358979323846
 
+/* fixed tendon t's armature term a c_u c_w on the dof pair of its joints u and w, or 0 where
+ * MuJoCo 4's mass matrix has no entry: its sparse M holds a dof's ancestors only, and
+ * mj_tendonArmature adds a J'J into that pattern, so the coupling of two dofs on different
+ * branches or trees is dropped (MuJoCo 4.0's mj_fullM shows it); sapsim follows it */
+SAP_HD double sapw_tendonArmaturePair(const sapModel* m, int t, int u, int w, int* i, int* j) {
+  *i = m->jnt_dofadr[m->wrap_jnt[u]];
+  *j = m->jnt_dofadr[m->wrap_jnt[w]];
+  int lo = *i < *j ? *i : *j, hi = *i < *j ? *j : *i;
+  while (hi > lo) hi = m->dof_parentid[hi];  // parents come first: hi reaches lo iff it descends from it
+  return hi == lo ? m->tendon_armature[t] * m->wrap_coef[u] * m->wrap_coef[w] : 0;
+}
+
 /* sparse scalar row (idx, val) of at most cap entries, -1 after the last */
 typedef struct sapRow { int* idx; double* val; int n, cap; } sapRow;
 

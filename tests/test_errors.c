@@ -133,8 +133,9 @@ static void test_mujoco4_fields_rejected(void) {
       {"actuation", "<mujoco><option><flag actuation='disable'/></option>" ONE("", "") "</mujoco>", "actuation", NULL},
       {"pid", "<mujoco>" ONE("", "") "<actuator><pid name='servo' joint='j' input='pos vel'/></actuator>"
               "</mujoco>", "controls", "force outputs"},
-      {"tendonarmature", "<mujoco>" ONE("", "") "<tendon><fixed name='t' armature='0.1'><joint joint='j' "
-                         "coef='1'/></fixed></tendon></mujoco>", "'t'", "armature"},
+      {"tendonarmature", "<mujoco><worldbody><site name='a'/><body><joint type='slide'/><geom size='.1'/>"
+                         "<site name='b' pos='0 0 -1'/></body></worldbody><tendon><spatial name='t' armature='0.1'>"
+                         "<site site='a'/><site site='b'/></spatial></tendon></mujoco>", "spatial tendon 't'", "armature"},
       {"actgravcomp", "<mujoco><worldbody><body gravcomp='1'><joint name='j' type='hinge' actuatorgravcomp='true' "
                       "actuatorfrcrange='-1 1'/><geom size='.1'/></body></worldbody></mujoco>", "'j'", "actuatorgravcomp"},
       {"twomotors", "<mujoco>" ONE("actuatorfrcrange='-1 1'", "") "<actuator><motor joint='j'/><motor joint='j'/>"

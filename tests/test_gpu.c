@@ -190,6 +190,9 @@ static void test_parity_contact(void) {
   // surface velocities: the friction rows' targets (4-row contacts: a torsional spinner)
   parity("scenes/surface_velocity.xml", "approx64", 1, 200, 1e-6);
   parity("scenes/surface_velocity.xml", "approx32", 1, 100, 1e-3);
+  // fixed tendons' armature on M (warp free motion: added after the columns)
+  parity("scenes/tendon_armature.xml", "approx64", 0, 200, 1e-9);
+  parity("scenes/tendon_armature.xml", "approx64", 1, 200, 1e-6);
   // activation dynamics: filter, filterexact, integrator, intvelocity (an implicit drive under
   // the solve, explicit without it), filtered position, muscles on a joint and a tendon, actearly
   parity("scenes/act_zoo.xml", "approx64", 1, 200, 1e-6);

@@ -331,6 +331,9 @@ typedef struct sapModel {
   double* wrap_pos;       /* (nwrap x 3)  spatial tendons: a site's position in its body; a
                            * geom's sidesite position in the sidesite's body */
   int* tendon_spatial;    /* (ntendon)    1: a spatial tendon */
+  double* tendon_armature;/* (ntendon)    a fixed tendon's inertia: M += a J'J, J its constant
+                           *              coefficients (MuJoCo 4's tendon armature plus its
+                           *              actuators' armature gear^2; mj_tendonArmature) */
   int* wrap_type;         /* (nwrap)      SAP_WRAP_* */
   int* wrap_side;         /* (nwrap)      a wrapping geom's sidesite body, -1 none (and other wraps) */
 
