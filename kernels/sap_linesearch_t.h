@@ -228,9 +228,17 @@ SAP_HD void SAPT(sapw_lsNewton)(SAPT(sapLineSearch)* ls, SAP_REAL phi, SAP_REAL 
     // phi is convex, so phi(a) <= phi(0) + a max(phi'(a), 0) exactly: a trial meeting the
     // curvature condition whose bound lies under the rounding level cannot have raised the
     // cost, and it is taken (before: it became the bracket's upper end and the search bisected
-    // the noise down to alpha ~ 1e-12, a line-search failure)
+    // the noise down to alpha ~ 1e-12, a line-search failure). The bound rests on phi', so
+    // the computed phi(a) is held to phi(0) only as Hager and Zhang's approximate Wolfe
+    // conditions do (CG_DESCENT, 2006: phi(a) <= phi(0) + eps_k, eps_k = 1e-6 |phi(0)|; in
+    // fp32 at least SAP_LS_NEWTON_SUM_NOISE eps |phi(0)|): phi's evaluation, a sum over every
+    // constraint with cancellations, rounds far above 16 eps (flybody's fruit fly with 120
+    // contacts: phi = 0.828, phi'(0) = -4.6e-13, phi(1) computed 3.5e-13 above phi(0) with
+    // phi'(1) = -2.9e-18, a decrease of 2.3e-13 in exact arithmetic; before, a failure)
     SAP_REAL noise = (SAP_REAL)SAP_LS_NEWTON_NOISE * SAP_EPS * SAP_FABS(ls->phi0);
-    ok = a * (dphi > 0 ? dphi : 0) <= noise && phi <= ls->phi0 + noise;
+    SAP_REAL eps_k = (SAP_EPS * (SAP_REAL)SAP_LS_NEWTON_SUM_NOISE > (SAP_REAL)SAP_LS_HZ_EPS
+                          ? SAP_EPS * (SAP_REAL)SAP_LS_NEWTON_SUM_NOISE : (SAP_REAL)SAP_LS_HZ_EPS) * SAP_FABS(ls->phi0);
+    ok = a * (dphi > 0 ? dphi : 0) <= noise && phi <= ls->phi0 + eps_k;
   }
   if (ok && phi < ls->phibest) { ls->abest = a; ls->phibest = phi; }
   if (ok && curv) { SAPT(sapw_lsFinish)(ls, SAP_LS_DONE, a); return; }

@@ -24,6 +24,9 @@
 #define SAP_LS_EXACT_TOL 1e-8        /* normalised derivative and relative step tolerance */
 #define SAP_LS_NEWTON_ETA 0.1      /* newton_wolfe: |phi'(a)| <= eta |phi'(0)| (strong Wolfe c2) */
 #define SAP_LS_NEWTON_NOISE 16     /* newton_wolfe: phi's rounding level, in eps |phi(0)| */
+#define SAP_LS_NEWTON_SUM_NOISE 1024 /* newton_wolfe: rounding of phi's evaluation in fp32, in
+                                        eps |phi(0)| (at least) */
+#define SAP_LS_HZ_EPS 1e-6         /* newton_wolfe: Hager-Zhang's approximate-Wolfe eps_k / |phi(0)| */
 #define SAP_LS_ARMIJO_RESCUE 30      /* armijo_decay trials allowed past its cap (sap_linesearch_t.h) */
 #define SAP_CHOL_BLOCK 16            /* blocked Cholesky block size (sapwarp §6.5) */
 

@@ -401,9 +401,22 @@ static void test_linesearch_newton_wolfe(void) {
   CHECK(ls.status == SAP_LS_DONE && ne == 1, "newton_wolfe shadow hand: status %d after %d evaluations", ls.status,
         ne);
   CHECK_CLOSE(ls.alpha, astar, 0, eta, "newton_wolfe shadow hand alpha vs the line minimiser");
-  // a rise above phi's rounding level is never taken as noise: +1e4 ulps (1e-12 relative)
-  // at every trial, nothing acceptable: the search reports the failure
+  // flybody's fruit fly (Menagerie, 120 contacts; 12 of 3200 world-steps flagged before the
+  // fix): phi(0) = 0.828, phi'(0) = -4.6441e-13 = -phi'', the Newton step's phi computed 3.5e-13
+  // (~3200 ulps) above phi(0) with phi'(1) = -2.9e-18. phi' says the convex phi fell on [0, 1],
+  // so the rise is phi's evaluation rounding: the step is taken (Hager-Zhang's approximate Wolfe
+  // conditions, eps_k = 1e-6 |phi(0)|). Model: the shadow hand's quadratic above with that
+  // level of evaluation noise, 3200 ulps, then 1e4 ulps (1.4e-12 relative)
+  sh_noise = 3200;
+  ls = run_ls(SAP_LS_NEWTON, phi_shadow, &ne);
+  CHECK(ls.status == SAP_LS_DONE && ne == 1 && ls.alpha == 1, "newton_wolfe flybody: status %d after %d evaluations",
+        ls.status, ne);
   sh_noise = 1e4;
+  ls = run_ls(SAP_LS_NEWTON, phi_shadow, &ne);
+  CHECK(ls.status == SAP_LS_DONE && ls.alpha == 1, "newton_wolfe: 1e4 ulps of evaluation noise (status %d)", ls.status);
+  // a rise beyond eps_k (1e11 ulps, 1.4e-5 relative) is no rounding: phi and phi' disagree,
+  // nothing is acceptable and the search reports the failure
+  sh_noise = 1e11;
   ls = run_ls(SAP_LS_NEWTON, phi_shadow, &ne);
   CHECK(ls.status == SAP_LS_FAIL_MAXIT, "newton_wolfe: a real rise is no noise (status %d)", ls.status);
   sh_noise = 4;
