@@ -16,6 +16,9 @@
   X(double, mocap_pos, (m)->nmocap * 3)                           \
   X(double, mocap_quat, (m)->nmocap * 4)                          \
   X(int, eq_active, (m)->neq)                                     \
+  X(int, tree_asleep, (m)->ntree)                                 \
+  X(double, sleep_qpos, (m)->sleep ? (m)->nq : 0)                 \
+  X(int, sleep_work, (m)->sleep ? 2 * (m)->ntree : 0)             \
   X(double, xpos, (m)->nbody * 3)                                 \
   X(double, xquat, (m)->nbody * 4)                                \
   X(double, xmat, (m)->nbody * 9)                                 \

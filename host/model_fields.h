@@ -19,6 +19,7 @@
   X(double, body_mass, (m)->nbody)                               \
   X(double, body_inertia, (m)->nbody * 3)                        \
   X(double, body_gravcomp, (m)->nbody)                           \
+  X(int, body_treeid, (m)->nbody)                                \
   X(int, jnt_type, (m)->njnt)                                    \
   X(int, jnt_qposadr, (m)->njnt)                                 \
   X(int, jnt_dofadr, (m)->njnt)                                  \
@@ -37,6 +38,13 @@
   X(double, dof_damping, (m)->nv)                                \
   X(double, dof_dampingpoly, (m)->nv * SAP_NPOLY)                \
   X(double, dof_frictionloss, (m)->nv)                           \
+  X(int, dof_treeid, (m)->nv)                                    \
+  X(double, dof_length, (m)->nv)                                 \
+  X(int, tree_bodyadr, (m)->ntree)                               \
+  X(int, tree_bodynum, (m)->ntree)                               \
+  X(int, tree_dofadr, (m)->ntree)                                \
+  X(int, tree_dofnum, (m)->ntree)                                \
+  X(int, tree_sleep_policy, (m)->ntree)                          \
   X(double, qpos0, (m)->nq)                                      \
   X(double, qpos_spring, (m)->nq)                                \
   X(int, geom_type, (m)->ngeom)                                  \

@@ -174,16 +174,37 @@ static sapStatus check_sizes(const mjModel* mj, const char* path) {
   return SAP_OK;
 }
 
+/* <flag sleep="enable"/> (MuJoCo 4's sleeping trees, kernels/sleep.h): the parts sapsim does
+ * not reproduce are refused by name */
+static sapStatus check_sleep(const mjModel* mj, const char* path) {
+  if (!(mj->opt.sleep_tolerance >= 0) || !isfinite(mj->opt.sleep_tolerance))
+    return sap_fail(SAP_ERR_SCENE, "%s: option sleep_tolerance %g must be finite and >= 0", path,
+                    mj->opt.sleep_tolerance);
+  if (mj->na > 0)
+    return sap_fail(SAP_ERR_UNSUPPORTED, "%s: <flag sleep=\"enable\"/> with actuator activation states "
+                    "(na = %d; MuJoCo freezes a sleeping actuator's act) is not supported", path, (int)mj->na);
+  for (int i = 0; i < mj->ntendon; i++)
+    if (mj->tendon_treenum[i] > 1)
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: <flag sleep=\"enable\"/> with tendon '%s' spanning %d trees "
+                      "(MuJoCo's tendon wake rule) is not supported", path,
+                      mjname(mj, mj->name_tendonadr, i), mj->tendon_treenum[i]);
+  for (int i = 0; i < mj->neq; i++)
+    if (mj->eq_type[i] == mjEQ_TENDON)
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: <flag sleep=\"enable\"/> with tendon equality '%s' is not "
+                      "supported (MuJoCo 4 does not support it either)", path, mjname(mj, mj->name_eqadr, i));
+  return SAP_OK;
+}
+
 /* global options and model-wide features */
 static sapStatus check_options(const mjModel* mj, const char* path) {
   const mjOption* o = &mj->opt;
+  sapStatus st;
   if (o->disableflags & mjDSBL_ACTUATION)
     return sap_fail(SAP_ERR_UNSUPPORTED, "%s: <flag actuation=\"disable\"/> is not supported", path);
   if (o->enableflags & mjENBL_OVERRIDE)
     return sap_fail(SAP_ERR_UNSUPPORTED,
                     "%s: <flag override=\"enable\"/> (contact parameter override) is not supported", path);
-  if (o->enableflags & mjENBL_SLEEP)
-    return sap_fail(SAP_ERR_UNSUPPORTED, "%s: <flag sleep=\"enable\"/> is not supported", path);
+  if ((o->enableflags & mjENBL_SLEEP) && (st = check_sleep(mj, path)) != SAP_OK) return st;
   if (o->enableflags & mjENBL_SPECULATIVE)
     return sap_fail(SAP_ERR_UNSUPPORTED,
                     "%s: <flag speculative=\"enable\"/> (MuJoCo's speculative contacts) is not supported; "
@@ -637,6 +658,9 @@ static void copy_sizes(sapModel* m, const mjModel* mj) {
   for (int i = 0; i < mj->neq; i++) m->neq += eq_used(mj, i);
   m->npair_max = 0;
   m->filter_parent = !(mj->opt.disableflags & mjDSBL_FILTERPARENT);
+  m->ntree = (int)mj->ntree;
+  m->sleep = (mj->opt.enableflags & mjENBL_SLEEP) != 0;
+  m->sleep_tolerance = mj->opt.sleep_tolerance;
   /* MuJoCo's pyramidal cone is its solver's discretization of the friction cone; SAP always
    * solves the elliptic one: a note (sap_modelNotes), not a refusal (it is MuJoCo's default) */
   m->cone_pyramidal = mj->opt.cone == mjCONE_PYRAMIDAL && !disabled(mj, mjDSBL_CONTACT);
@@ -656,6 +680,12 @@ static void copy_bodies(sapModel* m, const mjModel* mj) {
   copy_int(m->body_geomnum, mj->body_geomnum, mj->nbody);
   copy_int(m->body_geomadr, mj->body_geomadr, mj->nbody);
   copy_int(m->body_mocapid, mj->body_mocapid, mj->nbody);
+  copy_int(m->body_treeid, mj->body_treeid, mj->nbody);
+  copy_int(m->tree_bodyadr, mj->tree_bodyadr, mj->ntree);
+  copy_int(m->tree_bodynum, mj->tree_bodynum, mj->ntree);
+  copy_int(m->tree_dofadr, mj->tree_dofadr, mj->ntree);
+  copy_int(m->tree_dofnum, mj->tree_dofnum, mj->ntree);
+  copy_int(m->tree_sleep_policy, mj->tree_sleep_policy, mj->ntree);
   copy_num(m->body_pos, mj->body_pos, 3 * mj->nbody);
   copy_num(m->body_quat, mj->body_quat, 4 * mj->nbody);
   copy_num(m->body_ipos, mj->body_ipos, 3 * mj->nbody);
@@ -711,6 +741,8 @@ static void copy_joints(sapModel* m, const mjModel* mj) {
     m->dof_frictionloss[i] = disabled(mj, mjDSBL_FRICTIONLOSS) ? 0 : mj->dof_frictionloss[i];
   copy_num(m->qpos0, mj->qpos0, mj->nq);
   copy_num(m->qpos_spring, mj->qpos_spring, mj->nq);
+  copy_int(m->dof_treeid, mj->dof_treeid, mj->nv);
+  copy_num(m->dof_length, mj->dof_length, mj->nv);
 }
 
 /* geoms and their SAP material: mu is friction[0] (pairs combine it, see

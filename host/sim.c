@@ -14,6 +14,7 @@
 #include "model.h"
 #include "sim.h"
 #include "sap_solve.h"
+#include "sleep.h"
 #include "world_view.h"
 
 #define SAP_ALIGN(n) (((n) + 63ULL) & ~63ULL)
@@ -186,6 +187,14 @@ sapStatus sap_create(const sapModel* m, const sapOptions* opt_in, int nworld, sa
   s->init_ctrl = s->init_qvel + nv;
   memcpy(s->init_qpos, s->m->qpos0, sizeof(double) * nq);
 
+  /* sleeping trees (kernels/sleep.h) run on the CPU backend only: device=auto takes the CPU */
+  if (s->m->sleep && s->opt.device == SAP_DEVICE_CUDA) {
+    free_sim(s);
+    return sap_fail(SAP_ERR_UNSUPPORTED, "<flag sleep=\"enable\"/>: sleeping trees run on the CPU backend "
+                    "only (the CUDA step does not apply MuJoCo's sleep rules yet); use device=cpu or "
+                    "disable the flag");
+  }
+  if (s->m->sleep) s->opt.device = SAP_DEVICE_CPU;
   if ((st = sapb_init(s)) != SAP_OK) {
     free_sim(s);
     return st;
@@ -245,6 +254,21 @@ static void reset_world(sapSim* s, int w, int key) {
     memcpy(s->d.mocap_quat + ((size_t)w * m->nmocap + id) * 4, quat, sizeof(double) * 4);
   }
   memcpy(s->d.eq_active + (size_t)w * m->neq, m->eq_active0, sizeof(int) * m->neq);
+  /* sleep (kernels/sleep.h): every tree awake; with trees of policy init, MuJoCo's mj_resetData:
+   * those sleep, each its own cycle, at rest (MuJoCo sleeps them by island: init trees that
+   * touch one another form one cycle there), and MuJoCo's mj_sleep counts the others once */
+  int* ta = s->d.tree_asleep + (size_t)w * m->ntree;
+  int ninit = 0;
+  for (int t = 0; t < m->ntree; t++) {
+    int init = m->sleep && m->tree_sleep_policy[t] == SAP_SLEEP_INIT;
+    ninit += init;
+    ta[t] = init ? t : SAP_SLEEP_AWAKE;
+    for (int j = m->tree_dofadr[t]; init && j < m->tree_dofadr[t] + m->tree_dofnum[t]; j++)
+      s->d.qvel[(size_t)w * m->nv + j] = s->d.vnext[(size_t)w * m->nv + j] = 0;
+  }
+  for (int t = 0; t < m->ntree && ninit; t++)
+    if (ta[t] < 0 && sapw_treeCanSleep(m, &s->d, w, t, m->sleep_tolerance)) ta[t]++;
+  if (m->sleep) memcpy(s->d.sleep_qpos + (size_t)w * m->nq, qpos, sizeof(double) * m->nq);
   /* control histories: MuJoCo's reset, samples at -n h, ..., -h, all 0 (a keyframe too) */
   for (int u = 0; u < m->nu; u++)
     if (m->actuator_nsample[u] > 0)
@@ -275,7 +299,8 @@ static int reset_ranges(sapSim* s, sapRange* r) {
       {d->eq_active, n * m->neq * in}, {d->world_flags, n * in}, {d->newton_iter, n * in}, {d->ls_iter, n * in},
       {d->nfactor, n * in}, {d->ls_eval, n * in}, {d->ncon, n * in}, {d->ncon_dropped, n * in},
       {d->sensordata, n * m->nsensordata * dbl}, {d->xfrc_applied, n * m->nbody * 6 * dbl},
-      {d->cfrc_ext, n * m->nbody * 6 * dbl}, {d->history, n * m->nhistory * dbl}};
+      {d->cfrc_ext, n * m->nbody * 6 * dbl}, {d->history, n * m->nhistory * dbl},
+      {d->tree_asleep, n * m->ntree * in}, {d->sleep_qpos, n * (m->sleep ? m->nq : 0) * dbl}};
   int count = (int)(sizeof(all) / sizeof(all[0]));
   memcpy(r, all, sizeof(all));
   return count;
@@ -307,7 +332,8 @@ static const char* field_names[SAP_NFIELD] = {"qpos", "qvel", "ctrl", "time", "q
                                               "xpos", "xquat", "qacc_free", "mocap_pos",
                                               "mocap_quat", "sensordata", "act", "xfrc_applied",
                                               "cfrc_ext", "cvel", "cinert", "subtree_com",
-                                              "qfrc_actuator", "qvel_prev", "ctrl_history"};
+                                              "qfrc_actuator", "qvel_prev", "ctrl_history",
+                                              "tree_asleep"};
 
 const char* sap_fieldName(sapField f) {
   return (unsigned)f < SAP_NFIELD ? field_names[f] : "?";
@@ -337,6 +363,7 @@ int sap_fieldSize(const sapSim* s, sapField f) {
     case SAP_FIELD_QFRC_ACTUATOR: return m->nv;
     case SAP_FIELD_QVEL_PREV: return m->nv;
     case SAP_FIELD_CTRL_HISTORY: return m->nhistory;
+    case SAP_FIELD_TREE_ASLEEP: return m->ntree;
     default: return -1;
   }
 }
@@ -388,6 +415,12 @@ sapStatus sap_get(sapSim* s, sapField f, const int* worlds, int n, double* buf) 
     return sap_fail(SAP_ERR_ARG, "sap_get: field '%s' is computed only with option body_outputs=1 "
                     "(this batch was created without it)", sap_fieldName(f));
   int size = sap_fieldSize(s, f);
+  if (f == SAP_FIELD_TREE_ASLEEP) {  /* ints, as doubles (CPU only: sleep refuses the GPU) */
+    for (int i = 0; i < n; i++)
+      for (int k = 0; k < size; k++)
+        buf[(size_t)i * size + k] = s->d.tree_asleep[(size_t)(worlds ? worlds[i] : i) * size + k];
+    return SAP_OK;
+  }
   const double* src = sapd_fieldPtr(&s->d, f);
   /* on the GPU only this field travels (and qvel for qacc_free) */
   size_t bytes = sizeof(double) * (size_t)s->d.nworld * size;
@@ -436,16 +469,64 @@ static sapStatus check_history(const sapSim* s, int w, const double* b) {
   return SAP_OK;
 }
 
+/* sap_set of tree_asleep: every value an integer >= SAP_SLEEP_AWAKE, the sleeping trees of each
+ * world in cycles (each reached again from itself through sleeping trees only, as MuJoCo's
+ * mj_sleepCycle walks them); then the values, and the current qpos as the sleeping pose */
+static sapStatus set_tree_asleep(sapSim* s, const int* worlds, int n, const double* buf) {
+  const sapModel* m = s->m;
+  int nt = m->ntree;
+  if (!m->sleep && n > 0)
+    for (long i = 0; i < (long)n * nt; i++)
+      if (buf[i] != SAP_SLEEP_AWAKE)
+        return sap_fail(SAP_ERR_ARG, "sap_set: tree_asleep of world %d, tree %ld: %g, but the scene does not "
+                        "enable sleep (<flag sleep=\"enable\"/>): every tree stays awake (%d); nothing was "
+                        "changed", worlds ? worlds[i / nt] : (int)(i / nt), i % nt, buf[i], SAP_SLEEP_AWAKE);
+  for (int i = 0; i < n; i++) {
+    const double* b = buf + (size_t)i * nt;
+    int w = worlds ? worlds[i] : i;
+    for (int t = 0; t < nt; t++) {
+      if (b[t] != floor(b[t]) || b[t] < SAP_SLEEP_AWAKE || b[t] >= nt)
+        return sap_fail(SAP_ERR_ARG, "sap_set: tree_asleep of world %d, tree %d: %g is not an integer in "
+                        "[%d, %d) (awake count or next sleeping tree); nothing was changed", w, t, b[t],
+                        SAP_SLEEP_AWAKE, nt);
+      int pol = m->tree_sleep_policy[t];
+      if (b[t] >= 0 && (pol == SAP_SLEEP_NEVER || pol == SAP_SLEEP_AUTO_NEVER))
+        return sap_fail(SAP_ERR_ARG, "sap_set: tree_asleep of world %d, tree %d (root body '%s') is asleep but "
+                        "its sleep policy is never; nothing was changed", w, t,
+                        sapm_name(m, m->name_bodyadr, m->tree_bodyadr[t]));
+    }
+    for (int t = 0; t < nt; t++) {
+      if (b[t] < 0) continue;
+      int cur = t, k = 0;
+      do {
+        cur = (int)b[cur];
+      } while (cur >= 0 && cur != t && ++k <= nt);
+      if (cur != t)
+        return sap_fail(SAP_ERR_ARG, "sap_set: tree_asleep of world %d, tree %d (root body '%s'): its sleeping "
+                        "trees do not cycle back to it (the chain from it reaches %s); nothing was changed", w,
+                        t, sapm_name(m, m->name_bodyadr, m->tree_bodyadr[t]),
+                        cur < 0 ? "an awake tree" : "a cycle without it");
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    int w = worlds ? worlds[i] : i;
+    for (int t = 0; t < nt; t++) s->d.tree_asleep[(size_t)w * nt + t] = (int)buf[(size_t)i * nt + t];
+    if (m->sleep) memcpy(s->d.sleep_qpos + (size_t)w * m->nq, s->d.qpos + (size_t)w * m->nq, sizeof(double) * m->nq);
+  }
+  return SAP_OK;
+}
+
 sapStatus sap_set(sapSim* s, sapField f, const int* worlds, int n, const double* buf) {
   if (!s || !buf) return sap_fail(SAP_ERR_ARG, "sap_set: null argument");
   if (f != SAP_FIELD_QPOS && f != SAP_FIELD_QVEL && f != SAP_FIELD_CTRL && f != SAP_FIELD_TIME &&
       f != SAP_FIELD_QFRC_APPLIED && f != SAP_FIELD_MOCAP_POS && f != SAP_FIELD_MOCAP_QUAT &&
       f != SAP_FIELD_ACT && f != SAP_FIELD_XFRC_APPLIED && f != SAP_FIELD_QVEL_PREV &&
-      f != SAP_FIELD_CTRL_HISTORY)
+      f != SAP_FIELD_CTRL_HISTORY && f != SAP_FIELD_TREE_ASLEEP)
     return sap_fail(SAP_ERR_ARG, "sap_set: field '%s' is read-only", sap_fieldName(f));
   sapStatus st = check_worlds(s, "sap_set", worlds, n);
   if (st != SAP_OK) return st;
   int size = sap_fieldSize(s, f);
+  if (f == SAP_FIELD_TREE_ASLEEP) return set_tree_asleep(s, worlds, n, buf);
   /* validate everything before changing anything */
   for (long i = 0; i < (long)n * size; i++)
     if (!isfinite(buf[i]))

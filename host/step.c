@@ -17,6 +17,7 @@
 
 #include "backend.h"
 #include "sim.h"
+#include "sleep.h"
 #include "stages.h"
 #include "world_stages.h"
 
@@ -83,18 +84,46 @@ void sapc_stageClear(sapSim* s, int w, double h) {
   sapw_clearWorldFlags(s->m, &s->d, w);
 }
 
+/* kinematics, then (sleep) the wake by user changes (kernels/sleep.h step 1) */
 void sapc_stageKinematics(sapSim* s, int w, double h) {
   (void)h;
-  if (!frozen(s, w)) sapw_kinematicsWorld(s->m, &s->d, w, s->opt.boundary_pose_precision == SAP_FP32);
+  if (frozen(s, w)) return;
+  sapw_kinematicsWorld(s->m, &s->d, w, s->opt.boundary_pose_precision == SAP_FP32);
+  if (s->m->sleep) sapw_wakeUser(s->m, &s->d, w);
 }
 
+/* contacts; with sleep (kernels/sleep.h steps 2-4) the pairs with an awake side, the wake by
+ * contact (then the contacts again, as MuJoCo) and by equality, and the contacts of sleeping
+ * trees out of the solve's list */
 void sapc_stageCollision(sapSim* s, int w, double h) {
   (void)h;
-  if (s->opt.contacts) sapc_collisionWorld(s, w);
+  const sapModel* m = s->m;
+  sapData* d = &s->d;
+  if (!m->sleep || frozen(s, w)) {
+    if (s->opt.contacts) sapc_collisionWorld(s, w);
+    return;
+  }
+  if (s->opt.contacts) {
+    sapc_collisionWorld(s, w);
+    if (sapw_wakeContacts(m, d, w)) sapc_collisionWorld(s, w);
+  }
+  sapw_wakeEquality(m, d, w);
+  if (s->opt.contacts) sapw_sleepDropContacts(m, d, w);
 }
 
+/* free motion; with sleep v* = 0 on sleeping trees (none computed when every tree sleeps) */
 void sapc_stageFreeMotion(sapSim* s, int w, double h) {
-  if (!frozen(s, w)) free_motion_world(s, w, h);
+  const sapModel* m = s->m;
+  if (frozen(s, w)) return;
+  double* vstar = s->d.vstar + (size_t)w * m->nv;
+  if (m->sleep && sapw_allAsleep(m, &s->d, w)) {
+    memset(vstar, 0, sizeof(double) * m->nv);
+    return;
+  }
+  free_motion_world(s, w, h);
+  if (m->sleep)
+    for (int j = 0; j < m->nv; j++)
+      if (sapw_dofAsleep(m, &s->d, w, j)) vstar[j] = 0;
 }
 
 void sapc_stageSolve(sapSim* s, int w, double h) {
@@ -113,8 +142,13 @@ void sapc_stageBodyOutputs(sapSim* s, int w, double h) {
   if (s->opt.body_outputs) sapc_bodyOutputsWorld(s, w, h);
 }
 
+/* integration; with sleep the sleep rule first (on the start qvel, kernels/sleep.h step 5),
+ * then sleeping trees keep their start qpos and qvel = 0 (step 6) */
 void sapc_stageIntegrate(sapSim* s, int w, double h) {
-  if (!frozen(s, w)) integrate_world(s, w, h);
+  if (frozen(s, w)) return;
+  if (s->m->sleep) sapw_sleepRule(s->m, &s->d, w);
+  integrate_world(s, w, h);
+  if (s->m->sleep && !frozen(s, w)) sapw_sleepFreeze(s->m, &s->d, w);
 }
 
 /* position/velocity sensors of the new state */
@@ -154,6 +188,10 @@ static size_t retry_stride(const sapModel* m) {
 
 sapStatus sapc_retryInit(sapSim* s) {
   if (s->opt.retry_depth <= 0) return SAP_OK;
+  if (s->m->sleep)
+    return sap_fail(SAP_ERR_UNSUPPORTED, "option retry_depth=%d with <flag sleep=\"enable\"/>: the step retry "
+                    "does not restore the sleep state yet; use retry_depth=0 or disable the flag",
+                    s->opt.retry_depth);
   if (s->on_gpu)
     return sap_fail(SAP_ERR_UNSUPPORTED, "option retry_depth=%d: the step retry runs on the CPU backend "
                     "only (the CUDA backend does not redo failed worlds yet); use device=cpu or "

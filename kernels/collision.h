@@ -12,6 +12,7 @@
 #include "sapsim/data.h"
 #include "world_flags.h"
 #include "pair.h"
+#include "sleep.h"
 
 #define SAPC_MAXCON 4            /* contacts per geom pair (primitives, meshes) */
 #define SAPC_HFIELD_MAXCON 50    /* per heightfield pair: one per prism, MuJoCo's mjMAXCONPAIR */
@@ -371,6 +372,7 @@ SAP_HD_BIG int sapw_collideList(const sapModel* m, const sapData* d, int w, int 
   for (int p = 0; p < m->npair_max && !frozen && !nan; p++) {
     if (mask && !(mask[p >> 5] >> (p & 31) & 1u)) continue;
     int g0 = m->pair_geom[2 * p], g1 = m->pair_geom[2 * p + 1];
+    if (sapw_sleepSkipPair(m, d, w, g0, g1)) continue;  // no awake side (kernels/sleep.h)
     int nc = sapw_collidePair(m, xpos, xmat, g0, g1, m->pair_detect[p], fp64, c);
     for (int i = 0; i < nc; i++) {
       if (!work) {

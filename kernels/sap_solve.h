@@ -13,6 +13,7 @@
 #include "world_flags.h"
 #include "tendon.h"   /* sapRow, spatial tendons */
 #include "pair.h"     /* sapw_findPair: a contact's pair (torsional, rolling friction) */
+#include "sleep.h"    /* sapw_dofAsleep: rows of sleeping trees leave the problem */
 
 /* constants of the specs */
 #define SAP_BETA_PD 0.1              /* near-rigid factor of PD drives (drake §3.1) */

@@ -245,6 +245,29 @@ SAP_HD int SAPT(sapw_buildFriction)(const sapModel* m, const sapData* d, int w, 
 /* equality constraints as holonomic rows (sapw_buildEquality) */
 #include "sap_equality_t.h"
 
+/* the rows of the ns built whose dofs all sleep leave the problem (kernels/sleep.h: a sleeping
+ * tree is in no island, its velocity stays 0); the others keep their order. Returns the rows
+ * kept. */
+SAP_HD int SAPT(sapw_sleepRows)(const sapModel* m, const sapData* d, int w, SAPT(sapProblem)* P, int ns) {
+  int k = 0, snz = P->snz;
+  for (int s = 0; s < ns; s++) {
+    const int* idx = P->sidx + (long)s * snz;
+    int awake = idx[0] < 0;  // a row without dofs stays
+    for (int a = 0; a < snz && idx[a] >= 0; a++) awake |= !sapw_dofAsleep(m, d, w, idx[a]);
+    if (!awake) continue;
+    if (k != s) {
+      for (int a = 0; a < snz; a++) {
+        P->sidx[(long)k * snz + a] = idx[a];
+        P->sval[(long)k * snz + a] = P->sval[(long)s * snz + a];
+      }
+      for (int a = 0; a < SAP_SPAR; a++) P->spar[SAP_SPAR * k + a] = P->spar[SAP_SPAR * s + a];
+      P->stag[k] = P->stag[s];
+    }
+    k++;
+  }
+  return k;
+}
+
 /* every scalar row of world w after the contacts, in the order the tags document: drives,
  * limits, dry friction, equalities; sets P->ns and ends the tags with -1 */
 SAP_HD int SAPT(sapw_buildRows)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
@@ -253,6 +276,7 @@ SAP_HD int SAPT(sapw_buildRows)(const sapModel* m, const sapData* d, int w, cons
   ns += SAPT(sapw_buildLimits)(m, d, w, prm, P, ns);
   ns += SAPT(sapw_buildFriction)(m, d, w, prm, P, ns);
   ns += SAPT(sapw_buildEquality)(m, d, w, prm, P, ns);
+  if (m->sleep) ns = SAPT(sapw_sleepRows)(m, d, w, P, ns);
   if (ns < SAP_SOLVE_NS(m)) P->stag[ns] = -1;
   P->ns = ns;
   return ns;

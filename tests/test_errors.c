@@ -128,7 +128,8 @@ static void test_mujoco4_fields_rejected(void) {
   static const struct { const char* tag; const char* xml; const char* frag1; const char* frag2; } cases[] = {
       {"yield", "<mujoco>" ONE("stiffness='1' springyield='0.5'", "") "</mujoco>", "'j'", "springyield"},
       {"adhesion", "<mujoco>" ONE("", "adhesion='1'") "</mujoco>", "'g'", "adhesion"},
-      {"sleep", "<mujoco><option><flag sleep='enable'/></option>" ONE("", "") "</mujoco>", "sleep", NULL},
+      {"sleep", "<mujoco><option><flag sleep='enable'/></option>" ONE("", "") "<actuator><intvelocity joint='j' "
+                "actrange='-1 1'/></actuator></mujoco>", "sleep", "activation"},
       {"override", "<mujoco><option><flag override='enable'/></option>" ONE("", "") "</mujoco>", "override", NULL},
       {"actuation", "<mujoco><option><flag actuation='disable'/></option>" ONE("", "") "</mujoco>", "actuation", NULL},
       {"pid", "<mujoco>" ONE("", "") "<actuator><pid name='servo' joint='j' input='pos vel'/></actuator>"

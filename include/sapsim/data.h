@@ -53,6 +53,15 @@ typedef struct sapData {
   double* mocap_quat;     /* (nworld x nmocap x 4) mocap body orientations (normalised on use) */
   int* eq_active;         /* (nworld x neq)     equality constraint on (1) or off (0), MuJoCo's
                              mjData.eq_active: reset from eq_active0, set by sap_setEqActive */
+  int* tree_asleep;       /* (nworld x ntree)   MuJoCo 4's mjData.tree_asleep (model.sleep): < 0 awake,
+                             counting up from SAP_SLEEP_AWAKE to -1 while the tree rests; >= 0
+                             asleep, the next tree of its sleeping island's cycle. Part of the
+                             state (field SAP_FIELD_TREE_ASLEEP); a reset sets it */
+  double* sleep_qpos;     /* (nworld x nq if model.sleep, else 0) qpos at the end of the last step,
+                             reset or state edit: a sleeping tree whose qpos differs wakes (MuJoCo's
+                             pose mismatch test in mj_kinematics1) */
+  int* sleep_work;        /* (nworld x 2 ntree if model.sleep, else 0) the sleep rules' scratch
+                             (kernels/sleep.h) */
 
   /* kinematics */
   double* xpos;           /* (nworld x nbody x 3)  body frame position */

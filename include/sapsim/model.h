@@ -32,6 +32,14 @@ enum { SAP_MUSCLE_GAIN = 1, SAP_MUSCLE_BIAS = 2 };
                             vmax, fpmax, fvmax (MuJoCo's gainprm/biasprm of a muscle) */
 
 /* equality constraint types: numbering as MuJoCo's mjtEq (connect, weld, joint, tendon) */
+/* tree sleep policy: numbering as MuJoCo's mjtSleepPolicy */
+enum { SAP_SLEEP_AUTO = 0, SAP_SLEEP_AUTO_NEVER, SAP_SLEEP_AUTO_ALLOWED, SAP_SLEEP_NEVER, SAP_SLEEP_ALLOWED,
+       SAP_SLEEP_INIT };
+/* MuJoCo's mjMINAWAKE: steps a tree stays below the tolerance before it may sleep; an awake
+ * tree's tree_asleep counts up from SAP_SLEEP_AWAKE = -(1 + SAP_MINAWAKE) to -1 */
+#define SAP_MINAWAKE 10
+#define SAP_SLEEP_AWAKE (-(1 + SAP_MINAWAKE))
+
 enum { SAP_EQ_CONNECT = 0, SAP_EQ_WELD = 1, SAP_EQ_JOINT = 2, SAP_EQ_TENDON = 3 };
 #define SAP_EQ_NDATA 16 /* eq_data slots per equality constraint */
 #define SAP_NPOLY 2     /* higher-order spring coefficients (MuJoCo 4's mjNPOLY) */
@@ -114,6 +122,7 @@ typedef struct sapModel {
   int nsensorhist; /* sensors with a history buffer (nsample > 0; delays and intervals) */
   int nsurfacevel; /* geoms with a surface velocity (MuJoCo 4's surfacevel: conveyors, turntables);
                       0: geom_surfacevel is empty */
+  int ntree;       /* kinematic trees under the world body (MuJoCo's ntree): the units that sleep */
 
   /* options */
   double timestep;      /* h (s) */
@@ -134,6 +143,10 @@ typedef struct sapModel {
                          * MuJoCo's default): SAP solves the exact (elliptic,
                          * regularized) Coulomb cone regardless; sap_modelNotes says so when
                          * the scene has contact pairs */
+  int sleep;            /* 1: MJCF <flag sleep="enable"/>: resting islands of trees sleep (MuJoCo 4's
+                         * rules, kernels/sleep.h; sapData.tree_asleep) */
+  double sleep_tolerance; /* MJCF option sleep_tolerance: a tree may sleep while max_j
+                           * dof_length_j |qvel_j| < this (0: only when qvel is exactly 0) */
 
   /* bodies */
   int* body_parentid;     /* (nbody)      parent body; 0 for roots and the world */
@@ -153,6 +166,7 @@ typedef struct sapModel {
   double* body_mass;      /* (nbody)      mass */
   double* body_inertia;   /* (nbody x 3)  principal inertia about the com */
   double* body_gravcomp;  /* (nbody)      gravity compensation: force -gravcomp m g at the com */
+  int* body_treeid;       /* (nbody)      kinematic tree of the body, -1: static (MuJoCo's) */
 
   /* joints */
   int* jnt_type;          /* (njnt)       SAP_JNT_* */
@@ -179,6 +193,15 @@ typedef struct sapModel {
   double* dof_dampingpoly;/* (nv x SAP_NPOLY) the damper's higher-order terms (MuJoCo 4's dampingpoly:
                            *               force -v (c + p1 |v| + p2 v^2), D = its slope at v_n) */
   double* dof_frictionloss; /* (nv)       dry friction: |generalized force| <= this (SAP box row) */
+  int* dof_treeid;        /* (nv)         kinematic tree of the dof */
+  double* dof_length;     /* (nv)         MuJoCo's dof length scale: 1 linear, a body size angular
+                           *               (the sleep test's velocity weight) */
+  /* trees (MuJoCo's numbering: bodies and dofs of a tree are contiguous) */
+  int* tree_bodyadr;      /* (ntree)      first body */
+  int* tree_bodynum;      /* (ntree)      bodies */
+  int* tree_dofadr;       /* (ntree)      first dof */
+  int* tree_dofnum;       /* (ntree)      dofs */
+  int* tree_sleep_policy; /* (ntree)      MuJoCo's mjtSleepPolicy (SAP_SLEEP_*) */
 
   /* coordinates */
   double* qpos0;          /* (nq)         reference configuration (hinge/slide zero) */

@@ -227,11 +227,18 @@ typedef enum {
    * model with delays; a set buffer needs an integer cursor in [0, nsample) and times increasing
    * from the oldest sample to the newest (SAP_ERR_ARG names the actuator or sensor) */
   SAP_FIELD_CTRL_HISTORY,
+  /* (ntree) MuJoCo 4's mjData.tree_asleep (<flag sleep="enable"/>, kernels/sleep.h), integers
+   * carried as doubles: < 0 awake (from -11 = -(1 + mjMINAWAKE) up to -1), >= 0 asleep, the next
+   * tree of the sleeping island's cycle. Part of the state; a set buffer must hold integers
+   * >= -11 whose sleeping trees form cycles (SAP_ERR_ARG names the tree; nothing changes), and
+   * records the current qpos as the sleeping pose; a sleeping tree set keeps its qpos and gets
+   * qvel = 0 at its next step (a nonzero qvel set on it wakes it, as in MuJoCo) */
+  SAP_FIELD_TREE_ASLEEP,
   SAP_NFIELD
 } sapField;
 
 /* values per world of a field (nq, nv, nu, 1, nv, nbody*3, nbody*4, nv, nmocap*3, nmocap*4,
- * nsensordata, na, nbody*6, nbody*6, nbody*6, nbody*10, nbody*3, nv, nv, nhistory).
+ * nsensordata, na, nbody*6, nbody*6, nbody*6, nbody*10, nbody*3, nv, nv, nhistory, ntree).
  * mocap_pos/mocap_quat are the world-frame poses of the mocap bodies (kinematic: they
  * move only when set, with zero velocity for contacts); a set quaternion must be
  * non-zero and is normalised on use, not in place. */

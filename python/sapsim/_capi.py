@@ -96,9 +96,9 @@ class SapWorldRetry(ctypes.Structure):
     _fields_ = [("retries", ctypes.c_longlong), ("level", c_int), ("level_max", c_int), ("h_min", c_double)]
 
 
-SAP_NFIELD = 20  # sapField values: qpos, qvel, ctrl, time, qfrc_applied, xpos, xquat, qacc_free,
+SAP_NFIELD = 21  # sapField values: qpos, qvel, ctrl, time, qfrc_applied, xpos, xquat, qacc_free,
 #               mocap_pos, mocap_quat, sensordata, act, xfrc_applied, cfrc_ext, cvel, cinert,
-#               subtree_com, qfrc_actuator, qvel_prev, ctrl_history
+#               subtree_com, qfrc_actuator, qvel_prev, ctrl_history, tree_asleep
 
 # sapOptions is only ever handled through a pointer to storage the library fills
 # (sap_optionsDefault): this upper bound of its size keeps the binding independent

@@ -83,15 +83,18 @@ _FIELD_ID = {
     "qfrc_actuator": 17,
     "qvel_prev": 18,
     "ctrl_history": 19,
+    "tree_asleep": 20,
 }
 #: fields of ``Sim.get`` / ``Sim.set`` (xpos, xquat, qacc_free, sensordata and the body outputs
 #: cfrc_ext, cvel, cinert, subtree_com, qfrc_actuator are read-only). ``qvel_prev`` is the
 #: velocity before the last step, the extrapolated warm start's (the default
 #: ``warm_start=extrapolate``): set qvel, then qvel_prev, to restore a run bit for bit.
 #: ``ctrl_history`` holds the history buffers of delayed actuators and sensors (MuJoCo 4's mjData.history)
+#: ``tree_asleep`` (ntree, integers as float64) is MuJoCo 4's mjData.tree_asleep with
+#: ``<flag sleep="enable"/>``: < 0 awake, >= 0 asleep (the next tree of the sleeping cycle)
 FIELDS: tuple[str, ...] = tuple(_FIELD_ID)
 _WRITABLE = ("qpos", "qvel", "ctrl", "time", "qfrc_applied", "mocap_pos", "mocap_quat", "act", "xfrc_applied",
-             "qvel_prev", "ctrl_history")
+             "qvel_prev", "ctrl_history", "tree_asleep")
 #: MuJoCo's com-based outputs, computed with option ``body_outputs=1`` only
 BODY_OUTPUTS: tuple[str, ...] = ("cfrc_ext", "cvel", "cinert", "subtree_com", "qfrc_actuator")
 
