@@ -1,15 +1,19 @@
 /* Spatial tendons that wrap spheres and cylinders and pass pulleys (kernels/tendon.h, a port
  * of MuJoCo 4's mj_tendon / mju_wrap), and everything that acts on them:
+ *  - sapt_wrap against MuJoCo 4.0's mju_wrap itself at 24000 random configurations (no
+ *    sidesite, a sidesite outside and inside; near-degenerate ones included);
  *  - length and Jacobian at 384 random states of scenes/tendon_wrap.xml (radii 5 mm .. 0.5 m,
- *    tilted cylinders, pulleys, hinge/ball/slide paths) against MuJoCo 4.0's ten_length and
- *    ten_J; every geom wrap must be seen both wrapped and straight (MuJoCo's wrap_obj); a 1e-6
- *    change of one radius must show (the comparison can fail);
+ *    tilted cylinders, pulleys, hinge/ball/slide paths) and of scenes/tendon_sidesite.xml
+ *    (sidesites outside and inside) against MuJoCo 4.0's ten_length and ten_J; every geom
+ *    wrap must be seen both wrapped and straight (MuJoCo's wrap_obj); a 1e-6 change of one
+ *    radius must show (the comparison can fail);
  *  - qfrc_passive (tendon springs with a dead band, dampers), qfrc_actuator and actuator_moment
  *    (muscles with MuJoCo's lengthrange and acc0, motors, general, position and velocity
  *    servos, explicit without contacts), and the tendon/actuator sensors against mj_forward;
  *  - the Jacobian against central differences of sapsim's own length;
- *  - 1500-step trajectories of scenes/muscle_arm.xml (six muscles on wrapping tendons) under
- *    random controls against mj_step (integration=sap_euler, no contacts: MuJoCo's Euler);
+ *  - 1500-step trajectories of scenes/muscle_arm.xml (six muscles on wrapping tendons) and of
+ *    scenes/tendon_sidesite.xml under random controls against mj_step (integration=sap_euler,
+ *    no contacts: MuJoCo's Euler);
  *  - the SAP rows on spatial tendons: a tendon limit, frictionloss and a tendon equality on a
  *    pendulum whose tendon wraps a cylinder on its axis (length c + r theta: analytic stop
  *    angle, stick/slip threshold f r vs m g l sin theta, coupled lengths). */
