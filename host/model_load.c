@@ -381,20 +381,6 @@ static sapStatus check_tendons(const mjModel* mj, const char* path) {
   sapStatus st;
   for (int t = 0; t < mj->ntendon; t++) {
     const char* name = mjname(mj, mj->name_tendonadr, t);
-    /* sidesites are refused: MuJoCo 4.0 chooses between wrapping and the straight path, and
-     * between the two sides, by a rule that differs from MuJoCo 3's mju_wrap for a sidesite
-     * outside the geom (a quarter of random 2D configurations disagree), and its inside wrap
-     * (sidesite inside the geom) differs from mju_wrap's wrap_inside by ~1e-8 m in the tangent
-     * point and, at rare states, by 1e-3 in the length (kernels/tendon.h ports MuJoCo 3's) */
-    for (int w = mj->tendon_adr[t]; w < mj->tendon_adr[t] + mj->tendon_num[t]; w++) {
-      int type = mj->wrap_type[w], side = (int)lround(mj->wrap_prm[w]);
-      if ((type == mjWRAP_SPHERE || type == mjWRAP_CYLINDER) && side >= 0)
-        return sap_fail(SAP_ERR_UNSUPPORTED,
-                        "%s: spatial tendon '%s' wraps geom '%s' with sidesite '%s'; MuJoCo 4.0 picks the "
-                        "wrapping side and the inside wrap by rules sapsim does not reproduce (wraps around "
-                        "spheres and cylinders without a sidesite are supported)", path, name,
-                        mjname(mj, mj->name_geomadr, mj->wrap_objid[w]), mjname(mj, mj->name_siteadr, side));
-    }
     if (mj->tendon_limited[t] && !disabled(mj, mjDSBL_LIMIT) &&
         (st = check_margin(path, "tendon", name, mj->tendon_range + 2 * t, mj->tendon_margin[t])) != SAP_OK)
       return st;

@@ -1,13 +1,15 @@
 /* Spatial tendons in fp64 (reference; shared by the CPU and GPU paths: free motion, SAP rows,
  * sensors): the length and Jacobian of a path of sites that may wrap around spheres and
  * cylinders (with or without a sidesite, the sidesite inside the geom included) and pass
- * pulleys (a divisor for the branches after it). A port of MuJoCo 4's mj_tendon for spatial
- * paths (engine_core_smooth.c) and of mju_wrap, wrap_circle, wrap_inside, length_circle,
- * is_intersect (engine_util_misc.c), so MuJoCo's ten_length and ten_J are the direct oracle
- * (tests/test_spatial_wrap.c). As in MuJoCo the Jacobian treats the tangent points as points
- * of the wrapping geom's body and skips segments whose two ends are on one body. The sidesite
- * branches follow MuJoCo 3's source; MuJoCo 4.0 differs there, so the loader refuses wrap
- * geoms with a sidesite (host/model_load.c) and only the sidesite-free paths run. */
+ * pulleys (a divisor for the branches after it). A port of MuJoCo 4.0's mj_tendon for spatial
+ * paths (engine_core_smooth.c) and mju_wrap (engine_util_misc.c; Apache-2.0, (c) DeepMind
+ * Technologies). MuJoCo 4.0's wrap_circle, wrap_inside and is_intersect differ from MuJoCo 3's
+ * source (and MuJoCo Warp's and MJX's ports of it) where a sidesite is given, in the arc length
+ * and in segment crossings; they were read from the 4.0.0 library's machine code (mju_wrap,
+ * libmujoco.so.4.0.0) and agree with it bit for bit at random states (tests/test_spatial_wrap.c
+ * calls mju_wrap directly). MuJoCo's ten_length and ten_J are the direct oracle for the whole
+ * path. As in MuJoCo the Jacobian treats the tangent points as points of the wrapping geom's
+ * body and skips segments whose two ends are on one body. */
 #ifndef SAPSIM_TENDON_H
 #define SAPSIM_TENDON_H
 
@@ -61,9 +63,6 @@ SAP_HD sapTenSink sapt_sink(void) {
   return s;
 }
 
-SAP_HD double sapt_acos(double x) { return acos(x); }  /* unclamped, as mju_acos */
-SAP_HD double sapt_asin(double x) { return asin(x); }  /* unclamped, as mju_asin */
-
 /* normalize a 2- or 3-vector; (1, 0, ..) when shorter than mjMINVAL (mju_normalize) */
 SAP_HD double sapt_normalize(double* a, int n) {
   double s = 0;
@@ -78,30 +77,35 @@ SAP_HD double sapt_normalize(double* a, int n) {
   return s;
 }
 
-/* segments p1-p2 and p3-p4 intersect (is_intersect) */
+/* segments p1-p2 and p3-p4 cross (MuJoCo 4.0's is_intersect, division-free): with d1 = p2 - p1,
+ * d2 = p4 - p3, w = p1 - p3, q = p2 - p4 and det = d1 x d2, the crossing's parameters a = (d2 x
+ * w) / det, b = (d1 x w) / det satisfy 0 <= a < 1, 0 <= b < 1 (the far ends p2, p4 excluded);
+ * never for |det| < mjMINVAL */
 SAP_HD int sapt_isIntersect(const double* p1, const double* p2, const double* p3, const double* p4) {
-  double det = (p4[1] - p3[1]) * (p2[0] - p1[0]) - (p4[0] - p3[0]) * (p2[1] - p1[1]);
+  double d1[2] = {p2[0] - p1[0], p2[1] - p1[1]}, d2[2] = {p4[0] - p3[0], p4[1] - p3[1]};
+  double det = d2[1] * d1[0] - d2[0] * d1[1];
   if (fabs(det) < SAPT_MINVAL) return 0;
-  double a = ((p4[0] - p3[0]) * (p1[1] - p3[1]) - (p4[1] - p3[1]) * (p1[0] - p3[0])) / det;
-  double b = ((p2[0] - p1[0]) * (p1[1] - p3[1]) - (p2[1] - p1[1]) * (p1[0] - p3[0])) / det;
-  return a >= 0 && a <= 1 && b >= 0 && b <= 1;
+  double sg = det > 0 ? 1 : -1;
+  double q[2] = {p2[0] - p4[0], p2[1] - p4[1]}, w[2] = {p1[0] - p3[0], p1[1] - p3[1]};
+  return (d2[0] * q[1] - d2[1] * q[0]) * sg < 0 && (d1[0] * w[1] - d1[1] * w[0]) * sg >= 0 &&
+         (d2[0] * w[1] - d2[1] * w[0]) * sg >= 0 && (d1[0] * q[1] - d1[1] * q[0]) * sg < 0;
 }
 
-/* arc length on the circle from p0 to p1, the long way for (cross > 0, ind) and (cross < 0,
- * !ind) (length_circle) */
-SAP_HD double sapt_lengthCircle(const double* p0, const double* p1, int ind, double radius) {
-  double a[2] = {p0[0], p0[1]}, b[2] = {p1[0], p1[1]};
-  sapt_normalize(a, 2);
-  sapt_normalize(b, 2);
-  double angle = sapt_acos(a[0] * b[0] + a[1] * b[1]);
-  double cross = p0[1] * p1[0] - p0[0] * p1[1];
-  if ((cross > 0 && ind) || (cross < 0 && !ind)) angle = 2 * SAPT_PI - angle;
-  return radius * angle;
+/* signed angle from the 2D vector (ax, ay) to (bx, by), in (-pi, pi] */
+SAP_HD double sapt_angle(double ax, double ay, double bx, double by) {
+  return atan2(ax * by - ay * bx, ax * bx + ay * by);
 }
 
-/* 2D wrap of the path end[0:2] -> end[2:4] around the circle of radius at the origin, the
- * side point (scaled to the circle) choosing the way when given: the tangent points in pnt[4],
- * returns the arc length or -1 for no wrap (wrap_circle) */
+/* 2D wrap of the path end[0:2] -> end[2:4] around the circle of radius at the origin (MuJoCo
+ * 4.0's wrap_circle): the tangent points in pnt[4], returns the arc length or -1 for no wrap.
+ * Without a side point the path wraps when the segment meets the circle, the way of the two
+ * with the closer tangent points (not crossing the straight segments), and the arc is the
+ * short one (atan2 of |cross|, dot) unless the way demands the long one (beyond 1e-6 rad).
+ * With a side point s (on the circle) the path runs from end0 to end1 through the angle
+ * end0 -> s -> end1 (total, each part in (-pi, pi]): it stays straight when the segment misses
+ * the circle and that angle is the direct one (|total - angle(end0, end1)| < pi), else wraps
+ * counterclockwise for total > 0 (solution 1) and clockwise otherwise (solution 0), the arc's
+ * angle being total less the angles end0 -> tangent 0 and tangent 1 -> end1 */
 SAP_HD double sapt_wrapCircle(double* pnt, const double* end, const double* side, double radius) {
   double sqlen0 = end[0] * end[0] + end[1] * end[1], sqlen1 = end[2] * end[2] + end[3] * end[3];
   double sqrad = radius * radius;
@@ -112,7 +116,15 @@ SAP_HD double sapt_wrapCircle(double* pnt, const double* end, const double* side
   double a = -(dif[0] * end[0] + dif[1] * end[1]) / dd;
   a = a < 0 ? 0 : (a > 1 ? 1 : a);
   double tmp[2] = {a * dif[0] + end[0], a * dif[1] + end[1]};
-  if (tmp[0] * tmp[0] + tmp[1] * tmp[1] > sqrad && (!side || side[0] * tmp[0] + side[1] * tmp[1] >= 0)) return -1;
+  int miss = tmp[0] * tmp[0] + tmp[1] * tmp[1] > sqrad, ind = 0;
+  double total = 0;
+  if (side) {
+    total = sapt_angle(end[0], end[1], side[0], side[1]) + sapt_angle(side[0], side[1], end[2], end[3]);
+    if (miss && fabs(total - sapt_angle(end[0], end[1], end[2], end[3])) < SAPT_PI) return -1;
+    ind = total > 0;
+  } else if (miss) {
+    return -1;
+  }
   double sqrt0 = sqrt(sqlen0 - sqrad), sqrt1 = sqrt(sqlen1 - sqrad);
   double sol[2][2][2], good[2];
   for (int i = 0; i < 2; i++) {
@@ -121,33 +133,34 @@ SAP_HD double sapt_wrapCircle(double* pnt, const double* end, const double* side
     sol[i][0][1] = (end[1] * sqrad - sgn * radius * end[0] * sqrt0) / sqlen0;
     sol[i][1][0] = (end[2] * sqrad - sgn * radius * end[3] * sqrt1) / sqlen1;
     sol[i][1][1] = (end[3] * sqrad + sgn * radius * end[2] * sqrt1) / sqlen1;
-    if (side) {  // goodness: close to the side point, or the shorter path
-      tmp[0] = sol[i][0][0] + sol[i][1][0];
-      tmp[1] = sol[i][0][1] + sol[i][1][1];
-      sapt_normalize(tmp, 2);
-      good[i] = tmp[0] * side[0] + tmp[1] * side[1];
-    } else {
-      tmp[0] = sol[i][0][0] - sol[i][1][0];
-      tmp[1] = sol[i][0][1] - sol[i][1][1];
-      good[i] = -(tmp[0] * tmp[0] + tmp[1] * tmp[1]);
-    }
+    tmp[0] = sol[i][0][0] - sol[i][1][0];  // goodness: the shorter path
+    tmp[1] = sol[i][0][1] - sol[i][1][1];
+    good[i] = -(tmp[0] * tmp[0] + tmp[1] * tmp[1]);
     if (sapt_isIntersect(end, sol[i][0], end + 2, sol[i][1])) good[i] = -10000;
   }
-  int i = good[0] > good[1] ? 0 : 1;
+  int i = side ? ind : (good[0] > good[1] ? 0 : 1);
   pnt[0] = sol[i][0][0];
   pnt[1] = sol[i][0][1];
   pnt[2] = sol[i][1][0];
   pnt[3] = sol[i][1][1];
   if (sapt_isIntersect(end, pnt, end + 2, pnt + 2)) return -1;
-  return sapt_lengthCircle(sol[i][0], sol[i][1], i, radius);
+  if (side)
+    return fabs(total - sapt_angle(end[0], end[1], pnt[0], pnt[1]) - sapt_angle(pnt[2], pnt[3], end[2], end[3])) *
+           radius;
+  double cross = pnt[1] * pnt[2] - pnt[0] * pnt[3];
+  double angle = atan2(fabs(cross), (pnt[0] * pnt[2] + pnt[1] * pnt[3]) + 0.0);  // + 0: -0 -> +0 as MuJoCo
+  if (angle > 1e-6 && ((cross > 0 && i) || (cross < 0 && !i))) angle = 2 * SAPT_PI - angle;
+  return radius * angle;
 }
 
-/* 2D wrap with the side point inside the circle: the path touches the circle at one point
- * where asin(A z) + asin(B z) - 2 asin(z) + G = 0 (Newton from z = 1 - 1e-7); pnt[0:2] =
- * pnt[2:4] = that point, returns 0, or -1 for no wrap (wrap_inside) */
+/* 2D wrap with the side point inside the circle (MuJoCo 4.0's wrap_inside): the path touches
+ * the circle at one point, z = sin t solving f(t) = asin(A z) + asin(B z) - 2 t + G = 0 (A, B:
+ * the radius over the endpoints' distances, G: the angle between them) by Newton's method in t
+ * from t = pi/2 (at most 20 steps to |f| <= 1e-6); pnt[0:2] = pnt[2:4] = that point, returns
+ * 0, or -1 for no wrap (an endpoint inside, the segment crossing the circle) */
 SAP_HD double sapt_wrapInside(double* pnt, const double* end, double radius) {
   const int maxiter = 20;
-  const double zinit = 1 - 1e-7, tolerance = 1e-6;
+  const double tolerance = 1e-6;
   double len0 = sqrt(end[0] * end[0] + end[1] * end[1]), len1 = sqrt(end[2] * end[2] + end[3] * end[3]);
   double dif[2] = {end[2] - end[0], end[3] - end[1]};
   double dd = dif[0] * dif[0] + dif[1] * dif[1];
@@ -172,18 +185,20 @@ SAP_HD double sapt_wrapInside(double* pnt, const double* end, double radius) {
   double cosG = (len0 * len0 + len1 * len1 - dd) / (2 * len0 * len1);
   if (cosG < -1 + SAPT_MINVAL) return -1;
   if (cosG > 1 - SAPT_MINVAL) return 0;
-  double G = acos(cosG), z = zinit;
-  double f = sapt_asin(A * z) + sapt_asin(B * z) - 2 * sapt_asin(z) + G;
+  double G = acos(cosG), t = SAPT_PI / 2, z = 1;
+  double f = asin(A) + asin(B) - SAPT_PI + G;
   if (f > 0) return 0;
   int iter;
   for (iter = 0; iter < maxiter && fabs(f) > tolerance; iter++) {
-    double df = A / fmax(SAPT_MINVAL, sqrt(1 - z * z * A * A)) + B / fmax(SAPT_MINVAL, sqrt(1 - z * z * B * B)) -
-                2 / fmax(SAPT_MINVAL, sqrt(1 - z * z));
+    double df = (A / fmax(SAPT_MINVAL, sqrt(1 - z * z * A * A)) + B / fmax(SAPT_MINVAL, sqrt(1 - z * z * B * B))) *
+                    cos(t) -
+                2;
     if (df > -SAPT_MINVAL) return 0;
-    double z1 = z - f / df;
-    if (z1 > z) return 0;
-    z = z1;
-    f = sapt_asin(A * z) + sapt_asin(B * z) - 2 * sapt_asin(z) + G;
+    double t1 = t - f / df;
+    if (t1 > t) return 0;
+    t = t1;
+    z = sin(t);
+    f = asin(A * z) + asin(B * z) - (t + t) + G;
     if (f > tolerance) return 0;
   }
   if (iter >= maxiter) return 0;
@@ -191,11 +206,11 @@ SAP_HD double sapt_wrapInside(double* pnt, const double* end, double radius) {
   if (end[0] * end[3] - end[1] * end[2] > 0) {
     vec[0] = end[0];
     vec[1] = end[1];
-    ang = sapt_asin(z) - sapt_asin(A * z);
+    ang = t - asin(A * z);
   } else {
     vec[0] = end[2];
     vec[1] = end[3];
-    ang = sapt_asin(z) - sapt_asin(B * z);
+    ang = t - asin(B * z);
   }
   sapt_normalize(vec, 2);
   pnt[0] = radius * (cos(ang) * vec[0] - sin(ang) * vec[1]);

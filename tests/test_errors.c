@@ -68,9 +68,8 @@ static void test_bad_scenes(void) {
   expect_load(write_scene("spatial",
               "<mujoco><worldbody><site name='s0'/><body><joint type='hinge'/><geom name='drum' size='.1'/>"
               "<site name='s1' pos='0 0 1'/></body></worldbody>"
-              "<tendon><spatial name='rope'><site site='s0'/><geom geom='drum' sidesite='s0'/><site site='s1'/></spatial>"
-              "</tendon></mujoco>"),
-              SAP_ERR_UNSUPPORTED, "rope", "with sidesite 's0'");
+              "<tendon><spatial name='rope' armature='1'><site site='s0'/><site site='s1'/></spatial></tendon></mujoco>"),
+              SAP_ERR_UNSUPPORTED, "rope", "armature");
   expect_load(write_scene("siteact",
               "<mujoco><worldbody><site name='base'/><body><joint type='hinge'/><geom size='.1'/><site name='s'/></body>"
               "</worldbody><actuator><motor name='thruster' site='s' refsite='base'/></actuator></mujoco>"),

@@ -203,6 +203,10 @@ static void test_parity_contact(void) {
   parity("scenes/tendon_wrap.xml", "approx64", 1, 200, 1e-6);
   parity("scenes/tendon_wrap.xml", "approx32", 1, 100, 1e-3);
   parity("scenes/muscle_arm.xml", "approx64", 0, 200, 1e-9);
+  // sidesites outside and inside the wrap geoms (MuJoCo 4.0's wrap rules), a servo's drive row
+  parity("scenes/tendon_sidesite.xml", "approx64", 1, 200, 1e-6);
+  parity("scenes/tendon_sidesite.xml", "approx64", 0, 200, 1e-9);
+  parity("scenes/tendon_sidesite.xml", "approx32", 1, 100, 1e-3);
   // weld to a mocap body, joint coupling, finger contacts; drake: sap_euler, the curvature bias
   parity("scenes/arm_gripper_mocap.xml", "approx64", 1, 100, 1e-6);
   parity("scenes/arm_gripper_mocap.xml", "drake", 1, 100, 1e-6);

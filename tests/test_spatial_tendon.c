@@ -3,7 +3,7 @@
  * states of scenes/string_pendulum.xml (paths across free, hinge and ball joints and world
  * sites); a bob on a taut string swings with the pendulum's period 2 pi sqrt(L/g) (1 +
  * theta0^2/16 + 11 theta0^4/3072) while the string keeps its length; a violated string acts as
- * a violated slide limit does; what loads now, and the sidesite refusal. */
+ * a violated slide limit does; what loads now (sidesites included). */
 #include <math.h>
 #include <mujoco/mujoco.h>
 #include <stdio.h>
@@ -131,8 +131,8 @@ static void test_violated_like_slide_limit(void) {
 #define WORLD "<worldbody><site name='a' pos='0 0 1'/><body name='b'><joint name='j' axis='0 1 0'/>" \
               "<geom name='g' size='.1'/><site name='s' pos='.2 0 0'/><site name='s2' pos='0 .2 0'/></body></worldbody>"
 
-/* what the site-only tendons once refused now loads (kernels/tendon.h, tests/test_spatial_wrap.c);
- * a sidesite is still refused by name */
+/* what the site-only tendons once refused now loads (kernels/tendon.h, tests/test_spatial_wrap.c),
+ * sidesites outside and inside the wrap geom included */
 static void test_now_supported(void) {
   const char* ok[] = {
       "<mujoco>" WORLD "<tendon><spatial name='w'><site site='s'/><geom geom='g'/><site site='a'/></spatial></tendon></mujoco>",
@@ -142,14 +142,16 @@ static void test_now_supported(void) {
       "<mujoco>" WORLD "<tendon><spatial name='t'><site site='s'/><site site='a'/></spatial></tendon><actuator><motor "
       "name='m' tendon='t'/></actuator><sensor><tendonpos name='tp' tendon='t'/></sensor></mujoco>",
       "<mujoco>" WORLD "<tendon><spatial name='t'><site site='s'/><site site='a'/></spatial></tendon><equality><tendon "
-      "name='e' tendon1='t'/></equality></mujoco>"};
-  for (int i = 0; i < 5; i++) {
+      "name='e' tendon1='t'/></equality></mujoco>",
+      "<mujoco>" WORLD "<tendon><spatial name='w'><site site='s'/><geom geom='g' sidesite='s2'/><site site='a'/>"
+      "</spatial></tendon></mujoco>",
+      "<mujoco>" WORLD "<tendon><spatial name='w'><site site='s'/><geom geom='g' sidesite='a'/><site site='a'/>"
+      "</spatial></tendon></mujoco>"};
+  for (int i = 0; i < 7; i++) {
     sapModel* m = NULL;
     CHECK(sap_loadModelString(ok[i], &m) == SAP_OK, "case %d: %s", i, sap_lastError());
     sap_freeModel(m);
   }
-  fx_refused("<mujoco>" WORLD "<tendon><spatial name='w'><site site='s'/><geom geom='g' sidesite='s2'/><site site='a'/>"
-                 "</spatial></tendon></mujoco>", SAP_ERR_UNSUPPORTED, "spatial tendon 'w' wraps geom 'g' with sidesite 's2'");
 }
 
 int main(void) {

@@ -1,15 +1,19 @@
 /* Spatial tendons that wrap spheres and cylinders and pass pulleys (kernels/tendon.h, a port
  * of MuJoCo 4's mj_tendon / mju_wrap), and everything that acts on them:
+ *  - sapt_wrap against MuJoCo 4.0's mju_wrap itself at 24000 random configurations (no
+ *    sidesite, a sidesite outside and inside; near-degenerate ones included);
  *  - length and Jacobian at 384 random states of scenes/tendon_wrap.xml (radii 5 mm .. 0.5 m,
- *    tilted cylinders, pulleys, hinge/ball/slide paths) against MuJoCo 4.0's ten_length and
- *    ten_J; every geom wrap must be seen both wrapped and straight (MuJoCo's wrap_obj); a 1e-6
- *    change of one radius must show (the comparison can fail);
+ *    tilted cylinders, pulleys, hinge/ball/slide paths) and of scenes/tendon_sidesite.xml
+ *    (sidesites outside and inside) against MuJoCo 4.0's ten_length and ten_J; every geom
+ *    wrap must be seen both wrapped and straight (MuJoCo's wrap_obj); a 1e-6 change of one
+ *    radius must show (the comparison can fail);
  *  - qfrc_passive (tendon springs with a dead band, dampers), qfrc_actuator and actuator_moment
  *    (muscles with MuJoCo's lengthrange and acc0, motors, general, position and velocity
  *    servos, explicit without contacts), and the tendon/actuator sensors against mj_forward;
  *  - the Jacobian against central differences of sapsim's own length;
- *  - 1500-step trajectories of scenes/muscle_arm.xml (six muscles on wrapping tendons) under
- *    random controls against mj_step (integration=sap_euler, no contacts: MuJoCo's Euler);
+ *  - 1500-step trajectories of scenes/muscle_arm.xml (six muscles on wrapping tendons) and of
+ *    scenes/tendon_sidesite.xml under random controls against mj_step (integration=sap_euler,
+ *    no contacts: MuJoCo's Euler);
  *  - the SAP rows on spatial tendons: a tendon limit, frictionloss and a tendon equality on a
  *    pendulum whose tendon wraps a cylinder on its axis (length c + r theta: analytic stop
  *    angle, stick/slip threshold f r vs m g l sin theta, coupled lengths). */
@@ -25,6 +29,7 @@
 
 #define SCENE "scenes/tendon_wrap.xml"
 #define ARM "scenes/muscle_arm.xml"
+#define SIDE "scenes/tendon_sidesite.xml"
 #define NW 64
 #define NREP 6
 
@@ -85,9 +90,11 @@ static void set_state(sapSim* s, const double* q, const double* v, const double*
   if (sap_model(s)->na) CHECK_OK(sap_set(s, SAP_FIELD_ACT, NULL, NW, a));
 }
 
-static void test_vs_mujoco(void) {
-  mjModel* mj = mj_load(SCENE);
-  sapModel* m = fx_model(SCENE);
+/* scene's tendons against MuJoCo at NW x NREP random states; the radius of geom `probe` moved
+ * by 1e-6 must show */
+static void vs_mujoco(const char* scene, const char* probe) {
+  mjModel* mj = mj_load(scene);
+  sapModel* m = fx_model(scene);
   sapSim* s = m ? fx_simModel(m, NW, "preset=approx64 contacts=0") : NULL;
   if (!mj || !s) return;
   mjData* md = mj_makeData(mj);
@@ -189,8 +196,8 @@ static void test_vs_mujoco(void) {
   fprintf(stderr, "  %d states x %d tendons: worst |length - MuJoCo| %.1e (relative), |J - MuJoCo| %.1e, "
           "qfrc passive/actuator %.1e (relative), sensors %.1e\n", NW * NREP, nt, worst_l, worst_j, worst_f, worst_s);
 
-  /* the comparison can fail: the elbow cylinder 1e-6 wider changes the wrapped lengths */
-  int g = mj_name2id(mj, mjOBJ_GEOM, "el_cyl");
+  /* the comparison can fail: the probe geom 1e-6 wider changes the wrapped lengths */
+  int g = mj_name2id(mj, mjOBJ_GEOM, probe);
   m->geom_size[3 * g] *= 1 + 1e-6;
   double dmax = 0;
   for (int w = 0; w < NW; w++) {
@@ -199,7 +206,7 @@ static void test_vs_mujoco(void) {
     for (int t = 0; t < nt; t++) dmax = fmax(dmax, fabs(sap_tenJ(m, d, w, t, J) - md->ten_length[t]));
   }
   m->geom_size[3 * g] /= 1 + 1e-6;
-  fprintf(stderr, "  radius of el_cyl x (1 + 1e-6): worst |length - MuJoCo| %.1e\n", dmax);
+  fprintf(stderr, "  radius of %s x (1 + 1e-6): worst |length - MuJoCo| %.1e\n", probe, dmax);
   CHECK(dmax > 1e-9, "a 1e-6 radius change went unseen (%g)", dmax);
   free(q), free(v), free(u), free(a), free(sens), free(sens2);
   mj_deleteData(md);
@@ -208,10 +215,137 @@ static void test_vs_mujoco(void) {
   sap_freeModel(m);
 }
 
+/* MuJoCo 4.0's mju_wrap: exported by libmujoco.so.4.0.0, not declared in its headers */
+extern mjtNum mju_wrap(mjtNum wpnt[6], const mjtNum x0[3], const mjtNum x1[3], const mjtNum xpos[3],
+                       const mjtNum xmat[9], mjtNum radius, int type, const mjtNum side[3]);
+
+/* a random unit 3-vector */
+static void rand_dir(double* u) {
+  double n;
+  do {
+    for (int k = 0; k < 3; k++) u[k] = check_uniform(-1, 1);
+    n = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+  } while (n < 0.1 || n > 1);
+  for (int k = 0; k < 3; k++) u[k] /= n;
+}
+
+/* the 2D point (a, b) of the wrap plane (basis e0, e1) at height h along e2, times s */
+static void plane_point(double* p, const double e[3][3], double a, double b, double h) {
+  for (int k = 0; k < 3; k++) p[k] = a * e[0][k] + b * e[1][k] + h * e[2][k];
+}
+
+/* kernels/tendon.h's sapt_wrap against MuJoCo 4.0's mju_wrap on the same inputs: 24000
+ * random configurations, spheres and cylinders, radii 1e-3 .. 1e1, rotated and moved geoms,
+ * no sidesite, a sidesite outside (anywhere, or on an endpoint's ray, the chord's bisector or
+ * the tangent line, to 1e-12) and inside (to 1e-12 of the surface); endpoints near the surface,
+ * segments grazing the circle (closest approach r (1 +- 1e-12 .. 1e-4)), for spheres endpoints
+ * on one ray. The wrap decision must agree, the length and both tangent points to 1e-12
+ * relative; every (type, sidesite) class must be seen wrapped and straight. */
+static void test_wrap_direct(void) {
+  enum { N = 24000 };
+  int seen[2][3][2] = {{{0}}}, bad = 0, nwrap_diff = 0;
+  double worst = 0;
+  for (int n = 0; n < N; n++) {
+    int type = n % 2 ? mjWRAP_CYLINDER : mjWRAP_SPHERE, mode = (n / 2) % 3, kind = (n / 6) % 4;  // mode: none, out, in
+    double r = pow(10, check_uniform(-3, 1)), e[3][3], p[3][3];
+    /* the wrap plane: the cylinder's xy plane, or any plane through the sphere's centre */
+    if (type == mjWRAP_CYLINDER) {
+      for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 3; k++) e[i][k] = i == k;
+    } else {
+      rand_dir(e[2]);
+      double t[3];
+      rand_dir(t);
+      e[0][0] = e[2][1] * t[2] - e[2][2] * t[1], e[0][1] = e[2][2] * t[0] - e[2][0] * t[2];
+      e[0][2] = e[2][0] * t[1] - e[2][1] * t[0];
+      double l = sqrt(e[0][0] * e[0][0] + e[0][1] * e[0][1] + e[0][2] * e[0][2]);
+      for (int k = 0; k < 3; k++) e[0][k] /= l;
+      e[1][0] = e[2][1] * e[0][2] - e[2][2] * e[0][1], e[1][1] = e[2][2] * e[0][0] - e[2][0] * e[0][2];
+      e[1][2] = e[2][0] * e[0][1] - e[2][1] * e[0][0];
+    }
+    double hz = type == mjWRAP_CYLINDER ? 2 * r : 0;  // heights off the plane (cylinders only)
+    double a0 = check_uniform(-SAPT_PI, SAPT_PI), a1 = check_uniform(-SAPT_PI, SAPT_PI);
+    double l0 = r * pow(10, check_uniform(0.001, 1.3)), l1 = r * pow(10, check_uniform(0.001, 1.3));
+    if (kind == 1) l0 = r * (1 + pow(10, check_uniform(-12, -3)));  // an endpoint at the surface
+    if (kind == 3 && type == mjWRAP_SPHERE) a1 = a0 + (n % 12 < 6 ? 0 : 1e-9);  // on (near) one ray
+    if (kind == 2) {  // a grazing segment: closest approach r (1 +- d) at angle a0
+      double d = r * (1 + (n % 12 < 6 ? 1 : -1) * pow(10, check_uniform(-12, -4)));
+      double u0 = r * check_uniform(0.3, 5), u1 = r * check_uniform(0.3, 5);
+      double c[2] = {d * cos(a0), d * sin(a0)}, t[2] = {-sin(a0), cos(a0)};
+      plane_point(p[0], e, c[0] - u0 * t[0], c[1] - u0 * t[1], check_uniform(-hz, hz));
+      plane_point(p[1], e, c[0] + u1 * t[0], c[1] + u1 * t[1], check_uniform(-hz, hz));
+    } else {
+      plane_point(p[0], e, l0 * cos(a0), l0 * sin(a0), check_uniform(-hz, hz));
+      plane_point(p[1], e, l1 * cos(a1), l1 * sin(a1), check_uniform(-hz, hz));
+    }
+    /* the sidesite: off the plane too (it is projected onto it) */
+    double as = check_uniform(-SAPT_PI, SAPT_PI), ls = r * pow(10, check_uniform(0.001, 1));
+    if (mode == 1 && n % 5 == 0) {  // on an endpoint's ray, the bisector or their opposites, to 1e-12
+      double b0 = atan2(p[0][0] * e[1][0] + p[0][1] * e[1][1] + p[0][2] * e[1][2],
+                        p[0][0] * e[0][0] + p[0][1] * e[0][1] + p[0][2] * e[0][2]);
+      double b1 = atan2(p[1][0] * e[1][0] + p[1][1] * e[1][1] + p[1][2] * e[1][2],
+                        p[1][0] * e[0][0] + p[1][1] * e[0][1] + p[1][2] * e[0][2]);
+      double cand[6] = {b0, b1, 0.5 * (b0 + b1), b0 + SAPT_PI, b1 + SAPT_PI, 0.5 * (b0 + b1) + SAPT_PI};
+      as = cand[(n / 5) % 6] + (n % 2 ? 1e-12 : 0);
+    }
+    if (mode == 2) ls = n % 4 < 2 ? r * check_uniform(0, 0.999) : r * (1 - pow(10, check_uniform(-12, -3)));
+    if (mode == 1 && n % 7 == 0) ls = r * (1 + pow(10, check_uniform(-12, -3)));  // at the surface
+    double side[3], sl[3];
+    plane_point(sl, e, ls * cos(as), ls * sin(as), 0);
+    if (mode == 2) {  // inside: |s| < r in 3D
+      double h = sqrt(fmax(0, r * r * 0.999999 - ls * ls)) * check_uniform(-1, 1);
+      for (int k = 0; k < 3; k++) sl[k] += h * e[2][k];
+    } else {
+      double h = check_uniform(-2 * r, 2 * r);
+      for (int k = 0; k < 3; k++) sl[k] += h * e[2][k];
+    }
+    /* the geom's frame: a random rotation and position */
+    double q[4], R[9], xpos[3], x[3][3], nq = 0;
+    for (int k = 0; k < 4; k++) { q[k] = check_uniform(-1, 1); nq += q[k] * q[k]; }
+    for (int k = 0; k < 4; k++) q[k] /= sqrt(nq);
+    mju_quat2Mat(R, q);
+    for (int k = 0; k < 3; k++) xpos[k] = check_uniform(-1, 1) * pow(10, check_uniform(-2, 1));
+    double* loc[3] = {p[0], p[1], sl};
+    for (int i = 0; i < 3; i++)
+      for (int k = 0; k < 3; k++) x[i][k] = xpos[k] + R[3 * k] * loc[i][0] + R[3 * k + 1] * loc[i][1] + R[3 * k + 2] * loc[i][2];
+    for (int k = 0; k < 3; k++) side[k] = x[2][k];
+    double wm[6] = {0}, ws[6] = {0};
+    const double* sp = mode ? side : NULL;
+    double lm = mju_wrap(wm, x[0], x[1], xpos, R, r, type, sp);
+    double ls2 = sapt_wrap(ws, x[0], x[1], xpos, R, r, type, sp);
+    if ((lm < 0) != (ls2 < 0)) {
+      if (nwrap_diff++ < 5)
+        fprintf(stderr, "    case %d (type %d, side %d, kind %d, r %.3g): MuJoCo %s, sapsim %s\n", n, type, mode, kind,
+                r, lm < 0 ? "straight" : "wraps", ls2 < 0 ? "straight" : "wraps");
+      continue;
+    }
+    seen[type == mjWRAP_CYLINDER][mode][lm >= 0]++;
+    if (lm < 0) continue;
+    double sc = r, err = fabs(lm - ls2) / fmax(r, lm);
+    for (int k = 0; k < 3; k++) sc = fmax(sc, fabs(xpos[k]));
+    for (int k = 0; k < 6; k++) err = fmax(err, fabs(wm[k] - ws[k]) / sc);
+    worst = fmax(worst, err);
+    if (err > 1e-12 && bad++ < 5)
+      fprintf(stderr, "    case %d (type %d, side %d, kind %d, r %.3g): length %.17g vs MuJoCo %.17g, error %.2g\n", n,
+              type, mode, kind, r, ls2, lm, err);
+  }
+  fprintf(stderr, "  sapt_wrap vs mju_wrap, %d configurations: wrap decisions differ %d, worst length/point error %.1e "
+          "(relative)\n", N, nwrap_diff, worst);
+  const char* tn[2] = {"sphere", "cylinder"}, *mn[3] = {"no sidesite", "sidesite outside", "sidesite inside"};
+  for (int t = 0; t < 2; t++)
+    for (int md = 0; md < 3; md++) {
+      fprintf(stderr, "    %-8s %-16s: %5d wrapped, %5d straight\n", tn[t], mn[md], seen[t][md][1], seen[t][md][0]);
+      CHECK(seen[t][md][0] > 100 && seen[t][md][1] > 100, "%s, %s: %d wrapped, %d straight (100 of each needed)", tn[t],
+            mn[md], seen[t][md][1], seen[t][md][0]);
+    }
+  CHECK(nwrap_diff == 0, "%d of %d wrap decisions differ from MuJoCo 4.0", nwrap_diff, N);
+  CHECK(bad == 0, "%d of %d wrapped lengths or tangent points differ from MuJoCo 4.0 by more than 1e-12", bad, N);
+}
+
 /* J v against (L(q + e v) - L(q - e v)) / 2e, q moved along v by MuJoCo's mj_integratePos */
-static void test_finite_differences(void) {
-  mjModel* mj = mj_load(SCENE);
-  sapSim* s = fx_sim(SCENE, 3 * NW, "preset=approx64 contacts=0");
+static void finite_differences(const char* scene) {
+  mjModel* mj = mj_load(scene);
+  sapSim* s = fx_sim(scene, 3 * NW, "preset=approx64 contacts=0");
   if (!mj || !s) return;
   const sapModel* m = sap_model(s);
   const sapData* d = sap_data(s);
@@ -251,19 +385,21 @@ static void test_finite_differences(void) {
 
 /* the muscle arm under random controls: sapsim (sap_euler, no contacts) against mj_step with
  * limits off (no constraints on either side; MuJoCo's nefc must stay 0) */
-static void test_muscle_arm_trajectory(void) {
-  mjModel* mj = mj_load(ARM);
-  sapSim* s = fx_sim(ARM, 8, "preset=approx64 contacts=0 integration=sap_euler");
+static void trajectory(const char* scene, int nstep) {
+  if (!scene) return;
+  mjModel* mj = mj_load(scene);
+  sapSim* s = fx_sim(scene, 8, "preset=approx64 contacts=0 integration=sap_euler");
   if (!mj || !s) return;
   mj->opt.disableflags |= mjDSBL_LIMIT;
-  int nq = mj->nq, nu = mj->nu, na = mj->na, nw = 8, nefc = 0, nstep = 1500;
+  int nq = mj->nq, nu = mj->nu, na = mj->na, nw = 8, nefc = 0;
+  CHECK(nq <= 8 && nu <= 8 && na <= 8, "%s: nq %d, nu %d, na %d (8 at most here)", scene, nq, nu, na);
   mjData* md[8];
   for (int w = 0; w < nw; w++) {
     md[w] = mj_makeData(mj);
     md[w]->qpos[0] = 0.3 + 0.15 * w;
     md[w]->qpos[1] = 1.5 - 0.1 * w;
   }
-  double q0[16], ctrl[8 * 8], act[8 * 8], qpos[8 * 8], wq = 0, wa = 0, span = 0;
+  double q0[8 * 8], ctrl[8 * 8], act[8 * 8], qpos[8 * 8], wq = 0, wa = 0, span = 0;
   for (int w = 0; w < nw; w++) memcpy(q0 + w * nq, md[w]->qpos, sizeof(double) * nq);
   CHECK_OK(sap_set(s, SAP_FIELD_QPOS, NULL, nw, q0));
   for (int k = 0; k < nstep; k++) {
@@ -283,8 +419,8 @@ static void test_muscle_arm_trajectory(void) {
       }
     }
   }
-  fprintf(stderr, "  muscle arm: %d steps x %d worlds, max |qpos - MuJoCo| %.2e rad (motion up to %.2f rad), "
-          "max |act - MuJoCo| %.1e\n", nstep, nw, wq, span, wa);
+  fprintf(stderr, "  %s: %d steps x %d worlds, max |qpos - MuJoCo| %.2e (motion up to %.2f), "
+          "max |act - MuJoCo| %.1e\n", scene, nstep, nw, wq, span, wa);
   CHECK(nefc == 0, "MuJoCo had %d constraint rows", nefc);
   CHECK(span > 0.5, "the arm hardly moved (%g rad)", span);
   CHECK(wa <= 1e-12, "act differs from MuJoCo by %g", wa);
@@ -389,8 +525,6 @@ static void test_equality_coupling(void) {
               "<geom name='g' size='.1'/><site name='s' pos='.2 0 0'/></body></worldbody>"
 
 static void test_refusals(void) {
-  fx_refused("<mujoco>" WORLD "<tendon><spatial name='t'><site site='s'/><geom geom='g' sidesite='a'/><site site='a'/>"
-                 "</spatial></tendon></mujoco>", SAP_ERR_UNSUPPORTED, "spatial tendon 't' wraps geom 'g' with sidesite 'a'");
   fx_refused("<mujoco>" WORLD "<tendon><spatial name='t' armature='1'><site site='s'/><site site='a'/>"
                  "</spatial></tendon></mujoco>", SAP_ERR_UNSUPPORTED, "tendon 't' has armature");
   /* a joint's actuatorfrcrange with a spatial-tendon actuator, which may move any joint */
@@ -401,10 +535,38 @@ static void test_refusals(void) {
              SAP_ERR_UNSUPPORTED, "joint 'j' limits the total force of several actuators");
 }
 
+static void test_vs_mujoco(void) { vs_mujoco(SCENE, "el_cyl"); }
+static void test_sidesite_vs_mujoco(void) { vs_mujoco(SIDE, "el_cyl"); }
+static void test_finite_differences(void) { finite_differences(SCENE); }
+static void test_sidesite_finite_differences(void) { finite_differences(SIDE); }
+static void test_muscle_arm_trajectory(void) { trajectory(ARM, 1500); }
+/* the sidesite scene with its wrist ball joint as a hinge (about the hand's z): sap_euler
+ * integrates quaternions with a first-order map, MuJoCo with the exponential one (README,
+ * springs), which alone moves a ball chain's trajectory by ~1e-5 over 3 s */
+static void test_sidesite_trajectory(void) {
+  static char xml[16384];
+  const char *ball = "<joint name=\"wrist\" type=\"ball\" damping=\"0.02\"/>",
+             *hinge = "<joint name=\"wrist\" type=\"hinge\" axis=\"0 0 1\" damping=\"0.02\"/>";
+  FILE* f = fopen(SIDE, "r");
+  size_t n = f ? fread(xml, 1, sizeof(xml) - 1, f) : 0;
+  if (f) fclose(f);
+  xml[n] = 0;
+  char* at = strstr(xml, ball);
+  CHECK(at != NULL && n + 64 < sizeof(xml), "%s: no wrist ball joint", SIDE);
+  if (!at) return;
+  memmove(at + strlen(hinge), at + strlen(ball), strlen(at + strlen(ball)) + 1);
+  memcpy(at, hinge, strlen(hinge));
+  trajectory(fx_tempFile("tendon_sidesite_hinge.xml", xml), 1500);
+}
+
 int main(void) {
+  RUN(test_wrap_direct);
   RUN(test_vs_mujoco);
+  RUN(test_sidesite_vs_mujoco);
   RUN(test_finite_differences);
+  RUN(test_sidesite_finite_differences);
   RUN(test_muscle_arm_trajectory);
+  RUN(test_sidesite_trajectory);
   RUN(test_limit_friction);
   RUN(test_equality_coupling);
   RUN(test_refusals);
