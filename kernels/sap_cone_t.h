@@ -8,7 +8,7 @@
  * par = (Rt, Rn, vhat_n, mu, w, condim 3, vhat_t1 0, vhat_t2 0); bad inputs are sanitised as
  * in sapwarp §5.1. The tangential targets vhat_t (and vhat_spin, par[10]) are SAP's bias on
  * the friction rows, y_t = (vhat_t - vc_t)/Rt: zero unless a geom has a surface velocity
- * (sap_world_t.h sapw_surfaceTarget), so that friction drives vc_t towards vhat_t. They enter
+ * (sap_solve.h sapw_surfaceTarget), so that friction drives vc_t towards vhat_t. They enter
  * as vc - vhat, which is vc's own bits when vhat = 0. */
 SAP_HD void SAPT(sapw_coneSetup)(SAP_REAL w, SAP_REAL k, SAP_REAL taud, SAP_REAL mu, SAP_REAL phi,
                                  SAP_REAL h, SAP_REAL beta, SAP_REAL sigma, SAP_REAL* par) {

@@ -1,4 +1,4 @@
-/* Surface velocities (MuJoCo 4's geom surfacevel; kernels/sap_world_t.h sapw_surfaceTarget,
+/* Surface velocities (MuJoCo 4's geom surfacevel; kernels/sap_solve.h sapw_surfaceTarget,
  * the friction rows' targets in kernels/sap_cone_t.h). Oracles:
  *  - MuJoCo 4.0's own term: at random states of scenes/surface_velocity.xml, for every contact
  *    MuJoCo lists, efc_vel - efc_J qvel (mj_addSurfaceVel's cs, tangential and torsional) equals

@@ -221,7 +221,7 @@ typedef struct sapModel {
   double* geom_gap;       /* (ngeom)      MJCF gap: detection band beyond the margin (summed) */
   double* geom_surfacevel;/* (ngeom x 6)  material velocity of the surface in the geom frame,
                            *              [linear; angular about geom_xpos] (empty when
-                           *              nsurfacevel is 0); kernels/sap_world_t.h
+                           *              nsurfacevel is 0); kernels/sap_solve.h
                            *              sapw_surfaceTarget */
   double* geom_fluid;     /* (ngeom x 12) MuJoCo's geom_fluid (fluidshape="ellipsoid"): interaction
                            *               coefficient (0: the geom takes no ellipsoid-model force),
