@@ -513,7 +513,9 @@ static sapStatus set_tree_asleep(sapSim* s, const int* worlds, int n, const doub
     for (int t = 0; t < nt; t++) s->d.tree_asleep[(size_t)w * nt + t] = (int)buf[(size_t)i * nt + t];
     if (m->sleep) memcpy(s->d.sleep_qpos + (size_t)w * m->nq, s->d.qpos + (size_t)w * m->nq, sizeof(double) * m->nq);
   }
-  return SAP_OK;
+  /* the poses of the sleeping pose: a sleeping tree's step keeps the poses it has (after a
+   * step they are the step's start state's) */
+  return m->sleep ? sapb_kinematics(s, NULL) : SAP_OK;
 }
 
 sapStatus sap_set(sapSim* s, sapField f, const int* worlds, int n, const double* buf) {

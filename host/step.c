@@ -45,19 +45,24 @@ void sapc_kinematicsMasked(sapSim* s, const unsigned char* mask) {
   int fp32 = s->opt.boundary_pose_precision == SAP_FP32;
 #pragma omp parallel for schedule(static) num_threads(sapc_threads(s))
   for (int w = 0; w < s->d.nworld; w++)
-    if (!mask || mask[w]) sapw_kinematicsWorld(s->m, &s->d, w, fp32);
+    if (!mask || mask[w]) sapw_kinematicsWorld(s->m, &s->d, w, fp32, NULL);
 }
 
 void sapc_kinematics(sapSim* s) {
   int fp32 = s->opt.boundary_pose_precision == SAP_FP32;
 #pragma omp parallel for schedule(static) num_threads(sapc_threads(s))
   for (int w = 0; w < s->d.nworld; w++)
-    if (!frozen(s, w)) sapw_kinematicsWorld(s->m, &s->d, w, fp32);
+    if (!frozen(s, w)) sapw_kinematicsWorld(s->m, &s->d, w, fp32, NULL);
+}
+
+/* world w's tree_asleep row when the scene sleeps (kernels/sleep.h), else NULL */
+static const int* asleep_row(const sapSim* s, int w) {
+  return s->m->sleep ? sapw_treeAsleep(s->m, &s->d, w) : NULL;
 }
 
 static void free_motion_world(const sapSim* s, int w, double h) {
   sapw_freeMotionWorld(s->m, &s->d, w, h, !s->opt.contacts, s->opt.integration == SAP_INTEGRATE_MIDPOINT,
-                       s->opt.free_motion_precision == SAP_FP32);
+                       s->opt.free_motion_precision == SAP_FP32, asleep_row(s, w));
 }
 
 void sapc_freeMotion(sapSim* s) {
@@ -84,12 +89,14 @@ void sapc_stageClear(sapSim* s, int w, double h) {
   sapw_clearWorldFlags(s->m, &s->d, w);
 }
 
-/* kinematics, then (sleep) the wake by user changes (kernels/sleep.h step 1) */
+/* (sleep) the wake by user changes (kernels/sleep.h step 1), then kinematics; the trees that
+ * still sleep keep their poses: their qpos is the one of the step that put them to sleep
+ * (or of the sap_set that did, which recomputes the poses) */
 void sapc_stageKinematics(sapSim* s, int w, double h) {
   (void)h;
   if (frozen(s, w)) return;
-  sapw_kinematicsWorld(s->m, &s->d, w, s->opt.boundary_pose_precision == SAP_FP32);
   if (s->m->sleep) sapw_wakeUser(s->m, &s->d, w);
+  sapw_kinematicsWorld(s->m, &s->d, w, s->opt.boundary_pose_precision == SAP_FP32, asleep_row(s, w));
 }
 
 /* contacts; with sleep (kernels/sleep.h steps 2-4) the pairs with an awake side, the wake by
@@ -111,19 +118,16 @@ void sapc_stageCollision(sapSim* s, int w, double h) {
   if (s->opt.contacts) sapw_sleepDropContacts(m, d, w);
 }
 
-/* free motion; with sleep v* = 0 on sleeping trees (none computed when every tree sleeps) */
+/* free motion; with sleep v* = 0 on sleeping trees, which it skips (none computed when every
+ * tree sleeps) */
 void sapc_stageFreeMotion(sapSim* s, int w, double h) {
   const sapModel* m = s->m;
   if (frozen(s, w)) return;
-  double* vstar = s->d.vstar + (size_t)w * m->nv;
   if (m->sleep && sapw_allAsleep(m, &s->d, w)) {
-    memset(vstar, 0, sizeof(double) * m->nv);
+    memset(s->d.vstar + (size_t)w * m->nv, 0, sizeof(double) * m->nv);
     return;
   }
   free_motion_world(s, w, h);
-  if (m->sleep)
-    for (int j = 0; j < m->nv; j++)
-      if (sapw_dofAsleep(m, &s->d, w, j)) vstar[j] = 0;
 }
 
 void sapc_stageSolve(sapSim* s, int w, double h) {

@@ -141,7 +141,8 @@ SAP_HD void sapw_bodyStateEdit(const sapModel* m, sapData* d, int w, double h) {
   double* cdof = d->cdof + (long)w * nv * 6;
   const double* xpos = d->xpos + (long)w * nb * 3;
   const double* xmat = d->xmat + (long)w * nb * 9;
-  sapw_comPos_f64(m, xpos, xmat, d->xanchor + (long)w * m->njnt * 3, d->xaxis + (long)w * m->njnt * 3, cref, cdof);
+  sapw_comPos_f64(m, xpos, xmat, d->xanchor + (long)w * m->njnt * 3, d->xaxis + (long)w * m->njnt * 3, cref, cdof,
+                  (const int*)0);
   sapw_bodyState(m, d, w);
   sapWorldContacts con = sapw_worldContacts(d, w);
   sapw_controlInput(m, d, w);

@@ -12,7 +12,7 @@
 static __global__ void kinematics_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, int fp32) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w >= d.nworld || sapw_frozen(&d, w)) return;
-  sapw_kinematicsWorld(&m, &d, w, fp32);
+  sapw_kinematicsWorld(&m, &d, w, fp32, (const int*)0);  /* the CUDA backend refuses sleep */
 }
 
 sapStatus sapg_kinematics(const sapgLaunch* L) {
@@ -26,7 +26,7 @@ static __global__ void free_motion_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapD
                                           int midpoint, int fp32) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w >= d.nworld || sapw_frozen(&d, w)) return;
-  sapw_freeMotionWorld(&m, &d, w, h, explicit_drives, midpoint, fp32);
+  sapw_freeMotionWorld(&m, &d, w, h, explicit_drives, midpoint, fp32, (const int*)0);
 }
 
 /* the same on one warp per world: items over the lanes (dynamics_warp_t.h) */

@@ -105,17 +105,20 @@ SAP_HD void SAPT(sapw_childFrame)(double* xpos, double* xmat, const sreal* bpos,
  * of the world) takes its offset from the world's mocap_pos/quat (nmocap x 3, x 4)
  * instead of body_pos/quat, the quaternion normalised on use, never in place (MuJoCo's
  * mj_kinematics1); its descendants follow through their parent frames. geom_xpos NULL: no
- * geom frames (the sensors' kinematics) */
+ * geom frames (the sensors' kinematics). ta: the world's tree_asleep row, whose sleeping
+ * trees keep the poses they have (kernels/sleep.h; their qpos is the one those poses were
+ * computed from), or NULL: every body */
 SAP_HD void SAPT(sapw_kinematics)(const sapModel* m, const double* qpos, const double* mocap_pos,
                                   const double* mocap_quat, double* xpos, double* xquat,
                                   double* xmat, double* xipos, double* ximat, double* xanchor,
-                                  double* xaxis, double* geom_xpos, double* geom_xmat) {
+                                  double* xaxis, double* geom_xpos, double* geom_xmat, const int* ta) {
   /* world body */
   for (int k = 0; k < 3; k++) xpos[k] = xipos[k] = 0;
   xquat[0] = 1; xquat[1] = xquat[2] = xquat[3] = 0;
   for (int k = 0; k < 9; k++) xmat[k] = ximat[k] = (k % 4 == 0) ? 1 : 0;
 
   for (int b = 1; b < m->nbody; b++) {
+    if (sapw_treeSleeps(ta, m->body_treeid[b])) continue;
     int p = m->body_parentid[b];
     sreal ppos[3], pquat[4], pR[9], lpos[3], lquat[4], pos[3], quat[4], R[9];
     SAPT(sapw_load3)(ppos, xpos + 3 * p);
@@ -145,6 +148,7 @@ SAP_HD void SAPT(sapw_kinematics)(const sapModel* m, const double* qpos, const d
 
   for (int g = 0; geom_xpos && g < m->ngeom; g++) {
     int b = m->geom_bodyid[g];
+    if (sapw_treeSleeps(ta, m->body_treeid[b])) continue;
     sreal pos[3], R[9];
     SAPT(sapw_load3)(pos, xpos + 3 * b);
     for (int k = 0; k < 9; k++) R[k] = (sreal)xmat[9 * b + k];
@@ -188,13 +192,17 @@ SAP_HD void SAPT(sapw_cdofJoint)(const sapModel* m, int j, const double* xmat, c
   }
 }
 
-/* reference points (each tree's root position) and motion subspaces */
+/* reference points (each tree's root position) and motion subspaces; the sleeping trees of
+ * ta (NULL: none) keep theirs */
 SAP_HD void SAPT(sapw_comPos)(const sapModel* m, const double* xpos, const double* xmat,
                               const double* xanchor, const double* xaxis, double* cref,
-                              double* cdof) {
+                              double* cdof, const int* ta) {
   for (int b = 0; b < m->nbody; b++)
-    for (int k = 0; k < 3; k++) cref[3 * b + k] = xpos[3 * m->body_rootid[b] + k];
-  for (int j = 0; j < m->njnt; j++) SAPT(sapw_cdofJoint)(m, j, xmat, xanchor, xaxis, cref, cdof);
+    if (!sapw_treeSleeps(ta, m->body_treeid[b]))
+      for (int k = 0; k < 3; k++) cref[3 * b + k] = xpos[3 * m->body_rootid[b] + k];
+  for (int j = 0; j < m->njnt; j++)
+    if (!sapw_treeSleeps(ta, m->body_treeid[m->jnt_bodyid[j]]))
+      SAPT(sapw_cdofJoint)(m, j, xmat, xanchor, xaxis, cref, cdof);
 }
 
 /* inertia of body b (b > 0) at cref (10 numbers, see sapu_mulInertVec) */
@@ -222,11 +230,13 @@ SAP_HD void SAPT(sapw_cinertBody)(const sapModel* m, int b, const double* xipos,
   inert[9] = Ic[5] - mass * c[1] * c[2];
 }
 
-/* body inertias at cref (the world body's is zero) */
+/* body inertias at cref (the world body's is zero); none for the sleeping trees of ta (NULL:
+ * none) */
 SAP_HD void SAPT(sapw_cinert)(const sapModel* m, const double* xipos, const double* ximat,
-                              const double* cref, sreal* cinert) {
+                              const double* cref, sreal* cinert, const int* ta) {
   for (int k = 0; k < 10; k++) cinert[k] = 0;
-  for (int b = 1; b < m->nbody; b++) SAPT(sapw_cinertBody)(m, b, xipos, ximat, cref, cinert + 10 * b);
+  for (int b = 1; b < m->nbody; b++)
+    if (!sapw_treeSleeps(ta, m->body_treeid[b])) SAPT(sapw_cinertBody)(m, b, xipos, ximat, cref, cinert + 10 * b);
 }
 
 /* entries M[i][j] = M[j][i] of dof i and its ancestors j from the composite inertias,
@@ -264,22 +274,28 @@ SAP_HD int SAPT(sapw_treeEnd)(const sapModel* m, int t0, int contiguous) {
 
 /* composite rigid body algorithm: M (with armature), lower and upper filled within the dof
  * trees' diagonal blocks (contiguous), else the whole matrix; the entries between two trees
- * are not touched (exact zeros that no one writes: sapw_freeMotion keeps them so) */
+ * are not touched (exact zeros that no one writes: sapw_freeMotion keeps them so). The
+ * sleeping trees of ta (NULL: none; only with contiguous trees) are skipped: their blocks
+ * are left as they are */
 SAP_HD void SAPT(sapw_crb)(const sapModel* m, const sreal* cinert, const double* cdof,
-                           sreal* crb, sreal* M, int contiguous) {
+                           sreal* crb, sreal* M, int contiguous, const int* ta) {
   int nv = m->nv;
-  for (int i = 0; i < 10 * m->nbody; i++) crb[i] = cinert[i];
+  for (int b = 0; b < m->nbody; b++)
+    if (!sapw_treeSleeps(ta, m->body_treeid[b]))
+      for (int k = 0; k < 10; k++) crb[10 * b + k] = cinert[10 * b + k];
   for (int b = m->nbody - 1; b > 0; b--) {
     int p = m->body_parentid[b];
-    if (p > 0)
+    if (p > 0 && !sapw_treeSleeps(ta, m->body_treeid[b]))
       for (int k = 0; k < 10; k++) crb[10 * p + k] += crb[10 * b + k];
   }
   for (int t0 = 0, t1; t0 < nv; t0 = t1) {
     t1 = SAPT(sapw_treeEnd)(m, t0, contiguous);
+    if (sapw_treeSleeps(ta, m->dof_treeid[t0])) continue;
     for (int i = t0; i < t1; i++)
       for (int j = t0; j < t1; j++) M[(long)i * nv + j] = 0;
   }
-  for (int i = 0; i < nv; i++) SAPT(sapw_crbColumn)(m, crb, cdof, i, M);
+  for (int i = 0; i < nv; i++)
+    if (!sapw_treeSleeps(ta, m->dof_treeid[i])) SAPT(sapw_crbColumn)(m, crb, cdof, i, M);
 }
 
 /* fixed tendons' armature: M += a J'J with J the tendon's constant coefficients on its
@@ -299,13 +315,14 @@ SAP_HD void SAPT(sapw_tendonArmature)(const sapModel* m, sreal* M) {
 }
 
 /* RNE's forward pass: body velocities and accelerations (zero joint accelerations, the
- * base accelerating at -g), in tree order */
+ * base accelerating at -g), in tree order; none for the sleeping trees of ta (NULL: none) */
 SAP_HD void SAPT(sapw_rneVelocity)(const sapModel* m, const double* qvel, const double* cdof,
-                                   sreal* cvel, sreal* cacc) {
+                                   sreal* cvel, sreal* cacc, const int* ta) {
   for (int k = 0; k < 6; k++) cvel[k] = cacc[k] = 0;
   for (int k = 0; k < 3; k++) cacc[3 + k] = (sreal)-m->gravity[k];
 
   for (int b = 1; b < m->nbody; b++) {
+    if (sapw_treeSleeps(ta, m->body_treeid[b])) continue;
     int p = m->body_parentid[b];
     sreal* v = cvel + 6 * b;
     sreal* a = cacc + 6 * b;
@@ -360,20 +377,23 @@ SAP_HD double SAPT(sapw_rneProject)(const sapModel* m, int i, const double* cdof
   return (double)SAPT(sapu_dot6)(s, cfrc + 6 * m->dof_bodyid[i]);
 }
 
-/* recursive Newton-Euler with zero acceleration: bias c(q, v) including gravity */
+/* recursive Newton-Euler with zero acceleration: bias c(q, v) including gravity; the
+ * sleeping trees of ta (NULL: none) keep their qfrc_bias (MuJoCo 4's mj_rne) */
 SAP_HD void SAPT(sapw_rne)(const sapModel* m, const double* qvel, const sreal* cinert,
                            const double* cdof, sreal* cvel, sreal* cacc, sreal* cfrc,
-                           double* qfrc_bias) {
-  SAPT(sapw_rneVelocity)(m, qvel, cdof, cvel, cacc);
+                           double* qfrc_bias, const int* ta) {
+  SAPT(sapw_rneVelocity)(m, qvel, cdof, cvel, cacc, ta);
   /* body forces, accumulated towards the root */
   for (int k = 0; k < 6; k++) cfrc[k] = 0;
-  for (int b = 1; b < m->nbody; b++) SAPT(sapw_rneBodyForce)(m, b, cinert, cvel, cacc, cfrc);
+  for (int b = 1; b < m->nbody; b++)
+    if (!sapw_treeSleeps(ta, m->body_treeid[b])) SAPT(sapw_rneBodyForce)(m, b, cinert, cvel, cacc, cfrc);
   for (int b = m->nbody - 1; b > 0; b--) {
     int p = m->body_parentid[b];
-    if (p > 0)
+    if (p > 0 && !sapw_treeSleeps(ta, m->body_treeid[b]))
       for (int k = 0; k < 6; k++) cfrc[6 * p + k] += cfrc[6 * b + k];
   }
-  for (int i = 0; i < m->nv; i++) qfrc_bias[i] = SAPT(sapw_rneProject)(m, i, cdof, cfrc);
+  for (int i = 0; i < m->nv; i++)
+    if (!sapw_treeSleeps(ta, m->dof_treeid[i])) qfrc_bias[i] = SAPT(sapw_rneProject)(m, i, cdof, cfrc);
 }
 
 /* ---- forces ----------------------------------------------------------------- */
@@ -821,30 +841,36 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
                                  const double* xanchor, const double* xaxis, double* cref,
                                  double* cdof, double* qA, double* qfrc_bias,
                                  double* qfrc_passive, double* qfrc_actuator, double* vstar,
-                                 sreal* scratch, const sapWorldContacts* con) {
+                                 sreal* scratch, const sapWorldContacts* con, const int* ta) {
   int nv = m->nv;
   SAPT(sapFreeMotionScratch) fs;
   SAPT(sapw_freeMotionCarve)(m, scratch, &fs);
   sreal *cinert = fs.cinert, *crb = fs.crb, *cvel = fs.cvel, *cacc = fs.cacc, *cfrc = fs.cfrc, *L = fs.L,
         *x = fs.x;
 
-  SAPT(sapw_comPos)(m, xpos, xmat, xanchor, xaxis, cref, cdof);
-  SAPT(sapw_cinert)(m, xipos, ximat, cref, cinert);
   /* A and its factor by dof trees: A is zero between two dofs unless one is an ancestor of
    * the other (sapw_crbColumn), so each tree (the dofs below a dof without a parent dof,
    * contiguous in MuJoCo's order) is a diagonal block; only those blocks of L and qA are
    * written (O(sum n_t^2), not nv^2): qA's entries between trees are the zeros of its
-   * allocation, written by no one. A tree order that is not contiguous uses the whole matrix. */
+   * allocation, written by no one. A tree order that is not contiguous uses the whole matrix
+   * (and then computes the sleeping trees too). */
   int contiguous = SAPT(sapw_treesContiguous)(m);
-  SAPT(sapw_crb)(m, cinert, cdof, crb, L, contiguous);
+  if (!contiguous) ta = (const int*)0;
+  /* the sleeping trees of ta (kernels/sleep.h; NULL: none) cost nothing from here on: their
+   * frames, A blocks (qA), qfrc_bias and factors are left as they are (MuJoCo 4 skips them
+   * alike) and their v* is 0; the explicit forces below are cheap and run over every dof */
+  SAPT(sapw_comPos)(m, xpos, xmat, xanchor, xaxis, cref, cdof, ta);
+  SAPT(sapw_cinert)(m, xipos, ximat, cref, cinert, ta);
+  SAPT(sapw_crb)(m, cinert, cdof, crb, L, contiguous, ta);
   for (int i = 0; i < nv; i++)
     L[i * nv + i] += (sreal)(h * sapw_damperSlope(m->dof_damping[i], m->dof_dampingpoly + SAP_NPOLY * i, qvel[i]));
   SAPT(sapw_tendonArmature)(m, L);  // after the damping, as the warp free motion
   for (int t0 = 0, t1; t0 < nv; t0 = t1) {
     t1 = SAPT(sapw_treeEnd)(m, t0, contiguous);
+    if (sapw_treeSleeps(ta, m->dof_treeid[t0])) continue;
     for (int i = t0; i < t1; i++) SAPT(sapw_store)(qA + (long)i * nv + t0, L + (long)i * nv + t0, t1 - t0);
   }
-  SAPT(sapw_rne)(m, qvel, cinert, cdof, cvel, cacc, cfrc, qfrc_bias);
+  SAPT(sapw_rne)(m, qvel, cinert, cdof, cvel, cacc, cfrc, qfrc_bias, ta);
   SAPT(sapTenFrames) fr = {xpos, xmat, cref, cdof};
   SAPT(sapw_passive)(m, qpos, qvel, &fr, qfrc_passive);
   SAPT(sapw_fluid)(m, qvel, xpos, xmat, xipos, ximat, cref, cdof, qfrc_passive);
@@ -860,12 +886,14 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
   for (int t0 = 0; t0 < nv;) {
     int t1 = SAPT(sapw_treeEnd)(m, t0, contiguous);
     sreal* Lt = L + (long)t0 * nv + t0;
-    int fail = SAPT(sapw_cholFactor)(Lt, t1 - t0, nv, t1 - t0);
-    if (fail) return t0 + fail;
-    SAPT(sapw_cholSolve)(Lt, t1 - t0, nv, x + t0);
+    if (!sapw_treeSleeps(ta, m->dof_treeid[t0])) {
+      int fail = SAPT(sapw_cholFactor)(Lt, t1 - t0, nv, t1 - t0);
+      if (fail) return t0 + fail;
+      SAPT(sapw_cholSolve)(Lt, t1 - t0, nv, x + t0);
+    }
     t0 = t1;
   }
-  for (int i = 0; i < nv; i++) vstar[i] = qvel[i] + h * (double)x[i];
+  for (int i = 0; i < nv; i++) vstar[i] = sapw_treeSleeps(ta, m->dof_treeid[i]) ? 0 : qvel[i] + h * (double)x[i];
   return 0;
 }
 

@@ -35,7 +35,7 @@ SAP_DEV int SAPT(sapv_freeMotion)(const sapModel* m, double h, int explicit_driv
     SAPT(sapw_cinertBody)(m, b, xipos, ximat, cref, cinert + 10 * b);
   __syncwarp();
   for (int i = lane; i < 10 * nb; i += SAPV_LANES) crb[i] = cinert[i];
-  if (lane == 0) SAPT(sapw_rneVelocity)(m, qvel, cdof, cvel, cacc);
+  if (lane == 0) SAPT(sapw_rneVelocity)(m, qvel, cdof, cvel, cacc, (const int*)0);
   __syncwarp();
 
   /* composite inertias, one component per lane; M; body forces */

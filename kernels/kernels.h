@@ -32,6 +32,10 @@ SAP_HD sapWorldContacts sapw_worldContacts(const sapData* d, int w) {
   return c;
 }
 
+/* tree t sleeps in the world whose tree_asleep row is ta (kernels/sleep.h; MuJoCo 4's
+ * encoding: >= 0 asleep); ta NULL: no tree sleeps, t < 0: a static body's "tree" */
+SAP_HD int sapw_treeSleeps(const int* ta, int t) { return ta && t >= 0 && ta[t] >= 0; }
+
 /* bit helpers of the block-sparse Cholesky's tree patterns (kernels/sap_block_t.h) */
 SAP_HD int sapb_ctz(unsigned x) {
 #ifdef __CUDA_ARCH__

@@ -776,8 +776,8 @@ SAP_HD void sapw_sensorPosVel(const sapModel* m, int need, const double* qpos, c
   int ncol = 0;
   if (need & SAP_SNEED_KIN) {
     sapw_kinematics_f64(m, qpos, mpos, mquat, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis,
-                        (double*)0, (double*)0);  /* frames come from the bodies */
-    if (need & SAP_SNEED_VEL) sapw_comPos_f64(m, xpos, xmat, xanchor, xaxis, cref, cdof);
+                        (double*)0, (double*)0, (const int*)0);  /* frames come from the bodies */
+    if (need & SAP_SNEED_VEL) sapw_comPos_f64(m, xpos, xmat, xanchor, xaxis, cref, cdof, (const int*)0);
   }
   if (need & SAP_SNEED_RAY)
     for (int g = 0; g < m->ngeom; g++) {
@@ -972,7 +972,7 @@ SAP_HD void sapw_sensorAcc(const sapModel* m, const sapData* d, int w, const sap
 
   /* interaction forces cfrc_int = I cacc + v x* (I v) - cfrc_ext, summed into parents */
   if (S->need & SAP_SNEED_FORCE) {
-    sapw_cinert_f64(m, xipos, ximat, cref, cinert);
+    sapw_cinert_f64(m, xipos, ximat, cref, cinert, (const int*)0);
     for (int b = 0; b < nb; b++) {
       double Ia[6], Iv[6], vIv[6];
       sapu_mulInertVec_f64(Ia, cinert + 10 * b, cacc + 6 * b);

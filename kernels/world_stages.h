@@ -36,8 +36,9 @@ SAP_HD void sapw_clearWorldFlags(const sapModel* m, const sapData* d, int w) {
 }
 
 /* poses of world w from its qpos and mocap poses (sapw_kinematics, dynamics_t.h); fp32: the
- * boundary_pose_precision option */
-SAP_HD void sapw_kinematicsWorld(const sapModel* m, const sapData* d, int w, int fp32) {
+ * boundary_pose_precision option; ta: the world's tree_asleep row, whose sleeping trees keep
+ * their poses (the step's kinematics under sleep, kernels/sleep.h), or NULL: every body */
+SAP_HD void sapw_kinematicsWorld(const sapModel* m, const sapData* d, int w, int fp32, const int* ta) {
   size_t b3 = (size_t)w * m->nbody * 3, b4 = (size_t)w * m->nbody * 4, b9 = (size_t)w * m->nbody * 9;
   size_t j3 = (size_t)w * m->njnt * 3, g3 = (size_t)w * m->ngeom * 3, g9 = (size_t)w * m->ngeom * 9;
   const double* qpos = d->qpos + (size_t)w * m->nq;
@@ -45,10 +46,10 @@ SAP_HD void sapw_kinematicsWorld(const sapModel* m, const sapData* d, int w, int
   const double* mquat = d->mocap_quat + (size_t)w * m->nmocap * 4;
   if (fp32)
     sapw_kinematics_f32(m, qpos, mpos, mquat, d->xpos + b3, d->xquat + b4, d->xmat + b9, d->xipos + b3,
-                        d->ximat + b9, d->xanchor + j3, d->xaxis + j3, d->geom_xpos + g3, d->geom_xmat + g9);
+                        d->ximat + b9, d->xanchor + j3, d->xaxis + j3, d->geom_xpos + g3, d->geom_xmat + g9, ta);
   else
     sapw_kinematics_f64(m, qpos, mpos, mquat, d->xpos + b3, d->xquat + b4, d->xmat + b9, d->xipos + b3,
-                        d->ximat + b9, d->xanchor + j3, d->xaxis + j3, d->geom_xpos + g3, d->geom_xmat + g9);
+                        d->ximat + b9, d->xanchor + j3, d->xaxis + j3, d->geom_xpos + g3, d->geom_xmat + g9, ta);
 }
 
 /* the arguments of sapw_freeMotion / sapv_freeMotion for world w of d (pointer to sapData) with
@@ -71,15 +72,16 @@ SAP_HD void sapw_kinematicsWorld(const sapModel* m, const sapData* d, int w, int
  * (sapw_controlInput, which the later stages read too): A, the bias forces and
  * v* (sapw_freeMotion, dynamics_t.h); fp32: the free_motion_precision option. A matrix that is
  * not positive definite (a non-finite state, a degenerate inertia) leaves v* = NaN, which the
- * solve and the integrator turn into SAP_WORLD_NONFINITE */
+ * solve and the integrator turn into SAP_WORLD_NONFINITE. ta: the world's tree_asleep row, whose
+ * sleeping trees get v* = 0 at no cost (kernels/sleep.h), or NULL: every tree */
 SAP_HD void sapw_freeMotionWorld(const sapModel* m, const sapData* d, int w, double h, int explicit_drives,
-                                 int midpoint, int fp32) {
+                                 int midpoint, int fp32, const int* ta) {
   sapModel view;
   const sapModel* mw = sapw_worldView(m, w, &view);
   sapWorldContacts con = sapw_worldContacts(d, w);
   sapw_controlInput(m, d, w);  /* the step's control input, read by the stages from here on */
-  int fail = fp32 ? sapw_freeMotion_f32(SAPW_FREE_MOTION_ARGS(mw, d, w, h, explicit_drives, midpoint, float, &con))
-                  : sapw_freeMotion_f64(SAPW_FREE_MOTION_ARGS(mw, d, w, h, explicit_drives, midpoint, double, &con));
+  int fail = fp32 ? sapw_freeMotion_f32(SAPW_FREE_MOTION_ARGS(mw, d, w, h, explicit_drives, midpoint, float, &con), ta)
+                  : sapw_freeMotion_f64(SAPW_FREE_MOTION_ARGS(mw, d, w, h, explicit_drives, midpoint, double, &con), ta);
   if (fail)
     for (int i = 0; i < m->nv; i++) d->vstar[(size_t)w * m->nv + i] = (double)NAN;
 }

@@ -373,7 +373,7 @@ static void test_scratch_from_carve(void) {
   m, 1e-3, 0, 0, d->qpos, d->qvel, d->ctrl, d->act, d->qfrc_applied, d->xfrc_applied, d->xpos, d->xmat, d->xipos, d->ximat,   \
       d->xanchor,                                                                                         \
       d->xaxis, d->cref, d->cdof, d->qA, d->qfrc_bias, d->qfrc_passive, d->qfrc_actuator, d->vstar, (T*)buf, \
-      (const sapWorldContacts*)0
+      (const sapWorldContacts*)0, (const int*)0
       if (fp32) fail = sapw_freeMotion_f32(FM_ARGS(float));
       else fail = sapw_freeMotion_f64(FM_ARGS(double));
 #undef FM_ARGS

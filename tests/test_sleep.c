@@ -63,14 +63,15 @@ static void set_mujoco(const mjModel* mj, mjData* md, sapSim* s) {
   mj_updateSleep(mj, md);
 }
 
-typedef struct { int steps, sleeps, wakes, contact_wakes, asleep_steps, mismatch; } lockStats;
+typedef struct { int steps, sleeps, wakes, contact_wakes, asleep_steps, mismatch; double pose_err; } lockStats;
 
 /* n lockstep steps; hook(k, s) edits sapsim's inputs before step k */
 static lockStats lockstep(const mjModel* mj, sapSim* s, int n, void (*hook)(int, sapSim*)) {
   mjData* md = mj_makeData(mj);
   int nt = (int)mj->ntree, nq = (int)mj->nq, nv = (int)mj->nv;
-  lockStats st = {0, 0, 0, 0, 0, 0};
-  double ta0[64], ta1[64], q0[64], q1[64], v1[64];
+  lockStats st = {0, 0, 0, 0, 0, 0, 0};
+  double ta0[64], ta1[64], q0[64], q1[64], v1[64], xp[3 * 64], xq[4 * 64];
+  int nb = (int)mj->nbody;
   for (int k = 0; k < n; k++) {
     if (hook) hook(k, s);
     sap_get(s, SAP_FIELD_TREE_ASLEEP, NULL, 1, ta0);
@@ -81,6 +82,12 @@ static lockStats lockstep(const mjModel* mj, sapSim* s, int n, void (*hook)(int,
     sap_get(s, SAP_FIELD_TREE_ASLEEP, NULL, 1, ta1);
     sap_get(s, SAP_FIELD_QPOS, NULL, 1, q1);
     sap_get(s, SAP_FIELD_QVEL, NULL, 1, v1);
+    /* the step's poses (those of its start qpos), sleeping trees' kept ones included, against
+     * MuJoCo's of the same qpos */
+    sap_get(s, SAP_FIELD_XPOS, NULL, 1, xp);
+    sap_get(s, SAP_FIELD_XQUAT, NULL, 1, xq);
+    for (int i = 0; i < 3 * nb; i++) st.pose_err = fmax(st.pose_err, fabs(xp[i] - md->xpos[i]));
+    for (int i = 0; i < 4 * nb; i++) st.pose_err = fmax(st.pose_err, fabs(xq[i] - md->xquat[i]));
     st.steps++;
     for (int t = 0; t < nt; t++) {
       if ((int)ta1[t] != md->tree_asleep[t]) {
@@ -155,7 +162,9 @@ static void test_lockstep(void) {
   if (verbose())
     fprintf(stderr, "  %d steps: %d sleeps, %d wakes (%d by contact), %d tree-steps asleep, %d mismatches\n", st.steps,
             st.sleeps, st.wakes, st.contact_wakes, st.asleep_steps, st.mismatch);
+  if (verbose()) fprintf(stderr, "  worst body pose difference %.3g\n", st.pose_err);
   CHECK(st.mismatch == 0, "%d sleep decisions differ from MuJoCo's", st.mismatch);
+  CHECK(st.pose_err < 1e-12, "body poses differ from MuJoCo's at the same qpos by %g", st.pose_err);
   CHECK(st.sleeps >= 5 && st.wakes >= 2 && st.contact_wakes >= 1 && st.asleep_steps > 1000,
         "the run sees sleeps (%d), wakes (%d, %d by contact) and sleeping trees (%d tree-steps)", st.sleeps, st.wakes,
         st.contact_wakes, st.asleep_steps);
@@ -189,6 +198,7 @@ static void test_policies(void) {
   CHECK(md->tree_asleep[0] == 0 && md->tree_asleep[1] == -11, "the oracle's init/never values");
   lockStats st = lockstep(mj, s, 300, NULL);
   CHECK(st.mismatch == 0 && st.sleeps >= 2, "policies: %d mismatches, %d sleeps", st.mismatch, st.sleeps);
+  CHECK(st.pose_err < 1e-12, "policies: body poses differ from MuJoCo's at the same qpos by %g", st.pose_err);
   sap_get(s, SAP_FIELD_TREE_ASLEEP, NULL, 1, ta);
   CHECK(ta[1] < 0, "the never tree stays awake (%g)", ta[1]);
   /* a reset gives the reset values again */
@@ -247,9 +257,50 @@ static void test_bad_input(void) {
   sap_freeModel(m);
 }
 
+/* trees put to sleep through sap_set while they move: a sleeping tree's step keeps the poses
+ * it has, so those must be the poses of the qpos it sleeps at (MuJoCo's mj_kinematics of that
+ * qpos), not the last step's start poses */
+static void test_set_asleep_poses(void) {
+  sapModel* m = NULL;
+  CHECK(sap_loadModelString(SCENE, &m) == SAP_OK, "load: %s", sap_lastError());
+  mjModel* mj = mj_from(SCENE);
+  if (!m || !mj) { sap_freeModel(m); mj_deleteModel(mj); return; }
+  mjData* md = mj_makeData(mj);
+  sapSim* s = fx_simModel(m, 1, "preset=approx64");
+  CHECK(sap_step(s, 20) == SAP_OK, "fall: %s", sap_lastError());  /* every free body moving */
+  double ta[16], xp[3 * 64], xq[4 * 64];
+  sap_get(s, SAP_FIELD_TREE_ASLEEP, NULL, 1, ta);
+  ta[0] = 1, ta[1] = 3, ta[3] = 0;  /* sphere, box and the big box in one cycle */
+  CHECK(sap_set(s, SAP_FIELD_TREE_ASLEEP, NULL, 1, ta) == SAP_OK, "set asleep: %s", sap_lastError());
+  double v[64];  /* sleeping trees have qvel 0 (else they wake) */
+  sap_get(s, SAP_FIELD_QVEL, NULL, 1, v);
+  for (int t = 0; t < 4; t++)
+    for (int j = mj->tree_dofadr[t]; t != 2 && j < mj->tree_dofadr[t] + mj->tree_dofnum[t]; j++) v[j] = 0;
+  CHECK(sap_set(s, SAP_FIELD_QVEL, NULL, 1, v) == SAP_OK, "qvel: %s", sap_lastError());
+  sap_get(s, SAP_FIELD_QPOS, NULL, 1, md->qpos);
+  mj_kinematics(mj, md);
+  CHECK(sap_step(s, 2) == SAP_OK, "step asleep: %s", sap_lastError());
+  sap_get(s, SAP_FIELD_TREE_ASLEEP, NULL, 1, ta);
+  CHECK(ta[0] == 1 && ta[1] == 3 && ta[3] == 0, "the set trees sleep on (%g %g %g)", ta[0], ta[1], ta[3]);
+  sap_get(s, SAP_FIELD_XPOS, NULL, 1, xp);
+  sap_get(s, SAP_FIELD_XQUAT, NULL, 1, xq);
+  double err = 0;
+  for (int t = 0; t < 4; t++)
+    for (int b = mj->tree_bodyadr[t]; t != 2 && b < mj->tree_bodyadr[t] + mj->tree_bodynum[t]; b++) {
+      for (int k = 0; k < 3; k++) err = fmax(err, fabs(xp[3 * b + k] - md->xpos[3 * b + k]));
+      for (int k = 0; k < 4; k++) err = fmax(err, fabs(xq[4 * b + k] - md->xquat[4 * b + k]));
+    }
+  CHECK(err < 1e-12, "sleeping trees' poses differ from MuJoCo's at their qpos by %g", err);
+  mj_deleteData(md);
+  sap_free(s);
+  sap_freeModel(m);
+  mj_deleteModel(mj);
+}
+
 int main(void) {
   RUN(test_lockstep);
   RUN(test_policies);
   RUN(test_bad_input);
+  RUN(test_set_asleep_poses);
   return check_summary("test_sleep");
 }
