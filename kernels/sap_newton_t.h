@@ -22,12 +22,6 @@ SAP_HD SAP_REAL SAPT(sapw_treeDot)(const SAPT(sapProblem)* P, const double* A, i
   return SAPT(sapw_rowDot)(A + (long)i * P->nv + lo, x + lo, P->thi[i] - lo);
 }
 
-SAP_HD SAP_REAL SAPT(sapw_dot)(const SAP_REAL* a, const SAP_REAL* b, int n) {
-  SAP_REAL s = 0;
-  for (int j = 0; j < n; j++) s += a[j] * b[j];
-  return s;
-}
-
 /* contact i's cost at vc + alpha dvc, added to acc[0], with -gamma . dvc (d/dalpha) and
  * dvc' G dvc added to acc[1], acc[2]; store: alpha = 0 without dvc, cost only, gamma stored */
 SAP_HD_COLD void SAPT(sapw_contactCostN)(SAPT(sapProblem)* P, int i, SAP_REAL alpha, int store,
@@ -95,22 +89,29 @@ SAP_HD void SAPT(sapw_constraints)(SAPT(sapProblem)* P, SAP_REAL alpha, int stor
 
 /* l(v) at P->v: vc = [J; S] v, gamma, r = A (v - v*), jc = J'gamma, grad = r - jc */
 SAP_HD SAP_REAL SAPT(sapw_evaluate)(SAPT(sapProblem)* P) {
-  int nv = P->nv;
+  int nd = SAPT(sapw_ndof)(P);  // the visited dofs: the others' terms are exact zeros
   if (!P->nisl) SAPT(sapw_islandsOne)(P);
   SAPT(sapw_constraintVelocities)(P, P->v, P->vc);
   SAP_REAL lc;
   SAPT(sapw_constraints)(P, 0, 1, &lc, (SAP_REAL*)0, (SAP_REAL*)0);
   // momentum: r = A (v - v*), 1/2 (v - v*) . r
   SAP_REAL mom = 0;
-  for (int i = 0; i < nv; i++) P->dv[i] = P->v[i] - (SAP_REAL)P->vstar[i];
-  for (int i = 0; i < nv; i++) {
+  for (int a = 0; a < nd; a++) {
+    int i = SAPT(sapw_dofAt)(P, a);
+    P->dv[i] = P->v[i] - (SAP_REAL)P->vstar[i];
+  }
+  for (int a = 0; a < nd; a++) {
+    int i = SAPT(sapw_dofAt)(P, a);
     P->r[i] = SAPT(sapw_treeDot)(P, P->A, i, P->dv);
     mom += P->dv[i] * P->r[i];
   }
   P->mom = mom / 2;
   // generalized impulse jc = J' gamma + S' gamma_s
   SAPT(sapw_generalizedImpulse)(P, P->gam, P->jc);
-  for (int j = 0; j < nv; j++) P->grad[j] = P->r[j] - P->jc[j];
+  for (int a = 0; a < nd; a++) {
+    int j = SAPT(sapw_dofAt)(P, a);
+    P->grad[j] = P->r[j] - P->jc[j];
+  }
   return P->mom + lc;
 }
 
@@ -341,11 +342,16 @@ SAP_HD void SAPT(sapw_lineEval)(SAPT(sapProblem)* P, SAP_REAL alpha, SAP_REAL* p
  * returns phi''(0) = m2 + dvc' G dvc (G at the current iterate) when need_d2 (exact_root's
  * fallback seed: one more pass over the constraints), else 0 */
 SAP_HD SAP_REAL SAPT(sapw_lineSetup)(SAPT(sapProblem)* P, int need_d2) {
-  int nv = P->nv;
   if (!P->nisl) SAPT(sapw_islandsOne)(P);
-  for (int i = 0; i < nv; i++) P->Adv[i] = SAPT(sapw_treeDot)(P, P->A, i, P->dv);
-  P->m1 = SAPT(sapw_dot)(P->dv, P->r, nv);
-  P->m2 = SAPT(sapw_dot)(P->dv, P->Adv, nv);
+  SAP_REAL m1 = 0, m2 = 0;  // over the visited dofs: the others' terms are exact zeros
+  for (int a = 0, nd = SAPT(sapw_ndof)(P); a < nd; a++) {
+    int i = SAPT(sapw_dofAt)(P, a);
+    P->Adv[i] = SAPT(sapw_treeDot)(P, P->A, i, P->dv);
+    m1 += P->dv[i] * P->r[i];
+    m2 += P->dv[i] * P->Adv[i];
+  }
+  P->m1 = m1;
+  P->m2 = m2;
   SAPT(sapw_constraintVelocities)(P, P->dv, P->dvc);
   if (!need_d2) return 0;
   SAP_REAL phi, d1, d2;
@@ -353,19 +359,23 @@ SAP_HD SAP_REAL SAPT(sapw_lineSetup)(SAPT(sapProblem)* P, int need_d2) {
   return d2;
 }
 
-/* weighted norm ||dscale o x|| over participating dofs */
-SAP_HD SAP_REAL SAPT(sapw_scaledNorm)(const SAP_REAL* s, const SAP_REAL* x, int n) {
+/* weighted norm ||dscale o x|| over the visited dofs (dscale is 0 on the others) */
+SAP_HD SAP_REAL SAPT(sapw_scaledNorm)(const SAPT(sapProblem)* P, const SAP_REAL* x) {
+  const SAP_REAL* s = P->dscale;
   SAP_REAL t = 0;
-  for (int i = 0; i < n; i++) t += (s[i] * x[i]) * (s[i] * x[i]);
+  for (int a = 0, nd = SAPT(sapw_ndof)(P); a < nd; a++) {
+    int i = SAPT(sapw_dofAt)(P, a);
+    t += (s[i] * x[i]) * (s[i] * x[i]);
+  }
   return SAP_SQRT(t);
 }
 
 /* optimality (drake §4.2): ||D grad|| <= abs + rel max(||D A v||, ||D J'gamma||), D = diag(A)^-1/2 */
 SAP_HD int SAPT(sapw_optimal)(SAPT(sapProblem)* P, const sapSolveParams* prm) {
-  int nv = P->nv;
-  SAP_REAL res = SAPT(sapw_scaledNorm)(P->dscale, P->grad, nv);
-  SAP_REAL pn = 0, jn = SAPT(sapw_scaledNorm)(P->dscale, P->jc, nv);
-  for (int i = 0; i < nv; i++) {
+  SAP_REAL res = SAPT(sapw_scaledNorm)(P, P->grad);
+  SAP_REAL pn = 0, jn = SAPT(sapw_scaledNorm)(P, P->jc);
+  for (int a = 0, nd = SAPT(sapw_ndof)(P); a < nd; a++) {
+    int i = SAPT(sapw_dofAt)(P, a);
     SAP_REAL p = P->dscale[i] * (P->r[i] + P->pstar[i]);  // A v = A (v - v*) + A v*
     pn += p * p;
   }
@@ -379,7 +389,8 @@ SAP_HD int SAPT(sapw_optimal)(SAPT(sapProblem)* P, const sapSolveParams* prm) {
 SAP_HD void SAPT(sapw_momentumScale)(SAPT(sapProblem)* P) {
   int nv = P->nv;
   if (!P->nisl) SAPT(sapw_islandsOne)(P);  // no islands split: one dense block
-  for (int i = 0; i < nv; i++) {
+  for (int a = 0, nd = SAPT(sapw_ndof)(P); a < nd; a++) {
+    int i = SAPT(sapw_dofAt)(P, a);
     SAP_REAL s = 0;
     for (int j = P->tlo[i]; j < P->thi[i]; j++) s += (SAP_REAL)P->A[(long)i * nv + j] * (SAP_REAL)P->vstar[j];
     P->pstar[i] = s;

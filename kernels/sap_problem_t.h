@@ -45,6 +45,13 @@ typedef struct SAPT(sapProblem) {
   SAP_REAL* cpar;           /* (nc x SAP_CPAR_OF(cd)) cone parameters */
   SAP_REAL* spar;           /* (ns x SAP_SPAR) box parameters */
   SAP_REAL* dscale;         /* (nv) diag(A)^-1/2 on participating dofs, 0 elsewhere */
+  /* what the one-lane solve visits (sapw_participation): a dof that takes part in no
+     constraint keeps v = v* and zeros in every vector below, a body of its tree no velocity or
+     wrench, so the dof and body loops of the CPU Newton skip them (a world of objects at rest,
+     asleep or apart, pays per constrained tree, not per dof) */
+  int nadof, nabody;        /* -1: every one (before sapw_participation); sapw_dofAt, sapw_bodyAt */
+  int* adof;                /* (nv) the participating dofs, ascending */
+  int* abody;               /* (nbody) the static bodies and those of participating trees, ascending */
   SAP_REAL *v, *r, *grad, *jc, *dv, *Adv, *pstar; /* (nv) iterate, A(v-v*), gradient, J'gamma, step, A dv, A v* */
   SAP_REAL *vc, *dvc, *gam; /* (cd nc + ns) constraint velocities, J dv, impulses */
   SAP_REAL* H;              /* (nv x nv) Newton matrix (lower triangle); the first nv x nv of L
@@ -106,6 +113,7 @@ SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   SAPW_TAKE(P->poff, long*, 8 * ((long)nv + 1));
   SAPW_TAKE(P->tpat, unsigned*, 4 * ((long)nv + 1) * ((nv + 31) / 32));
   SAPW_TAKE(P->loop, SAPT(sapLoop)*, sizeof(SAPT(sapLoop)));
+  SAPW_TAKE(P->adof, int*, 4 * ((long)nv + nbody));  // adof, abody
 #undef SAPW_TAKE
   /* arrays that share a block (null when only counting) */
 #define SAPW_AFTER(ptr, prev, off) ptr = base ? (prev) + (off) : 0
@@ -125,12 +133,14 @@ SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   SAPW_AFTER(P->tst, P->tix, nv);
   SAPW_AFTER(P->tord, P->tst, nv);
   SAPW_AFTER(P->tpos, P->tord, nv);
+  SAPW_AFTER(P->abody, P->adof, nv);
 #undef SAPW_AFTER
   P->cd = cd;
   P->nv = nv;
   P->snz = snz;
   P->Lfast = (void*)0;
   P->nisl = 0;
+  P->nadof = P->nabody = -1;  // every dof and body until sapw_participation
   P->sparse = 0;
   return n;
 }
@@ -158,6 +168,12 @@ SAP_HD int SAPT(sapw_contactPoint)(const SAPT(sapProblem)* P, int i, int s, SAP_
 }
 
 #include "sap_spin_t.h" /* the torsional and rolling rows of condim 4 and 6 */
+
+/* the a-th dof (body) that the one-lane loops visit, of sapw_ndof (sapw_nbody) */
+SAP_HD int SAPT(sapw_ndof)(const SAPT(sapProblem)* P) { return P->nadof < 0 ? P->nv : P->nadof; }
+SAP_HD int SAPT(sapw_dofAt)(const SAPT(sapProblem)* P, int a) { return P->nadof < 0 ? a : P->adof[a]; }
+SAP_HD int SAPT(sapw_nbody)(const SAPT(sapProblem)* P) { return P->nabody < 0 ? P->m->nbody : P->nabody; }
+SAP_HD int SAPT(sapw_bodyAt)(const SAPT(sapProblem)* P, int a) { return P->nabody < 0 ? a : P->abody[a]; }
 
 /* ---- J v: body velocities down the tree, then point velocities in contact frames ------ */
 /* Each pass is written as per-item functions (a body component, a contact, a row, a dof) and
@@ -205,8 +221,8 @@ SAP_HD SAP_REAL SAPT(sapw_rowVelocity)(const SAPT(sapProblem)* P, int s, const S
 /* out = [J; S] x (cd nc + ns) */
 SAP_HD void SAPT(sapw_constraintVelocities)(const SAPT(sapProblem)* P, const SAP_REAL* x, SAP_REAL* out) {
   if (P->nc > 0) {
-    for (int b = 0; b < P->m->nbody; b++)
-      for (int k = 0; k < 6; k++) SAPT(sapw_bodyVelocity)(P, x, b, k);
+    for (int a = 0, n = SAPT(sapw_nbody)(P); a < n; a++)
+      for (int k = 0; k < 6; k++) SAPT(sapw_bodyVelocity)(P, x, SAPT(sapw_bodyAt)(P, a), k);
     for (int i = 0; i < P->nc; i++) SAPT(sapw_contactVelocity)(P, i, out);
   }
   for (int s = 0; s < P->ns; s++) out[P->cd * P->nc + s] = SAPT(sapw_rowVelocity)(P, s, x);
@@ -265,11 +281,13 @@ SAP_HD int SAPT(sapw_contactIdle)(const SAPT(sapProblem)* P, int i, const SAP_RE
   return 1;
 }
 
-/* out = J' gamma + S' gamma_s (nv) */
+/* out = J' gamma + S' gamma_s on the visited dofs (sapw_dofAt; the others' entries stay 0) */
 SAP_HD void SAPT(sapw_generalizedImpulse)(const SAPT(sapProblem)* P, const SAP_REAL* gam, SAP_REAL* out) {
   const sapModel* m = P->m;
-  for (int j = 0; j < P->nv; j++) out[j] = 0;
+  int nd = SAPT(sapw_ndof)(P);
+  for (int a = 0; a < nd; a++) out[SAPT(sapw_dofAt)(P, a)] = 0;
   if (P->nc > 0) {
+    int nb = SAPT(sapw_nbody)(P);
     for (int k = 0; k < 6 * m->nbody; k++) P->body6[k] = 0;
     for (int i = 0; i < P->nc; i++)
       for (int s = 0; s < 2 && !SAPT(sapw_contactIdle)(P, i, gam); s++) {
@@ -277,8 +295,16 @@ SAP_HD void SAPT(sapw_generalizedImpulse)(const SAPT(sapProblem)* P, const SAP_R
         SAP_REAL* Fb = P->body6 + 6 * SAPT(sapw_contactWrench)(P, i, s, gam, F);
         for (int k = 0; k < 6; k++) Fb[k] += F[k];
       }
-    for (int k = 0; k < 6; k++) SAPT(sapw_subtreeWrenches)(P, k);
-    for (int j = 0; j < P->nv; j++) out[j] = SAPT(sapw_dofImpulse)(P, j);
+    /* subtree wrenches, children into parents (a child's parent is of its tree, or static) */
+    for (int a = nb - 1; a >= 0; a--) {
+      int b = SAPT(sapw_bodyAt)(P, a), p = m->body_parentid[b];
+      if (b > 0 && p > 0)
+        for (int k = 0; k < 6; k++) P->body6[6 * p + k] += P->body6[6 * b + k];
+    }
+    for (int a = 0; a < nd; a++) {
+      int j = SAPT(sapw_dofAt)(P, a);
+      out[j] = SAPT(sapw_dofImpulse)(P, j);
+    }
   }
   SAPT(sapw_rowImpulses)(P, gam, out);
 }

@@ -232,7 +232,8 @@ SAP_HD int SAPT(sapw_buildRows)(const sapModel* m, const sapData* d, int w, cons
  * (the chains of a contact's bodies, a scalar row's dofs); dscale = diag(A)^-1/2 there (stopping
  * norms), 0 elsewhere. The warm start is v_n = qvel, the previous step's solution unless the
  * state was edited (sapwarp §6.1); other dofs start at v* and stay there (A is block diagonal by
- * trees). */
+ * trees), with zeros in the solve's vectors, and the one-lane solve's loops skip them and their
+ * trees' bodies (P->adof, P->abody). */
 SAP_HD void SAPT(sapw_participation)(const sapModel* m, const sapData* d, int w, SAPT(sapProblem)* P) {
   int nv = P->nv;
   const double* qvel = d->qvel + (long)w * nv;
@@ -250,12 +251,17 @@ SAP_HD void SAPT(sapw_participation)(const sapModel* m, const sapData* d, int w,
   for (int b = 0; b < m->nbody; b++) tree[b] = 0;
   for (int j = 0; j < nv; j++)
     if (flag[j] != 0) tree[m->body_rootid[m->dof_bodyid[j]]] = 1;
+  P->nadof = P->nabody = 0;
   for (int j = 0; j < nv; j++) {
     int part = tree[m->body_rootid[m->dof_bodyid[j]]] != 0;
     double a = P->A[(long)j * nv + j];
     P->dscale[j] = part ? (SAP_REAL)(1 / sqrt(a > 1e-12 ? a : 1e-12)) : 0;
     P->v[j] = part ? (SAP_REAL)qvel[j] : (SAP_REAL)P->vstar[j];
+    if (part) P->adof[P->nadof++] = j;
+    else P->r[j] = P->grad[j] = P->jc[j] = P->dv[j] = P->Adv[j] = P->pstar[j] = 0;
   }
+  for (int b = 0; b < m->nbody; b++)
+    if (m->body_treeid[b] < 0 || tree[m->body_rootid[b]] != 0) P->abody[P->nabody++] = b;
 }
 
 /* world w's problem over its scratch (sapData.scratch, the solve's share of the stage-local

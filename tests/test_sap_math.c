@@ -468,6 +468,8 @@ typedef struct { unsigned char* p; long bytes; int elem; } CarveArr;  /* elem: e
     a[n++] = (CarveArr){(unsigned char*)(P)->ibeg, 4L * (nv + 1), 4};                                           \
     a[n++] = (CarveArr){(unsigned char*)(P)->hoff, 8L * (nv + 1), 8};                                           \
     a[n++] = (CarveArr){(unsigned char*)(P)->loop, (long)sizeof(*(P)->loop), 8};                                \
+    a[n++] = (CarveArr){(unsigned char*)(P)->adof, 4L * nv, 4};                                                 \
+    a[n++] = (CarveArr){(unsigned char*)(P)->abody, 4L * nbody, 4};                                             \
   } while (0)
 
 static void test_problem_scratch_from_carve(void) {
