@@ -262,6 +262,8 @@ SAP_HD void SAPT(sapw_participation)(const sapModel* m, const sapData* d, int w,
   }
   for (int b = 0; b < m->nbody; b++)
     if (m->body_treeid[b] < 0 || tree[m->body_rootid[b]] != 0) P->abody[P->nabody++] = b;
+  if (P->nadof == nv) P->nadof = -1;  // all of them: the loops index directly
+  if (P->nabody == m->nbody) P->nabody = -1;
 }
 
 /* world w's problem over its scratch (sapData.scratch, the solve's share of the stage-local
