@@ -58,10 +58,13 @@ static double custom_numeric(const mjModel* mj, const char* name, double fallbac
  * follows act. A muscle gain or bias (<muscle>, <general gaintype/biastype="muscle">) makes the
  * explicit kind SAP_ACT_MUSCLE: force = G u + B with the muscle curve or the fixed gain for G
  * and the muscle curve or the affine bias b0 + b1 l + b2 l' (kept as bias, -kp, -kv) for B.
- * Anything else (negative damping or positive stiffness in a servo, state-dependent affine
- * gains, user/dcmotor/pid dynamics, other gain and bias types) is refused. */
+ * Every other affine law (a state-dependent gain g0 + g1 l + g2 l', e.g. <damper>: gain
+ * 0 0 -kv; a bias with b1 > 0 or b2 > 0: anti-springs, negative damping) is the explicit kind
+ * SAP_ACT_GENERAL: force = (g0 + g1 l + g2 l') u + b0 + b1 l + b2 l', kept as gain, slope,
+ * bias, -kp, -kv as MuJoCo states it. User/dcmotor/pid dynamics and other gain and bias
+ * types are refused. */
 static sapStatus classify_actuator(const mjModel* mj, int i, int* kind, double* kp, double* kv,
-                                   double* gain, double* bias, int* muscle, const char* path) {
+                                   double* gain, double* bias, int* muscle, double* slope, const char* path) {
   static const char* dyn_names[] = {"none", "integrator", "filter", "filterexact", "muscle",
                                     "dcmotor", "pid", "user"};
   static const char* gain_names[] = {"fixed", "affine", "muscle", "dcmotor", "so3", "pid", "user"};
@@ -80,15 +83,10 @@ static sapStatus classify_actuator(const mjModel* mj, int i, int* kind, double* 
     return sap_fail(SAP_ERR_UNSUPPORTED, "%s: actuator '%s' has %d activation variables; sapsim "
                     "supports one per actuator with dynamics", path, name, mj->actuator_actnum[i]);
   int gmus = gt == mjGAIN_MUSCLE, bmus = bt == mjBIAS_MUSCLE;
-  if (gt == mjGAIN_AFFINE && (g[1] != 0 || g[2] != 0))
-    return sap_fail(SAP_ERR_UNSUPPORTED,
-                    "%s: actuator '%s' has a state-dependent gain (affine, gain %g %g %g); sapsim "
-                    "supports fixed gains, affine gains without slopes and muscle gains", path, name,
-                    g[0], g[1], g[2]);
   if (gt != mjGAIN_FIXED && gt != mjGAIN_AFFINE && !gmus)
     return sap_fail(SAP_ERR_UNSUPPORTED,
-                    "%s: actuator '%s' has a %s gain (gaintype %d); sapsim supports fixed gains, affine "
-                    "gains without slopes and muscle gains", path, name,
+                    "%s: actuator '%s' has a %s gain (gaintype %d); sapsim supports fixed, affine and "
+                    "muscle gains", path, name,
                     gt >= 0 && gt <= mjGAIN_USER ? gain_names[gt] : "unknown", gt);
   if (bt != mjBIAS_NONE && bt != mjBIAS_AFFINE && !bmus)
     return sap_fail(SAP_ERR_UNSUPPORTED, "%s: actuator '%s' has a %s bias (biastype %d); sapsim supports "
@@ -98,6 +96,21 @@ static sapStatus classify_actuator(const mjModel* mj, int i, int* kind, double* 
   double b2 = bt == mjBIAS_AFFINE ? b[2] : 0;
   *kp = *kv = 0;
   *muscle = 0;
+  slope[0] = slope[1] = 0;
+  int gslope = gt == mjGAIN_AFFINE && (g[1] != 0 || g[2] != 0);
+  int servo = (b1 == 0 && b2 == 0) || (b1 < 0 && b2 <= 0) || (b1 == 0 && b2 < 0);
+  if (gslope) {  /* the affine gain's slopes (general, or a muscle bias with an affine gain) */
+    slope[0] = g[1];
+    slope[1] = g[2];
+  }
+  if ((gslope || !servo) && !gmus && !bmus) {  /* explicit general affine law */
+    *kind = SAP_ACT_GENERAL;
+    *gain = g[0];
+    *bias = b0;
+    *kp = -b1;
+    *kv = -b2;
+    return SAP_OK;
+  }
   if (gmus || bmus) {  /* explicit muscle law: G u + B */
     *kind = SAP_ACT_MUSCLE;
     *muscle = (gmus ? SAP_MUSCLE_GAIN : 0) | (bmus ? SAP_MUSCLE_BIAS : 0);
@@ -117,14 +130,9 @@ static sapStatus classify_actuator(const mjModel* mj, int i, int* kind, double* 
     *kind = SAP_ACT_POSITION;
     *kp = -b1;
     *kv = -b2;
-  } else if (b1 == 0 && b2 < 0) {  /* velocity servo */
+  } else {  /* velocity servo (b1 == 0 > b2: the only shape left of servo) */
     *kind = SAP_ACT_VELOCITY;
     *kv = -b2;
-  } else {
-    return sap_fail(SAP_ERR_UNSUPPORTED,
-                    "%s: actuator '%s' is a general actuator (gain %g, bias %g %g %g) that is not a "
-                    "motor, position or velocity servo (it needs bias[1] <= 0 and bias[2] <= 0)", path,
-                    name, g[0], b[0], b[1], b[2]);
   }
   /* target t = gain u + bias; 1 and 0 exactly for the <position>/<velocity> shortcuts */
   double k = *kind == SAP_ACT_POSITION ? *kp : *kv;
@@ -819,7 +827,8 @@ static void copy_activation(sapModel* m, const mjModel* mj, int i) {
 static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path) {
   for (int i = 0; i < mj->nu; i++) {
     sapStatus st = classify_actuator(mj, i, &m->actuator_kind[i], &m->actuator_kp[i], &m->actuator_kv[i],
-                                     &m->actuator_gain[i], &m->actuator_bias[i], &m->actuator_muscle[i], path);
+                                     &m->actuator_gain[i], &m->actuator_bias[i], &m->actuator_muscle[i],
+                                     m->actuator_gainslope + 2 * i, path);
     if (st != SAP_OK) return st;
     copy_activation(m, mj, i);
     int trn = mj->actuator_trntype[i], id = mj->actuator_trnid[2 * i];
@@ -832,8 +841,8 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
       if (m->actuator_kind[i] != SAP_ACT_MOTOR)
         return sap_fail(SAP_ERR_UNSUPPORTED,
                         "%s: actuator '%s' is a position or velocity servo on a site transmission "
-                        "(or a muscle), which has no length; only force actuators (motor, affine "
-                        "<general>) act on sites",
+                        "(or a muscle, or a general law with length or velocity terms), which has no "
+                        "length; only force actuators (motor, affine <general> without slopes) act on sites",
                         path, mjname(mj, mj->name_actuatoradr, i));
       m->actuator_sitebody[i] = mj->site_bodyid[id];
       copy_num(m->actuator_site + 13 * i, mj->site_pos + 3 * id, 3);
@@ -842,9 +851,10 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
     }
     if (trn == mjTRN_BODY && m->actuator_kind[i] != SAP_ACT_MOTOR)
       return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: actuator '%s' is a position or velocity servo (or a muscle) on a body "
-                      "(adhesion) transmission, which has no length; only force actuators (adhesion, "
-                      "motor, affine <general>) act on bodies",
+                      "%s: actuator '%s' is a position or velocity servo (or a muscle, or a general "
+                      "law with length or velocity terms) on a body (adhesion) transmission, which has "
+                      "no length; only force actuators (adhesion, motor, affine <general> without "
+                      "slopes) act on bodies",
                       path, mjname(mj, mj->name_actuatoradr, i));
     m->actuator_delay[i] = mj->actuator_history[2 * i] > 0 ? mj->actuator_delay[i] : 0;
     m->actuator_nsample[i] = mj->actuator_history[2 * i];

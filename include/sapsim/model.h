@@ -20,8 +20,11 @@ enum {
 };
 
 /* actuator kinds (what the MJCF shortcut compiles to); MUSCLE: a muscle gain and/or bias
- * (MuJoCo's mju_muscleGain/Bias), applied explicitly like a motor */
-enum { SAP_ACT_MOTOR = 0, SAP_ACT_POSITION = 1, SAP_ACT_VELOCITY = 2, SAP_ACT_MUSCLE = 3 };
+ * (MuJoCo's mju_muscleGain/Bias), applied explicitly like a motor; GENERAL: MuJoCo's affine
+ * law with state-dependent terms no servo has (a <damper>'s gain slope, an anti-spring's
+ * positive bias slope), applied explicitly as MuJoCo's Euler does */
+enum { SAP_ACT_MOTOR = 0, SAP_ACT_POSITION = 1, SAP_ACT_VELOCITY = 2, SAP_ACT_MUSCLE = 3,
+       SAP_ACT_GENERAL = 4 };
 
 /* actuator activation dynamics: numbering as MuJoCo's mjtDyn (the supported subset) */
 enum { SAP_DYN_NONE = 0, SAP_DYN_INTEGRATOR = 1, SAP_DYN_FILTER = 2, SAP_DYN_FILTEREXACT = 3,
@@ -297,7 +300,9 @@ typedef struct sapModel {
    * (ctrl - act) / tau (filter; filterexact integrates it exactly), mju_muscleDynamics
    * (muscle); act is clamped to actrange when actlimited.
    *   muscle:   force = G u + B, G = mju_muscleGain(l, l') (or gain when not a muscle gain),
-   *             B = mju_muscleBias(l) (or bias - kp l - kv l' when not a muscle bias) */
+   *             B = mju_muscleBias(l) (or bias - kp l - kv l' when not a muscle bias)
+   *   general:  force = (gain + gainslope[0] l + gainslope[1] l') u + bias - kp l - kv l'
+   *             (MuJoCo's affine gain and bias as they are: kp = -b1, kv = -b2 of any sign) */
   int* actuator_kind;     /* (nu)         SAP_ACT_* */
   int* actuator_trntype;  /* (nu)         SAP_TRN_* */
   int* actuator_trnid;    /* (nu)         joint, tendon, site or body id */
@@ -319,6 +324,8 @@ typedef struct sapModel {
   double* actuator_actrange;  /* (nu x 2) */
   int* actuator_actearly;     /* (nu)     force from the next activation (MuJoCo's actearly) */
   int* actuator_muscle;       /* (nu)     SAP_MUSCLE_* bits (SAP_ACT_MUSCLE), else 0 */
+  double* actuator_gainslope; /* (nu x 2) SAP_ACT_GENERAL: the affine gain's length and velocity
+                               *           slopes (MuJoCo's gainprm[1], gainprm[2]), else 0 */
   double* actuator_gainprm;   /* (nu x SAP_NMUSCLEPRM) muscle gain parameters (MuJoCo's gainprm) */
   double* actuator_biasprm;   /* (nu x SAP_NMUSCLEPRM) muscle bias parameters (MuJoCo's biasprm) */
   double* actuator_lengthrange; /* (nu x 2) MuJoCo's compiled actuator_lengthrange */
