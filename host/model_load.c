@@ -142,9 +142,9 @@ static sapStatus classify_actuator(const mjModel* mj, int i, int* kind, double* 
 }
 
 /* MuJoCo's disable flags: sapsim honours CONSTRAINT, EQUALITY, FRICTIONLOSS, LIMIT,
- * CONTACT, SPRING, DAMPER, GRAVITY, CLAMPCTRL and FILTERPARENT; SENSOR has nothing to
- * act on; ACTUATION is rejected; the rest are MuJoCo's numerics (warm start, midphase,
- * CCD flavours, islands ...) that do not change the model */
+ * CONTACT, SPRING, DAMPER, GRAVITY, CLAMPCTRL, FILTERPARENT and ACTUATION (sapModel
+ * actuation_off); SENSOR has nothing to act on; the rest are MuJoCo's numerics (warm
+ * start, midphase, CCD flavours, islands ...) that do not change the model */
 static int disabled(const mjModel* mj, int flag) {
   int f = mj->opt.disableflags;
   /* CONSTRAINT turns off every constraint: contacts, limits, equalities, dry friction */
@@ -207,11 +207,31 @@ static sapStatus check_sleep(const mjModel* mj, const char* path) {
 static sapStatus check_options(const mjModel* mj, const char* path) {
   const mjOption* o = &mj->opt;
   sapStatus st;
+  /* actuation off drops the gravity compensation routed through actuators (MuJoCo's
+   * mj_fwdActuation returns before adding it); sapsim applies body gravcomp passively */
   if (o->disableflags & mjDSBL_ACTUATION)
-    return sap_fail(SAP_ERR_UNSUPPORTED, "%s: <flag actuation=\"disable\"/> is not supported", path);
-  if (o->enableflags & mjENBL_OVERRIDE)
-    return sap_fail(SAP_ERR_UNSUPPORTED,
-                    "%s: <flag override=\"enable\"/> (contact parameter override) is not supported", path);
+    for (int j = 0; j < mj->njnt; j++)
+      if (mj->jnt_actgravcomp[j])
+        return sap_fail(SAP_ERR_UNSUPPORTED,
+                        "%s: <flag actuation=\"disable\"/> with joint '%s' routing gravity compensation "
+                        "through its actuators (actuatorgravcomp), which is not supported", path,
+                        mjname(mj, mj->name_jntadr, j));
+  /* the override's friction and margin replace every contact's (build_pairs: override_pairs) */
+  if (o->enableflags & mjENBL_OVERRIDE) {
+    const mjtNum* f = o->o_friction;
+    for (int k = 0; k < 5; k++)
+      if (!isfinite(f[k]) || f[k] < 0)
+        return sap_fail(SAP_ERR_SCENE, "%s: option o_friction[%d] = %g (<flag override=\"enable\"/>); friction "
+                        "must be finite and >= 0", path, k, f[k]);
+    if (!isfinite(o->o_margin))
+      return sap_fail(SAP_ERR_SCENE, "%s: option o_margin %g (<flag override=\"enable\"/>) must be finite", path,
+                      o->o_margin);
+    if (f[0] != f[1] || f[3] != f[4])
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: option o_friction (%g %g %g %g %g) of <flag override=\"enable\"/> is anisotropic; "
+                      "sapsim's friction cone and rolling friction are isotropic", path, f[0], f[1], f[2], f[3],
+                      f[4]);
+  }
   if ((o->enableflags & mjENBL_SLEEP) && (st = check_sleep(mj, path)) != SAP_OK) return st;
   if (o->enableflags & mjENBL_SPECULATIVE)
     return sap_fail(SAP_ERR_UNSUPPORTED,
@@ -654,6 +674,8 @@ static void copy_sizes(sapModel* m, const mjModel* mj) {
   m->filter_parent = !(mj->opt.disableflags & mjDSBL_FILTERPARENT);
   m->ntree = (int)mj->ntree;
   m->sleep = (mj->opt.enableflags & mjENBL_SLEEP) != 0;
+  m->actuation_off = (mj->opt.disableflags & mjDSBL_ACTUATION) != 0;
+  m->contact_override = (mj->opt.enableflags & mjENBL_OVERRIDE) != 0;
   m->sleep_tolerance = mj->opt.sleep_tolerance;
   /* MuJoCo's pyramidal cone is its solver's discretization of the friction cone; SAP always
    * solves the elliptic one: a note (sap_modelNotes), not a refusal (it is MuJoCo's default) */
@@ -1000,7 +1022,7 @@ static void copy_keys_names(sapModel* m, const mjModel* mj) {
 static void count_solve_rows(sapModel* m) {
   int n = 0;
   for (int u = 0; u < m->nu; u++)
-    n += m->actuator_kind[u] == SAP_ACT_POSITION || m->actuator_kind[u] == SAP_ACT_VELOCITY;
+    n += !m->actuation_off && (m->actuator_kind[u] == SAP_ACT_POSITION || m->actuator_kind[u] == SAP_ACT_VELOCITY);
   for (int j = 0; j < m->njnt; j++) n += 2 * (m->jnt_limited[j] != 0);
   for (int t = 0; t < m->ntendon; t++) n += 2 * (m->tendon_limited[t] != 0);
   for (int i = 0; i < m->nv; i++) n += m->dof_frictionloss[i] > 0;
@@ -1071,6 +1093,19 @@ static void explicit_pair(const mjModel* mj, int i, pairRec* r) {
   r->gap = mj->pair_gap[i];
 }
 
+/* <flag override="enable"/>: every contact, dynamic or explicit, takes the option's
+ * margin and friction (MuJoCo's mj_assignMargin, mj_assignFriction: the 5-vector (slide,
+ * slide, spin, roll, roll), checked isotropic); gap and condim stay the pair's */
+static void override_pairs(const mjModel* mj, pairRec* r, int n) {
+  const mjtNum* f = mj->opt.o_friction;
+  for (int p = 0; p < n; p++) {
+    r[p].margin = mj->opt.o_margin;
+    r[p].mu = r[p].condim == 1 ? 0 : f[0];
+    r[p].torsion = r[p].condim >= 4 ? f[2] : 0;
+    r[p].rolling = r[p].condim == 6 ? f[3] : 0;
+  }
+}
+
 static int pair_cmp(const void* a, const void* b) {
   const pairRec *x = (const pairRec*)a, *y = (const pairRec*)b;
   if (x->g0 != y->g0) return x->g0 < y->g0 ? -1 : 1;
@@ -1129,6 +1164,7 @@ static sapStatus build_pairs(const sapModel* m, const mjModel* mj, const char* p
     else r[np++] = e;
   }
   qsort(r, np, sizeof(pairRec), pair_cmp);
+  if (mj->opt.enableflags & mjENBL_OVERRIDE) override_pairs(mj, r, np);
   for (int p = 0; p < np; p++) {
     int c = r[p].condim;
     if (c == 1 || c == 3 || c == 4 || c == 6) continue;

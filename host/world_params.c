@@ -189,7 +189,7 @@ static void recombine_pairs(sapSim* s, int w) {
     int g0 = m->pair_geom[2 * p], g1 = m->pair_geom[2 * p + 1], c = m->pair_condim[p];
     pk[p] = sapw_combineK(gk[g0], gk[g1]);
     pd[p] = gd[g0] + gd[g1];
-    if (m->pair_explicit[p]) {  /* an explicit <pair> keeps its own friction */
+    if (m->pair_explicit[p] || m->contact_override) {  /* an explicit <pair> or the override keeps its friction */
       mu[p] = m->pair_mu[p];
       tor[p] = m->pair_torsion[p];
       rol[p] = m->pair_rolling[p];

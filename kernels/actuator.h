@@ -150,12 +150,15 @@ SAP_HD double sapa_force(const sapModel* m, int u, double x, double len, double 
 /* one step of every activation: act_{n+1} = sapa_actNext (mj_advance); in place is safe as
  * each actuator reads only its own state */
 SAP_HD void sapa_integrate(const sapModel* m, double h, const double* ctrl, double* act) {
+  if (m->actuation_off) return;  /* MuJoCo's mj_advance leaves act as it is */
   for (int u = 0; u < m->nu; u++)
     if (m->actuator_dyntype[u] != SAP_DYN_NONE) act[m->actuator_actadr[u]] = sapa_actNext(m, u, h, ctrl, act);
 }
 
-/* an actuator implicit in the SAP solve (a drive row): position and velocity servos */
+/* an actuator implicit in the SAP solve (a drive row): position and velocity servos, none
+ * with actuation off */
 SAP_HD int sapa_isDrive(const sapModel* m, int u) {
+  if (m->actuation_off) return 0;
   return m->actuator_kind[u] == SAP_ACT_POSITION || m->actuator_kind[u] == SAP_ACT_VELOCITY;
 }
 

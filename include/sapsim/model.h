@@ -148,6 +148,14 @@ typedef struct sapModel {
                          * the scene has contact pairs */
   int sleep;            /* 1: MJCF <flag sleep="enable"/>: resting islands of trees sleep (MuJoCo 4's
                          * rules, kernels/sleep.h; sapData.tree_asleep) */
+  int contact_override; /* 1: MJCF <flag override="enable"/>: every candidate pair (dynamic and
+                         * <pair>) has option o_margin as its margin and o_friction as its
+                         * friction (MuJoCo's mj_assignMargin, mj_assignFriction); per-world geom
+                         * friction and friction_combine leave them (o_solref and o_solimp, like
+                         * every solref/solimp, do not enter SAP's material) */
+  int actuation_off;    /* 1: MJCF <flag actuation="disable"/>: no actuator force, no drive row, act
+                         * frozen, actuatorvel and actuatorfrc 0 (MuJoCo's mj_fwdActuation,
+                         * mj_advance); actuator armature and damping stay (mj_actuatorArmature) */
   double sleep_tolerance; /* MJCF option sleep_tolerance: a tree may sleep while max_j
                            * dof_length_j |qvel_j| < this (0: only when qvel is exactly 0) */
 
