@@ -376,7 +376,7 @@ static void test_refusals(void) {
   fx_refused("<mujoco>" HINGE "<actuator><general name='ms' site='s' dyntype='muscle' gaintype='muscle' "
              "biastype='muscle' lengthrange='0 1' gainprm='0.75 1.05 10 200 0.5 1.6 1.5 1.3 1.2' "
              "biasprm='0.75 1.05 10 200 0.5 1.6 1.5 1.3 1.2'/></actuator></mujoco>",
-             SAP_ERR_UNSUPPORTED, "actuator 'ms' is a position or velocity servo on a site transmission (or a muscle)");
+             SAP_ERR_UNSUPPORTED, "actuator 'ms' is a position or velocity servo on a site transmission (or a muscle");
 }
 
 int main(void) {
