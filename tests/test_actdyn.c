@@ -369,8 +369,11 @@ static void test_retry(void) {
 static void test_refusals(void) {
   fx_refused("<mujoco>" HINGE "<actuator><general name='u' joint='j' dyntype='user'/></actuator></mujoco>",
              SAP_ERR_UNSUPPORTED, "actuator 'u' has user activation dynamics");
-  fx_refused("<mujoco>" HINGE "<actuator><general name='a' joint='j' gaintype='affine' gainprm='1 2 0'/>"
-             "</actuator></mujoco>", SAP_ERR_UNSUPPORTED, "actuator 'a' has a state-dependent gain (affine");
+  /* a state-dependent gain is an explicit general law (tests/test_general_actuator.c), but
+   * not on a site, which has no length */
+  fx_refused("<mujoco>" HINGE "<actuator><general name='a' site='s' gaintype='affine' gainprm='1 2 0'/>"
+             "</actuator></mujoco>", SAP_ERR_UNSUPPORTED, "'a' is a position or velocity servo on a site "
+             "transmission (or a muscle, or a general law with length or velocity terms)");
   fx_refused("<mujoco>" HINGE "<actuator><general name='ub' joint='j' biastype='user'/></actuator></mujoco>",
              SAP_ERR_UNSUPPORTED, "actuator 'ub' has a user bias");
   fx_refused("<mujoco>" HINGE "<actuator><general name='ms' site='s' dyntype='muscle' gaintype='muscle' "
