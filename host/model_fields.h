@@ -118,6 +118,7 @@
   X(double, actuator_actrange, (m)->nu * 2)                      \
   X(int, actuator_actearly, (m)->nu)                             \
   X(int, actuator_muscle, (m)->nu)                               \
+  X(double, actuator_gainslope, (m)->nu * 2)                     \
   X(double, actuator_gainprm, (m)->nu * SAP_NMUSCLEPRM)          \
   X(double, actuator_biasprm, (m)->nu * SAP_NMUSCLEPRM)          \
   X(double, actuator_lengthrange, (m)->nu * 2)                   \

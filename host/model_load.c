@@ -58,10 +58,13 @@ static double custom_numeric(const mjModel* mj, const char* name, double fallbac
  * follows act. A muscle gain or bias (<muscle>, <general gaintype/biastype="muscle">) makes the
  * explicit kind SAP_ACT_MUSCLE: force = G u + B with the muscle curve or the fixed gain for G
  * and the muscle curve or the affine bias b0 + b1 l + b2 l' (kept as bias, -kp, -kv) for B.
- * Anything else (negative damping or positive stiffness in a servo, state-dependent affine
- * gains, user/dcmotor/pid dynamics, other gain and bias types) is refused. */
+ * Every other affine law (a state-dependent gain g0 + g1 l + g2 l', e.g. <damper>: gain
+ * 0 0 -kv; a bias with b1 > 0 or b2 > 0: anti-springs, negative damping) is the explicit kind
+ * SAP_ACT_GENERAL: force = (g0 + g1 l + g2 l') u + b0 + b1 l + b2 l', kept as gain, slope,
+ * bias, -kp, -kv as MuJoCo states it. User/dcmotor/pid dynamics and other gain and bias
+ * types are refused. */
 static sapStatus classify_actuator(const mjModel* mj, int i, int* kind, double* kp, double* kv,
-                                   double* gain, double* bias, int* muscle, const char* path) {
+                                   double* gain, double* bias, int* muscle, double* slope, const char* path) {
   static const char* dyn_names[] = {"none", "integrator", "filter", "filterexact", "muscle",
                                     "dcmotor", "pid", "user"};
   static const char* gain_names[] = {"fixed", "affine", "muscle", "dcmotor", "so3", "pid", "user"};
@@ -80,15 +83,10 @@ static sapStatus classify_actuator(const mjModel* mj, int i, int* kind, double* 
     return sap_fail(SAP_ERR_UNSUPPORTED, "%s: actuator '%s' has %d activation variables; sapsim "
                     "supports one per actuator with dynamics", path, name, mj->actuator_actnum[i]);
   int gmus = gt == mjGAIN_MUSCLE, bmus = bt == mjBIAS_MUSCLE;
-  if (gt == mjGAIN_AFFINE && (g[1] != 0 || g[2] != 0))
-    return sap_fail(SAP_ERR_UNSUPPORTED,
-                    "%s: actuator '%s' has a state-dependent gain (affine, gain %g %g %g); sapsim "
-                    "supports fixed gains, affine gains without slopes and muscle gains", path, name,
-                    g[0], g[1], g[2]);
   if (gt != mjGAIN_FIXED && gt != mjGAIN_AFFINE && !gmus)
     return sap_fail(SAP_ERR_UNSUPPORTED,
-                    "%s: actuator '%s' has a %s gain (gaintype %d); sapsim supports fixed gains, affine "
-                    "gains without slopes and muscle gains", path, name,
+                    "%s: actuator '%s' has a %s gain (gaintype %d); sapsim supports fixed, affine and "
+                    "muscle gains", path, name,
                     gt >= 0 && gt <= mjGAIN_USER ? gain_names[gt] : "unknown", gt);
   if (bt != mjBIAS_NONE && bt != mjBIAS_AFFINE && !bmus)
     return sap_fail(SAP_ERR_UNSUPPORTED, "%s: actuator '%s' has a %s bias (biastype %d); sapsim supports "
@@ -98,6 +96,21 @@ static sapStatus classify_actuator(const mjModel* mj, int i, int* kind, double* 
   double b2 = bt == mjBIAS_AFFINE ? b[2] : 0;
   *kp = *kv = 0;
   *muscle = 0;
+  slope[0] = slope[1] = 0;
+  int gslope = gt == mjGAIN_AFFINE && (g[1] != 0 || g[2] != 0);
+  int servo = (b1 == 0 && b2 == 0) || (b1 < 0 && b2 <= 0) || (b1 == 0 && b2 < 0);
+  if (gslope) {  /* the affine gain's slopes (general, or a muscle bias with an affine gain) */
+    slope[0] = g[1];
+    slope[1] = g[2];
+  }
+  if ((gslope || !servo) && !gmus && !bmus) {  /* explicit general affine law */
+    *kind = SAP_ACT_GENERAL;
+    *gain = g[0];
+    *bias = b0;
+    *kp = -b1;
+    *kv = -b2;
+    return SAP_OK;
+  }
   if (gmus || bmus) {  /* explicit muscle law: G u + B */
     *kind = SAP_ACT_MUSCLE;
     *muscle = (gmus ? SAP_MUSCLE_GAIN : 0) | (bmus ? SAP_MUSCLE_BIAS : 0);
@@ -117,14 +130,9 @@ static sapStatus classify_actuator(const mjModel* mj, int i, int* kind, double* 
     *kind = SAP_ACT_POSITION;
     *kp = -b1;
     *kv = -b2;
-  } else if (b1 == 0 && b2 < 0) {  /* velocity servo */
+  } else {  /* velocity servo (b1 == 0 > b2: the only shape left of servo) */
     *kind = SAP_ACT_VELOCITY;
     *kv = -b2;
-  } else {
-    return sap_fail(SAP_ERR_UNSUPPORTED,
-                    "%s: actuator '%s' is a general actuator (gain %g, bias %g %g %g) that is not a "
-                    "motor, position or velocity servo (it needs bias[1] <= 0 and bias[2] <= 0)", path,
-                    name, g[0], b[0], b[1], b[2]);
   }
   /* target t = gain u + bias; 1 and 0 exactly for the <position>/<velocity> shortcuts */
   double k = *kind == SAP_ACT_POSITION ? *kp : *kv;
@@ -134,9 +142,9 @@ static sapStatus classify_actuator(const mjModel* mj, int i, int* kind, double* 
 }
 
 /* MuJoCo's disable flags: sapsim honours CONSTRAINT, EQUALITY, FRICTIONLOSS, LIMIT,
- * CONTACT, SPRING, DAMPER, GRAVITY, CLAMPCTRL and FILTERPARENT; SENSOR has nothing to
- * act on; ACTUATION is rejected; the rest are MuJoCo's numerics (warm start, midphase,
- * CCD flavours, islands ...) that do not change the model */
+ * CONTACT, SPRING, DAMPER, GRAVITY, CLAMPCTRL, FILTERPARENT and ACTUATION (sapModel
+ * actuation_off); SENSOR has nothing to act on; the rest are MuJoCo's numerics (warm
+ * start, midphase, CCD flavours, islands ...) that do not change the model */
 static int disabled(const mjModel* mj, int flag) {
   int f = mj->opt.disableflags;
   /* CONSTRAINT turns off every constraint: contacts, limits, equalities, dry friction */
@@ -199,11 +207,31 @@ static sapStatus check_sleep(const mjModel* mj, const char* path) {
 static sapStatus check_options(const mjModel* mj, const char* path) {
   const mjOption* o = &mj->opt;
   sapStatus st;
+  /* actuation off drops the gravity compensation routed through actuators (MuJoCo's
+   * mj_fwdActuation returns before adding it); sapsim applies body gravcomp passively */
   if (o->disableflags & mjDSBL_ACTUATION)
-    return sap_fail(SAP_ERR_UNSUPPORTED, "%s: <flag actuation=\"disable\"/> is not supported", path);
-  if (o->enableflags & mjENBL_OVERRIDE)
-    return sap_fail(SAP_ERR_UNSUPPORTED,
-                    "%s: <flag override=\"enable\"/> (contact parameter override) is not supported", path);
+    for (int j = 0; j < mj->njnt; j++)
+      if (mj->jnt_actgravcomp[j])
+        return sap_fail(SAP_ERR_UNSUPPORTED,
+                        "%s: <flag actuation=\"disable\"/> with joint '%s' routing gravity compensation "
+                        "through its actuators (actuatorgravcomp), which is not supported", path,
+                        mjname(mj, mj->name_jntadr, j));
+  /* the override's friction and margin replace every contact's (build_pairs: override_pairs) */
+  if (o->enableflags & mjENBL_OVERRIDE) {
+    const mjtNum* f = o->o_friction;
+    for (int k = 0; k < 5; k++)
+      if (!isfinite(f[k]) || f[k] < 0)
+        return sap_fail(SAP_ERR_SCENE, "%s: option o_friction[%d] = %g (<flag override=\"enable\"/>); friction "
+                        "must be finite and >= 0", path, k, f[k]);
+    if (!isfinite(o->o_margin))
+      return sap_fail(SAP_ERR_SCENE, "%s: option o_margin %g (<flag override=\"enable\"/>) must be finite", path,
+                      o->o_margin);
+    if (f[0] != f[1] || f[3] != f[4])
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: option o_friction (%g %g %g %g %g) of <flag override=\"enable\"/> is anisotropic; "
+                      "sapsim's friction cone and rolling friction are isotropic", path, f[0], f[1], f[2], f[3],
+                      f[4]);
+  }
   if ((o->enableflags & mjENBL_SLEEP) && (st = check_sleep(mj, path)) != SAP_OK) return st;
   if (o->enableflags & mjENBL_SPECULATIVE)
     return sap_fail(SAP_ERR_UNSUPPORTED,
@@ -646,6 +674,8 @@ static void copy_sizes(sapModel* m, const mjModel* mj) {
   m->filter_parent = !(mj->opt.disableflags & mjDSBL_FILTERPARENT);
   m->ntree = (int)mj->ntree;
   m->sleep = (mj->opt.enableflags & mjENBL_SLEEP) != 0;
+  m->actuation_off = (mj->opt.disableflags & mjDSBL_ACTUATION) != 0;
+  m->contact_override = (mj->opt.enableflags & mjENBL_OVERRIDE) != 0;
   m->sleep_tolerance = mj->opt.sleep_tolerance;
   /* MuJoCo's pyramidal cone is its solver's discretization of the friction cone; SAP always
    * solves the elliptic one: a note (sap_modelNotes), not a refusal (it is MuJoCo's default) */
@@ -819,7 +849,8 @@ static void copy_activation(sapModel* m, const mjModel* mj, int i) {
 static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path) {
   for (int i = 0; i < mj->nu; i++) {
     sapStatus st = classify_actuator(mj, i, &m->actuator_kind[i], &m->actuator_kp[i], &m->actuator_kv[i],
-                                     &m->actuator_gain[i], &m->actuator_bias[i], &m->actuator_muscle[i], path);
+                                     &m->actuator_gain[i], &m->actuator_bias[i], &m->actuator_muscle[i],
+                                     m->actuator_gainslope + 2 * i, path);
     if (st != SAP_OK) return st;
     copy_activation(m, mj, i);
     int trn = mj->actuator_trntype[i], id = mj->actuator_trnid[2 * i];
@@ -832,8 +863,8 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
       if (m->actuator_kind[i] != SAP_ACT_MOTOR)
         return sap_fail(SAP_ERR_UNSUPPORTED,
                         "%s: actuator '%s' is a position or velocity servo on a site transmission "
-                        "(or a muscle), which has no length; only force actuators (motor, affine "
-                        "<general>) act on sites",
+                        "(or a muscle, or a general law with length or velocity terms), which has no "
+                        "length; only force actuators (motor, affine <general> without slopes) act on sites",
                         path, mjname(mj, mj->name_actuatoradr, i));
       m->actuator_sitebody[i] = mj->site_bodyid[id];
       copy_num(m->actuator_site + 13 * i, mj->site_pos + 3 * id, 3);
@@ -842,9 +873,10 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
     }
     if (trn == mjTRN_BODY && m->actuator_kind[i] != SAP_ACT_MOTOR)
       return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: actuator '%s' is a position or velocity servo (or a muscle) on a body "
-                      "(adhesion) transmission, which has no length; only force actuators (adhesion, "
-                      "motor, affine <general>) act on bodies",
+                      "%s: actuator '%s' is a position or velocity servo (or a muscle, or a general "
+                      "law with length or velocity terms) on a body (adhesion) transmission, which has "
+                      "no length; only force actuators (adhesion, motor, affine <general> without "
+                      "slopes) act on bodies",
                       path, mjname(mj, mj->name_actuatoradr, i));
     m->actuator_delay[i] = mj->actuator_history[2 * i] > 0 ? mj->actuator_delay[i] : 0;
     m->actuator_nsample[i] = mj->actuator_history[2 * i];
@@ -990,7 +1022,7 @@ static void copy_keys_names(sapModel* m, const mjModel* mj) {
 static void count_solve_rows(sapModel* m) {
   int n = 0;
   for (int u = 0; u < m->nu; u++)
-    n += m->actuator_kind[u] == SAP_ACT_POSITION || m->actuator_kind[u] == SAP_ACT_VELOCITY;
+    n += !m->actuation_off && (m->actuator_kind[u] == SAP_ACT_POSITION || m->actuator_kind[u] == SAP_ACT_VELOCITY);
   for (int j = 0; j < m->njnt; j++) n += 2 * (m->jnt_limited[j] != 0);
   for (int t = 0; t < m->ntendon; t++) n += 2 * (m->tendon_limited[t] != 0);
   for (int i = 0; i < m->nv; i++) n += m->dof_frictionloss[i] > 0;
@@ -1061,6 +1093,19 @@ static void explicit_pair(const mjModel* mj, int i, pairRec* r) {
   r->gap = mj->pair_gap[i];
 }
 
+/* <flag override="enable"/>: every contact, dynamic or explicit, takes the option's
+ * margin and friction (MuJoCo's mj_assignMargin, mj_assignFriction: the 5-vector (slide,
+ * slide, spin, roll, roll), checked isotropic); gap and condim stay the pair's */
+static void override_pairs(const mjModel* mj, pairRec* r, int n) {
+  const mjtNum* f = mj->opt.o_friction;
+  for (int p = 0; p < n; p++) {
+    r[p].margin = mj->opt.o_margin;
+    r[p].mu = r[p].condim == 1 ? 0 : f[0];
+    r[p].torsion = r[p].condim >= 4 ? f[2] : 0;
+    r[p].rolling = r[p].condim == 6 ? f[3] : 0;
+  }
+}
+
 static int pair_cmp(const void* a, const void* b) {
   const pairRec *x = (const pairRec*)a, *y = (const pairRec*)b;
   if (x->g0 != y->g0) return x->g0 < y->g0 ? -1 : 1;
@@ -1119,6 +1164,7 @@ static sapStatus build_pairs(const sapModel* m, const mjModel* mj, const char* p
     else r[np++] = e;
   }
   qsort(r, np, sizeof(pairRec), pair_cmp);
+  if (mj->opt.enableflags & mjENBL_OVERRIDE) override_pairs(mj, r, np);
   for (int p = 0; p < np; p++) {
     int c = r[p].condim;
     if (c == 1 || c == 3 || c == 4 || c == 6) continue;

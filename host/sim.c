@@ -89,7 +89,7 @@ static void apply_material(sapModel* m, const sapOptions* opt) {
   /* Drake's and SAP Warp's friction: the harmonic mean of the two geoms' friction[0] */
   if (opt->friction_combine == SAP_FRICTION_HARMONIC)
     for (int p = 0; p < m->npair_max; p++) {
-      if (m->pair_explicit[p] || m->pair_condim[p] == 1) continue;
+      if (m->pair_explicit[p] || m->contact_override || m->pair_condim[p] == 1) continue;
       double a = m->geom_mu[m->pair_geom[2 * p]], b = m->geom_mu[m->pair_geom[2 * p + 1]];
       double mu = a + b > 0 ? 2 * a * b / (a + b) : 0;
       m->pair_mu[p] = m->pair_condim[p] > 3 ? fmax(mu, 1e-5) : mu;  /* condim 4/6: MuJoCo's floor */

@@ -189,7 +189,7 @@ static void recombine_pairs(sapSim* s, int w) {
     int g0 = m->pair_geom[2 * p], g1 = m->pair_geom[2 * p + 1], c = m->pair_condim[p];
     pk[p] = sapw_combineK(gk[g0], gk[g1]);
     pd[p] = gd[g0] + gd[g1];
-    if (m->pair_explicit[p]) {  /* an explicit <pair> keeps its own friction */
+    if (m->pair_explicit[p] || m->contact_override) {  /* an explicit <pair> or the override keeps its friction */
       mu[p] = m->pair_mu[p];
       tor[p] = m->pair_torsion[p];
       rol[p] = m->pair_rolling[p];
@@ -242,6 +242,11 @@ sapStatus sap_setParam(sapSim* s, sapParam p, const int* worlds, int n, const do
     for (int e = 0; e < nel; e++) {
       const double* x = buf + (size_t)i * q.size + (size_t)e * q.per;
       const char* why = bad_value(p, x, q.per);
+      /* an explicit law's kp, kv are MuJoCo's -bias[1], -bias[2], of either sign (anti-springs,
+       * negative damping); a drive's must be >= 0 */
+      if (why && (p == SAP_PARAM_ACTUATOR_KP || p == SAP_PARAM_ACTUATOR_KV) && isfinite(x[0]) &&
+          (s->m->actuator_kind[e] == SAP_ACT_GENERAL || s->m->actuator_kind[e] == SAP_ACT_MUSCLE))
+        why = NULL;
       /* the solver's dry-friction rows are counted at load (nsolve_rows): a world can
        * change a dof's frictionloss, or remove it, but not add one */
       if (!why && p == SAP_PARAM_DOF_FRICTIONLOSS && x[0] > 0 && !(s->m->dof_frictionloss[e] > 0))

@@ -122,7 +122,9 @@ SAP_HD double sapa_input(const sapModel* m, int u, double h, const double* ctrl,
 }
 
 /* explicit force of actuator u with input x at transmission length len and velocity vel,
- * clamped to forcerange (motor, position, velocity: the sapModel laws; muscle: G x + B) */
+ * clamped to forcerange (motor, position, velocity: the sapModel laws; muscle and general:
+ * G x + B, G = the muscle curve or gain + gainslope . (len, vel), B = the muscle curve or
+ * bias - kp len - kv vel: MuJoCo's affine gain and bias) */
 SAP_HD double sapa_force(const sapModel* m, int u, double x, double len, double vel) {
   int kind = m->actuator_kind[u];
   double t = m->actuator_gain[u] * x + m->actuator_bias[u], f;
@@ -133,8 +135,10 @@ SAP_HD double sapa_force(const sapModel* m, int u, double x, double len, double 
     int mus = m->actuator_muscle[u];
     const double* lr = m->actuator_lengthrange + 2 * u;
     double acc0 = m->actuator_acc0[u];
+    const double* gs = m->actuator_gainslope + 2 * u;
     double G = (mus & SAP_MUSCLE_GAIN) ? sapa_muscleGain(len, vel, lr, acc0, m->actuator_gainprm + SAP_NMUSCLEPRM * u)
                                        : m->actuator_gain[u];
+    if (!(mus & SAP_MUSCLE_GAIN) && (gs[0] != 0 || gs[1] != 0)) G = G + gs[0] * len + gs[1] * vel;
     double B = (mus & SAP_MUSCLE_BIAS) ? sapa_muscleBias(len, lr, acc0, m->actuator_biasprm + SAP_NMUSCLEPRM * u)
                                        : m->actuator_bias[u] - m->actuator_kp[u] * len - m->actuator_kv[u] * vel;
     f = G * x + B;
@@ -146,12 +150,15 @@ SAP_HD double sapa_force(const sapModel* m, int u, double x, double len, double 
 /* one step of every activation: act_{n+1} = sapa_actNext (mj_advance); in place is safe as
  * each actuator reads only its own state */
 SAP_HD void sapa_integrate(const sapModel* m, double h, const double* ctrl, double* act) {
+  if (m->actuation_off) return;  /* MuJoCo's mj_advance leaves act as it is */
   for (int u = 0; u < m->nu; u++)
     if (m->actuator_dyntype[u] != SAP_DYN_NONE) act[m->actuator_actadr[u]] = sapa_actNext(m, u, h, ctrl, act);
 }
 
-/* an actuator implicit in the SAP solve (a drive row): position and velocity servos */
+/* an actuator implicit in the SAP solve (a drive row): position and velocity servos, none
+ * with actuation off */
 SAP_HD int sapa_isDrive(const sapModel* m, int u) {
+  if (m->actuation_off) return 0;
   return m->actuator_kind[u] == SAP_ACT_POSITION || m->actuator_kind[u] == SAP_ACT_VELOCITY;
 }
 

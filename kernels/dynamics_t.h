@@ -774,7 +774,7 @@ SAP_HD void SAPT(sapw_actuation)(const sapModel* m, double h, const double* qpos
                                  const double* cdof, double* qfrc_actuator, const sapWorldContacts* con) {
   SAPT(sapTenFrames) fr = {xpos, xmat, cref, cdof};
   for (int i = 0; i < m->nv; i++) qfrc_actuator[i] = 0;
-  for (int i = 0; i < m->nu; i++) {
+  for (int i = 0; i < m->nu && !m->actuation_off; i++) {  // actuation off: 0 (mj_fwdActuation)
     if (sapa_isDrive(m, i) && !explicit_drives) continue;
     double len, vel;
     SAPT(sapw_actuatorLength)(m, qpos, qvel, &fr, i, &len, &vel);

@@ -831,7 +831,7 @@ SAP_HD void sapw_sensorPosVel(const sapModel* m, int need, const double* qpos, c
       case SAP_SENS_ACTUATORVEL: {
         double l, v;
         sapw_sensorActuatorLength(m, qpos, qvel, &tfr, id, &l, &v);
-        out[0] = t == SAP_SENS_ACTUATORPOS ? l : v;
+        out[0] = t == SAP_SENS_ACTUATORPOS ? l : m->actuation_off ? 0 : v;  // MuJoCo zeroes the velocity
         break;
       }
       case SAP_SENS_BALLQUAT: {
@@ -917,6 +917,7 @@ SAP_HD double sapw_sensorActuatorForce(const sapModel* m, const sapData* d, int 
                                        const unsigned char* sc, int nc, int u) {
   const double* qpos = d->qpos + (long)w * m->nq;
   const double* qvel = d->qvel + (long)w * m->nv;
+  if (m->actuation_off) return 0;  /* MuJoCo's actuator_force is 0 */
   if (S->solved && sapa_isDrive(m, u)) {
     int row = 0;  /* drive rows come first, one per position/velocity actuator (sapw_buildDrives) */
     for (int k = 0; k < u; k++) row += sapa_isDrive(m, k);

@@ -159,7 +159,7 @@ static void test_ceiling(void) {
 static void test_refusals(void) {
   fx_refused("<mujoco><worldbody><body name='b'><freejoint/><geom size='.1'/></body></worldbody>"
              "<actuator><general name='grip' body='b' gainprm='1' biastype='affine' biasprm='0 -1 0'/></actuator></mujoco>",
-             SAP_ERR_UNSUPPORTED, "'grip' is a position or velocity servo (or a muscle) on a body");
+             SAP_ERR_UNSUPPORTED, "'grip' is a position or velocity servo (or a muscle");
   fx_refused("<mujoco><worldbody><body name='b'><freejoint/><geom size='.1'/></body></worldbody>"
              "<actuator><adhesion name='grip' body='b' ctrlrange='0 1' gain='1'/></actuator>"
              "<sensor><actuatorvel name='v' actuator='grip'/></sensor></mujoco>",

@@ -453,6 +453,113 @@ static void test_preset_band(void) {
   }
 }
 
+
+/* ---- <flag override="enable"/>: o_margin and o_friction replace every contact's -------- */
+
+/* MuJoCo's mj_assignMargin / mj_assignFriction: every contact, dynamic or <pair>, takes
+ * o_margin and o_friction (slide, slide, spin, roll, roll); gap and condim stay the pair's.
+ * The priority / condim / friction scene of test_dynamic_combinations and an explicit pair,
+ * under the override, against MuJoCo's contact list (mu, torsion, rolling, includemargin,
+ * phi); the sapsim pairs must carry the override's values (so the comparison cannot pass on
+ * the geoms' own), and MuJoCo's solref/solimp are the override's (o_solref/o_solimp do not
+ * enter SAP's material, as no solref does) */
+static void test_override_params(void) {
+  static const int fcs[2] = {3, 6};
+  for (int f = 0; f < 2; f++) {
+    char xml[6000];
+    int n = snprintf(xml, sizeof(xml),
+                     "<mujoco><option o_margin='0.0042' o_friction='0.37 0.37 0.0031 0.00021 0.00021' "
+                     "o_solref='0.05 0.7' o_solimp='0.8 0.9 0.002 0.5 2'><flag override='enable'/></option>"
+                     "<worldbody><geom name='floor' type='plane' size='3 3 .1' condim='%d' "
+                     "friction='0.9 0.004 0.0005' margin='0.0135' gap='0.0015'/>", fcs[f]);
+    for (int i = 0; i < 4; i++)
+      n += snprintf(xml + n, sizeof(xml) - n,
+                    "<body pos='%g 0.1 0.0585'><freejoint/><geom name='s%d' type='sphere' size='0.06' "
+                    "priority='%d' condim='%d' friction='%g 0.02 0.003' margin='%g' gap='%g'/></body>",
+                    0.117 * i, i, i % 2, i == 3 ? 1 : 4, 0.45 + 0.3 * i, 0.0007 * (i + 1), 0.0004 * (4 - i));
+    snprintf(xml + n, sizeof(xml) - n,
+             "</worldbody><contact><pair name='p' geom1='s3' geom2='floor' condim='6' friction='1.4 1.4 0.01 "
+             "0.001 0.001' margin='0.02'/></contact></mujoco>");
+    char tag[64];
+    snprintf(tag, sizeof(tag), "override_condim%d", fcs[f]);
+    int nc = compare_scene(tag, xml);
+    CHECK(nc == 7, "%s: 4 sphere-floor + 3 sphere-sphere contacts in MuJoCo (%d)", tag, nc);
+    /* the values themselves: the override's, not the geoms' or the pair's */
+    const char* path = write_xml(tag, xml);
+    sapModel* m = NULL;
+    char err[1000] = "";
+    mjModel* mj = mj_loadXML(path, NULL, err, sizeof(err));
+    CHECK_OK(sap_loadModel(path, &m));
+    remove(path);
+    if (!m || !mj) {
+      sap_freeModel(m);
+      mj_deleteModel(mj);
+      continue;
+    }
+    int checked = 0;
+    for (int p = 0; p < m->npair_max; p++) {
+      int c = m->pair_condim[p];
+      CHECK(m->pair_margin[p] == 0.0042, "%s pair %d: margin %g, want o_margin", tag, p, m->pair_margin[p]);
+      CHECK(m->pair_mu[p] == (c == 1 ? 0 : 0.37), "%s pair %d: mu %g", tag, p, m->pair_mu[p]);
+      CHECK(m->pair_torsion[p] == (c >= 4 ? 0.0031 : 0), "%s pair %d: torsion %g", tag, p, m->pair_torsion[p]);
+      CHECK(m->pair_rolling[p] == (c == 6 ? 0.00021 : 0), "%s pair %d: rolling %g", tag, p, m->pair_rolling[p]);
+      checked++;
+    }
+    CHECK(checked >= 7, "%s: %d pairs", tag, checked);
+    mjData* md = mj_makeData(mj);
+    mj_forward(mj, md);
+    for (int i = 0; i < md->ncon; i++)
+      CHECK(md->contact[i].solref[0] == 0.05 && md->contact[i].solimp[0] == 0.8, "%s: MuJoCo contact %d solref %g",
+            tag, i, md->contact[i].solref[0]);
+    mj_deleteData(md);
+    mj_deleteModel(mj);
+    sap_freeModel(m);
+  }
+}
+
+/* a 1.3 kg box on a floor with friction 1 (both geoms), gravity tilted by tan t = 0.5:
+ * without the override it sticks; with o_friction 0.3 it slides at a = g (sin t - 0.3 cos t)
+ * (analytic), per-world geom friction (sap_setParam) and friction_combine=harmonic leaving the
+ * override's mu as MuJoCo's rule does */
+static void test_override_slide(void) {
+  const double g = 9.81, tilt = atan(0.5), mu = 0.3;
+  for (int ov = 0; ov < 3; ov++) {
+    char xml[1400];
+    snprintf(xml, sizeof(xml),
+             "<mujoco><option timestep='0.002' gravity='%.17g 0 %.17g' o_friction='%g %g 0.005 0.0001 0.0001'>"
+             "<flag override='%s'/></option><worldbody>"
+             "<geom name='floor' type='plane' size='40 40 .1' friction='1'/>"
+             "<body pos='0 0 0.025'><freejoint/><geom name='foot' type='box' size='0.03 0.04 0.025' mass='1.3' "
+             "friction='1'/></body></worldbody></mujoco>",
+             g * sin(tilt), -g * cos(tilt), mu, mu, ov ? "enable" : "disable");
+    const char* path = write_xml("override_slide", xml);
+    sapModel* m = NULL;
+    CHECK_OK(sap_loadModel(path, &m));
+    remove(path);
+    if (!m) continue;
+    sapSim* s = make_sim_with(m, NULL, ov == 2 ? "harmonic" : NULL);
+    if (!s) {
+      sap_freeModel(m);
+      continue;
+    }
+    if (ov == 2) {  /* a world's geom friction 0.9: the pair keeps the override's */
+      double fr[6] = {0.9, 0.005, 0.0001, 0.9, 0.005, 0.0001};
+      CHECK_OK(sap_setParam(s, SAP_PARAM_GEOM_FRICTION, NULL, 1, fr));
+    }
+    double v0[6], v1[6];
+    sap_step(s, 100);
+    sap_get(s, SAP_FIELD_QVEL, NULL, 1, v0);
+    sap_step(s, 250);
+    sap_get(s, SAP_FIELD_QVEL, NULL, 1, v1);
+    double a = (v1[0] - v0[0]) / (250 * 0.002);
+    double want = ov ? g * (sin(tilt) - mu * cos(tilt)) : 0;
+    printf("  override %d: a = %.6f, analytic %.6f\n", ov, a, want);
+    CHECK_CLOSE(a, want, 2e-3, 1e-2, "override %d: acceleration", ov);
+    sap_free(s);
+    sap_freeModel(m);
+  }
+}
+
 int main(void) {
   mju_user_warning = quiet;
   RUN(test_preset_band);
@@ -464,5 +571,7 @@ int main(void) {
   RUN(test_friction_harmonic);
   RUN(test_pyramidal_cone_note);
   RUN(test_bad_values);
+  RUN(test_override_params);
+  RUN(test_override_slide);
   return check_summary("test_contact_params");
 }

@@ -92,15 +92,17 @@ static void test_bad_scenes(void) {
               "<tendon><spatial name='cable' armature='1'><site site='a'/><site site='b'/></spatial></tendon>"
               "</mujoco>"),
               SAP_ERR_UNSUPPORTED, "cable", "armature");
-  /* affine actuators that are no drive: a damper (gain -kv l'), a positive stiffness bias */
+  /* general laws with length or velocity terms (a damper: gain -kv l'; an anti-spring:
+   * bias + l) on a site transmission, which has no length in sapsim */
   expect_load(write_scene("damper",
-              "<mujoco><worldbody><body><joint name='j' type='hinge'/><geom size='.1'/></body></worldbody>"
-              "<actuator><damper name='brake' joint='j' kv='2' ctrlrange='0 1'/></actuator></mujoco>"),
-              SAP_ERR_UNSUPPORTED, "brake", "state-dependent gain");
+              "<mujoco><worldbody><body><joint name='j' type='hinge'/><geom size='.1'/><site name='s'/></body>"
+              "</worldbody><actuator><damper name='brake' site='s' kv='2' ctrlrange='0 1'/></actuator></mujoco>"),
+              SAP_ERR_UNSUPPORTED, "brake", "length or velocity terms");
   expect_load(write_scene("antispring",
-              "<mujoco><worldbody><body><joint name='j' type='hinge'/><geom size='.1'/></body></worldbody>"
-              "<actuator><general name='pusher' joint='j' biastype='affine' biasprm='0 1 0'/></actuator></mujoco>"),
-              SAP_ERR_UNSUPPORTED, "pusher", "not a motor, position or velocity servo");
+              "<mujoco><worldbody><body><joint name='j' type='hinge'/><geom size='.1'/><site name='s'/></body>"
+              "</worldbody><actuator><general name='pusher' site='s' biastype='affine' biasprm='0 1 0'/></actuator>"
+              "</mujoco>"),
+              SAP_ERR_UNSUPPORTED, "pusher", "site transmission");
   expect_load(write_scene("condim",
               "<mujoco><worldbody><geom name='floor' type='plane' size='1 1 1' condim='6'/>"
               "<body><freejoint/><geom name='ball' size='.1'/></body></worldbody><contact><pair name='rolling' "
@@ -129,8 +131,11 @@ static void test_mujoco4_fields_rejected(void) {
       {"adhesion", "<mujoco>" ONE("", "adhesion='1'") "</mujoco>", "'g'", "adhesion"},
       {"sleep", "<mujoco><option><flag sleep='enable'/></option>" ONE("", "") "<actuator><intvelocity joint='j' "
                 "actrange='-1 1'/></actuator></mujoco>", "sleep", "activation"},
-      {"override", "<mujoco><option><flag override='enable'/></option>" ONE("", "") "</mujoco>", "override", NULL},
-      {"actuation", "<mujoco><option><flag actuation='disable'/></option>" ONE("", "") "</mujoco>", "actuation", NULL},
+      {"override", "<mujoco><option o_friction='1 0.5 0.005 0.0001 0.0001'><flag override='enable'/></option>"
+                   ONE("", "") "</mujoco>", "o_friction", "anisotropic"},
+      {"actuation", "<mujoco><option><flag actuation='disable'/></option><worldbody><body gravcomp='1'><joint "
+                    "name='j' type='hinge' actuatorgravcomp='true'/><geom size='.1'/></body></worldbody></mujoco>",
+                    "'j'", "actuatorgravcomp"},
       {"pid", "<mujoco>" ONE("", "") "<actuator><pid name='servo' joint='j' input='pos vel'/></actuator>"
               "</mujoco>", "controls", "force outputs"},
       {"tendonarmature", "<mujoco><worldbody><site name='a'/><body><joint type='slide'/><geom size='.1'/>"

@@ -198,6 +198,9 @@ static void test_parity_contact(void) {
   parity("scenes/act_zoo.xml", "approx64", 1, 200, 1e-6);
   parity("scenes/act_zoo.xml", "approx64", 0, 200, 1e-9);
   parity("scenes/act_zoo.xml", "approx32", 1, 100, 1e-3);
+  // general explicit laws (damper, anti-spring, state-dependent gain) beside a drive row
+  parity("scenes/general_actuator.xml", "approx64", 1, 200, 1e-6);
+  parity("scenes/general_actuator.xml", "approx64", 0, 200, 1e-9);
   // spatial tendons wrapping spheres and cylinders, pulleys (kernels/tendon.h): muscles, motors,
   // servos (drive rows), springs, dampers, frictionloss and limit rows, a tendon equality
   parity("scenes/tendon_wrap.xml", "approx64", 1, 200, 1e-6);

@@ -20,8 +20,11 @@ enum {
 };
 
 /* actuator kinds (what the MJCF shortcut compiles to); MUSCLE: a muscle gain and/or bias
- * (MuJoCo's mju_muscleGain/Bias), applied explicitly like a motor */
-enum { SAP_ACT_MOTOR = 0, SAP_ACT_POSITION = 1, SAP_ACT_VELOCITY = 2, SAP_ACT_MUSCLE = 3 };
+ * (MuJoCo's mju_muscleGain/Bias), applied explicitly like a motor; GENERAL: MuJoCo's affine
+ * law with state-dependent terms no servo has (a <damper>'s gain slope, an anti-spring's
+ * positive bias slope), applied explicitly as MuJoCo's Euler does */
+enum { SAP_ACT_MOTOR = 0, SAP_ACT_POSITION = 1, SAP_ACT_VELOCITY = 2, SAP_ACT_MUSCLE = 3,
+       SAP_ACT_GENERAL = 4 };
 
 /* actuator activation dynamics: numbering as MuJoCo's mjtDyn (the supported subset) */
 enum { SAP_DYN_NONE = 0, SAP_DYN_INTEGRATOR = 1, SAP_DYN_FILTER = 2, SAP_DYN_FILTEREXACT = 3,
@@ -145,6 +148,14 @@ typedef struct sapModel {
                          * the scene has contact pairs */
   int sleep;            /* 1: MJCF <flag sleep="enable"/>: resting islands of trees sleep (MuJoCo 4's
                          * rules, kernels/sleep.h; sapData.tree_asleep) */
+  int contact_override; /* 1: MJCF <flag override="enable"/>: every candidate pair (dynamic and
+                         * <pair>) has option o_margin as its margin and o_friction as its
+                         * friction (MuJoCo's mj_assignMargin, mj_assignFriction); per-world geom
+                         * friction and friction_combine leave them (o_solref and o_solimp, like
+                         * every solref/solimp, do not enter SAP's material) */
+  int actuation_off;    /* 1: MJCF <flag actuation="disable"/>: no actuator force, no drive row, act
+                         * frozen, actuatorvel and actuatorfrc 0 (MuJoCo's mj_fwdActuation,
+                         * mj_advance); actuator armature and damping stay (mj_actuatorArmature) */
   double sleep_tolerance; /* MJCF option sleep_tolerance: a tree may sleep while max_j
                            * dof_length_j |qvel_j| < this (0: only when qvel is exactly 0) */
 
@@ -297,7 +308,9 @@ typedef struct sapModel {
    * (ctrl - act) / tau (filter; filterexact integrates it exactly), mju_muscleDynamics
    * (muscle); act is clamped to actrange when actlimited.
    *   muscle:   force = G u + B, G = mju_muscleGain(l, l') (or gain when not a muscle gain),
-   *             B = mju_muscleBias(l) (or bias - kp l - kv l' when not a muscle bias) */
+   *             B = mju_muscleBias(l) (or bias - kp l - kv l' when not a muscle bias)
+   *   general:  force = (gain + gainslope[0] l + gainslope[1] l') u + bias - kp l - kv l'
+   *             (MuJoCo's affine gain and bias as they are: kp = -b1, kv = -b2 of any sign) */
   int* actuator_kind;     /* (nu)         SAP_ACT_* */
   int* actuator_trntype;  /* (nu)         SAP_TRN_* */
   int* actuator_trnid;    /* (nu)         joint, tendon, site or body id */
@@ -319,6 +332,8 @@ typedef struct sapModel {
   double* actuator_actrange;  /* (nu x 2) */
   int* actuator_actearly;     /* (nu)     force from the next activation (MuJoCo's actearly) */
   int* actuator_muscle;       /* (nu)     SAP_MUSCLE_* bits (SAP_ACT_MUSCLE), else 0 */
+  double* actuator_gainslope; /* (nu x 2) SAP_ACT_GENERAL: the affine gain's length and velocity
+                               *           slopes (MuJoCo's gainprm[1], gainprm[2]), else 0 */
   double* actuator_gainprm;   /* (nu x SAP_NMUSCLEPRM) muscle gain parameters (MuJoCo's gainprm) */
   double* actuator_biasprm;   /* (nu x SAP_NMUSCLEPRM) muscle bias parameters (MuJoCo's biasprm) */
   double* actuator_lengthrange; /* (nu x 2) MuJoCo's compiled actuator_lengthrange */

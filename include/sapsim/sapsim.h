@@ -264,11 +264,15 @@ sapStatus sap_set(sapSim* s, sapField f, const int* worlds, int n, const double*
  *     recombined from its geoms as at load (friction: the higher priority's, else the
  *     larger element-wise, or option friction_combine=harmonic for the sliding value;
  *     condim 4/6 floors at 1e-5; k in series; tau_d summed); explicit <pair> elements
- *     keep their own friction;
+ *     keep their own friction, and every pair keeps MuJoCo's o_friction under
+ *     <flag override="enable"/>;
  *   actuator_gain, actuator_bias, actuator_kp, actuator_kv (nu): sapsim's actuator
  *     law (model.h: motor force = gain u + bias; position servo kp (gain u + bias - l)
  *     - kv l'; velocity kv (gain u + bias - l')): MuJoCo's position servo with
- *     gainprm[0] = kp, biasprm = (0, -kp, -kv) is gain 1, kp, kv here;
+ *     gainprm[0] = kp, biasprm = (0, -kp, -kv) is gain 1, kp, kv here; a general or
+ *     muscle law (explicit) keeps MuJoCo's gainprm[0], biasprm[0] as gain, bias and
+ *     -biasprm[1], -biasprm[2] as kp, kv, of either sign (the affine gain's slopes are
+ *     the model's);
  *   dof_damping, dof_armature, dof_frictionloss (nv; a dof whose model frictionloss is 0
  *     keeps 0: the solver's dry-friction rows are counted at load), gravity (3).
  * sap_setParam writes n x size values for worlds (n ids, NULL = all, in order); every
