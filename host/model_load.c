@@ -269,20 +269,31 @@ static sapStatus check_margin(const char* path, const char* what, const char* na
                   range[0], range[1], what);
 }
 
+/* a ball joint's limit holds its rotation angle at max(range) - margin (kernels/sap_solve.h
+ * sapw_ballLimit), which must be a cone: > 0 (at angle 0 the row's axis is undefined) */
+static sapStatus check_cone(const char* path, const char* name, const mjtNum* range, double margin) {
+  double r = range[0] > range[1] ? range[0] : range[1];
+  if (r - margin > 0) return SAP_OK;
+  return sap_fail(SAP_ERR_SCENE,
+                  "%s: ball joint '%s' has a limit margin (%g) that leaves no cone in its range (%g): the "
+                  "limit holds the joint's rotation angle at range - margin, which must be > 0", path, name,
+                  margin, r);
+}
+
 static sapStatus check_joints(const mjModel* mj, const char* path) {
   sapStatus st;
   for (int j = 0; j < mj->njnt; j++) {
     int t = mj->jnt_type[j];
     const char* name = mjname(mj, mj->name_jntadr, j);
-    if ((t == mjJNT_BALL || t == mjJNT_FREE) && mj->jnt_limited[j] && !disabled(mj, mjDSBL_LIMIT))
-      return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: joint '%s' is a limited ball joint; sapsim supports limits on hinge and "
-                      "slide joints only", path, name);
+    int limited = mj->jnt_limited[j] && !disabled(mj, mjDSBL_LIMIT);
     if (mj->jnt_springyield[j] > 0)
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: joint '%s' has a plastic spring (springyield), which is not supported", path, name);
-    if (mj->jnt_limited[j] && !disabled(mj, mjDSBL_LIMIT) &&
+    if (limited && t != mjJNT_BALL &&
         (st = check_margin(path, "joint", name, mj->jnt_range + 2 * j, mj->jnt_margin[j])) != SAP_OK)
+      return st;
+    if (limited && t == mjJNT_BALL &&
+        (st = check_cone(path, name, mj->jnt_range + 2 * j, mj->jnt_margin[j])) != SAP_OK)
       return st;
     if (mj->jnt_actfrclimited[j] && mj->jnt_actgravcomp[j])
       return sap_fail(SAP_ERR_UNSUPPORTED,
@@ -1016,18 +1027,22 @@ static void copy_keys_names(sapModel* m, const mjModel* mj) {
 }
 
 /* scalar SAP constraint rows a world can need: one per position/velocity actuator
- * (PD drive), two per limited hinge/slide joint and per limited tendon, one per dof and
+ * (PD drive), two per limited hinge/slide joint and per limited tendon, one per limited ball
+ * joint (3 nonzeros), one per dof and
  * per tendon with frictionloss, one per joint/tendon equality, three per connect and six per
  * weld (three with torquescale 0), active at reset or not */
 static void count_solve_rows(sapModel* m) {
   int n = 0;
   for (int u = 0; u < m->nu; u++)
     n += !m->actuation_off && (m->actuator_kind[u] == SAP_ACT_POSITION || m->actuator_kind[u] == SAP_ACT_VELOCITY);
-  for (int j = 0; j < m->njnt; j++) n += 2 * (m->jnt_limited[j] != 0);
+  for (int j = 0; j < m->njnt; j++)  // a ball joint's cone is one row over its 3 dofs
+    if (m->jnt_limited[j]) n += m->jnt_type[j] == SAP_JNT_BALL ? 1 : 2;
   for (int t = 0; t < m->ntendon; t++) n += 2 * (m->tendon_limited[t] != 0);
   for (int i = 0; i < m->nv; i++) n += m->dof_frictionloss[i] > 0;
   for (int t = 0; t < m->ntendon; t++) n += m->tendon_frictionloss[t] > 0;
   m->nsolve_nnz = 1;
+  for (int j = 0; j < m->njnt; j++)
+    if (m->jnt_limited[j] && m->jnt_type[j] == SAP_JNT_BALL) m->nsolve_nnz = 3;
   for (int t = 0; t < m->ntendon; t++) {
     int nnz = m->tendon_spatial[t] ? m->nv : m->tendon_num[t];  // spatial: dofs merged, at most nv
     if (nnz > m->nsolve_nnz) m->nsolve_nnz = nnz;

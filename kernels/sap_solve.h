@@ -187,6 +187,63 @@ SAP_HD double sapw_jointRow(const sapModel* m, const double* qpos, int j, double
   return c * qpos[m->jnt_qposadr[j]];
 }
 
+/* a limited ball joint's cone, MuJoCo's mj_instantiateLimit (mjJNT_BALL) step by step: the
+ * joint's quaternion q normalized (mju_normalize4), to axis-angle (mju_quat2Vel, dt 1: the
+ * angle 2 atan2(|q_xyz|, q_w), minus 2 pi above pi, so in [0, pi] with the axis flipped for
+ * q_w < 0), angle = |axis-angle| and axis its direction (mju_normalize3: (1, 0, 0) at angle 0).
+ * Returns dist = max(range) - angle (negative: past the cone). The angle's rate along the joint's
+ * local angular velocity omega (its 3 dofs) is axis . omega (axis is an eigenvector of the
+ * rotation), so the limit's row is -axis: the row of the upper side of a 1-dof limit */
+SAP_HD double sapw_ballLimit(const double* q, const double* range, double* axis) {
+  const double minval = 1e-15, pi = 3.14159265358979323846;  // mjMINVAL, mjPI
+  double u[4] = {q[0], q[1], q[2], q[3]};
+  double n = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2] + u[3] * u[3]);
+  if (n < minval) {
+    u[0] = 1;
+    u[1] = u[2] = u[3] = 0;
+  } else if (fabs(n - 1) > minval) {
+    double inv = 1 / n;
+    for (int k = 0; k < 4; k++) u[k] *= inv;
+  }
+  // mju_quat2Vel: res = axis * speed
+  double a[3] = {u[1], u[2], u[3]};
+  double s = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+  if (s < minval) {
+    a[0] = 1;
+    a[1] = a[2] = 0;
+  } else {
+    double inv = 1 / s;
+    for (int k = 0; k < 3; k++) a[k] *= inv;
+  }
+  double speed = 2 * atan2(s, u[0]);
+  if (speed > pi) speed -= 2 * pi;
+  for (int k = 0; k < 3; k++) axis[k] = a[k] * speed;
+  // angle = mju_normalize3(res)
+  double angle = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+  if (angle < minval) {
+    axis[0] = 1;
+    axis[1] = axis[2] = 0;
+  } else {
+    double inv = 1 / angle;
+    for (int k = 0; k < 3; k++) axis[k] *= inv;
+  }
+  return (range[0] > range[1] ? range[0] : range[1]) - angle;
+}
+
+/* row += -axis over ball joint j's 3 dofs (sapw_ballLimit at qpos), returns the limit's dist;
+ * *ok = 0 when the row has no room */
+SAP_HD double sapw_ballLimitRow(const sapModel* m, const double* qpos, int j, sapRow* row, int* ok) {
+  double axis[3];
+  double dist = sapw_ballLimit(qpos + m->jnt_qposadr[j], m->jnt_range + 2 * j, axis);
+  if (row->n + 3 > row->cap) { *ok = 0; return dist; }
+  for (int k = 0; k < 3; k++) {
+    row->idx[row->n] = m->jnt_dofadr[j] + k;
+    row->val[row->n++] = -axis[k];
+  }
+  if (row->n < row->cap) row->idx[row->n] = -1;
+  return dist;
+}
+
 /* fixed tendon t: row = sum coef e_dof, returns its length sum coef q (times c) */
 SAP_HD double sapw_tendonRow(const sapModel* m, const double* qpos, int t, double c, sapRow* row, int* ok) {
   double len = 0;

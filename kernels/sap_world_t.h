@@ -138,8 +138,8 @@ SAP_HD int SAPT(sapw_limitPair)(const sapModel* m, const sapData* d, int w, cons
   return keep_lo + keep_up;
 }
 
-/* joint limits (hinge/slide) and tendon limits (fixed and spatial) from row ns,
- * each end moved inward by the limit's margin; returns the rows written */
+/* joint limits (hinge/slide: two sides; ball: one cone row) and tendon limits (fixed and
+ * spatial) from row ns, each end moved inward by the limit's margin; returns the rows written */
 SAP_HD int SAPT(sapw_buildLimits)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
                                   SAPT(sapProblem)* P, int ns) {
   int ns0 = ns;
@@ -149,6 +149,15 @@ SAP_HD int SAPT(sapw_buildLimits)(const sapModel* m, const sapData* d, int w, co
     if (!(isj ? m->jnt_limited[id] : m->tendon_limited[id])) continue;
     sapRow row = sapw_row(P->sidx, P->sval, ns, P->snz);
     int ok = 1;
+    if (isj && m->jnt_type[id] == SAP_JNT_BALL) {
+      /* a ball joint's cone (MuJoCo's rule, linearized at the step's start): the angle at most
+       * max(range) - margin, row -axis with gap dist - margin (sapw_ballLimit), the upper side's
+       * tag */
+      double dist = sapw_ballLimitRow(m, qpos, id, &row, &ok);
+      if (ok && SAPT(sapw_limitSide)(m, d, w, prm, dist - m->jnt_margin[id], &row, P->spar + SAP_SPAR * ns))
+        P->stag[ns++] = SAP_ROW_TAG(SAP_ROW_LIMIT_HI, j);
+      continue;
+    }
     double x = isj ? sapw_jointRow(m, qpos, id, 1, &row, &ok)
                    : sapw_anyTendonRow(m, qpos, d->xpos + (long)w * 3 * m->nbody, d->xmat + (long)w * 9 * m->nbody,
                                        P->cref, P->cdof, id, 1, &row, &ok);

@@ -689,6 +689,17 @@ SAP_HD double sapw_sensorLimit(int limited, const double* range, double margin, 
   return 0;
 }
 
+/* the same on ball joint j (MuJoCo's one cone row, sapw_ballLimit): within the margin,
+ * dist - margin or the row velocity -axis . qvel over the joint's 3 dofs; else 0 */
+SAP_HD double sapw_sensorBallLimit(const sapModel* m, const double* qpos, const double* qvel, int j, int vel) {
+  if (!m->jnt_limited[j]) return 0;
+  double axis[3];
+  double dist = sapw_ballLimit(qpos + m->jnt_qposadr[j], m->jnt_range + 2 * j, axis);
+  if (!(dist < m->jnt_margin[j])) return 0;
+  const double* v = qvel + m->jnt_dofadr[j];
+  return vel ? -axis[0] * v[0] - axis[1] * v[1] - axis[2] * v[2] : dist - m->jnt_margin[j];
+}
+
 /* e_potential (MuJoCo's mj_energyPos): gravity -sum_b m_b g . xipos_b, plus 1/2 k x^2 of the
  * hinge and slide springs (x = q - qpos_spring) and of the tendons' springs (x outside the dead
  * band lengthspring; spatial tendons through fr); springs on ball and free joints are refused at
@@ -814,8 +825,11 @@ SAP_HD void sapw_sensorPosVel(const sapModel* m, int need, const double* qpos, c
       }
       case SAP_SENS_JOINTLIMITPOS:
       case SAP_SENS_JOINTLIMITVEL:
-        out[0] = sapw_sensorLimit(m->jnt_limited[id], m->jnt_range + 2 * id, m->jnt_margin[id],
-                                  qpos[m->jnt_qposadr[id]], qvel[m->jnt_dofadr[id]], t == SAP_SENS_JOINTLIMITVEL);
+        if (m->jnt_type[id] == SAP_JNT_BALL)
+          out[0] = sapw_sensorBallLimit(m, qpos, qvel, id, t == SAP_SENS_JOINTLIMITVEL);
+        else
+          out[0] = sapw_sensorLimit(m->jnt_limited[id], m->jnt_range + 2 * id, m->jnt_margin[id],
+                                    qpos[m->jnt_qposadr[id]], qvel[m->jnt_dofadr[id]], t == SAP_SENS_JOINTLIMITVEL);
         break;
       case SAP_SENS_TENDONLIMITPOS:
       case SAP_SENS_TENDONLIMITVEL: {

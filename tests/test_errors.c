@@ -78,10 +78,10 @@ static void test_bad_scenes(void) {
               "<mujoco><worldbody><body><joint name='j' type='hinge'/><geom size='.1'/></body>"
               "</worldbody><actuator><general name='bicep' joint='j' dyntype='user'/></actuator></mujoco>"),
               SAP_ERR_UNSUPPORTED, "bicep", "user activation dynamics");
-  expect_load(write_scene("ballimit",
-              "<mujoco><worldbody><body><joint name='shoulder' type='ball' limited='true' range='0 1'/>"
-              "<geom size='.1'/></body></worldbody></mujoco>"),
-              SAP_ERR_UNSUPPORTED, "shoulder", "ball");
+  expect_load(write_scene("ballcone",
+              "<mujoco><compiler angle='radian'/><worldbody><body><joint name='shoulder' type='ball' "
+              "limited='true' range='0 0.1' margin='0.2'/><geom size='.1'/></body></worldbody></mujoco>"),
+              SAP_ERR_SCENE, "shoulder", "leaves no cone");
   expect_load(write_scene("friction",
               "<mujoco><worldbody><body><joint name='sticky' type='hinge' frictionloss='-1'/>"
               "<geom size='.1'/></body></worldbody></mujoco>"),

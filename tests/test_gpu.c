@@ -191,6 +191,9 @@ static void test_parity_contact(void) {
   parity("scenes/surface_velocity.xml", "approx64", 1, 200, 1e-6);
   parity("scenes/surface_velocity.xml", "approx32", 1, 100, 1e-3);
   // fixed tendons' armature on M (warp free motion: added after the columns)
+  // limited ball joints: one cone row each (sapw_buildLimits), chained and on a free body
+  parity("scenes/ball_limit.xml", "approx64", 1, 200, 1e-6);
+  parity("scenes/ball_limit.xml", "approx32", 1, 100, 1e-3);
   parity("scenes/tendon_armature.xml", "approx64", 0, 200, 1e-9);
   parity("scenes/tendon_armature.xml", "approx64", 1, 200, 1e-6);
   // activation dynamics: filter, filterexact, integrator, intvelocity (an implicit drive under
