@@ -41,7 +41,7 @@ PARAMS: tuple[str, ...] = (
     "geom_taud",         # (ngeom,)      SAP dissipation time scale, s (pairs: summed)
     "actuator_gain",     # (nu,)         sapsim's actuator law (model.h)
     "actuator_bias",     # (nu,)
-    "actuator_kp",       # (nu,)         position servo stiffness
+    "actuator_kp",       # (nu,)         position servo stiffness; -bias[1] of general and muscle laws
     "actuator_kv",       # (nu,)         servo damping (position and velocity)
     "dof_damping",       # (nv,)
     "dof_armature",      # (nv,)
