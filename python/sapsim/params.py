@@ -42,7 +42,7 @@ PARAMS: tuple[str, ...] = (
     "actuator_gain",     # (nu,)         sapsim's actuator law (model.h)
     "actuator_bias",     # (nu,)
     "actuator_kp",       # (nu,)         position servo stiffness; -bias[1] of general and muscle laws
-    "actuator_kv",       # (nu,)         servo damping (position and velocity)
+    "actuator_kv",       # (nu,)         servo damping; -bias[2] of general and muscle laws
     "dof_damping",       # (nv,)
     "dof_armature",      # (nv,)
     "dof_frictionloss",  # (nv,)
