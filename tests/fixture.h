@@ -19,12 +19,16 @@ char* mkdtemp(char* tmpl); /* POSIX 2008 (<stdlib.h> declares it only with featu
 
 #define FX_PATH_MAX 192
 static char fx_temp_dir[64];  /* one directory per process, made on first use */
-static char (*fx_temp_paths)[FX_PATH_MAX]; /* (fx_ntemp) the files named so far */
+static char** fx_temp_paths;  /* (fx_ntemp) the files named so far, each its own allocation: a
+                                 returned path stays valid while later ones are made */
 static int fx_ntemp;
 
 /* removes the files and the directory; runs at exit, and may be called before (idempotent) */
 static inline void fx_cleanup(void) {
-  for (int i = 0; i < fx_ntemp; i++) unlink(fx_temp_paths[i]);
+  for (int i = 0; i < fx_ntemp; i++) {
+    unlink(fx_temp_paths[i]);
+    free(fx_temp_paths[i]);
+  }
   free(fx_temp_paths);
   fx_temp_paths = NULL;
   fx_ntemp = 0;
@@ -44,19 +48,21 @@ static inline const char* fx_tempPath(const char* name) {
     }
     atexit(fx_cleanup);
   }
-  void* more = realloc(fx_temp_paths, sizeof(fx_temp_paths[0]) * (fx_ntemp + 1));
-  if (!more || strlen(name) > 100 || strchr(name, '/')) {
+  char** more = (char**)realloc(fx_temp_paths, sizeof(fx_temp_paths[0]) * (fx_ntemp + 1));
+  if (more) fx_temp_paths = more;
+  char* p = more ? (char*)malloc(FX_PATH_MAX) : NULL;
+  if (!p || strlen(name) > 100 || strchr(name, '/')) {
+    free(p);
     CHECK(0, "fx_tempPath: out of memory or a bad name '%s'", name);
     return NULL;
   }
-  fx_temp_paths = (char(*)[FX_PATH_MAX])more;
-  char* p = fx_temp_paths[fx_ntemp];
   int len = snprintf(p, FX_PATH_MAX, "%s/%d_%s", fx_temp_dir, fx_ntemp, name);
   if (len < 0 || len >= FX_PATH_MAX) {
+    free(p);
     CHECK(0, "fx_tempPath: the path of '%s' is too long", name);
     return NULL;
   }
-  fx_ntemp++;
+  fx_temp_paths[fx_ntemp++] = p;
   return p;
 }
 

@@ -333,8 +333,22 @@ static void test_options_expanded(void) {
   sap_free(s);
 }
 
+/* the test fixture's temporary files: a path returned earlier still names its file after many
+ * later ones (the list of paths grows; a path kept in the list's storage would move with it) */
+static void test_fixture_temp_paths(void) {
+  const char* first = fx_tempFile("first.xml", "<mujoco/>");
+  char want[256];
+  snprintf(want, sizeof(want), "%s", first ? first : "");
+  for (int i = 0; i < 200; i++) fx_tempPath("later.xml");
+  CHECK(first && strcmp(first, want) == 0, "the first path changed: '%s', was '%s'", first ? first : "", want);
+  FILE* f = first ? fopen(first, "r") : NULL;
+  CHECK(f != NULL, "the first file opens after 200 more paths");
+  if (f) fclose(f);
+}
+
 int main(void) {
   mju_user_warning = NULL;
+  RUN(test_fixture_temp_paths);
   RUN(test_free_fall);
   RUN(test_spinning_body);
   RUN(test_pendulum_period);
