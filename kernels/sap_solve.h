@@ -195,7 +195,7 @@ SAP_HD double sapw_jointRow(const sapModel* m, const double* qpos, int j, double
  * local angular velocity omega (its 3 dofs) is axis . omega (axis is an eigenvector of the
  * rotation), so the limit's row is -axis: the row of the upper side of a 1-dof limit */
 SAP_HD double sapw_ballLimit(const double* q, const double* range, double* axis) {
-  const double minval = 1e-15, pi = 3.14159265358979323846;  // mjMINVAL, mjPI
+  const double minval = 1e-15;  // mjMINVAL
   double u[4] = {q[0], q[1], q[2], q[3]};
   double n = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2] + u[3] * u[3]);
   if (n < minval) {
@@ -205,28 +205,8 @@ SAP_HD double sapw_ballLimit(const double* q, const double* range, double* axis)
     double inv = 1 / n;
     for (int k = 0; k < 4; k++) u[k] *= inv;
   }
-  // mju_quat2Vel: res = axis * speed
-  double a[3] = {u[1], u[2], u[3]};
-  double s = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-  if (s < minval) {
-    a[0] = 1;
-    a[1] = a[2] = 0;
-  } else {
-    double inv = 1 / s;
-    for (int k = 0; k < 3; k++) a[k] *= inv;
-  }
-  double speed = 2 * atan2(s, u[0]);
-  if (speed > pi) speed -= 2 * pi;
-  for (int k = 0; k < 3; k++) axis[k] = a[k] * speed;
-  // angle = mju_normalize3(res)
-  double angle = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
-  if (angle < minval) {
-    axis[0] = 1;
-    axis[1] = axis[2] = 0;
-  } else {
-    double inv = 1 / angle;
-    for (int k = 0; k < 3; k++) axis[k] *= inv;
-  }
+  sapw_quat2Vel(axis, u);  // kernels/spring.h
+  double angle = sapw_normalize3(axis);
   return (range[0] > range[1] ? range[0] : range[1]) - angle;
 }
 

@@ -42,6 +42,30 @@ SAP_HD double sapw_springEnergy(double k, const double* poly, double x) {
   return e;
 }
 
+/* MuJoCo's mju_normalize3: v scaled to unit length, (1, 0, 0) when its norm is below mjMINVAL;
+ * returns the norm */
+SAP_HD double sapw_normalize3(double* v) {
+  double s = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  if (s < 1e-15) {
+    v[0] = 1;
+    v[1] = v[2] = 0;
+  } else {
+    double inv = 1 / s;
+    for (int k = 0; k < 3; k++) v[k] *= inv;
+  }
+  return s;
+}
+
+/* MuJoCo's mju_quat2Vel with dt = 1: the rotation of unit quaternion q as axis times angle in
+ * (-pi, pi] */
+SAP_HD void sapw_quat2Vel(double* res, const double* q) {
+  double axis[3] = {q[1], q[2], q[3]};
+  double s = sapw_normalize3(axis);
+  double a = 2 * atan2(s, q[0]);
+  if (a > 3.14159265358979323846) a -= 2 * 3.14159265358979323846;
+  for (int k = 0; k < 3; k++) res[k] = axis[k] * a;
+}
+
 /* MuJoCo's mju_subQuat: the rotation from unit quaternion qb to qa as a 3-vector in qb's frame
  * (axis times angle in (-pi, pi]): neg(qb) qa through mju_quat2Vel */
 SAP_HD void sapw_subQuat(double* res, const double* qa, const double* qb) {
@@ -50,18 +74,7 @@ SAP_HD void sapw_subQuat(double* res, const double* qa, const double* qb) {
   q[1] = n0 * qa[1] + n1 * qa[0] + n2 * qa[3] - n3 * qa[2];
   q[2] = n0 * qa[2] - n1 * qa[3] + n2 * qa[0] + n3 * qa[1];
   q[3] = n0 * qa[3] + n1 * qa[2] - n2 * qa[1] + n3 * qa[0];
-  double axis[3] = {q[1], q[2], q[3]};
-  double s = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
-  if (s < 1e-15) {
-    axis[0] = 1;
-    axis[1] = axis[2] = 0;
-  } else {
-    double inv = 1 / s;
-    for (int k = 0; k < 3; k++) axis[k] *= inv;
-  }
-  double a = 2 * atan2(s, q[0]);
-  if (a > 3.14159265358979323846) a -= 2 * 3.14159265358979323846;
-  for (int k = 0; k < 3; k++) res[k] = axis[k] * a;
+  sapw_quat2Vel(res, q);
 }
 
 /* q <- normalize(q exp(w h / 2)): a unit quaternion rotated by body-frame angular velocity w
