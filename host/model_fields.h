@@ -129,6 +129,8 @@
   X(int, actuator_historyadr, (m)->nu)                           \
   X(int, actuator_sitebody, (m)->nu)                             \
   X(double, actuator_site, (m)->nu * 13)                         \
+  X(int, actuator_refbody, (m)->nu)                              \
+  X(double, actuator_refsite, (m)->nu * 7)                       \
   X(int, tendon_adr, (m)->ntendon)                               \
   X(int, tendon_num, (m)->ntendon)                               \
   X(int, tendon_limited, (m)->ntendon)                           \

@@ -506,10 +506,6 @@ static sapStatus check_actuators(const mjModel* mj, const char* path) {
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: actuator '%s' has %d controls and %d force outputs; sapsim supports one "
                       "of each", path, name, mj->actuator_ctrlnum[i], mj->actuator_outnum[i]);
-    if (trn == mjTRN_SITE && mj->actuator_trnid[2 * i + 1] >= 0)
-      return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: actuator '%s' has a site transmission with a refsite (Cartesian control), "
-                      "which is not supported; a site transmission without refsite is", path, name);
     if (trn != mjTRN_JOINT && trn != mjTRN_TENDON && trn != mjTRN_SITE && trn != mjTRN_BODY) {
       static const char* kind[] = {"joint", "jointinparent", "slider-crank", "tendon", "site", "body", "so3"};
       return sap_fail(SAP_ERR_UNSUPPORTED,
@@ -870,8 +866,25 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
     m->actuator_trnid[i] = id;
     m->actuator_sitebody[i] = -1;
     memset(m->actuator_site + 13 * i, 0, 13 * sizeof(double));
+    m->actuator_refbody[i] = -1;
+    memset(m->actuator_refsite + 7 * i, 0, 7 * sizeof(double));
+    int ref = trn == mjTRN_SITE ? mj->actuator_trnid[2 * i + 1] : -1;
+    /* a refsite gives the transmission a length and velocity (kernels/dynamics_t.h
+     * sapw_refsite): explicit laws of any kind act on it; servos are implicit drives (not yet) */
+    if (ref >= 0 && (m->actuator_kind[i] == SAP_ACT_POSITION || m->actuator_kind[i] == SAP_ACT_VELOCITY ||
+                     m->actuator_kind[i] == SAP_ACT_MUSCLE))
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: actuator '%s' is a position or velocity servo (or a muscle) on a site "
+                      "transmission with a refsite (Cartesian control), which is not supported; motors "
+                      "and explicit <general> laws on refsite transmissions are",
+                      path, mjname(mj, mj->name_actuatoradr, i));
+    if (ref >= 0) {
+      m->actuator_refbody[i] = mj->site_bodyid[ref];
+      copy_num(m->actuator_refsite + 7 * i, mj->site_pos + 3 * ref, 3);
+      copy_num(m->actuator_refsite + 7 * i + 3, mj->site_quat + 4 * ref, 4);
+    }
     if (trn == mjTRN_SITE) {
-      if (m->actuator_kind[i] != SAP_ACT_MOTOR)
+      if (ref < 0 && m->actuator_kind[i] != SAP_ACT_MOTOR)
         return sap_fail(SAP_ERR_UNSUPPORTED,
                         "%s: actuator '%s' is a position or velocity servo on a site transmission "
                         "(or a muscle, or a general law with length or velocity terms), which has no "

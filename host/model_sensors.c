@@ -269,10 +269,11 @@ sapStatus sapm_checkSensors(const mjModel* mj, const char* path) {
                       "equality constraints is not supported (their forces are not in cfrc_int)", path,
                       type_name(t), n);
     if ((t == mjSENS_ACTUATORPOS || t == mjSENS_ACTUATORVEL) &&
-        (mj->actuator_trntype[id] == mjTRN_SITE || mj->actuator_trntype[id] == mjTRN_BODY))
+        ((mj->actuator_trntype[id] == mjTRN_SITE && mj->actuator_trnid[2 * id + 1] < 0) ||
+         mj->actuator_trntype[id] == mjTRN_BODY))
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: sensor '%s' (%s) reads a %s transmission's length or "
-                      "velocity, which is not supported", path, n, type_name(t),
-                      mj->actuator_trntype[id] == mjTRN_SITE ? "site" : "body (adhesion)");
+                      "velocity, which is not supported (a site transmission with a refsite has one)",
+                      path, n, type_name(t), mj->actuator_trntype[id] == mjTRN_SITE ? "site" : "body (adhesion)");
     if (t == mjSENS_JOINTACTFRC)
       for (int u = 0; u < mj->nu; u++)
         if (mj->actuator_trntype[u] == mjTRN_SITE || mj->actuator_trntype[u] == mjTRN_BODY)

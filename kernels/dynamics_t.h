@@ -709,6 +709,128 @@ SAP_HD void SAPT(sapw_fluid)(const sapModel* m, const double* qvel, const double
   }
 }
 
+/* a rotation matrix's unit quaternion (w, x, y, z), up to sign (Shepperd: the largest of
+ * 4w^2, 4x^2, 4y^2, 4z^2 picks the divisor); R row-major */
+SAP_HD void SAPT(sapw_mat2Quat)(const double* R, double* q) {
+  double tr = R[0] + R[4] + R[8];
+  if (tr >= R[0] && tr >= R[4] && tr >= R[8]) {
+    double s = 2 * sqrt(1 + tr);
+    q[0] = s / 4; q[1] = (R[7] - R[5]) / s; q[2] = (R[2] - R[6]) / s; q[3] = (R[3] - R[1]) / s;
+  } else if (R[0] >= R[4] && R[0] >= R[8]) {
+    double s = 2 * sqrt(1 + R[0] - R[4] - R[8]);
+    q[0] = (R[7] - R[5]) / s; q[1] = s / 4; q[2] = (R[1] + R[3]) / s; q[3] = (R[2] + R[6]) / s;
+  } else if (R[4] >= R[8]) {
+    double s = 2 * sqrt(1 + R[4] - R[0] - R[8]);
+    q[0] = (R[2] - R[6]) / s; q[1] = (R[1] + R[3]) / s; q[2] = s / 4; q[3] = (R[5] + R[7]) / s;
+  } else {
+    double s = 2 * sqrt(1 + R[8] - R[0] - R[4]);
+    q[0] = (R[3] - R[1]) / s; q[1] = (R[2] + R[6]) / s; q[2] = (R[5] + R[7]) / s; q[3] = s / 4;
+  }
+}
+
+/* quaternion product a b (w, x, y, z) */
+SAP_HD void SAPT(sapw_quatMulD)(const double* a, const double* b, double* r) {
+  r[0] = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3];
+  r[1] = a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2];
+  r[2] = a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1];
+  r[3] = a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0];
+}
+
+/* body a is b or one of b's ancestors */
+SAP_HD int SAPT(sapw_isAncestor)(const sapModel* m, int a, int b) {
+  for (; b > 0; b = m->body_parentid[b])
+    if (b == a) return 1;
+  return a == 0;
+}
+
+/* a site (local pos p, quat q on body b) in the world: position x, rotation R (row-major) */
+SAP_HD void SAPT(sapw_siteFrame)(const double* xpos, const double* xmat, int b, const double* p,
+                                 const double* q, double* x, double* R) {
+  double Rs[9] = {1 - 2 * (q[2] * q[2] + q[3] * q[3]), 2 * (q[1] * q[2] - q[0] * q[3]), 2 * (q[1] * q[3] + q[0] * q[2]),
+                  2 * (q[1] * q[2] + q[0] * q[3]), 1 - 2 * (q[1] * q[1] + q[3] * q[3]), 2 * (q[2] * q[3] - q[0] * q[1]),
+                  2 * (q[1] * q[3] - q[0] * q[2]), 2 * (q[2] * q[3] + q[0] * q[1]), 1 - 2 * (q[1] * q[1] + q[2] * q[2])};
+  const double* Rb = xmat + 9 * b;
+  for (int r = 0; r < 3; r++) {
+    x[r] = xpos[3 * b + r] + Rb[3 * r] * p[0] + Rb[3 * r + 1] * p[1] + Rb[3 * r + 2] * p[2];
+    for (int c = 0; c < 3; c++) R[3 * r + c] = Rb[3 * r] * Rs[c] + Rb[3 * r + 1] * Rs[3 + c] + Rb[3 * r + 2] * Rs[6 + c];
+  }
+}
+
+/* the site's orientation xquat * site_quat as MuJoCo 4.0.0's library forms it (the source
+ * mirror's mj_transmission reads site_quat * xquat; tests/test_refsite.c shows 4.0.0 is
+ * the frame product), xquat recovered from xmat up to a sign the rotation vector ignores */
+SAP_HD void SAPT(sapw_refsiteQuat)(const double* xmat, int b, const double* q, double* out) {
+  double xq[4];
+  SAPT(sapw_mat2Quat)(xmat + 9 * b, xq);
+  SAPT(sapw_quatMulD)(xq, q, out);
+}
+
+/* Cartesian (refsite) transmission of actuator i, MuJoCo's mjTRN_SITE with refsite
+ * (mj_transmission). Site s (body bs, position p_s, quat q_s), refsite r (body br):
+ *   len = g_t . R_r'(p_s - p_r) + g_r . subQuat(q_s, q_r)   (each term only if its gear is nonzero)
+ *   moment_j = c_j . [T + (p_s - cref) x F; F] on the site's chain - the same at p_r on the
+ *   refsite's chain, 0 on the dofs of both (common ancestors: MuJoCo clears those columns),
+ *   F = R_r g_t, T = R_r g_r (MuJoCo's approximation: R_r's own motion is not differentiated).
+ * vel (qvel non-NULL) = moment . qvel; qfrc (non-NULL) += f moment */
+SAP_HD void SAPT(sapw_refsite)(const sapModel* m, const SAPT(sapTenFrames)* fr, int i, const double* qvel,
+                               double f, double* qfrc, double* len, double* vel) {
+  const double* st = m->actuator_site + 13 * i;  // pos, quat, gear[6]
+  const double* rs = m->actuator_refsite + 7 * i;
+  const double *gt = st + 7, *gr = st + 10;
+  int bs = m->actuator_sitebody[i], br = m->actuator_refbody[i];
+  double ps[3], Rsw[9], pr[3], Rr[9];
+  SAPT(sapw_siteFrame)(fr->xpos, fr->xmat, bs, st, st + 3, ps, Rsw);
+  SAPT(sapw_siteFrame)(fr->xpos, fr->xmat, br, rs, rs + 3, pr, Rr);
+  int ht = gt[0] != 0 || gt[1] != 0 || gt[2] != 0, hr = gr[0] != 0 || gr[1] != 0 || gr[2] != 0;
+  double l = 0, F[3] = {0, 0, 0}, T[3] = {0, 0, 0};
+  if (ht) {
+    double d[3] = {ps[0] - pr[0], ps[1] - pr[1], ps[2] - pr[2]};
+    for (int k = 0; k < 3; k++) {
+      l += (Rr[k] * d[0] + Rr[3 + k] * d[1] + Rr[6 + k] * d[2]) * gt[k];
+      F[k] = Rr[3 * k] * gt[0] + Rr[3 * k + 1] * gt[1] + Rr[3 * k + 2] * gt[2];
+    }
+  }
+  if (hr) {
+    // subQuat: qdif = conj(q_r) q_s, rotation vector axis * 2 atan2(|xyz|, w) (wrapped to <= pi)
+    double qs[4], qr[4], qd[4];
+    SAPT(sapw_refsiteQuat)(fr->xmat, bs, st + 3, qs);
+    SAPT(sapw_refsiteQuat)(fr->xmat, br, rs + 3, qr);
+    qr[1] = -qr[1]; qr[2] = -qr[2]; qr[3] = -qr[3];
+    SAPT(sapw_quatMulD)(qr, qs, qd);
+    double sn = sqrt(qd[1] * qd[1] + qd[2] * qd[2] + qd[3] * qd[3]);
+    double a = 2 * atan2(sn, qd[0]), pi = 3.14159265358979323846;
+    if (a > pi) a -= 2 * pi;
+    double sc = sn > 1e-15 ? a / sn : 0;  // mju_normalize3: a zero axis stays zero
+    for (int k = 0; k < 3; k++) {
+      l += qd[1 + k] * sc * gr[k];
+      T[k] = Rr[3 * k] * gr[0] + Rr[3 * k + 1] * gr[1] + Rr[3 * k + 2] * gr[2];
+    }
+  }
+  *len = l;
+  if (vel) *vel = 0;
+  if (!qvel && !qfrc) return;
+  // the spatial forces about each side's cref, dotted with the motion subspaces
+  double v = 0;
+  for (int side = 0; side < 2; side++) {
+    int b = side ? br : bs, other = side ? bs : br;
+    const double* x = side ? pr : ps;
+    double r[3] = {x[0] - fr->cref[3 * b], x[1] - fr->cref[3 * b + 1], x[2] - fr->cref[3 * b + 2]};
+    double W[6] = {T[0] + r[1] * F[2] - r[2] * F[1], T[1] + r[2] * F[0] - r[0] * F[2],
+                   T[2] + r[0] * F[1] - r[1] * F[0], F[0], F[1], F[2]};
+    for (int p = b; p > 0; p = m->body_parentid[p]) {
+      if (SAPT(sapw_isAncestor)(m, p, other)) continue;  // a common ancestor: cleared
+      for (int j = m->body_dofadr[p]; j < m->body_dofadr[p] + m->body_dofnum[p]; j++) {
+        double mo = 0;
+        for (int k = 0; k < 6; k++) mo += fr->cdof[6 * j + k] * W[k];
+        if (side) mo = -mo;
+        if (qvel) v += mo * qvel[j];
+        if (qfrc) qfrc[j] += f * mo;
+      }
+    }
+  }
+  if (vel) *vel = v;
+}
+
 /* transmission length and velocity of actuator i (fr: the world's frames, for spatial
  * tendons) */
 SAP_HD void SAPT(sapw_actuatorLength)(const sapModel* m, const double* qpos, const double* qvel,
@@ -718,6 +840,10 @@ SAP_HD void SAPT(sapw_actuatorLength)(const sapModel* m, const double* qpos, con
   if (m->actuator_trntype[i] == SAP_TRN_JOINT) {
     *len = g * qpos[m->jnt_qposadr[id]];
     *vel = g * qvel[m->jnt_dofadr[id]];
+    return;
+  }
+  if (m->actuator_trntype[i] == SAP_TRN_SITE && m->actuator_refbody[i] >= 0) {
+    SAPT(sapw_refsite)(m, fr, i, qvel, 0, (double*)0, len, vel);
     return;
   }
   if (m->actuator_trntype[i] == SAP_TRN_SITE || m->actuator_trntype[i] == SAP_TRN_BODY) {
@@ -784,6 +910,8 @@ SAP_HD void SAPT(sapw_actuation)(const sapModel* m, double h, const double* qpos
     double g = m->actuator_gear[i];
     if (m->actuator_trntype[i] == SAP_TRN_JOINT) {
       qfrc_actuator[m->jnt_dofadr[id]] += g * f;
+    } else if (m->actuator_trntype[i] == SAP_TRN_SITE && m->actuator_refbody[i] >= 0) {
+      SAPT(sapw_refsite)(m, &fr, i, (const double*)0, f, qfrc_actuator, &len, (double*)0);
     } else if (m->actuator_trntype[i] == SAP_TRN_SITE) {
       /* site transmission (no refsite): the wrench gear * f in the site's frame, at the site
        * (MuJoCo's mjTRN_SITE moment); site = body frame * (pos, quat) */

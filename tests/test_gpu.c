@@ -173,6 +173,10 @@ static void test_parity_contact(void) {
   // site transmissions: rotor thrust and drag, body moments, a push across a hinge
   parity("scenes/quadrotor.xml", "approx64", 1, 100, 1e-6);
   parity("scenes/quadrotor.xml", "approx32", 1, 100, 1e-3);
+  // refsite (Cartesian) transmissions: motors and an explicit general law relative to a base,
+  // a moving and a world refsite, with actuatorpos/vel/frc sensors
+  parity("scenes/refsite.xml", "approx64", 1, 100, 1e-6);
+  parity("scenes/refsite.xml", "approx32", 1, 100, 1e-3);
   // fluid forces (inertia-box model: density, viscosity, wind) on free, hinged and ball bodies
   parity("scenes/fluid.xml", "approx64", 1, 100, 1e-6);
   parity("scenes/fluid.xml", "approx32", 1, 100, 1e-3);

@@ -3,7 +3,8 @@
  * rotor thrusts balance its weight hovers (height and attitude unchanged to round-off), a
  * site motor at a free body's com accelerates it by exactly F/m along the site's rotated
  * axis, and a pure-torque gear spins a sphere at exactly tau/I; refusals by name. MuJoCo 4's
- * qfrc_actuator at random states of scenes/quadrotor.xml is in tests/test_dynamics.c. */
+ * qfrc_actuator at random states of scenes/quadrotor.xml is in tests/test_dynamics.c; refsite
+ * (Cartesian) transmissions in tests/test_refsite.c. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -78,8 +79,6 @@ static void test_push_and_spin(void) {
              "<body><joint name='j' axis='0 1 0'/><geom size='.05'/></body></body></worldbody>"
 
 static void test_refusals(void) {
-  fx_refused("<mujoco>" BODY "<actuator><motor name='cart' site='s' refsite='r' gear='1 0 0 0 0 0'/></actuator></mujoco>", SAP_ERR_UNSUPPORTED,
-             "actuator 'cart' has a site transmission with a refsite");
   fx_refused("<mujoco>" BODY "<actuator><position name='ps' site='s' kp='10'/></actuator></mujoco>", SAP_ERR_UNSUPPORTED,
              "actuator 'ps' is a position or velocity servo on a site transmission");
   fx_refused("<mujoco>" BODY "<actuator><motor name='m' site='s'/></actuator><sensor>"

@@ -347,6 +347,10 @@ typedef struct sapModel {
   double* actuator_site;      /* (nu x 13) site transmission: the site's pos (3) and quat (4)
                                * in its body, the 6-d gear (force 3, torque 3 in the site frame);
                                * zeros otherwise */
+  int* actuator_refbody;      /* (nu)     site transmission with a refsite (Cartesian): the
+                               *           refsite's body, else -1 */
+  double* actuator_refsite;   /* (nu x 7) the refsite's pos (3) and quat (4) in its body; zeros
+                               *           otherwise */
 
   /* tendons: fixed (length = sum coef * q[joint]) and spatial (a path of sites wrapping
    * spheres and cylinders, with pulleys; kernels/tendon.h, MuJoCo's mj_tendon) */
