@@ -11,28 +11,12 @@
 #include <string.h>
 
 #include "fixture.h"
+#include "fixture_mj.h"
 #include "kernels.h"
 #include "sim.h"
 
 #define ZOO "scenes/act_zoo.xml"
 #define NWORLD 5
-
-static mjModel* mj_load(const char* scene) {
-  char err[1000] = "";
-  const char* t = scene;
-  mjModel* mj = NULL;
-  if (*t == '<') {
-    mjSpec* spec = mj_parseXMLString(scene, NULL, err, sizeof(err));
-    if (spec) {
-      mj = mj_compile(spec, NULL);
-      mj_deleteSpec(spec);
-    }
-  } else {
-    mj = mj_loadXML(scene, NULL, err, sizeof(err));
-  }
-  CHECK(mj != NULL, "MuJoCo: %s", err);
-  return mj;
-}
 
 /* random state: hinges in [-qr, qr], velocities in [-vr, vr], ctrl beyond its range (the
  * clamp), act in [-1.2, 1.2] (beyond actrange and the muscles' [0, 1]) */
@@ -57,7 +41,7 @@ static void to_mujoco(const mjModel* mj, mjData* md, const double* qpos, const d
  * states of the zoo, against mj_forward: joint positions over several muscle length-curve
  * pieces and velocities over the force-velocity pieces */
 static void test_forces_random_states(void) {
-  mjModel* mj = mj_load(ZOO);
+  mjModel* mj = fx_mjModel(ZOO);
   sapSim* s = fx_sim(ZOO, NWORLD, "preset=approx64 contacts=0");
   if (!mj || !s) return;
   const sapModel* m = sap_model(s);
@@ -118,7 +102,7 @@ static void test_forces_random_states(void) {
  * (explicit laws, semi-implicit Euler with implicit joint damping: sap_euler) is MuJoCo's Euler
  * step, so act agrees to round-off and qpos to the round-off that chaotic-free pendulums grow */
 static void trajectory(const char* scene, const char* label, int nstep, int key) {
-  mjModel* mj = mj_load(scene);
+  mjModel* mj = fx_mjModel(scene);
   sapSim* s = fx_sim(scene, NWORLD, "preset=approx64 contacts=0 integration=sap_euler");
   if (!mj || !s) return;
   int nq = mj->nq, nu = mj->nu, na = mj->na;
@@ -271,7 +255,7 @@ static void test_implicit_servo(void) {
       "<joint name='j' axis='0 1 0' damping='0.02'/><geom type='capsule' fromto='0 0 0 0.3 0 0' size='0.03' "
       "mass='1' contype='0' conaffinity='0'/></body></worldbody>"
       "<actuator><intvelocity joint='j' kp='40' kv='1' actrange='-1.5 1.5'/></actuator></mujoco>";
-  mjModel* mj = mj_load(xml);
+  mjModel* mj = fx_mjModel(xml);
   if (!mj) return;
   CHECK(mj->actuator_dyntype[0] == mjDYN_INTEGRATOR && mj->actuator_biasprm[1] == -40,
         "intvelocity compiles to an integrator with a position bias");

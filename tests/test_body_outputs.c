@@ -21,23 +21,8 @@
 #include <mujoco/mujoco.h>
 
 #include "fixture.h"
+#include "fixture_mj.h"
 #include "sim.h"
-
-static mjModel* mj_load(const char* scene) {
-  char err[1000] = "";
-  mjModel* mj = NULL;
-  if (*scene == '<') {
-    mjSpec* spec = mj_parseXMLString(scene, NULL, err, sizeof(err));
-    if (spec) {
-      mj = mj_compile(spec, NULL);
-      mj_deleteSpec(spec);
-    }
-  } else {
-    mj = mj_loadXML(scene, NULL, err, sizeof(err));
-  }
-  CHECK(mj != NULL, "MuJoCo: %s", err);
-  return mj;
-}
 
 static double urand(double a, double b) { return a + (b - a) * (rand() / (double)RAND_MAX); }
 
@@ -112,7 +97,7 @@ static void test_state_oracle(void) {
   int nworld = 60;
   srand(7);
   for (int sc = 0; sc < 4; sc++) {
-    mjModel* mj = mj_load(scenes[sc]);
+    mjModel* mj = fx_mjModel(scenes[sc]);
     if (!mj) continue;
     mjData* md = mj_makeData(mj);
     for (int contacts = 0; contacts < 2; contacts++) {
@@ -185,7 +170,7 @@ static const char* HINGE_CHAIN =
 static void test_xfrc_trajectory(void) {
   const char* scenes[] = {JOINT_ZOO, HINGE_CHAIN};
   for (int sc = 0; sc < 2; sc++) {
-    mjModel* mj = mj_load(scenes[sc]);
+    mjModel* mj = fx_mjModel(scenes[sc]);
     if (!mj) continue;
     mj->opt.integrator = mjINT_EULER;
     mj->opt.disableflags |= mjDSBL_CONTACT;
@@ -406,7 +391,7 @@ static void test_contact_dynamics(void) {
  * qpos0, cfrc_ext 0), the others keep those of their last step */
 static void test_masked_reset(void) {
   enum { N = 3 };
-  mjModel* mj = mj_load("scenes/ant.xml");
+  mjModel* mj = fx_mjModel("scenes/ant.xml");
   sapSim* s = fx_sim("scenes/ant.xml", N, "preset=approx64 body_outputs=1");
   if (!mj || !s) return;
   int nb = mj->nbody;

@@ -14,27 +14,12 @@
 #include <string.h>
 
 #include "fixture.h"
+#include "fixture_mj.h"
 #include "kernels.h"
 #include "sim.h"
 
 #define SCENE "scenes/general_actuator.xml"
 #define NWORLD 5
-
-static mjModel* mj_load(const char* scene) {
-  char err[1000] = "";
-  mjModel* mj = NULL;
-  if (*scene == '<') {
-    mjSpec* spec = mj_parseXMLString(scene, NULL, err, sizeof(err));
-    if (spec) {
-      mj = mj_compile(spec, NULL);
-      mj_deleteSpec(spec);
-    }
-  } else {
-    mj = mj_loadXML(scene, NULL, err, sizeof(err));
-  }
-  CHECK(mj != NULL, "MuJoCo: %s", err);
-  return mj;
-}
 
 /* xml with `from` replaced by `to`; frees xml, returns a malloc'ed copy */
 static char* subst(char* xml, const char* from, const char* to) {
@@ -141,7 +126,7 @@ static int forces_at_random_states(sapSim* s, mjModel* mj, mjModel** mjw, const 
 }
 
 static void test_forces(void) {
-  mjModel* mj = mj_load(SCENE);
+  mjModel* mj = fx_mjModel(SCENE);
   sapSim* s = fx_sim(SCENE, NWORLD, "preset=approx64 contacts=0");
   if (!mj || !s) return;
   const sapModel* m = sap_model(s);
@@ -157,7 +142,7 @@ static void test_forces(void) {
 /* per-world parameters of the general laws: world w edits gain (g0), bias (b0), kp (-b1),
  * kv (-b2) of the four general actuators; MuJoCo models edited to the same gainprm/biasprm */
 static void test_per_world(void) {
-  mjModel* mj = mj_load(SCENE);
+  mjModel* mj = fx_mjModel(SCENE);
   sapSim* s = fx_sim(SCENE, NWORLD, "preset=approx64 contacts=0");
   if (!mj || !s) return;
   int nu = mj->nu;
@@ -199,7 +184,7 @@ static void test_per_world(void) {
 /* qpos and act over nstep steps with fresh random controls, against MuJoCo's Euler */
 static void trajectory(const char* xml, const char* label, int nstep) {
   const char* path = fx_tempFile("traj.xml", xml);
-  mjModel* mj = mj_load(xml);
+  mjModel* mj = fx_mjModel(xml);
   sapSim* s = path ? fx_sim(path, NWORLD, "preset=approx64 contacts=0 integration=sap_euler") : NULL;
   if (!mj || !s) return;
   int nq = mj->nq, nu = mj->nu, na = mj->na;
@@ -324,7 +309,7 @@ static void test_actuation_off(void) {
   }
   /* MuJoCo on the flagged scene (with its keyframe: act 0.4) */
   const char* p_offk = fx_tempFile("offk.xml", offk);
-  mjModel* mj = mj_load(offk);
+  mjModel* mj = fx_mjModel(offk);
   sapSim* s = fx_sim(p_offk, 1, "preset=approx64 contacts=0 integration=sap_euler");
   if (!mj || !s) return;
   mjData* md = mj_makeData(mj);
