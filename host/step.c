@@ -62,7 +62,8 @@ static const int* asleep_row(const sapSim* s, int w) {
 
 static void free_motion_world(const sapSim* s, int w, double h) {
   sapw_freeMotionWorld(s->m, &s->d, w, h, !s->opt.contacts, s->opt.integration == SAP_INTEGRATE_MIDPOINT,
-                       s->opt.free_motion_precision == SAP_FP32, asleep_row(s, w));
+                       s->opt.boundary_pose_precision == SAP_FP32, s->opt.free_motion_precision == SAP_FP32,
+                       asleep_row(s, w));
 }
 
 void sapc_freeMotion(sapSim* s) {

@@ -23,15 +23,15 @@ sapStatus sapg_kinematics(const sapgLaunch* L) {
 }
 
 static __global__ void free_motion_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, double h, int explicit_drives,
-                                          int midpoint, int fp32) {
+                                          int midpoint, int pose_fp32, int fp32) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w >= d.nworld || sapw_frozen(&d, w)) return;
-  sapw_freeMotionWorld(&m, &d, w, h, explicit_drives, midpoint, fp32, (const int*)0);
+  sapw_freeMotionWorld(&m, &d, w, h, explicit_drives, midpoint, pose_fp32, fp32, (const int*)0);
 }
 
 /* the same on one warp per world: items over the lanes (dynamics_warp_t.h) */
 static __global__ void free_motion_warp_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, double h,
-                                               int explicit_drives, int midpoint, int fp32) {
+                                               int explicit_drives, int midpoint, int pose_fp32, int fp32) {
   int w = (blockIdx.x * blockDim.x + threadIdx.x) / SAPV_LANES, lane = threadIdx.x % SAPV_LANES;
   if (w >= d.nworld || sapw_frozen(&d, w)) return;
   sapModel view;  /* the world's parameters: the model itself unless w overrides some */
@@ -39,8 +39,10 @@ static __global__ void free_motion_warp_kernel(SAPG_PARAM sapModel m, SAPG_PARAM
   sapWorldContacts con = sapw_worldContacts(&d, w);
   if (lane == 0) sapw_controlInput(&m, &d, w);  /* the step's control input (sapw_freeMotionWorld) */
   __syncwarp();
-  int fail = fp32 ? sapv_freeMotion_f32(SAPW_FREE_MOTION_ARGS(mw, &d, w, h, explicit_drives, midpoint, float, &con), lane)
-                  : sapv_freeMotion_f64(SAPW_FREE_MOTION_ARGS(mw, &d, w, h, explicit_drives, midpoint, double, &con), lane);
+  int fail = fp32 ? sapv_freeMotion_f32(SAPW_FREE_MOTION_ARGS(mw, &d, w, h, explicit_drives, midpoint, pose_fp32, float,
+                                                              &con), lane)
+                  : sapv_freeMotion_f64(SAPW_FREE_MOTION_ARGS(mw, &d, w, h, explicit_drives, midpoint, pose_fp32, double,
+                                                              &con), lane);
   if (fail)
     for (int i = lane; i < m.nv; i += SAPV_LANES) d.vstar[(size_t)w * m.nv + i] = nan("");
 }
@@ -48,16 +50,17 @@ static __global__ void free_motion_warp_kernel(SAPG_PARAM sapModel m, SAPG_PARAM
 sapStatus sapg_freeMotion(const sapgLaunch* L) {
   int fp32 = L->opt->free_motion_precision == SAP_FP32;
   int midpoint = L->opt->integration == SAP_INTEGRATE_MIDPOINT;
+  int pose_fp32 = L->opt->boundary_pose_precision == SAP_FP32;  /* the kinematics' precision */
   if (L->opt->free_motion_kernel == SAP_FREE_MOTION_WARP) {
     /* world_block_threads / 32 worlds (warps) per block */
     int wpb = THREADS / SAPV_LANES > 0 ? THREADS / SAPV_LANES : 1;
     SAPG_LAUNCH(free_motion_warp_kernel, sapg_blocks(L->d.nworld, wpb), wpb * SAPV_LANES, SAPG_STREAM(L))(
-        L->m, L->d, L->h, !L->opt->contacts, midpoint, fp32);
+        L->m, L->d, L->h, !L->opt->contacts, midpoint, pose_fp32, fp32);
     SAPG_CHECK_LAUNCH("free_motion_warp");
     return SAP_OK;
   }
   SAPG_LAUNCH(free_motion_kernel, sapg_blocks(L->d.nworld, THREADS), THREADS, SAPG_STREAM(L))(
-      L->m, L->d, L->h, !L->opt->contacts, midpoint, fp32);
+      L->m, L->d, L->h, !L->opt->contacts, midpoint, pose_fp32, fp32);
   SAPG_CHECK_LAUNCH("free_motion");
   return SAP_OK;
 }

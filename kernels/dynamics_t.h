@@ -17,6 +17,7 @@ typedef struct {
   sreal* cfrc;    /* (nbody x 6) */
   sreal* L;       /* (nv x nv) M + h D, then its Cholesky factor */
   sreal* x;       /* (nv) the force, then the acceleration */
+  double* grav;   /* (sapw_gravityShiftDoubles) the midpoint rule's gravity shift (gravity_shift.h) */
 } SAPT(sapFreeMotionScratch);
 
 /* carve the free-motion scratch from base into fs; returns its size in sreal units. With
@@ -34,6 +35,11 @@ SAP_HD long SAPT(sapw_freeMotionCarve)(const sapModel* m, sreal* base, SAPT(sapF
   SAPW_FM_TAKE(L, nv * nv);
   SAPW_FM_TAKE(x, nv);
 #undef SAPW_FM_TAKE
+  /* doubles, 8-byte aligned in a float arena (the world's scratch starts aligned) */
+  long per = (long)(sizeof(double) / sizeof(sreal));
+  n = (n + per - 1) / per * per;
+  fs->grav = base ? (double*)(base + n) : (double*)0;
+  n += per * sapw_gravityShiftDoubles(m);
   return n;
 }
 
@@ -87,24 +93,62 @@ SAP_HD void SAPT(sapw_applyJoints)(const sapModel* m, const double* qpos, int b,
   }
 }
 
-/* frame of a child object (com, geom) from its body frame and local pose */
+/* frame of a child object (com, geom) from its body frame and local pose; xmat NULL: the
+ * position only */
 SAP_HD void SAPT(sapw_childFrame)(double* xpos, double* xmat, const sreal* bpos, const sreal* bR,
                                   const double* lpos, const double* lquat) {
   sreal p[3], q[4], Rl[9], R[9], v[3];
   SAPT(sapw_load3)(p, lpos);
-  for (int k = 0; k < 4; k++) q[k] = (sreal)lquat[k];
   SAPT(sapu_mulMatVec3)(v, bR, p);
   for (int k = 0; k < 3; k++) v[k] += bpos[k];
+  if (!xmat) {
+    SAPT(sapw_store)(xpos, v, 3);
+    return;
+  }
+  for (int k = 0; k < 4; k++) q[k] = (sreal)lquat[k];
   SAPT(sapu_quat2Mat)(Rl, q);
   SAPT(sapu_mulMatMat3)(R, bR, Rl);
   SAPT(sapw_store)(xpos, v, 3);
   SAPT(sapw_store)(xmat, R, 9);
 }
 
-/* poses of bodies, coms, joints and geoms of one world; a mocap body (a jointless child
- * of the world) takes its offset from the world's mocap_pos/quat (nmocap x 3, x 4)
- * instead of body_pos/quat, the quaternion normalised on use, never in place (MuJoCo's
- * mj_kinematics1); its descendants follow through their parent frames. geom_xpos NULL: no
+/* body b's frame (xpos, xquat, xmat), com frame (xipos, ximat; NULL: the com's position
+ * only) and its joints' anchors and axes from its parent's frame in the same arrays; a mocap body (a jointless child of the
+ * world) takes its offset from mocap_pos/quat (nmocap x 3, x 4) instead of body_pos/quat, the
+ * quaternion normalised on use, never in place (MuJoCo's mj_kinematics1) */
+SAP_HD void SAPT(sapw_kinematicsBody)(const sapModel* m, const double* qpos, const double* mocap_pos,
+                                      const double* mocap_quat, int b, double* xpos, double* xquat,
+                                      double* xmat, double* xipos, double* ximat, double* xanchor,
+                                      double* xaxis) {
+  int p = m->body_parentid[b];
+  sreal ppos[3], pquat[4], pR[9], lpos[3], lquat[4], pos[3], quat[4], R[9];
+  SAPT(sapw_load3)(ppos, xpos + 3 * p);
+  for (int k = 0; k < 4; k++) pquat[k] = (sreal)xquat[4 * p + k];
+  for (int k = 0; k < 9; k++) pR[k] = (sreal)xmat[9 * p + k];
+  int id = m->body_mocapid[b];
+  const double* bpos = id >= 0 ? mocap_pos + 3 * id : m->body_pos + 3 * b;
+  const double* bquat = id >= 0 ? mocap_quat + 4 * id : m->body_quat + 4 * b;
+  SAPT(sapw_load3)(lpos, bpos);
+  for (int k = 0; k < 4; k++) lquat[k] = (sreal)bquat[k];
+  if (id >= 0) SAPT(sapu_normalizeQuat)(lquat);
+
+  /* pos = ppos + pR lpos, quat = pquat * lquat, then the body's joints */
+  SAPT(sapu_mulMatVec3)(pos, pR, lpos);
+  for (int k = 0; k < 3; k++) pos[k] += ppos[k];
+  SAPT(sapu_quatMul)(quat, pquat, lquat);
+  SAPT(sapu_normalizeQuat)(quat);
+  SAPT(sapw_applyJoints)(m, qpos, b, pos, quat, xanchor, xaxis);
+
+  SAPT(sapu_quat2Mat)(R, quat);
+  SAPT(sapw_store)(xpos + 3 * b, pos, 3);
+  SAPT(sapw_store)(xquat + 4 * b, quat, 4);
+  SAPT(sapw_store)(xmat + 9 * b, R, 9);
+  SAPT(sapw_childFrame)(xipos + 3 * b, ximat ? ximat + 9 * b : (double*)0, pos, R, m->body_ipos + 3 * b,
+                        m->body_iquat + 4 * b);
+}
+
+/* poses of bodies, coms, joints and geoms of one world (sapw_kinematicsBody in tree order);
+ * its descendants follow a mocap body through their parent frames. geom_xpos NULL: no
  * geom frames (the sensors' kinematics). ta: the world's tree_asleep row, whose sleeping
  * trees keep the poses they have (kernels/sleep.h; their qpos is the one those poses were
  * computed from), or NULL: every body */
@@ -117,34 +161,10 @@ SAP_HD void SAPT(sapw_kinematics)(const sapModel* m, const double* qpos, const d
   xquat[0] = 1; xquat[1] = xquat[2] = xquat[3] = 0;
   for (int k = 0; k < 9; k++) xmat[k] = ximat[k] = (k % 4 == 0) ? 1 : 0;
 
-  for (int b = 1; b < m->nbody; b++) {
-    if (sapw_treeSleeps(ta, m->body_treeid[b])) continue;
-    int p = m->body_parentid[b];
-    sreal ppos[3], pquat[4], pR[9], lpos[3], lquat[4], pos[3], quat[4], R[9];
-    SAPT(sapw_load3)(ppos, xpos + 3 * p);
-    for (int k = 0; k < 4; k++) pquat[k] = (sreal)xquat[4 * p + k];
-    for (int k = 0; k < 9; k++) pR[k] = (sreal)xmat[9 * p + k];
-    int id = m->body_mocapid[b];
-    const double* bpos = id >= 0 ? mocap_pos + 3 * id : m->body_pos + 3 * b;
-    const double* bquat = id >= 0 ? mocap_quat + 4 * id : m->body_quat + 4 * b;
-    SAPT(sapw_load3)(lpos, bpos);
-    for (int k = 0; k < 4; k++) lquat[k] = (sreal)bquat[k];
-    if (id >= 0) SAPT(sapu_normalizeQuat)(lquat);
-
-    /* pos = ppos + pR lpos, quat = pquat * lquat, then the body's joints */
-    SAPT(sapu_mulMatVec3)(pos, pR, lpos);
-    for (int k = 0; k < 3; k++) pos[k] += ppos[k];
-    SAPT(sapu_quatMul)(quat, pquat, lquat);
-    SAPT(sapu_normalizeQuat)(quat);
-    SAPT(sapw_applyJoints)(m, qpos, b, pos, quat, xanchor, xaxis);
-
-    SAPT(sapu_quat2Mat)(R, quat);
-    SAPT(sapw_store)(xpos + 3 * b, pos, 3);
-    SAPT(sapw_store)(xquat + 4 * b, quat, 4);
-    SAPT(sapw_store)(xmat + 9 * b, R, 9);
-    SAPT(sapw_childFrame)(xipos + 3 * b, ximat + 9 * b, pos, R, m->body_ipos + 3 * b,
-                          m->body_iquat + 4 * b);
-  }
+  for (int b = 1; b < m->nbody; b++)
+    if (!sapw_treeSleeps(ta, m->body_treeid[b]))
+      SAPT(sapw_kinematicsBody)(m, qpos, mocap_pos, mocap_quat, b, xpos, xquat, xmat, xipos, ximat, xanchor,
+                                xaxis);
 
   for (int g = 0; geom_xpos && g < m->ngeom; g++) {
     int b = m->geom_bodyid[g];
@@ -958,13 +978,15 @@ SAP_HD void SAPT(sapw_xfrc)(const sapModel* m, const double* xfrc, const double*
 /* ---- free motion -------------------------------------------------------------- */
 
 /* One world: cdof/cref, A = M + diag(armature) + h diag(damping), c(q,v), forces,
- * and v* = v + h A^-1 (tau_applied + tau_passive + tau_actuator - c), springs at q + h/2 v under
- * the midpoint rule (midpoint: sapw_springShift).
+ * and v* = v + h A^-1 (tau_applied + tau_passive + tau_actuator - c), springs and gravity at
+ * q + h/2 v under the midpoint rule (midpoint: sapw_springShift, gravity_shift.h; pose_fp32: the
+ * precision the step's poses were computed in, which the gravity shift's poses at q + h/2 v
+ * repeat).
  * Returns 0, or a positive number if A is not positive definite. */
 SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drives, int midpoint,
-                                 const double* qpos, const double* qvel, const double* ctrl,
+                                 int pose_fp32, const double* qpos, const double* qvel, const double* ctrl,
                                  const double* act, const double* qfrc_applied,
-                                 const double* xfrc_applied, const double* xpos,
+                                 const double* xfrc_applied, const double* xpos, const double* xquat,
                                  const double* xmat, const double* xipos, const double* ximat,
                                  const double* xanchor, const double* xaxis, double* cref,
                                  double* cdof, double* qA, double* qfrc_bias,
@@ -1007,7 +1029,12 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
 
   for (int i = 0; i < nv; i++)
     x[i] = (sreal)(qfrc_applied[i] + qfrc_passive[i] + qfrc_actuator[i] - qfrc_bias[i] + vstar[i]);
-  if (midpoint) SAPT(sapw_springShift)(m, qpos, qvel, &fr, 0.5 * h, x);
+  if (midpoint) {  /* springs and gravity at q + h/2 v (gravity_shift.h) */
+    SAPT(sapw_springShift)(m, qpos, qvel, &fr, 0.5 * h, x);
+    const double* g = sapw_gravityShift(m, pose_fp32, qpos, qvel, 0.5 * h, xpos, xquat, xmat, xipos, xanchor, xaxis,
+                                        fs.grav, ta);
+    for (int i = 0; g && i < nv; i++) x[i] += (sreal)g[i];
+  }
   /* one thread per world: the unblocked factorization, by dof trees: each tree's block
    * factors and solves on its own, the same operations as the whole matrix's factorization
    * without its exact-zero terms, so the same bits, at sum n_t^3 instead of nv^3 */

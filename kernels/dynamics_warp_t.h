@@ -10,9 +10,9 @@
 #define sreal SAP_REAL
 
 SAP_DEV int SAPT(sapv_freeMotion)(const sapModel* m, double h, int explicit_drives, int midpoint,
-                                  const double* qpos, const double* qvel, const double* ctrl,
+                                  int pose_fp32, const double* qpos, const double* qvel, const double* ctrl,
                                   const double* act, const double* qfrc_applied,
-                                 const double* xfrc_applied, const double* xpos,
+                                  const double* xfrc_applied, const double* xpos, const double* xquat,
                                   const double* xmat, const double* xipos, const double* ximat,
                                   const double* xanchor, const double* xaxis, double* cref,
                                   double* cdof, double* qA, double* qfrc_bias,
@@ -78,6 +78,9 @@ SAP_DEV int SAPT(sapv_freeMotion)(const sapModel* m, double h, int explicit_driv
   if (midpoint && lane == 0) {
     SAPT(sapTenFrames) fr = {xpos, xmat, cref, cdof};
     SAPT(sapw_springShift)(m, qpos, qvel, &fr, 0.5 * h, x);
+    const double* g = sapw_gravityShift(m, pose_fp32, qpos, qvel, 0.5 * h, xpos, xquat, xmat, xipos, xanchor, xaxis,
+                                        fs.grav, (const int*)0);
+    for (int i = 0; g && i < nv; i++) x[i] += (sreal)g[i];
   }
   __syncwarp();
   int fail = SAPT(sapv_cholFactor)(L, nv, nv, lane);

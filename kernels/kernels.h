@@ -52,6 +52,14 @@ SAP_HD int sapb_popc(unsigned x) {
 #endif
 }
 
+/* G(q + hs v) - G(q), the midpoint rule's gravity shift of the free motion (gravity_shift.h,
+ * defined after the templates, whose kinematics it calls) */
+SAP_HD const double* sapw_gravityShift(const sapModel* m, int pose_fp32, const double* qpos, const double* qvel,
+                                       double hs, const double* xpos, const double* xquat, const double* xmat,
+                                       const double* xipos, const double* xanchor, const double* xaxis,
+                                       double* scratch, const int* ta);
+SAP_HD long sapw_gravityShiftDoubles(const sapModel* m);
+
 #include "sap_f32.h"
 #include "math_t.h"
 #include "sap_cholesky_t.h"
@@ -65,5 +73,7 @@ SAP_HD int sapb_popc(unsigned x) {
 #include "sap_block_t.h"
 #include "dynamics_t.h"
 #include "sap_end.h"
+
+#include "gravity_shift.h"
 
 #endif

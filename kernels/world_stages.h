@@ -55,12 +55,13 @@ SAP_HD void sapw_kinematicsWorld(const sapModel* m, const sapData* d, int w, int
 /* the arguments of sapw_freeMotion / sapv_freeMotion for world w of d (pointer to sapData) with
  * the world's model mw (sapw_worldView), T the scratch's precision; used here and by the warp
  * kernel (kernels/dynamics.cu) */
-#define SAPW_FREE_MOTION_ARGS(mw, d, w, h, explicit_drives, midpoint, T, con)                               \
-  (mw), (h), (explicit_drives), (midpoint), (d)->qpos + (size_t)(w) * (mw)->nq,                            \
+#define SAPW_FREE_MOTION_ARGS(mw, d, w, h, explicit_drives, midpoint, pose_fp32, T, con)                    \
+  (mw), (h), (explicit_drives), (midpoint), (pose_fp32), (d)->qpos + (size_t)(w) * (mw)->nq,                            \
       (d)->qvel + (size_t)(w) * (mw)->nv, (d)->ctrl_in + (size_t)(w) * (mw)->nu,                           \
       (d)->act + (size_t)(w) * (mw)->na, (d)->qfrc_applied + (size_t)(w) * (mw)->nv,                       \
       (d)->xfrc_applied + 6 * (size_t)(mw)->nbody * (w),                                                  \
-      (d)->xpos + 3 * (size_t)(mw)->nbody * (w), (d)->xmat + 9 * (size_t)(mw)->nbody * (w),                \
+      (d)->xpos + 3 * (size_t)(mw)->nbody * (w), (d)->xquat + 4 * (size_t)(mw)->nbody * (w),               \
+      (d)->xmat + 9 * (size_t)(mw)->nbody * (w),                                                          \
       (d)->xipos + 3 * (size_t)(mw)->nbody * (w), (d)->ximat + 9 * (size_t)(mw)->nbody * (w),              \
       (d)->xanchor + 3 * (size_t)(mw)->njnt * (w), (d)->xaxis + 3 * (size_t)(mw)->njnt * (w),              \
       (d)->cref + 3 * (size_t)(mw)->nbody * (w), (d)->cdof + 6 * (size_t)(mw)->nv * (w),                   \
@@ -75,13 +76,15 @@ SAP_HD void sapw_kinematicsWorld(const sapModel* m, const sapData* d, int w, int
  * solve and the integrator turn into SAP_WORLD_NONFINITE. ta: the world's tree_asleep row, whose
  * sleeping trees get v* = 0 at no cost (kernels/sleep.h), or NULL: every tree */
 SAP_HD void sapw_freeMotionWorld(const sapModel* m, const sapData* d, int w, double h, int explicit_drives,
-                                 int midpoint, int fp32, const int* ta) {
+                                 int midpoint, int pose_fp32, int fp32, const int* ta) {
   sapModel view;
   const sapModel* mw = sapw_worldView(m, w, &view);
   sapWorldContacts con = sapw_worldContacts(d, w);
   sapw_controlInput(m, d, w);  /* the step's control input, read by the stages from here on */
-  int fail = fp32 ? sapw_freeMotion_f32(SAPW_FREE_MOTION_ARGS(mw, d, w, h, explicit_drives, midpoint, float, &con), ta)
-                  : sapw_freeMotion_f64(SAPW_FREE_MOTION_ARGS(mw, d, w, h, explicit_drives, midpoint, double, &con), ta);
+  int fail = fp32 ? sapw_freeMotion_f32(SAPW_FREE_MOTION_ARGS(mw, d, w, h, explicit_drives, midpoint, pose_fp32, float,
+                                                              &con), ta)
+                  : sapw_freeMotion_f64(SAPW_FREE_MOTION_ARGS(mw, d, w, h, explicit_drives, midpoint, pose_fp32, double,
+                                                              &con), ta);
   if (fail)
     for (int i = 0; i < m->nv; i++) d->vstar[(size_t)w * m->nv + i] = (double)NAN;
 }

@@ -156,8 +156,8 @@ static void test_oracle_fp32(void) {
 /* free motion v* = v + h A^-1 (tau - c) against MuJoCo's own forward dynamics:
  * with damping folded into A implicitly, (A) (v* - v)/h = tau - c - D v must hold */
 /* A (v* - v)/h = tau - c. sap_euler: tau = the passive, actuator and bias forces at (q, v);
- * midpoint: the springs act at q + h/2 v (sapw_springShift), the oracle MuJoCo 4's
- * qfrc_spring at the hinge and slide positions moved by h/2 v */
+ * midpoint: the springs and gravity act at q + h/2 v (sapw_springShift, gravity_shift.h), the
+ * oracle MuJoCo 4's qfrc_spring, gravity and gravity compensation at mj_integratePos(q, v, h/2) */
 static void test_free_motion_residual(void) {
   for (int mid = 0; mid < 2; mid++)
     for (int sc = 0; sc < NSCENE; sc++) {
@@ -177,15 +177,15 @@ static void test_free_motion_residual(void) {
       sapc_kinematics(s);
       sapc_freeMotion(s);
       const sapData* d = sap_data(s);
-      if (mid) {  // MuJoCo's spring force at the moved positions minus at q
-        mju_copy(md->qvel, v, nv);
-        mj_forward(mj, md);
-        for (int i = 0; i < nv; i++) shift[i] = -md->qfrc_spring[i];
-        for (int j = 0; j < mj->njnt; j++)
-          if (mj->jnt_type[j] == mjJNT_HINGE || mj->jnt_type[j] == mjJNT_SLIDE)
-            md->qpos[mj->jnt_qposadr[j]] += 0.5 * s->h * v[mj->jnt_dofadr[j]];
-        mj_forward(mj, md);
-        for (int i = 0; i < nv; i++) shift[i] += md->qfrc_spring[i];
+      if (mid) {  /* MuJoCo's spring and compensated gravity forces at q + h/2 v minus at q: qfrc_spring -
+                   * qfrc_bias + qfrc_gravcomp at zero velocity (bias = gravity alone) */
+        for (int half = 0; half < 2; half++) {
+          if (half) mj_integratePos(mj, md->qpos, v, 0.5 * s->h);
+          mju_zero(md->qvel, nv);
+          mj_forward(mj, md);
+          for (int i = 0; i < nv; i++)
+            shift[i] += (half ? 1 : -1) * (md->qfrc_spring[i] - md->qfrc_bias[i] + md->qfrc_gravcomp[i]);
+        }
       }
       for (int i = 0; i < nv; i++) {
         double r = 0;
@@ -370,18 +370,22 @@ static void test_scratch_from_carve(void) {
       int nb = m->nbody, nv = m->nv;
       int fail;
 #define FM_ARGS(T)                                                                                          \
-  m, 1e-3, 0, 0, d->qpos, d->qvel, d->ctrl, d->act, d->qfrc_applied, d->xfrc_applied, d->xpos, d->xmat, d->xipos, d->ximat,   \
-      d->xanchor,                                                                                         \
+  m, 1e-3, 0, 1, fp32, d->qpos, d->qvel, d->ctrl, d->act, d->qfrc_applied, d->xfrc_applied, d->xpos, d->xquat,  \
+      d->xmat, d->xipos, d->ximat, d->xanchor,                                                            \
       d->xaxis, d->cref, d->cdof, d->qA, d->qfrc_bias, d->qfrc_passive, d->qfrc_actuator, d->vstar, (T*)buf, \
       (const sapWorldContacts*)0, (const int*)0
       if (fp32) fail = sapw_freeMotion_f32(FM_ARGS(float));
       else fail = sapw_freeMotion_f64(FM_ARGS(double));
 #undef FM_ARGS
       CHECK(!fail, "%s fp%d: free motion failed", sc < 4 ? scenes[sc] : "chain", fp32 ? 32 : 64);
-      long end = fm_touched_end(buf, n + FM_GUARD);
-      long hand = (long)(fp32 ? sizeof(float) : sizeof(double)) * (38L * nb + 8L * nv + (long)nv * nv);
-      CHECK(end == n, "%s fp%d (nbody %d, nv %d): last byte written %ld, carve %ld bytes (hand count %ld)",
-            sc < 4 ? scenes[sc] : "chain", fp32 ? 32 : 64, nb, nv, end, n, hand);
+      /* the midpoint rule's gravity shift writes the carve's last region (its result) unless
+       * gravity cannot depend on q (box.xml: a free box with its com at its origin) */
+      long end = fm_touched_end(buf, n + FM_GUARD), grav = (long)sizeof(double) * sapw_gravityShiftDoubles(m);
+      int varies = sapw_gravityVaries(m);
+      CHECK(varies ? end == n : end <= n - grav, "%s fp%d (nbody %d, nv %d): last byte written %ld, carve %ld bytes "
+            "(gravity shift %ld bytes, %s)", sc < 4 ? scenes[sc] : "chain", fp32 ? 32 : 64, nb, nv, end, n, grav,
+            varies ? "used" : "unused");
+      CHECK(varies == (sc != 0), "%s: sapw_gravityVaries %d", sc < 4 ? scenes[sc] : "chain", varies);
       CHECK((long)d->nscratch >= sapw_integrateScratchBytes(m) && (long)d->nscratch >= n,
             "%s: scratch %ld bytes, integrator backup %ld, free motion %ld", sc < 4 ? scenes[sc] : "chain",
             (long)d->nscratch, sapw_integrateScratchBytes(m), n);
@@ -389,6 +393,97 @@ static void test_scratch_from_carve(void) {
       sap_free(s);
     }
   }
+}
+
+/* ---- the midpoint rule's gravity shift (kernels/gravity_shift.h) ----------------- */
+
+/* bodies unlike each other: a mocap handle carrying a hinged flap, a tilted base with a hinge,
+ * a slide and a second hinge on one body, a ball chain, a free body with its com off its origin
+ * and a welded child, gravity compensation on two bodies (one through its actuator), masses
+ * from 1e-3 to 30 kg, lengths from 1 cm to 2 m, gravity tilted */
+static const char* GSHIFT_XML =
+    "<mujoco><option gravity='0.7 -0.4 -9.81'/><worldbody>"
+    "<body name='handle' mocap='true' pos='0.3 -1 1.2' quat='0.9 0.1 0.3 0.2'><geom size='.02' mass='0.5'/>"
+    "  <body pos='0.01 0 0'><joint type='hinge' axis='0 1 0.3'/>"
+    "    <geom type='box' size='.005 .02 .01' pos='0 0 -.01' mass='0.001'/></body></body>"
+    "<body pos='0 0 1' euler='20 -35 60'><joint type='hinge' axis='1 0.2 0' pos='0.1 0 0'/>"
+    "  <joint type='slide' axis='0 1 1'/><joint type='hinge' axis='0 0 1' pos='0 0.3 0'/>"
+    "  <geom type='capsule' size='.04' fromto='0 0 0 0.5 0 -0.5' mass='3'/>"
+    "  <body pos='0.5 0 -0.5' gravcomp='0.5'><joint type='ball'/>"
+    "    <geom type='capsule' size='.03' fromto='0 0 0 0 0 -2' mass='30'/>"
+    "    <body pos='0 0 -2' euler='0 90 0' gravcomp='1'><joint name='wrist' type='hinge' axis='1 0 0' "
+    "      actuatorgravcomp='true'/><geom type='box' size='.01 .2 .03' pos='0 .2 0' mass='0.2'/></body></body></body>"
+    "<body pos='1 2 3'><freejoint/><inertial pos='0.3 -0.2 0.1' mass='2' diaginertia='0.1 0.2 0.3'/>"
+    "  <body pos='0 0.4 0'><geom size='.1' mass='0.7'/></body></body>"
+    "</worldbody><actuator><motor joint='wrist'/></actuator></mujoco>";
+
+/* G(q + hs v) - G(q) from sapw_gravityShift at the step's poses against MuJoCo 4's gravity
+ * (qfrc_bias at zero velocity, less qfrc_gravcomp) at mj_integratePos(q, v, hs) and at q, at
+ * random states, velocities over decades and both pose precisions; v = 0 gives exact zeros */
+static void test_gravity_shift(void) {
+  const char* path = fx_tempFile("gshift.xml", GSHIFT_XML);
+  char err[1000];
+  mjModel* mj = mj_loadXML(path, NULL, err, sizeof(err));
+  CHECK(mj != NULL, "%s", err);
+  if (!mj) return;
+  mjData* md = mj_makeData(mj);
+  int nq = mj->nq, nv = mj->nv;
+  double *qpos = malloc(sizeof(double) * nq), *qvel = malloc(sizeof(double) * nv), *g0 = malloc(sizeof(double) * nv);
+  double* ctrl = calloc(mj->nu + 1, sizeof(double));
+  for (int fp32 = 0; fp32 < 2; fp32++) {
+    sapSim* s = fx_sim(path, 1, fp32 ? "device=cpu preset=approx32 boundary_pose_precision=fp32"
+                                     : "device=cpu preset=approx64 boundary_pose_precision=fp64");
+    if (!s) break;
+    const sapModel* m = sap_model(s);
+    const sapData* d = sap_data(s);
+    CHECK(sapw_gravityVaries(m), "the shift scene's gravity depends on q");
+    double* scratch = malloc(sizeof(double) * sapw_gravityShiftDoubles(m));
+    double worst = 0;
+    for (int trial = 0; trial < 120; trial++) {
+      random_state(mj, qpos, qvel, ctrl);
+      double vscale = pow(10, check_uniform(-3, 1.5)), hs = 0.5 * pow(10, check_uniform(-3.3, -1.3));
+      for (int i = 0; i < nv; i++) qvel[i] *= vscale;
+      sap_set(s, SAP_FIELD_QPOS, NULL, 1, qpos);
+      sap_set(s, SAP_FIELD_QVEL, NULL, 1, qvel);
+      sapc_kinematics(s);
+      const double* g = sapw_gravityShift(m, fp32, d->qpos, d->qvel, hs, d->xpos, d->xquat, d->xmat, d->xipos,
+                                          d->xanchor, d->xaxis, scratch, (const int*)0);
+      CHECK(g != NULL, "trial %d: no shift", trial);
+      if (!g) break;
+      double scale = 0;
+      for (int half = 0; half < 2; half++) {
+        mju_copy(md->qpos, qpos, nq);
+        if (half) mj_integratePos(mj, md->qpos, qvel, hs);
+        mju_zero(md->qvel, nv);
+        mj_forward(mj, md);
+        for (int i = 0; i < nv; i++) {
+          double G = -md->qfrc_bias[i] + md->qfrc_gravcomp[i];
+          if (half) g0[i] = G - g0[i];
+          else g0[i] = G;
+          scale = fmax(scale, fabs(G));
+        }
+      }
+      /* fp64 poses: to rounding; fp32 poses (ulp 6e-8 times lever arms of up to 2.5 m): 2e-6 of the largest gravity force */
+      double tol = fp32 ? 2e-6 * scale : 1e-12 * scale;
+      for (int i = 0; i < nv; i++) {
+        CHECK_CLOSE(g[i], g0[i], tol, 0, "fp%d trial %d dof %d (hs %g, |v| x %g)", fp32 ? 32 : 64, trial, i, hs,
+                    vscale);
+        worst = fmax(worst, fabs(g[i] - g0[i]) / scale);
+      }
+      /* at rest the shift is exactly zero, in either precision */
+      for (int i = 0; i < nv; i++) qvel[i] = 0;
+      sap_set(s, SAP_FIELD_QVEL, NULL, 1, qvel);
+      g = sapw_gravityShift(m, fp32, d->qpos, d->qvel, hs, d->xpos, d->xquat, d->xmat, d->xipos, d->xanchor,
+                            d->xaxis, scratch, (const int*)0);
+      for (int i = 0; i < nv; i++) CHECK(g[i] == 0, "fp%d trial %d dof %d at rest: %g", fp32 ? 32 : 64, trial, i, g[i]);
+    }
+    if (getenv("SAPSIM_TEST_VERBOSE")) printf("  gravity shift fp%d: worst |sapsim - MuJoCo| / max |G| = %.2e\n", fp32 ? 32 : 64, worst);
+    free(scratch);
+    sap_free(s);
+  }
+  free(qpos), free(qvel), free(g0), free(ctrl);
+  mj_deleteData(md);
+  mj_deleteModel(mj);
 }
 
 int main(void) {
@@ -399,5 +494,6 @@ int main(void) {
   RUN(test_model_features);
   RUN(test_model_features_active);
   RUN(test_scratch_from_carve);
+  RUN(test_gravity_shift);
   return check_summary("test_dynamics");
 }

@@ -344,8 +344,11 @@ static void test_friction_pendulum(void) {
   double tsd = ts;
   pend_run("approx64", h, T, &q, &v, &ts);
   pend_run("approx64", h / 4, T, &q4, &v4, &ts4);
-  CHECK(fabs(q - qa) < 0.02, "midpoint: rest angle %g (analytic %g)", q, qa);
-  CHECK(fabs(q4 - qa) <= 0.35 * fabs(q - qa), "midpoint: first-order convergence (h %g, h/4 %g)", q - qa, q4 - qa);
+  /* with gravity at q + h/2 v (kernels/gravity_shift.h) the midpoint rule's swing no longer
+   * overshoots the stop (it did by O(h): 0.35 of the error left at h/4); what remains is the
+   * sticking creep, within drake's bound */
+  CHECK_CLOSE(q, qa, sigma * h * mgl * T / a, 0, "midpoint: rest angle (h)");
+  CHECK_CLOSE(q4, qa, sigma * h * mgl * T / a, 0, "midpoint: rest angle (h/4)");
   CHECK_CLOSE(v, -sigma * h * mgl * sin(q) / a, 0, 1e-2, "midpoint: creep velocity");
   if (getenv("SAPSIM_TEST_VERBOSE"))
     fprintf(stderr, "  analytic %.6f midpoint %.6f (h/4 %.6f) stop %.3f drake stop %.3f\n", qa, q, q4, ts, tsd);
