@@ -31,6 +31,8 @@
   X(double, jnt_stiffnesspoly, (m)->njnt * SAP_NPOLY)            \
   X(double, jnt_range, (m)->njnt * 2)                            \
   X(double, jnt_margin, (m)->njnt)                               \
+  X(int, jnt_actfrcsum, (m)->njnt)                               \
+  X(double, jnt_actfrcrange, (m)->njnt * 2)                      \
   X(int, dof_bodyid, (m)->nv)                                    \
   X(int, dof_jntid, (m)->nv)                                     \
   X(int, dof_parentid, (m)->nv)                                  \

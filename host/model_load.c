@@ -474,23 +474,31 @@ static sapStatus check_equality(const mjModel* mj, const char* path) {
 }
 
 /* number of actuators with a joint transmission on joint j */
-static int joint_actuators(const mjModel* mj, int j) {
-  int n = 0;
-  for (int i = 0; i < mj->nactuator; i++)
-    n += mj->actuator_trntype[i] == mjTRN_JOINT && mj->actuator_trnid[2 * i] == j;
-  return n;
+/* body b is body a or below it */
+static int body_below(const mjModel* mj, int b, int a) {
+  for (; b > 0; b = mj->body_parentid[b])
+    if (b == a) return 1;
+  return 0;
 }
 
-/* a tendon of a driven tendon actuator passes through joint j (any spatial tendon may) */
-static int joint_in_actuated_tendon(const mjModel* mj, int j) {
-  for (int i = 0; i < mj->nactuator; i++) {
-    if (mj->actuator_trntype[i] != mjTRN_TENDON) continue;
-    int t = mj->actuator_trnid[2 * i];
-    if (mj->wrap_type[mj->tendon_adr[t]] != mjWRAP_JOINT) return 1;  // spatial: may move any joint
-    for (int w = mj->tendon_adr[t]; w < mj->tendon_adr[t] + mj->tendon_num[t]; w++)
-      if (mj->wrap_objid[w] == j) return 1;
+/* whether actuator i's force can reach joint j's dof: through its joint, a fixed tendon over j,
+ * any spatial tendon (it may move any joint), a site (or its refsite) or an adhesion body at or
+ * below j's body (their wrenches act on the dofs above them); 2 for the site and body ones (an
+ * adhesion body's contact partners are not followed) */
+static int actuator_reaches(const mjModel* mj, int i, int j) {
+  int id = mj->actuator_trnid[2 * i], ref = mj->actuator_trnid[2 * i + 1], jb = mj->jnt_bodyid[j];
+  switch (mj->actuator_trntype[i]) {
+    case mjTRN_JOINT: return id == j;
+    case mjTRN_TENDON:
+      if (mj->wrap_type[mj->tendon_adr[id]] != mjWRAP_JOINT) return 1;
+      for (int w = mj->tendon_adr[id]; w < mj->tendon_adr[id] + mj->tendon_num[id]; w++)
+        if (mj->wrap_objid[w] == j) return 1;
+      return 0;
+    case mjTRN_SITE:
+      return 2 * (body_below(mj, mj->site_bodyid[id], jb) || (ref >= 0 && body_below(mj, mj->site_bodyid[ref], jb)));
+    case mjTRN_BODY: return 2 * body_below(mj, id, jb);
+    default: return 1;
   }
-  return 0;
 }
 
 static sapStatus check_actuators(const mjModel* mj, const char* path) {
@@ -527,15 +535,6 @@ static sapStatus check_actuators(const mjModel* mj, const char* path) {
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: actuator '%s' adds damping on a transmission other than a joint or tendon, which "
                       "is not supported", path, name);
-  }
-  /* joint actuatorfrcrange becomes the force limit of the joint's one actuator */
-  for (int j = 0; j < mj->njnt; j++) {
-    if (!mj->jnt_actfrclimited[j]) continue;
-    const char* name = mjname(mj, mj->name_jntadr, j);
-    if (joint_actuators(mj, j) > 1 || joint_in_actuated_tendon(mj, j))
-      return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: joint '%s' limits the total force of several actuators (actuatorfrcrange); "
-                      "sapsim supports the limit for a joint driven by one joint actuator", path, name);
   }
   return SAP_OK;
 }
@@ -815,8 +814,8 @@ static void copy_geoms(sapModel* m, const mjModel* mj) {
   }
 }
 
-/* a joint's actuatorfrcrange clips gear * force of its one actuator (check_actuators
- * refused joints with several): intersect it, in actuator units, with forcerange */
+/* a joint's actuatorfrcrange clips gear * force of its one actuator (joint_force_limits): intersect
+ * it, in actuator units, with forcerange */
 static void limit_by_joint(sapModel* m, const mjModel* mj, int i) {
   int j = mj->actuator_trnid[2 * i];
   double g = mj->actuator_gear[6 * i];
@@ -835,6 +834,42 @@ static void limit_by_joint(sapModel* m, const mjModel* mj, int i) {
     r[1] = hi;
   }
   m->actuator_forcelimited[i] = 1;
+}
+
+/* MuJoCo clamps qfrc_actuator at each dof of a joint with actuatorfrcrange (mj_fwdActuation's
+ * last step). Where one joint actuator on the joint is all that reaches it (and also where that
+ * one is a servo and site or adhesion actuators reach it too: their share is not clamped), the
+ * clamp is that actuator's own force limit (limit_by_joint), which holds for SAP's implicit drives
+ * too; otherwise sapsim clamps the explicit sum at the end of the free motion's actuation
+ * (jnt_actfrcsum), which needs every actuator that reaches the joint to be a force actuator */
+static sapStatus joint_force_limits(sapModel* m, const mjModel* mj, const char* path) {
+  for (int j = 0; j < mj->njnt; j++) {
+    if (!mj->jnt_actfrclimited[j]) continue;
+    int nj = 0, ns = 0, one = -1;
+    for (int i = 0; i < mj->nu; i++) {
+      int r = actuator_reaches(mj, i, j);
+      if (r == 1) nj++, one = i;
+      ns += r == 2;
+    }
+    int servo = one >= 0 && (m->actuator_kind[one] == SAP_ACT_POSITION || m->actuator_kind[one] == SAP_ACT_VELOCITY);
+    if (nj == 1 && mj->actuator_trntype[one] == mjTRN_JOINT && (ns == 0 || servo)) {
+      limit_by_joint(m, mj, one);
+      continue;
+    }
+    if (nj + ns == 0) continue;
+    for (int i = 0; i < mj->nu; i++)
+      if (actuator_reaches(mj, i, j) &&
+          (m->actuator_kind[i] == SAP_ACT_POSITION || m->actuator_kind[i] == SAP_ACT_VELOCITY))
+        return sap_fail(SAP_ERR_UNSUPPORTED,
+                        "%s: joint '%s' limits the total actuator force at its dof (actuatorfrcrange), and the "
+                        "servo '%s' acts there through a tendon or beside other actuators; a servo's force comes "
+                        "out of the SAP solve, so sapsim clamps such totals for force actuators only (motors, "
+                        "general laws, muscles), or the force of a joint's one actuator",
+                        path, mjname(mj, mj->name_jntadr, j), mjname(mj, mj->name_actuatoradr, i));
+    m->jnt_actfrcsum[j] = 1;
+    copy_num(m->jnt_actfrcrange + 2 * j, mj->jnt_actfrcrange + 2 * j, 2);
+  }
+  return SAP_OK;
 }
 
 /* activation dynamics and muscle parameters of actuator i (classified already) */
@@ -911,8 +946,9 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
     m->actuator_gear[i] = mj->actuator_gear[6 * i];
     copy_num(m->actuator_ctrlrange + 2 * i, mj->actuator_ctrlrange + 2 * i, 2);
     copy_num(m->actuator_forcerange + 2 * i, mj->actuator_forcerange + 2 * i, 2);
-    if (mj->actuator_trntype[i] == mjTRN_JOINT) limit_by_joint(m, mj, i);
   }
+  sapStatus st = joint_force_limits(m, mj, path);
+  if (st != SAP_OK) return st;
   for (int t = 0; t < mj->ntendon; t++) {
     m->tendon_adr[t] = mj->tendon_adr[t];
     m->tendon_num[t] = mj->tendon_num[t];

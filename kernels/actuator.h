@@ -157,6 +157,9 @@ SAP_HD void sapa_integrate(const sapModel* m, double h, const double* ctrl, doub
 
 /* an actuator implicit in the SAP solve (a drive row): position and velocity servos, none
  * with actuation off */
+/* MuJoCo's mju_clip of a joint's summed actuator force to its actuatorfrcrange r */
+SAP_HD double sapw_clampSum(double x, const double* r) { return x < r[0] ? r[0] : x > r[1] ? r[1] : x; }
+
 SAP_HD int sapa_isDrive(const sapModel* m, int u) {
   if (m->actuation_off) return 0;
   return m->actuator_kind[u] == SAP_ACT_POSITION || m->actuator_kind[u] == SAP_ACT_VELOCITY;

@@ -960,6 +960,12 @@ SAP_HD void SAPT(sapw_actuation)(const sapModel* m, double h, const double* qpos
       SAPT(sapw_tendonForce)(m, &fr, id, g * f, qfrc_actuator, (float*)0);
     }
   }
+  /* the joint-level clamp of the summed force (MuJoCo's mj_fwdActuation, jnt_actfrcsum) */
+  for (int j = 0; j < m->njnt; j++)
+    if (m->jnt_actfrcsum[j]) {
+      double* q = qfrc_actuator + m->jnt_dofadr[j];
+      *q = sapw_clampSum(*q, m->jnt_actfrcrange + 2 * j);
+    }
 }
 
 /* generalized forces of the bodies' applied wrenches xfrc (nbody x 6: force, torque at the com;

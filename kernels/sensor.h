@@ -1115,7 +1115,7 @@ SAP_HD void sapw_sensorAcc(const sapModel* m, const sapData* d, int w, const sap
               if (m->wrap_jnt[k] == id) g += m->actuator_gear[u] * m->wrap_coef[k];
           if (g != 0) q += g * sapw_sensorActuatorForce(m, d, w, S, sc, nc, u);
         }
-        out[0] = q;
+        out[0] = m->jnt_actfrcsum[id] ? sapw_clampSum(q, m->jnt_actfrcrange + 2 * id) : q;
         break;
       }
       default: break;

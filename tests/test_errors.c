@@ -143,8 +143,8 @@ static void test_mujoco4_fields_rejected(void) {
                          "<site site='a'/><site site='b'/></spatial></tendon></mujoco>", "spatial tendon 't'", "armature"},
       {"actgravcomp", "<mujoco><worldbody><body gravcomp='1'><joint name='j' type='hinge' actuatorgravcomp='true' "
                       "actuatorfrcrange='-1 1'/><geom size='.1'/></body></worldbody></mujoco>", "'j'", "actuatorgravcomp"},
-      {"twomotors", "<mujoco>" ONE("actuatorfrcrange='-1 1'", "") "<actuator><motor joint='j'/><motor joint='j'/>"
-                    "</actuator></mujoco>", "'j'", "several actuators"},
+      {"servoandmotor", "<mujoco>" ONE("actuatorfrcrange='-1 1'", "") "<actuator><position name='p' joint='j' "
+                        "kp='5'/><motor joint='j'/></actuator></mujoco>", "'j'", "servo 'p'"},
   };
 #undef ONE
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)

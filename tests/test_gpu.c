@@ -177,6 +177,9 @@ static void test_parity_contact(void) {
   // a moving and a world refsite, with actuatorpos/vel/frc sensors
   parity("scenes/refsite.xml", "approx64", 1, 100, 1e-6);
   parity("scenes/refsite.xml", "approx32", 1, 100, 1e-3);
+  // joint actuatorfrcrange over several actuators (the car pattern): the summed force clamped
+  parity("scenes/actuator_frcrange.xml", "approx64", 1, 100, 1e-6);
+  parity("scenes/actuator_frcrange.xml", "approx32", 1, 100, 1e-3);
   // fluid forces (inertia-box model: density, viscosity, wind) on free, hinged and ball bodies
   parity("scenes/fluid.xml", "approx64", 1, 100, 1e-6);
   parity("scenes/fluid.xml", "approx32", 1, 100, 1e-3);

@@ -527,12 +527,14 @@ static void test_equality_coupling(void) {
 static void test_refusals(void) {
   fx_refused("<mujoco>" WORLD "<tendon><spatial name='t' armature='1'><site site='s'/><site site='a'/>"
                  "</spatial></tendon></mujoco>", SAP_ERR_UNSUPPORTED, "tendon 't' has armature");
-  /* a joint's actuatorfrcrange with a spatial-tendon actuator, which may move any joint */
+  /* a joint's actuatorfrcrange with a servo on a spatial tendon, which may move any joint (a
+   * motor there joins the clamped sum, tests/test_joint_frcrange.c) */
   fx_refused("<mujoco><worldbody><site name='a' pos='0 0 1'/><body><joint name='j' axis='0 1 0' "
              "actuatorfrcrange='-1 1'/><geom name='g' size='.1'/><site name='s' pos='.2 0 0'/></body></worldbody>"
              "<tendon><spatial name='t'><site site='s'/><geom geom='g'/><site site='a'/></spatial></tendon>"
-             "<actuator><motor name='m' tendon='t'/></actuator></mujoco>",
-             SAP_ERR_UNSUPPORTED, "joint 'j' limits the total force of several actuators");
+             "<actuator><position name='m' tendon='t' kp='5'/></actuator></mujoco>",
+             SAP_ERR_UNSUPPORTED, "joint 'j' limits the total actuator force at its dof (actuatorfrcrange), and the "
+             "servo 'm'");
 }
 
 static void test_vs_mujoco(void) { vs_mujoco(SCENE, "el_cyl"); }

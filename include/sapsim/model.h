@@ -194,6 +194,11 @@ typedef struct sapModel {
   double* jnt_margin;     /* (njnt)       limit margin: the limit holds the joint at
                            * range[0] + margin and range[1] - margin (MuJoCo's reference
                            * pos - margin) */
+  int* jnt_actfrcsum;     /* (njnt)       1: actuatorfrcrange clamps the summed force of the force
+                           * actuators that reach the joint's dof (MuJoCo's joint-level clamp of
+                           * qfrc_actuator); 0: none, or folded into the forcerange of the joint's
+                           * one actuator */
+  double* jnt_actfrcrange; /* (njnt x 2)  that clamp's range (N m or N) */
 
   /* dofs */
   int* dof_bodyid;        /* (nv)         body moved by this dof */
