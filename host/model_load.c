@@ -905,13 +905,13 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
     memset(m->actuator_refsite + 7 * i, 0, 7 * sizeof(double));
     int ref = trn == mjTRN_SITE ? mj->actuator_trnid[2 * i + 1] : -1;
     /* a refsite gives the transmission a length and velocity (kernels/dynamics_t.h
-     * sapw_refsite): explicit laws of any kind act on it; servos are implicit drives (not yet) */
-    if (ref >= 0 && (m->actuator_kind[i] == SAP_ACT_POSITION || m->actuator_kind[i] == SAP_ACT_VELOCITY ||
-                     m->actuator_kind[i] == SAP_ACT_MUSCLE))
+     * sapw_refsite): explicit laws of any kind act on it, servos are SAP drive rows along its
+     * moment (sapw_buildDrives); muscles need a length range MuJoCo computes for them */
+    if (ref >= 0 && m->actuator_kind[i] == SAP_ACT_MUSCLE)
       return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: actuator '%s' is a position or velocity servo (or a muscle) on a site "
-                      "transmission with a refsite (Cartesian control), which is not supported; motors "
-                      "and explicit <general> laws on refsite transmissions are",
+                      "%s: actuator '%s' is a muscle on a site transmission with a refsite (Cartesian "
+                      "control), which is not supported; motors, servos and explicit <general> laws on "
+                      "refsite transmissions are",
                       path, mjname(mj, mj->name_actuatoradr, i));
     if (ref >= 0) {
       m->actuator_refbody[i] = mj->site_bodyid[ref];
@@ -1076,7 +1076,7 @@ static void copy_keys_names(sapModel* m, const mjModel* mj) {
 }
 
 /* scalar SAP constraint rows a world can need: one per position/velocity actuator
- * (PD drive), two per limited hinge/slide joint and per limited tendon, one per limited ball
+ * (PD drive; a refsite servo's over the site's and the refsite's chains), two per limited hinge/slide joint and per limited tendon, one per limited ball
  * joint (3 nonzeros), one per dof and
  * per tendon with frictionloss, one per joint/tendon equality, three per connect and six per
  * weld (three with torquescale 0), active at reset or not */
@@ -1084,14 +1084,19 @@ static void count_solve_rows(sapModel* m) {
   int n = 0;
   for (int u = 0; u < m->nu; u++)
     n += !m->actuation_off && (m->actuator_kind[u] == SAP_ACT_POSITION || m->actuator_kind[u] == SAP_ACT_VELOCITY);
+  m->nsolve_nnz = 1;
+  for (int u = 0; u < m->nu; u++)  // a refsite servo's row: the dofs of the site's and the refsite's chains
+    if (m->actuator_trntype[u] == SAP_TRN_SITE && m->actuator_refbody[u] >= 0) {
+      int nnz = chain_union(m, m->actuator_sitebody[u], m->actuator_refbody[u]);
+      if (nnz > m->nsolve_nnz) m->nsolve_nnz = nnz;
+    }
   for (int j = 0; j < m->njnt; j++)  // a ball joint's cone is one row over its 3 dofs
     if (m->jnt_limited[j]) n += m->jnt_type[j] == SAP_JNT_BALL ? 1 : 2;
   for (int t = 0; t < m->ntendon; t++) n += 2 * (m->tendon_limited[t] != 0);
   for (int i = 0; i < m->nv; i++) n += m->dof_frictionloss[i] > 0;
   for (int t = 0; t < m->ntendon; t++) n += m->tendon_frictionloss[t] > 0;
-  m->nsolve_nnz = 1;
   for (int j = 0; j < m->njnt; j++)
-    if (m->jnt_limited[j] && m->jnt_type[j] == SAP_JNT_BALL) m->nsolve_nnz = 3;
+    if (m->jnt_limited[j] && m->jnt_type[j] == SAP_JNT_BALL && m->nsolve_nnz < 3) m->nsolve_nnz = 3;
   for (int t = 0; t < m->ntendon; t++) {
     int nnz = m->tendon_spatial[t] ? m->nv : m->tendon_num[t];  // spatial: dofs merged, at most nv
     if (nnz > m->nsolve_nnz) m->nsolve_nnz = nnz;

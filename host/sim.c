@@ -140,10 +140,11 @@ sapStatus sap_create(const sapModel* m, const sapOptions* opt_in, int nworld, sa
                       i, m->eq_type[i] == SAP_EQ_CONNECT ? "connect" : "weld");
   /* a drive's force reaches qfrc_actuator through joint and fixed-tendon transmissions only */
   for (int u = 0; opt.body_outputs && opt.contacts && u < m->nu; u++)
-    if (sapa_isDrive(m, u) && m->actuator_trntype[u] == SAP_TRN_TENDON && m->tendon_spatial[m->actuator_trnid[u]])
+    if (sapa_isDrive(m, u) && ((m->actuator_trntype[u] == SAP_TRN_TENDON && m->tendon_spatial[m->actuator_trnid[u]]) ||
+                               m->actuator_trntype[u] == SAP_TRN_SITE))
       return sap_fail(SAP_ERR_UNSUPPORTED, "option body_outputs=1: actuator %d is a position/velocity servo "
-                      "on a spatial tendon, whose force qfrc_actuator does not include yet; use "
-                      "body_outputs=0", u);
+                      "on a %s, whose force qfrc_actuator does not include yet; use body_outputs=0", u,
+                      m->actuator_trntype[u] == SAP_TRN_SITE ? "site transmission (refsite)" : "spatial tendon");
 
   sapSim* s = (sapSim*)calloc(1, sizeof(sapSim));
   if (!s) return sap_fail(SAP_ERR_MEMORY, "sap_create: out of memory");

@@ -791,9 +791,10 @@ SAP_HD void SAPT(sapw_refsiteQuat)(const double* xmat, int b, const double* q, d
  *   moment_j = c_j . [T + (p_s - cref) x F; F] on the site's chain - the same at p_r on the
  *   refsite's chain, 0 on the dofs of both (common ancestors: MuJoCo clears those columns),
  *   F = R_r g_t, T = R_r g_r (MuJoCo's approximation: R_r's own motion is not differentiated).
- * vel (qvel non-NULL) = moment . qvel; qfrc (non-NULL) += f moment */
+ * vel (qvel non-NULL) = moment . qvel; qfrc (non-NULL) += f moment; row (non-NULL): the moment
+ * (a servo's SAP drive row, sapw_buildDrives; *ok = 0 when it does not fit) */
 SAP_HD void SAPT(sapw_refsite)(const sapModel* m, const SAPT(sapTenFrames)* fr, int i, const double* qvel,
-                               double f, double* qfrc, double* len, double* vel) {
+                               double f, double* qfrc, double* len, double* vel, sapRow* row, int* ok) {
   const double* st = m->actuator_site + 13 * i;  // pos, quat, gear[6]
   const double* rs = m->actuator_refsite + 7 * i;
   const double *gt = st + 7, *gr = st + 10;
@@ -828,7 +829,7 @@ SAP_HD void SAPT(sapw_refsite)(const sapModel* m, const SAPT(sapTenFrames)* fr, 
   }
   *len = l;
   if (vel) *vel = 0;
-  if (!qvel && !qfrc) return;
+  if (!qvel && !qfrc && !row) return;
   // the spatial forces about each side's cref, dotted with the motion subspaces
   double v = 0;
   for (int side = 0; side < 2; side++) {
@@ -845,6 +846,7 @@ SAP_HD void SAPT(sapw_refsite)(const sapModel* m, const SAPT(sapTenFrames)* fr, 
         if (side) mo = -mo;
         if (qvel) v += mo * qvel[j];
         if (qfrc) qfrc[j] += f * mo;
+        if (row) sapw_rowAdd(row, j, mo, ok);
       }
     }
   }
@@ -863,7 +865,7 @@ SAP_HD void SAPT(sapw_actuatorLength)(const sapModel* m, const double* qpos, con
     return;
   }
   if (m->actuator_trntype[i] == SAP_TRN_SITE && m->actuator_refbody[i] >= 0) {
-    SAPT(sapw_refsite)(m, fr, i, qvel, 0, (double*)0, len, vel);
+    SAPT(sapw_refsite)(m, fr, i, qvel, 0, (double*)0, len, vel, (sapRow*)0, (int*)0);
     return;
   }
   if (m->actuator_trntype[i] == SAP_TRN_SITE || m->actuator_trntype[i] == SAP_TRN_BODY) {
@@ -931,7 +933,7 @@ SAP_HD void SAPT(sapw_actuation)(const sapModel* m, double h, const double* qpos
     if (m->actuator_trntype[i] == SAP_TRN_JOINT) {
       qfrc_actuator[m->jnt_dofadr[id]] += g * f;
     } else if (m->actuator_trntype[i] == SAP_TRN_SITE && m->actuator_refbody[i] >= 0) {
-      SAPT(sapw_refsite)(m, &fr, i, (const double*)0, f, qfrc_actuator, &len, (double*)0);
+      SAPT(sapw_refsite)(m, &fr, i, (const double*)0, f, qfrc_actuator, &len, (double*)0, (sapRow*)0, (int*)0);
     } else if (m->actuator_trntype[i] == SAP_TRN_SITE) {
       /* site transmission (no refsite): the wrench gear * f in the site's frame, at the site
        * (MuJoCo's mjTRN_SITE moment); site = body frame * (pos, quat) */

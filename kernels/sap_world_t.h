@@ -78,10 +78,15 @@ SAP_HD int SAPT(sapw_buildDrives)(const sapModel* m, const sapData* d, int w, co
     sapRow row = sapw_row(P->sidx, P->sval, ns, P->snz);
     int ok = 1;
     double gear = m->actuator_gear[u], len;
-    if (m->actuator_trntype[u] == SAP_TRN_TENDON)
-      len = sapw_anyTendonRow(m, qpos, d->xpos + (long)w * 3 * m->nbody, d->xmat + (long)w * 9 * m->nbody, P->cref,
-                              P->cdof, m->actuator_trnid[u], gear, &row, &ok);
-    else len = sapw_jointRow(m, qpos, m->actuator_trnid[u], gear, &row, &ok);
+    const double *xpos = d->xpos + (long)w * 3 * m->nbody, *xmat = d->xmat + (long)w * 9 * m->nbody;
+    if (m->actuator_trntype[u] == SAP_TRN_TENDON) {
+      len = sapw_anyTendonRow(m, qpos, xpos, xmat, P->cref, P->cdof, m->actuator_trnid[u], gear, &row, &ok);
+    } else if (m->actuator_trntype[u] == SAP_TRN_SITE) {  // a refsite (Cartesian) servo: the moment
+      sapTenFrames_f64 fr = {xpos, xmat, P->cref, P->cdof};
+      sapw_refsite_f64(m, &fr, u, (const double*)0, 0, (double*)0, &len, (double*)0, &row, &ok);
+    } else {
+      len = sapw_jointRow(m, qpos, m->actuator_trnid[u], gear, &row, &ok);
+    }
     if (!ok) continue;
     double x = sapa_input(m, u, prm->h, d->ctrl_in + (long)w * m->nu, d->act + (long)w * m->na);
     double t = m->actuator_gain[u] * x + m->actuator_bias[u];  // target length or velocity

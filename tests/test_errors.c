@@ -72,8 +72,8 @@ static void test_bad_scenes(void) {
               SAP_ERR_UNSUPPORTED, "rope", "armature");
   expect_load(write_scene("siteact",
               "<mujoco><worldbody><site name='base'/><body><joint type='hinge'/><geom size='.1'/><site name='s'/></body>"
-              "</worldbody><actuator><position name='thruster' site='s' refsite='base' kp='5'/></actuator></mujoco>"),
-              SAP_ERR_UNSUPPORTED, "thruster", "refsite");
+              "</worldbody><actuator><position name='thruster' site='s' kp='5'/></actuator></mujoco>"),
+              SAP_ERR_UNSUPPORTED, "thruster", "which has no length");
   expect_load(write_scene("muscle",
               "<mujoco><worldbody><body><joint name='j' type='hinge'/><geom size='.1'/></body>"
               "</worldbody><actuator><general name='bicep' joint='j' dyntype='user'/></actuator></mujoco>"),

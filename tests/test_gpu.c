@@ -177,6 +177,9 @@ static void test_parity_contact(void) {
   // a moving and a world refsite, with actuatorpos/vel/frc sensors
   parity("scenes/refsite.xml", "approx64", 1, 100, 1e-6);
   parity("scenes/refsite.xml", "approx32", 1, 100, 1e-3);
+  // refsite servos: SAP drive rows along the transmission's moment
+  parity("scenes/refsite_servo.xml", "approx64", 1, 100, 1e-6);
+  parity("scenes/refsite_servo.xml", "approx32", 1, 100, 1e-3);
   // joint actuatorfrcrange over several actuators (the car pattern): the summed force clamped
   parity("scenes/actuator_frcrange.xml", "approx64", 1, 100, 1e-6);
   parity("scenes/actuator_frcrange.xml", "approx32", 1, 100, 1e-3);
