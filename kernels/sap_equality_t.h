@@ -32,6 +32,20 @@ SAP_HD void SAPT(sapw_rowAccum)(sapRow* row, int dof, double c, int* ok) {
   if (row->n < row->cap) row->idx[row->n] = -1;
 }
 
+/* rounding size of dof j's entry in a point row of body b's point p (x = p - cref), per unit
+ * of rounding: the entry lin + ang x x is formed from poses and cdof that carry absolute errors
+ * ~ eps |p| (positions) and eps (axes), so its error is ~ eps (|lin| + |ang| (|x| + |p|));
+ * summed as the row's Delassus weight (sapw_rowDelassus: entry^2 / A_jj) it gives the weight a
+ * row made of rounding alone would have (sapw_eqRowIsNoise) */
+SAP_HD double SAPT(sapw_eqNoiseWeight)(const double* cd, const double* x, const double* p, double scale,
+                                       double Ajj) {
+  double ang = sqrt(cd[0] * cd[0] + cd[1] * cd[1] + cd[2] * cd[2]);
+  double lin = sqrt(cd[3] * cd[3] + cd[4] * cd[4] + cd[5] * cd[5]);
+  double xn = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]), pn = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+  double e = scale * (lin + ang * (xn + pn));
+  return e * e / (Ajj > 1e-12 ? Ajj : 1e-12);
+}
+
 /* value of joint j (hinge/slide) or tendon t (fixed, or spatial: kernels/tendon.h from the
  * world's frames xf = {xpos, xmat, cref, cdof}); row += c d(value)/dv when row is not null */
 SAP_HD double SAPT(sapw_eqScalar)(const sapModel* m, const double* qpos, const double* const* xf, int tendon, int id,
@@ -117,14 +131,16 @@ SAP_HD void SAPT(sapw_eqPointBias)(const sapModel* m, const SAPT(sapProblem)* P,
 
 /* connect e, 3 rows from slot ns: g = p1 - p2, p_i = xpos_i + xmat_i anchor_i (world frame);
  * row r over the dof chains of both bodies: dp_i/dv_j = lin_j + ang_j x (p_i - cref);
- * kap = Jdot(v_n) v_n = acc_1 - acc_2 (sapw_eqPointBias) */
+ * kap = Jdot(v_n) v_n = acc_1 - acc_2 (sapw_eqPointBias); wn: the Delassus weight of a row of
+ * rounding per unit rounding^2 (sapw_eqNoiseWeight) */
 SAP_HD int SAPT(sapw_eqConnect)(const sapModel* m, const sapData* d, int w, int e, SAPT(sapProblem)* P, int ns,
-                                double g[3], double kap[3]) {
+                                double g[3], double kap[3], double* wn) {
   const double* v = d->qvel + (long)w * m->nv;
   const double* a = m->eq_data + SAP_EQ_NDATA * e;
-  int ok = 1;
+  int ok = 1, nv = m->nv;
   sapRow row[3];
   for (int r = 0; r < 3; r++) row[r] = sapw_row(P->sidx, P->sval, ns + r, P->snz);
+  *wn = 0;
   for (int s = 0; s < 2; s++) {
     int b = s ? m->eq_obj2id[e] : m->eq_obj1id[e];
     const double* xp = d->xpos + ((long)w * m->nbody + b) * 3;
@@ -144,6 +160,7 @@ SAP_HD int SAPT(sapw_eqConnect)(const sapModel* m, const sapData* d, int w, int 
       double u[3] = {cd[3] + cd[1] * x[2] - cd[2] * x[1], cd[4] + cd[2] * x[0] - cd[0] * x[2],
                      cd[5] + cd[0] * x[1] - cd[1] * x[0]};
       for (int r = 0; r < 3; r++) SAPT(sapw_rowAccum)(&row[r], j, sign * u[r], &ok);
+      *wn += SAPT(sapw_eqNoiseWeight)(cd, x, p, 1, P->A[(long)j * nv + j]);
     }
   }
   return ok;
@@ -167,14 +184,18 @@ SAP_HD void SAPT(sapw_eqQuatMul)(double* r, const double* a, const double* b) {
  * With q_i' = d/dt q_i = 1/2 [w_i] q_i (world angular velocity), d/dt(A B) = 1/2 A [w1 - w2] B,
  * so the rotation row of dof j is ts/2 Im(A [cdof_ang_j] B), linear in the axis: its 3x3 map
  * M e_k = Im(A [e_k] B) is formed once. kap = Jdot(v_n) v_n as for connect, and for the
- * rotation the second derivative of ts Im(A B) at zero acceleration. */
+ * rotation the second derivative of ts Im(A B) at zero acceleration. wn[0], wn[1]: the
+ * rounding weights (sapw_eqNoiseWeight) of the position rows and of the rotation rows, whose
+ * entries ts/2 Im(A [ang] B) have rounding ~ eps ts/2 |ang| */
 SAP_HD int SAPT(sapw_eqWeld)(const sapModel* m, const sapData* d, int w, int e, SAPT(sapProblem)* P, int ns,
-                             double g[6], double kap[6]) {
+                             double g[6], double kap[6], double wn[2]) {
   const double* v = d->qvel + (long)w * m->nv;
   double om[2][3], dom[2][3];
   const double* a = m->eq_data + SAP_EQ_NDATA * e;
-  int ok = 1, nr = a[10] != 0 ? 6 : 3;
+  int ok = 1, nr = a[10] != 0 ? 6 : 3, nv = m->nv;
   int b1 = m->eq_obj1id[e], b2 = m->eq_obj2id[e];
+  double zero[3] = {0, 0, 0};
+  wn[0] = wn[1] = 0;
   sapRow row[6];
   for (int r = 0; r < nr; r++) row[r] = sapw_row(P->sidx, P->sval, ns + r, P->snz);
   // A = (q2 q2')^-1, B = q1 q1', residual ts Im(A B)
@@ -212,6 +233,9 @@ SAP_HD int SAPT(sapw_eqWeld)(const sapModel* m, const sapData* d, int w, int e, 
                      cd[5] + cd[0] * x[1] - cd[1] * x[0], 0, 0, 0};
       for (int r = 0; r < 3; r++) u[3 + r] = M[3 * r] * cd[0] + M[3 * r + 1] * cd[1] + M[3 * r + 2] * cd[2];
       for (int r = 0; r < nr; r++) SAPT(sapw_rowAccum)(&row[r], j, sign * u[r], &ok);
+      double Ajj = P->A[(long)j * nv + j], cda[6] = {cd[0], cd[1], cd[2], 0, 0, 0};
+      wn[0] += SAPT(sapw_eqNoiseWeight)(cd, x, p, 1, Ajj);
+      wn[1] += SAPT(sapw_eqNoiseWeight)(cda, zero, zero, 0.5 * fabs(a[10]), Ajj);
     }
   }
   // rotation: d2/dt2 Im(A B) at qacc = 0 = 1/2 Im(-1/2 A [w2][dw] B + A [D1 - D2] B + 1/2 A [dw][w1] B)
@@ -245,14 +269,14 @@ SAP_HD int SAPT(sapw_buildEquality)(const sapModel* m, const sapData* d, int w, 
     for (int j = 0; j < nv; j++) vav += vn[i] * P->A[(long)i * nv + j] * vn[j];
   for (int e = 0; e < m->neq; e++) {
     if (!active[e]) continue;
-    double g[6], kap[6] = {0, 0, 0, 0, 0, 0};
+    double g[6], kap[6] = {0, 0, 0, 0, 0, 0}, wn[2] = {0, 0};
     int nr = 1, ok;
     if (m->eq_type[e] == SAP_EQ_CONNECT) {
       nr = 3;
-      ok = SAPT(sapw_eqConnect)(m, d, w, e, P, ns, g, kap);
+      ok = SAPT(sapw_eqConnect)(m, d, w, e, P, ns, g, kap, wn);
     } else if (m->eq_type[e] == SAP_EQ_WELD) {
       nr = m->eq_data[SAP_EQ_NDATA * e + 10] != 0 ? 6 : 3;
-      ok = SAPT(sapw_eqWeld)(m, d, w, e, P, ns, g, kap);
+      ok = SAPT(sapw_eqWeld)(m, d, w, e, P, ns, g, kap, wn);
     } else {
       sapRow row = sapw_row(P->sidx, P->sval, ns, P->snz);
       const double* xf[4] = {d->xpos + (long)w * 3 * m->nbody, d->xmat + (long)w * 9 * m->nbody, P->cref, P->cdof};
@@ -273,6 +297,13 @@ SAP_HD int SAPT(sapw_buildEquality)(const sapModel* m, const sapData* d, int w, 
       SAP_REAL wr = SAPT(sapw_rowDelassus)(&row, P->A, nv);
       double b = 0.5 * prm->eq_curvature * prm->h * kap[r], cap = sqrt(0.1 * (double)wr * vav);
       b = b > cap ? cap : b < -cap ? -cap : b;
+      // a point or rotation row whose Jacobian is rounding (the out-of-plane row of a planar
+      // loop's connect: no dof moves it) carries nothing: near-rigid R = c w would turn its
+      // rounding residual into a velocity g/(2 h |J|) of the dofs; the row is emptied
+      if (sapw_eqRowIsNoise((double)wr, r < 3 ? wn[0] : wn[1], prm->eq_eps)) {
+        for (int k = 0; k < row.n; k++) row.val[k] = 0;
+        g[r] = b = 0;
+      }
       SAPT(sapw_holonomicSetup)(h, (SAP_REAL)g[r], (SAP_REAL)b, wr, P->spar + SAP_SPAR * (ns + r));
     }
     ns += nr;

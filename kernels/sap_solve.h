@@ -20,6 +20,8 @@
 #define SAP_LIMIT_K 1e12             /* joint-limit stiffness (drake §3.2 plant values) */
 #define SAP_LIMIT_BETA 0.1           /* joint-limit near-rigid factor; taud = h */
 #define SAP_BETA_EQ 0.1              /* near-rigid factor of equality rows (drake §3.3, §5.4) */
+#define SAP_EQ_NOISE_K 1e3         /* a connect/weld row within this many rounding sizes of zero
+                                        is rounding (sapw_eqRowIsNoise) */
 #define SAP_LIMIT_WINDOW 2.0         /* a limit enters within 2 h max(|v0|, |v*|) */
 #define SAP_LS_EXACT_ALPHA_MAX 1.5   /* exact_root bracket [0, 1.5] */
 #define SAP_LS_EXACT_TOL 1e-8        /* normalised derivative and relative step tolerance */
@@ -76,6 +78,9 @@ typedef struct sapSolveParams {
   int weight_fp32, linear_fp32, contact_fp32;
   double geom_k_default;          /* per-geom stiffness where geom_k <= 0 (midpoint weights) */
   int eq_curvature;               /* connect/weld rows carry the curvature bias (sap_euler only) */
+  double eq_eps;                  /* rounding unit of the poses and motion subspaces that connect and weld
+                                     rows are built from (2^-24 when kinematics or free motion is fp32,
+                                     else 2^-53): the rounding level of sapw_eqRowIsNoise */
   int warm_extrapolate;           /* warm_start=extrapolate (sap_loop_t.h warmStart) */
   int contact_screen;             /* CPU: rows only for contacts that can act (sapw_solveWorldScreened) */
 } sapSolveParams;
@@ -251,6 +256,20 @@ SAP_HD double sapw_anyTendonRow(const sapModel* m, const double* qpos, const dou
   return sapw_tendonRow(m, qpos, t, c, row, ok);
 }
 
+/* whether a connect/weld row of Delassus weight w is rounding: its entries within K rounding
+ * sizes of zero, w <= K^2 eps^2 wn (wn: sapw_eqNoiseWeight's sum, eps: the rounding unit of
+ * the poses the row was built from). Such a row is structurally null (no dof moves the
+ * point along it: the out-of-plane row of a connect closing a planar loop), and its
+ * residual is rounding too; near-rigid (R = beta^2/(4 pi^2) w) it would ask the dofs for
+ * the velocity g/(2 h |J|) ~ eps |p| / (2 h eps |p|) = O(1/h), whatever the precision. In fp64
+ * the w floor of 1e-12 hid it (w ~ 1e-30); fp32 poses give w ~ 1e-12 and 100 rad/s (IIT
+ * SoftFoot, scenes/planar_loops.xml). A row K = 1e3 rounding sizes above zero moves by at
+ * most g/(2 h K) per unit lever, 1/(2 K) of the rounding per step */
+SAP_HD int sapw_eqRowIsNoise(double w, double wn, double eps) {
+  double k = SAP_EQ_NOISE_K * eps;
+  return w <= k * k * wn;
+}
+
 /* an empty row over the storage of row s of (idx, val) with snz entries per row */
 SAP_HD sapRow sapw_row(int* idx, double* val, int s, int snz) {
   sapRow r = {idx + (long)s * snz, val + (long)s * snz, 0, snz};
@@ -328,6 +347,8 @@ static inline void sap_solveParams(const sapOptions* o, const sapModel* m, doubl
   /* the row's bias h/2 Jdot v with sap_euler (q' = q + h v'); not with the midpoint rule, where
    * v_n moves q too and the bias fed a chatter on redundant rows (sap_equality_t.h) */
   p->eq_curvature = o->eq_curvature && o->integration == SAP_INTEGRATE_SAP_EULER;
+  p->eq_eps = o->boundary_pose_precision == SAP_FP32 || o->free_motion_precision == SAP_FP32
+                  ? 5.9604644775390625e-8 : 1.1102230246251565e-16;
   p->warm_extrapolate = o->warm_start == SAP_WARM_EXTRAPOLATE;
   p->contact_screen = o->contact_screen;
 }
