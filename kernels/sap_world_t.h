@@ -30,9 +30,16 @@ SAP_HD void SAPT(sapw_buildContact)(const sapModel* m, const sapData* d, int w, 
       wc = sapw_weightBody_f64(m, d, w, b0, dyn0, x0, b1, dyn1, x1, frame);
   }
   SAP_REAL* par = P->cpar + SAP_CPAR_OF(P->cd) * i;
+  /* adhesion a (MuJoCo 4's geom / pair adhesion, kernels/pair.h): the cone translated by -a h
+   * in impulse, gamma_n = net + a h (MuJoCo's aref += R a, mj_adhesionRef), with the explicit
+   * pull -a J_n' of the free motion (sapw_adhesionPull) taking it off again; in the gap band
+   * (phi >= 0) no friction (MuJoCo's dim 1) */
+  double phi = d->con_dist[ci], adh = sapw_contactAdhesion(m, g0, g1, phi);
+  double mu = adh != 0 && !(phi < 0) ? 0 : d->con_mu[ci];
   SAPT(sapw_coneSetup)((SAP_REAL)wc, (SAP_REAL)d->con_k[ci], (SAP_REAL)d->con_taud[ci],
-                       (SAP_REAL)d->con_mu[ci], (SAP_REAL)d->con_dist[ci], (SAP_REAL)prm->h,
+                       (SAP_REAL)mu, (SAP_REAL)phi, (SAP_REAL)prm->h,
                        (SAP_REAL)prm->beta, (SAP_REAL)prm->sigma, par);
+  if (adh != 0) par[2] += par[1] * (SAP_REAL)(adh * prm->h);  // vhat_n += Rn a h
   // torsion and rolling (condim 4, 6) from the contact's pair: R_k = Rt (mu/mu_k)^2 (sap_cone_t.h)
   int p = P->cd > 3 ? sapw_findPair(m, g0 < g1 ? g0 : g1, g0 < g1 ? g1 : g0) : -1;
   if (p >= 0)
