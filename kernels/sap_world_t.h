@@ -32,10 +32,17 @@ SAP_HD void SAPT(sapw_buildContact)(const sapModel* m, const sapData* d, int w, 
   SAP_REAL* par = P->cpar + SAP_CPAR_OF(P->cd) * i;
   /* adhesion a (MuJoCo 4's geom / pair adhesion, kernels/pair.h): the cone translated by -a h
    * in impulse, gamma_n = net + a h (MuJoCo's aref += R a, mj_adhesionRef), with the explicit
-   * pull -a J_n' of the free motion (sapw_adhesionPull) taking it off again; in the gap band
-   * (phi >= 0) no friction (MuJoCo's dim 1) */
-  double phi = d->con_dist[ci], adh = sapw_contactAdhesion(m, g0, g1, phi);
-  double mu = adh != 0 && !(phi < 0) ? 0 : d->con_mu[ci];
+   * pull -a J_n' of the free motion (sapw_adhesionPull) taking it off again. In the gap band no
+   * friction (MuJoCo's dim 1). SAP's convex cone lifts a sliding contact: at the answer
+   * vc_n = vhat_n - Rn gamma_n + mu (|vc_t| - Rt |gamma_t|) (the projection's stationarity), so
+   * a contact pressed with net force N slides at phi = (h + taud) (mu (|v_t| - Rt |gamma_t|)
+   * - Rn N h), above 0 however hard it is pressed. Its surfaces touch (MuJoCo keeps its
+   * friction), so the band starts past that lift: phi >= (h + taud) mu |v_t|, v_t the slip at
+   * the step's start (sapw_contactSlip); at rest the band is MuJoCo's phi >= 0 */
+  double phi = d->con_dist[ci], adh = sapw_contactAdhesion(m, g0, g1, phi), mu = d->con_mu[ci];
+  if (adh != 0 && !(phi < 0) &&
+      !(phi < (prm->h + d->con_taud[ci]) * mu * sapw_contactSlip(m, d, w, i, P->cref, P->cdof)))
+    mu = 0;
   SAPT(sapw_coneSetup)((SAP_REAL)wc, (SAP_REAL)d->con_k[ci], (SAP_REAL)d->con_taud[ci],
                        (SAP_REAL)mu, (SAP_REAL)phi, (SAP_REAL)prm->h,
                        (SAP_REAL)prm->beta, (SAP_REAL)prm->sigma, par);
