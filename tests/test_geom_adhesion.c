@@ -376,6 +376,44 @@ static void test_door(void) {
   mj_deleteModel(mj);
 }
 
+/* the screened solve (contact_screen) tests each contact with its translated cone: the same
+ * trajectory as the full solve, to the solver's tolerance (1e-12: 6e-14 m after 200 steps); and a dropped adhesive contact (capacity) is never shown idle:
+ * its world keeps SAP_WORLD_CONTACT_OVERFLOW, where the same drop without adhesion is shown idle */
+static void test_screen_and_drop(void) {
+  sapSim* a = fx_sim(SCENE, 2, "preset=approx64 optimality_rel_tol=1e-12");
+  sapSim* b = fx_sim(SCENE, 2, "preset=approx64 optimality_rel_tol=1e-12 contact_screen=1");
+  if (!a || !b) return;
+  CHECK(sap_step(a, 200) == SAP_OK && sap_step(b, 200) == SAP_OK, "step: %s", sap_lastError());
+  const sapModel* m = sap_model(a);
+  double qa[64], qb[64], e = 0;
+  sap_get(a, SAP_FIELD_QPOS, NULL, 2, qa);
+  sap_get(b, SAP_FIELD_QPOS, NULL, 2, qb);
+  for (int i = 0; i < 2 * m->nq; i++) e = fmax(e, fabs(qa[i] - qb[i]));
+  fprintf(stderr, "  contact_screen=1 against the full solve after 200 steps: qpos differs by %.2g\n", e);
+  CHECK(e <= 1e-11, "screened solve off by %g", e);
+  sap_free(a);
+  sap_free(b);
+  /* a sphere resting on a floor beside a box far above it; capacity 1 keeps the sphere's
+   * contact and drops the box's (phi in the gap band when adhesive, idle either way) */
+  for (int adh = 0; adh < 2; adh++) {
+    char xml[800];
+    snprintf(xml, sizeof(xml),
+             "<mujoco><worldbody><geom type='plane' size='3 3 .1' gap='0.05' adhesion='%d'/><body pos='0 0 .099'>"
+             "<freejoint/><geom size='.1'/></body><body pos='1 0 .13'><freejoint/><geom type='box' size='.1 .1 .1'/>"
+             "</body></worldbody></mujoco>", adh);
+    sapSim* s = fx_sim(xml, 1, "preset=approx64 ncon_max=1");
+    if (!s) return;
+    CHECK(sap_step(s, 1) == SAP_OK, "step: %s", sap_lastError());
+    const sapData* d = sap_data(s);
+    int flag = (d->world_flags[0] & SAP_WORLD_CONTACT_OVERFLOW) != 0;
+    fprintf(stderr, "  adhesion %d: %d contact kept, %d dropped, overflow flag %d\n", adh, d->ncon[0],
+            d->ncon_dropped[0], flag);
+    CHECK(d->ncon_dropped[0] > 0, "nothing dropped");
+    CHECK(flag == adh, "adhesion %d: overflow flag %d", adh, flag);
+    sap_free(s);
+  }
+}
+
 static void test_refusals(void) {
   fx_refused("<mujoco><worldbody><geom name='floor' type='plane' size='1 1 .1' adhesion='-1'/><body><freejoint/>"
              "<geom size='.1'/></body></worldbody></mujoco>",
@@ -396,6 +434,7 @@ int main(void) {
   RUN(test_incline);
   RUN(test_gap_frictionless);
   RUN(test_door);
+  RUN(test_screen_and_drop);
   RUN(test_refusals);
   return check_summary("test_geom_adhesion");
 }
