@@ -374,11 +374,24 @@ static void test_door(void) {
   }
   mj_deleteData(md);
   mj_deleteModel(mj);
+  /* control: the same door without adhesion (the hinge spring alone) is still ajar after 1 s */
+  char plain[1200];
+  snprintf(plain, sizeof(plain), "%s", DOOR);
+  for (char* p = strstr(plain, "adhesion='1.5'"); p; p = strstr(p, "adhesion='1.5'")) memcpy(p, "adhesion='0.0'", 14);
+  sapSim* s = fx_sim(plain, 1, "preset=approx64");
+  if (!s) return;
+  double q0 = 0.006, q = 0;
+  sap_set(s, SAP_FIELD_QPOS, NULL, 1, &q0);
+  CHECK(sap_step(s, 500) == SAP_OK, "step: %s", sap_lastError());
+  sap_get(s, SAP_FIELD_QPOS, NULL, 1, &q);
+  fprintf(stderr, "  door without adhesion from 0.006 rad: %.3g rad after 1 s\n", q);
+  CHECK(q > 0.003, "the door without magnets closed (%g)", q);
+  sap_free(s);
 }
 
 /* the screened solve (contact_screen) tests each contact with its translated cone: the same
- * trajectory as the full solve, to the solver's tolerance (1e-12: 6e-14 m after 200 steps); and a dropped adhesive contact (capacity) is never shown idle:
- * its world keeps SAP_WORLD_CONTACT_OVERFLOW, where the same drop without adhesion is shown idle */
+ * trajectory as the full solve, to the solver's tolerance (1e-12: 6e-14 m after 200 steps); and
+ * a dropped adhesive contact (capacity) is never shown idle: its world keeps SAP_WORLD_CONTACT_OVERFLOW, where the same drop without adhesion is shown idle */
 static void test_screen_and_drop(void) {
   sapSim* a = fx_sim(SCENE, 2, "preset=approx64 optimality_rel_tol=1e-12");
   sapSim* b = fx_sim(SCENE, 2, "preset=approx64 optimality_rel_tol=1e-12 contact_screen=1");
