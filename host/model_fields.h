@@ -95,6 +95,7 @@
   X(double, pair_rolling, (m)->npair_max)                        \
   X(double, pair_margin, (m)->npair_max)                         \
   X(double, pair_gap, (m)->npair_max)                            \
+  X(double, pair_adhesion, (m)->npair_max)                       \
   X(double, pair_detect, (m)->npair_max)                         \
   X(double, pair_k, (m)->npair_max)                              \
   X(double, pair_taud, (m)->npair_max)                           \

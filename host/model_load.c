@@ -353,9 +353,13 @@ static sapStatus check_geoms(const mjModel* mj, const char* path) {
         return sap_fail(SAP_ERR_SCENE, "%s: geom '%s' has a non-finite SAP %s (user[%d] = %g)", path, name,
                         k ? "tau_d" : "k", k, mj->geom_user[i * mj->nuser_geom + k]);
     if (!collides) continue;
-    if (mj->geom_adhesion[i] != 0)
-      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: geom '%s' has adhesion, which is not supported",
-                      path, name);
+    if (!isfinite(mj->geom_adhesion[i]) || mj->geom_adhesion[i] < 0)
+      return sap_fail(SAP_ERR_SCENE, "%s: geom '%s' has adhesion %g; it must be finite and >= 0", path, name,
+                      mj->geom_adhesion[i]);
+    if (mj->geom_adhesion[i] > 0 && disabled(mj, mjDSBL_SPRING) && disabled(mj, mjDSBL_DAMPER))
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: geom '%s' has adhesion with the spring and damper flags both "
+                      "disabled (MuJoCo 4 then drops the adhesive pull but keeps its cone shift); sapsim does "
+                      "not model that half", path, name);
     for (int k = 0; k < 6; k++)
       if (!isfinite(mj->geom_surfacevel[6 * i + k]))
         return sap_fail(SAP_ERR_SCENE, "%s: geom '%s' has a non-finite surfacevel[%d] (%g)", path, name, k,
@@ -365,7 +369,7 @@ static sapStatus check_geoms(const mjModel* mj, const char* path) {
 }
 
 /* explicit <contact><pair> elements: their own friction (isotropic: sapsim's cone
- * has one sliding coefficient), margin and gap; no adhesion */
+ * has one sliding coefficient), margin, gap and adhesion */
 static sapStatus check_pairs(const mjModel* mj, const char* path) {
   if (disabled(mj, mjDSBL_CONTACT)) return SAP_OK;
   for (int i = 0; i < mj->npair; i++) {
@@ -384,8 +388,13 @@ static sapStatus check_pairs(const mjModel* mj, const char* path) {
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: <pair> '%s' has anisotropic rolling friction (%g, %g); sapsim's rolling "
                       "friction is isotropic", path, name, f[3], f[4]);
-    if (mj->pair_adhesion[i] != 0)
-      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: <pair> '%s' has adhesion, which is not supported", path, name);
+    if (!isfinite(mj->pair_adhesion[i]) || mj->pair_adhesion[i] < 0)
+      return sap_fail(SAP_ERR_SCENE, "%s: <pair> '%s' has adhesion %g; it must be finite and >= 0", path, name,
+                      mj->pair_adhesion[i]);
+    if (mj->pair_adhesion[i] > 0 && disabled(mj, mjDSBL_SPRING) && disabled(mj, mjDSBL_DAMPER))
+      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: <pair> '%s' has adhesion with the spring and damper flags both "
+                      "disabled (MuJoCo 4 then drops the adhesive pull but keeps its cone shift); sapsim does "
+                      "not model that half", path, name);
   }
   return SAP_OK;
 }
@@ -1122,7 +1131,7 @@ typedef struct pairRec {
   int g0, g1;        /* g0 < g1 */
   int expl;          /* explicit <pair> id, -1 for a dynamic pair */
   int condim;
-  double mu, margin, gap;
+  double mu, margin, gap, adhesion;
   double torsion, rolling; /* spin and rolling coefficients (m), condim 4 and 6 */
 } pairRec;
 
@@ -1146,6 +1155,9 @@ static void combine_geoms(const mjModel* mj, int g0, int g1, pairRec* r) {
   r->rolling = r->condim == 6 ? f[2] : 0;
   r->margin = mj->geom_margin[g0] + mj->geom_margin[g1];
   r->gap = mj->geom_gap[g0] + mj->geom_gap[g1];
+  // adhesion: each surface adds its own, the higher priority's alone (mj_contactParam)
+  r->adhesion = p0 > p1 ? mj->geom_adhesion[g0] : p1 > p0 ? mj->geom_adhesion[g1]
+                                                          : mj->geom_adhesion[g0] + mj->geom_adhesion[g1];
 }
 
 /* an explicit pair takes all its parameters from the <pair> element (geoms not consulted) */
@@ -1160,6 +1172,7 @@ static void explicit_pair(const mjModel* mj, int i, pairRec* r) {
   r->rolling = r->condim == 6 ? mj->pair_friction[5 * i + 3] : 0;
   r->margin = mj->pair_margin[i];
   r->gap = mj->pair_gap[i];
+  r->adhesion = mj->pair_adhesion[i];
 }
 
 /* <flag override="enable"/>: every contact, dynamic or explicit, takes the option's
@@ -1315,6 +1328,7 @@ sapStatus sapm_convert(const mjModel* mj, const char* path, sapModel** out) {
   *m = tmp;
   m->npair_max = np;
   m->ncondim = 3;
+  m->nadhesion = 0;
   if ((st = sapm_alloc(m)) != SAP_OK) {
     free(m);
     free(pr);
@@ -1334,6 +1348,8 @@ sapStatus sapm_convert(const mjModel* mj, const char* path, sapModel** out) {
     contact_coefficients(m, p, pr + p);
     m->pair_margin[p] = pr[p].margin;
     m->pair_gap[p] = pr[p].gap;
+    m->pair_adhesion[p] = pr[p].adhesion;
+    m->nadhesion += pr[p].adhesion != 0;
   }
   sapc_pairMaterial(m);
   free(pr);

@@ -83,7 +83,7 @@ SAP_HD void sapw_bodyAddWrench(const sapModel* m, const double* com, double* cfr
 }
 
 /* cfrc_ext of world w after its solve: xfrc_applied (force, torque at the com) and the contact
- * forces of the step (impulses / h: frame' gamma on geom 1's body, minus on geom 0's, at the
+ * forces of the step (impulses / h, the normal net of adhesion: frame' gamma on geom 1's body, minus on geom 0's, at the
  * points where the solve applies them, with the spin and rolling torques of condim 4 / 6); and
  * the force of each position/velocity actuator solved as a SAP drive row (impulse / h) added to
  * qfrc_actuator through its transmission (gear, times the tendon coefficients). Needs
@@ -103,7 +103,7 @@ SAP_HD void sapw_bodyForces(const sapModel* m, sapData* d, int w, const sapSenso
     long ci = (long)w * d->ncon_max + i;
     const double* fr = d->con_frame + 9 * ci;
     double g[SAP_CDIM_MAX];
-    for (int r = 0; r < S->cd; r++) g[r] = sapw_sensorImpulse(S, sc, S->cd * i + r) / S->h;
+    sapw_sensorContactForce(m, d, S, sc, ci, i, g);
     double f[3], t[3] = {0, 0, 0}, x[3];
     for (int k = 0; k < 3; k++) f[k] = fr[k] * g[0] + fr[3 + k] * g[1] + fr[6 + k] * g[2];
     for (int r = 3; r < S->cd; r++) {  /* spin about n, rolling about t1, t2 */

@@ -215,11 +215,12 @@ SAP_HD void sapw_moveContact(sapcWorldOut o, int dst, int src) {
 
 /* ---- per-world list ---------------------------------------------------------------- */
 
-/* a contact with signed distance phi, friction mu and dissipation time taud leaves the
- * list: o.drop keeps what the solve needs to show the dropped contacts idle
- * (sap_world_t.h sapw_droppedIdle) */
-SAP_HD void sapw_noteDropped(sapcWorldOut o, double phi, double mu, double taud) {
-  double q = phi / (1 + (mu > 0 ? mu : 0));
+/* a contact with signed distance phi, friction mu, dissipation time taud and adhesion adh
+ * leaves the list: o.drop keeps what the solve needs to show the dropped contacts idle
+ * (sap_world_t.h sapw_droppedIdle). An adhesive contact is never idle (its pull acts at any
+ * speed): it makes the proof fail, as a NaN phi does */
+SAP_HD void sapw_noteDropped(sapcWorldOut o, double phi, double mu, double taud, double adh) {
+  double q = adh != 0 ? -(double)INFINITY : phi / (1 + (mu > 0 ? mu : 0));
   if (!(q >= o.drop[0])) o.drop[0] = q;  // a NaN phi makes the proof fail
   if (!(taud <= o.drop[1])) o.drop[1] = taud;
 }
@@ -237,16 +238,17 @@ SAP_HD int sapw_pushContact(const sapModel* m, sapcWorldOut o, int n, int cap, i
   (*dropped)++;
   double phi = c->dist - m->pair_margin[p];
   if (cap == 0) {
-    sapw_noteDropped(o, phi, m->pair_mu[p], m->pair_taud[p]);
+    sapw_noteDropped(o, phi, m->pair_mu[p], m->pair_taud[p], sapw_pairAdhesion(m, p, phi));
     return 0;
   }
   int worst = 0;
   for (int i = 1; i < n; i++) if (o.dist[i] >= o.dist[worst]) worst = i;
   if (!(phi < o.dist[worst])) {
-    sapw_noteDropped(o, phi, m->pair_mu[p], m->pair_taud[p]);
+    sapw_noteDropped(o, phi, m->pair_mu[p], m->pair_taud[p], sapw_pairAdhesion(m, p, phi));
     return n;
   }
-  sapw_noteDropped(o, o.dist[worst], o.mu[worst], o.taud[worst]);
+  sapw_noteDropped(o, o.dist[worst], o.mu[worst], o.taud[worst],
+                   sapw_contactAdhesion(m, o.geom[2 * worst], o.geom[2 * worst + 1], o.dist[worst]));
   for (int i = worst; i < n - 1; i++) sapw_moveContact(o, i, i + 1);
   sapw_writeContact(m, o, n - 1, p, c);
   return n;
@@ -282,14 +284,17 @@ SAP_HD void sapw_stashContact(const sapModel* m, sapcWorldOut o, int i, int p, c
   o.geom[2 * i + 1] = -1;
 }
 
-/* pair of slot i: stashed (geom[1] = -1) or finished (found from its geoms' pair material) */
-SAP_HD void sapw_slotMaterial(const sapModel* m, sapcWorldOut o, int i, double* mu, double* taud) {
+/* pair of slot i: stashed (geom[1] = -1) or finished (found from its geoms' pair material);
+ * adh: its adhesion (kernels/pair.h) */
+SAP_HD void sapw_slotMaterial(const sapModel* m, sapcWorldOut o, int i, double* mu, double* taud, double* adh) {
   if (o.geom[2 * i + 1] < 0) {
     *mu = m->pair_mu[o.geom[2 * i]];
     *taud = m->pair_taud[o.geom[2 * i]];
+    *adh = sapw_pairAdhesion(m, o.geom[2 * i], o.dist[i]);
   } else {
     *mu = o.mu[i];
     *taud = o.taud[i];
+    *adh = sapw_contactAdhesion(m, o.geom[2 * i], o.geom[2 * i + 1], o.dist[i]);
   }
 }
 
@@ -393,12 +398,12 @@ SAP_HD_BIG int sapw_collideList(const sapModel* m, const sapData* d, int w, int 
       seqn++;
       int top = cap ? heap[0] : -1;
       if (top < 0 || !(phi < o.dist[top])) {
-        sapw_noteDropped(o, phi, m->pair_mu[p], m->pair_taud[p]);
+        sapw_noteDropped(o, phi, m->pair_mu[p], m->pair_taud[p], sapw_pairAdhesion(m, p, phi));
         continue;
       }
-      double mut, taut;
-      sapw_slotMaterial(m, o, top, &mut, &taut);
-      sapw_noteDropped(o, o.dist[top], mut, taut);
+      double mut, taut, adt;
+      sapw_slotMaterial(m, o, top, &mut, &taut, &adt);
+      sapw_noteDropped(o, o.dist[top], mut, taut, adt);
       sapw_stashContact(m, o, top, p, c + i);
       seq[top] = seqn - 1;
       moved = 1;

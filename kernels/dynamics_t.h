@@ -913,6 +913,32 @@ SAP_HD void SAPT(sapw_adhesion)(const sapModel* m, int b, double f, const sapWor
     }
 }
 
+/* adhesion's pull (MuJoCo 4's qfrc_adhesion, engine_passive.c mj_adhesion, part of
+ * qfrc_passive): every contact MuJoCo lists with adhesion a (kernels/pair.h
+ * sapw_contactAdhesion: phi below the pair's gap) pulls its geoms together along the normal
+ * n (geom 0 to geom 1) at MuJoCo's contact point, the witnesses' midpoint:
+ * qfrc += -a n'(J_1 - J_0). The solve's cone shift (sap_world_t.h sapw_buildContact) gives it
+ * back where the surfaces press, so the net normal force can go down to -a. */
+SAP_HD void SAPT(sapw_adhesionPull)(const sapModel* m, const sapWorldContacts* con, const double* cref,
+                                    const double* cdof, double* qfrc) {
+  if (!con || !m->nadhesion) return;
+  for (int k = 0; k < con->n; k++) {
+    int g0 = con->geom[2 * k], g1 = con->geom[2 * k + 1];
+    double a = sapw_contactAdhesion(m, g0, g1, con->dist[k]);
+    if (a == 0) continue;
+    const double* x = con->pos + 6 * k;
+    const double* n = con->frame + 9 * k + 6;
+    double c[3], fn[3], fm[3], zero[3] = {0, 0, 0};
+    for (int j = 0; j < 3; j++) {
+      c[j] = 0.5 * (x[j] + x[3 + j]);
+      fn[j] = a * n[j];
+      fm[j] = -fn[j];
+    }
+    SAPT(sapw_applyWrench)(m, m->geom_bodyid[g0], c, zero, fn, cref, cdof, qfrc);
+    SAPT(sapw_applyWrench)(m, m->geom_bodyid[g1], c, zero, fm, cref, cdof, qfrc);
+  }
+}
+
 /* actuator forces (kernels/actuator.h laws, input ctrl or act); drives (position/velocity
  * actuators) only when explicit_drives, otherwise the SAP solver treats them as implicit PD
  * constraints. con: the world's contacts, read by adhesion actuators only (NULL: none) */
@@ -1032,6 +1058,7 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
   SAPT(sapTenFrames) fr = {xpos, xmat, cref, cdof};
   SAPT(sapw_passive)(m, qpos, qvel, &fr, qfrc_passive);
   SAPT(sapw_fluid)(m, qvel, xpos, xmat, xipos, ximat, cref, cdof, qfrc_passive);
+  SAPT(sapw_adhesionPull)(m, con, cref, cdof, qfrc_passive);
   SAPT(sapw_actuation)(m, h, qpos, qvel, ctrl, act, explicit_drives, xpos, xmat, cref, cdof, qfrc_actuator, con);
   SAPT(sapw_xfrc)(m, xfrc_applied, xipos, cref, cdof, vstar);  /* vstar: J' xfrc until the end */
 

@@ -64,6 +64,7 @@ SAP_DEV int SAPT(sapv_freeMotion)(const sapModel* m, double h, int explicit_driv
     SAPT(sapTenFrames) fr = {xpos, xmat, cref, cdof};
     SAPT(sapw_passive)(m, qpos, qvel, &fr, qfrc_passive);
     SAPT(sapw_fluid)(m, qvel, xpos, xmat, xipos, ximat, cref, cdof, qfrc_passive);
+    SAPT(sapw_adhesionPull)(m, con, cref, cdof, qfrc_passive);
     SAPT(sapw_actuation)(m, h, qpos, qvel, ctrl, act, explicit_drives, xpos, xmat, cref, cdof, qfrc_actuator, con);
     SAPT(sapw_xfrc)(m, xfrc_applied, xipos, cref, cdof, vstar);  /* vstar: J' xfrc until the end */
   }

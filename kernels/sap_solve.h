@@ -161,6 +161,33 @@ SAP_HD void sapw_surfaceTarget(const sapModel* m, const sapData* d, int w, int i
   vt[2] = -(f[6] * sw[0] + f[7] * sw[1] + f[8] * sw[2]);
 }
 
+/* the tangential speed |v_t| of geom 1 relative to geom 0 at contact i of world w (the
+ * witnesses' midpoint), at the step's start velocities qvel; cref, cdof: the world's (free
+ * motion). A body's spatial velocity [omega; v at cref_b] is sum cdof_j qvel_j over the dofs of
+ * b and its ancestors (the transpose of dynamics_t.h sapw_applyWrench). For adhesive contacts in
+ * the gap band (sap_world_t.h sapw_buildContact) */
+SAP_HD double sapw_contactSlip(const sapModel* m, const sapData* d, int w, int i, const double* cref,
+                               const double* cdof) {
+  long ci = (long)w * d->ncon_max + i;
+  const double* x = d->con_pos + 6 * ci;
+  const double* n = d->con_frame + 9 * ci + 6;
+  const double* qvel = d->qvel + (long)w * m->nv;
+  double rel[3] = {0, 0, 0};
+  for (int s = 0; s < 2; s++) {
+    int b = m->geom_bodyid[d->con_geom[2 * ci + s]];
+    double V[6] = {0, 0, 0, 0, 0, 0}, r[3];
+    for (int p = b; p > 0; p = m->body_parentid[p])
+      for (int j = m->body_dofadr[p]; j < m->body_dofadr[p] + m->body_dofnum[p]; j++)
+        for (int k = 0; k < 6; k++) V[k] += cdof[6 * j + k] * qvel[j];
+    for (int k = 0; k < 3; k++) r[k] = 0.5 * (x[k] + x[3 + k]) - cref[3 * b + k];
+    double v[3] = {V[3] + V[1] * r[2] - V[2] * r[1], V[4] + V[2] * r[0] - V[0] * r[2], V[5] + V[0] * r[1] - V[1] * r[0]};
+    for (int k = 0; k < 3; k++) rel[k] += s ? v[k] : -v[k];
+  }
+  double vn = rel[0] * n[0] + rel[1] * n[1] + rel[2] * n[2], t2 = 0;
+  for (int k = 0; k < 3; k++) t2 += (rel[k] - vn * n[k]) * (rel[k] - vn * n[k]);
+  return sqrt(t2);
+}
+
 /* a bound on the surface speed of geom g at any point of its inflated bounding sphere
  * (sapw_droppedIdle): |v_g| + |w_g| (rbound_g + 2 detect_g); infinite for an unbounded geom
  * (plane, heightfield) that turns */

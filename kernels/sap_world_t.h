@@ -30,9 +30,23 @@ SAP_HD void SAPT(sapw_buildContact)(const sapModel* m, const sapData* d, int w, 
       wc = sapw_weightBody_f64(m, d, w, b0, dyn0, x0, b1, dyn1, x1, frame);
   }
   SAP_REAL* par = P->cpar + SAP_CPAR_OF(P->cd) * i;
+  /* adhesion a (MuJoCo 4's geom / pair adhesion, kernels/pair.h): the cone translated by -a h
+   * in impulse, gamma_n = net + a h (MuJoCo's aref += R a, mj_adhesionRef), with the explicit
+   * pull -a J_n' of the free motion (sapw_adhesionPull) taking it off again. In the gap band no
+   * friction (MuJoCo's dim 1). SAP's convex cone lifts a sliding contact: at the answer
+   * vc_n = vhat_n - Rn gamma_n + mu (|vc_t| - Rt |gamma_t|) (the projection's stationarity), so
+   * a contact pressed with net force N slides at phi = (h + taud) (mu (|v_t| - Rt |gamma_t|)
+   * - Rn N h), above 0 however hard it is pressed. Its surfaces touch (MuJoCo keeps its
+   * friction), so the band starts past that lift: phi >= (h + taud) mu |v_t|, v_t the slip at
+   * the step's start (sapw_contactSlip); at rest the band is MuJoCo's phi >= 0 */
+  double phi = d->con_dist[ci], adh = sapw_contactAdhesion(m, g0, g1, phi), mu = d->con_mu[ci];
+  if (adh != 0 && !(phi < 0) &&
+      !(phi < (prm->h + d->con_taud[ci]) * mu * sapw_contactSlip(m, d, w, i, P->cref, P->cdof)))
+    mu = 0;
   SAPT(sapw_coneSetup)((SAP_REAL)wc, (SAP_REAL)d->con_k[ci], (SAP_REAL)d->con_taud[ci],
-                       (SAP_REAL)d->con_mu[ci], (SAP_REAL)d->con_dist[ci], (SAP_REAL)prm->h,
+                       (SAP_REAL)mu, (SAP_REAL)phi, (SAP_REAL)prm->h,
                        (SAP_REAL)prm->beta, (SAP_REAL)prm->sigma, par);
+  if (adh != 0) par[2] += par[1] * (SAP_REAL)(adh * prm->h);  // vhat_n += Rn a h
   // torsion and rolling (condim 4, 6) from the contact's pair: R_k = Rt (mu/mu_k)^2 (sap_cone_t.h)
   int p = P->cd > 3 ? sapw_findPair(m, g0 < g1 ? g0 : g1, g0 < g1 ? g1 : g0) : -1;
   if (p >= 0)

@@ -280,6 +280,17 @@ SAP_HD double sapw_sensorImpulse(const sapSensorSolve* S, const unsigned char* s
   return S->gam_fp32 ? (double)((const float*)g)[r] : ((const double*)g)[r];
 }
 
+/* the force of contact k (slot ci of the world's list) in the step: impulse / h per row (t1,
+ * t2, n, spin, roll1, roll2), the normal's net of adhesion (MuJoCo 4's mj_contactForce reports
+ * the cone force minus the adhesive pull: f_n - a, kernels/pair.h sapw_contactAdhesion) */
+SAP_HD void sapw_sensorContactForce(const sapModel* m, const sapData* d, const sapSensorSolve* S,
+                                    const unsigned char* sc, long ci, int k, double* g) {
+  for (int r = 0; r < S->cd; r++) g[r] = sapw_sensorImpulse(S, sc, S->cd * k + r) / S->h;
+  if (m->nadhesion)
+    g[2] = sapw_sensorImpulse(S, sc, S->cd * k + 2) / S->h -
+           sapw_contactAdhesion(m, d->con_geom[2 * ci], d->con_geom[2 * ci + 1], d->con_dist[ci]);
+}
+
 /* the force of limit id (sapw_buildLimits' numbering: joint j, or njnt + tendon t) in the
  * step: impulse / h of its first row, lower side before upper, that carries one (MuJoCo's
  * jointlimitfrc / tendonlimitfrc: efc_force of the limit's first row, >= 0 pushing back into
@@ -357,7 +368,9 @@ SAP_HD int sapw_conGet(const sapModel* m, const sapConSrc* src, int k, sapConRec
     const sapData* d = src->d;
     long ci = src->c0 + k;
     const sapSensorSolve* S = src->S;
-    if (!(d->con_dist[ci] < 0) && !(sapw_sensorImpulse(S, src->sc, S->cd * k + 2) > 0)) return 0;
+    if (!(d->con_dist[ci] < 0) && !(sapw_sensorImpulse(S, src->sc, S->cd * k + 2) > 0) &&
+        !(sapw_contactAdhesion(m, d->con_geom[2 * ci], d->con_geom[2 * ci + 1], d->con_dist[ci]) > 0))
+      return 0;
     const double* fr = d->con_frame + 9 * ci;
     const double* x = d->con_pos + 6 * ci;
     c->geom[0] = d->con_geom[2 * ci];
@@ -369,7 +382,7 @@ SAP_HD int sapw_conGet(const sapModel* m, const sapConSrc* src, int k, sapConRec
       n[j] = fr[6 + j];
     }
     double g[SAP_CDIM_MAX];
-    for (int r = 0; r < S->cd; r++) g[r] = sapw_sensorImpulse(S, src->sc, S->cd * k + r) / S->h;
+    sapw_sensorContactForce(m, d, S, src->sc, ci, k, g);
     for (int j = 0; j < 3; j++) f[j] = fr[j] * g[0] + fr[3 + j] * g[1] + fr[6 + j] * g[2];
     for (int r = 3; r < S->cd; r++) {
       const double* ax = fr + 3 * (r == 3 ? 2 : r - 4);
@@ -1004,7 +1017,7 @@ SAP_HD void sapw_sensorAcc(const sapModel* m, const sapData* d, int w, const sap
       long ci = (long)w * d->ncon_max + i;
       const double* fr = d->con_frame + 9 * ci;
       double g[SAP_CDIM_MAX];
-      for (int r = 0; r < S->cd; r++) g[r] = sapw_sensorImpulse(S, sc, S->cd * i + r) / S->h;
+      sapw_sensorContactForce(m, d, S, sc, ci, i, g);
       for (int s = 0; s < 2; s++) {
         int bb = m->geom_bodyid[d->con_geom[2 * ci + s]];
         if (bb == 0) continue;
@@ -1067,6 +1080,7 @@ SAP_HD void sapw_sensorAcc(const sapModel* m, const sapData* d, int w, const sap
           int b0 = m->geom_bodyid[d->con_geom[2 * ci]], b1 = m->geom_bodyid[d->con_geom[2 * ci + 1]];
           if (b != b0 && b != b1) continue;
           double fn = sapw_sensorImpulse(S, sc, S->cd * k + 2) / S->h;
+          if (m->nadhesion) fn -= sapw_contactAdhesion(m, d->con_geom[2 * ci], d->con_geom[2 * ci + 1], d->con_dist[ci]);
           if (!(fn > 0)) continue;
           const double* n = d->con_frame + 9 * ci + 6;
           const double* x = d->con_pos + 6 * ci;

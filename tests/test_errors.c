@@ -128,7 +128,8 @@ static void test_mujoco4_fields_rejected(void) {
                          "<geom name='g' size='.1' " geom "/></body></worldbody>"
   static const struct { const char* tag; const char* xml; const char* frag1; const char* frag2; } cases[] = {
       {"yield", "<mujoco>" ONE("stiffness='1' springyield='0.5'", "") "</mujoco>", "'j'", "springyield"},
-      {"adhesion", "<mujoco>" ONE("", "adhesion='1'") "</mujoco>", "'g'", "adhesion"},
+      {"adhesion", "<mujoco><option><flag spring='disable' damper='disable'/></option>" ONE("", "adhesion='1'")
+                   "</mujoco>", "'g'", "spring and damper flags both disabled"},
       {"sleep", "<mujoco><option><flag sleep='enable'/></option>" ONE("", "") "<actuator><intvelocity joint='j' "
                 "actrange='-1 1'/></actuator></mujoco>", "sleep", "activation"},
       {"override", "<mujoco><option o_friction='1 0.5 0.005 0.0001 0.0001'><flag override='enable'/></option>"

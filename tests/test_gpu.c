@@ -204,6 +204,10 @@ static void test_parity_contact(void) {
   // surface velocities: the friction rows' targets (4-row contacts: a torsional spinner)
   parity("scenes/surface_velocity.xml", "approx64", 1, 200, 1e-6);
   parity("scenes/surface_velocity.xml", "approx32", 1, 100, 1e-3);
+  // adhesive contacts: the free motion's pull over the step's contacts, the solve's cone shift,
+  // no friction in the gap band
+  parity("scenes/adhesion_geom.xml", "approx64", 1, 200, 1e-6);
+  parity("scenes/adhesion_geom.xml", "approx32", 1, 100, 1e-3);
   // fixed tendons' armature on M (warp free motion: added after the columns)
   // limited ball joints: one cone row each (sapw_buildLimits), chained and on a free body
   parity("scenes/ball_limit.xml", "approx64", 1, 200, 1e-6);

@@ -125,6 +125,8 @@ typedef struct sapModel {
   int nsensorhist; /* sensors with a history buffer (nsample > 0; delays and intervals) */
   int nsurfacevel; /* geoms with a surface velocity (MuJoCo 4's surfacevel: conveyors, turntables);
                       0: geom_surfacevel is empty */
+  int nadhesion;   /* candidate pairs with adhesion (MuJoCo 4's geom / pair adhesion); 0: no
+                      contact is adhesive (pair_adhesion all 0) */
   int ntree;       /* kinematic trees under the world body (MuJoCo's ntree): the units that sleep */
 
   /* options */
@@ -290,6 +292,8 @@ typedef struct sapModel {
   double* pair_rolling;   /* (npair_max)  rolling friction (m): friction[2]; condim 6 (else 0) */
   double* pair_margin;    /* (npair_max)  combined MJCF margin (m): surface inflation */
   double* pair_gap;       /* (npair_max)  combined MJCF gap (m) */
+  double* pair_adhesion;  /* (npair_max)  adhesion (N): the geoms' summed (the higher priority's
+                           *               alone), an explicit pair's own; kernels/pair.h */
   double* pair_detect;    /* (npair_max)  detection distance: margin + max(gap, contact_margin) */
   double* pair_k;         /* (npair_max)  SAP stiffness, geoms' k in series (N/m) */
   double* pair_taud;      /* (npair_max)  SAP dissipation time, geoms' tau_d summed (s) */

@@ -202,8 +202,8 @@ def test_bad_input_raises():
         sapsim.Sim(SCENES / "no_such_scene.xml")
     with pytest.raises(sapsim.SceneError, match="<xml string>: MuJoCo could not load the scene"):
         sapsim.Sim("<mujoco><worldbody><body></mujoco>")
-    with pytest.raises(sapsim.UnsupportedError, match="geom 'g' has adhesion"):
-        sapsim.Sim('<mujoco><worldbody>'
+    with pytest.raises(sapsim.UnsupportedError, match="geom 'g' has adhesion with the spring and damper flags"):
+        sapsim.Sim('<mujoco><option><flag spring="disable" damper="disable"/></option><worldbody>'
                    '<body><freejoint/><geom name="g" size="1" adhesion="1"/></body></worldbody></mujoco>')
     with pytest.raises(sapsim.ArgumentError, match="nworld 0 out of range"):
         sapsim.Sim(ANT, nworld=0)
