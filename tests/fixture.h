@@ -78,6 +78,44 @@ static inline const char* fx_tempFile(const char* name, const char* text) {
   return ok ? p : NULL;
 }
 
+/* a file's text (malloc'ed), or NULL */
+static inline char* fx_readFile(const char* path) {
+  FILE* f = fopen(path, "rb");
+  CHECK(f != NULL, "fx_readFile: cannot open %s", path);
+  if (!f) return NULL;
+  size_t cap = 1 << 16, n = 0;
+  char* buf = (char*)malloc(cap + 1);
+  for (size_t got; buf && (got = fread(buf + n, 1, cap - n, f)) > 0;) {
+    n += got;
+    if (n == cap) buf = (char*)realloc(buf, (cap *= 2) + 1);
+  }
+  fclose(f);
+  if (buf) buf[n] = 0;
+  return buf;
+}
+
+/* text with its first `from` replaced by `to`: a new malloc'ed copy (text freed), or text
+ * itself (and a failed CHECK) when `from` is absent */
+static inline char* fx_subst(char* text, const char* from, const char* to) {
+  char* at = text ? strstr(text, from) : NULL;
+  CHECK(at != NULL, "fx_subst: '%s' not in the text", from);
+  if (!at) return text;
+  char* out = (char*)calloc(1, strlen(text) + strlen(to) + 1);
+  memcpy(out, text, (size_t)(at - text));
+  strcat(out, to);
+  strcat(out, at + strlen(from));
+  free(text);
+  return out;
+}
+
+/* the text from the first `a` to the end of the `b` after it removed, in place */
+static inline void fx_cut(char* text, const char* a, const char* b) {
+  char* p = strstr(text, a);
+  char* q = p ? strstr(p, b) : NULL;
+  CHECK(p && q, "fx_cut: %s..%s not in the text", a, b);
+  if (p && q) memmove(p, q + strlen(b), strlen(q + strlen(b)) + 1);
+}
+
 /* ---- models and sims ------------------------------------------------------------- */
 
 /* a scene: XML text when it starts with '<' (after blanks), else a file path */

@@ -429,6 +429,27 @@ static void test_options_expanded(void) {
 
 /* the test fixture's temporary files: a path returned earlier still names its file after many
  * later ones (the list of paths grows; a path kept in the list's storage would move with it) */
+/* the fixture's text helpers: a file past the first 64 KB read back whole, a substitution and a
+ * cut against the strings built by hand */
+static void test_fixture_text(void) {
+  size_t n = 200000;
+  char* big = malloc(n + 1);
+  for (size_t i = 0; i < n; i++) big[i] = (char)('a' + i % 26);
+  big[n] = 0;
+  const char* path = fx_tempFile("big.txt", big);
+  char* back = path ? fx_readFile(path) : NULL;
+  CHECK(back && strcmp(back, big) == 0, "fx_readFile: %zu bytes back", back ? strlen(back) : 0);
+  free(back);
+  free(big);
+  const char* src = "<a><b x='1'/><c>text</c></a>";
+  char* t = malloc(strlen(src) + 1);
+  strcpy(t, src);
+  t = fx_subst(t, "x='1'", "x='22' y='3'");
+  fx_cut(t, "<c>", "</c>");
+  CHECK(strcmp(t, "<a><b x='22' y='3'/></a>") == 0, "fx_subst + fx_cut: %s", t);
+  free(t);
+}
+
 static void test_fixture_temp_paths(void) {
   const char* first = fx_tempFile("first.xml", "<mujoco/>");
   char want[256];
@@ -443,6 +464,7 @@ static void test_fixture_temp_paths(void) {
 int main(void) {
   mju_user_warning = NULL;
   RUN(test_fixture_temp_paths);
+  RUN(test_fixture_text);
   RUN(test_free_fall);
   RUN(test_spinning_body);
   RUN(test_pendulum_period);

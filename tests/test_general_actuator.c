@@ -21,37 +21,10 @@
 #define SCENE "scenes/general_actuator.xml"
 #define NWORLD 5
 
-/* xml with `from` replaced by `to`; frees xml, returns a malloc'ed copy */
-static char* subst(char* xml, const char* from, const char* to) {
-  char* at = xml ? strstr(xml, from) : NULL;
-  CHECK(at != NULL, "'%s' not in the scene", from);
-  if (!at) return xml;
-  char* out = calloc(1, strlen(xml) + strlen(to) + 1);
-  memcpy(out, xml, at - xml);
-  strcat(out, to);
-  strcat(out, at + strlen(from));
-  free(xml);
-  return out;
-}
-
 /* the scene file's text with `from` replaced by `to` (NULL: unchanged); malloc'ed */
 static char* scene_text(const char* from, const char* to) {
-  FILE* f = fopen(SCENE, "rb");
-  CHECK(f != NULL, "open %s", SCENE);
-  if (!f) return NULL;
-  char* buf = calloc(1, 1 << 16);
-  size_t n = fread(buf, 1, (1 << 16) - 1, f);
-  fclose(f);
-  buf[n] = 0;
-  return from ? subst(buf, from, to) : buf;
-}
-
-/* the text between `a` and the end of `b` removed */
-static void cut(char* xml, const char* a, const char* b) {
-  char* p = strstr(xml, a);
-  char* q = p ? strstr(p, b) : NULL;
-  CHECK(p && q, "cut %s..%s", a, b);
-  if (p && q) memmove(p, q + strlen(b), strlen(q + strlen(b)) + 1);
+  char* buf = fx_readFile(SCENE);
+  return from ? fx_subst(buf, from, to) : buf;
 }
 
 static void random_state(const mjModel* mj, double qr, double vr, double* qpos, double* qvel, double* ctrl,
@@ -225,7 +198,7 @@ static void test_trajectories(void) {
   if (xml) trajectory(xml, "general_actuator", 1000);
   free(xml);
   /* the same at h = 0.5 ms with a 2.3x stiffer anti-spring (still held by the joint spring) */
-  xml = subst(scene_text("biasprm=\"0.2 15 0\"", "biasprm=\"0.2 35 0\""), "timestep=\"0.002\"",
+  xml = fx_subst(scene_text("biasprm=\"0.2 15 0\"", "biasprm=\"0.2 35 0\""), "timestep=\"0.002\"",
               "timestep=\"0.0005\"");
   if (xml) trajectory(xml, "general_actuator h = 0.5 ms, anti-spring 35", 2000);
   free(xml);
@@ -271,11 +244,11 @@ static void test_actuation_off(void) {
   char* off = scene_text("<option timestep=\"0.002\" integrator=\"Euler\"/>", flag);
   char* none = scene_text(NULL, NULL);
   if (!off || !none) return;
-  cut(none, "<actuator>", "</actuator>");
-  cut(none, "<sensor>", "</sensor>");
-  cut(none, "<keyframe>", "</keyframe>");
+  fx_cut(none, "<actuator>", "</actuator>");
+  fx_cut(none, "<sensor>", "</sensor>");
+  fx_cut(none, "<keyframe>", "</keyframe>");
   char* offk = strdup(off);
-  cut(off, "<keyframe>", "</keyframe>");
+  fx_cut(off, "<keyframe>", "</keyframe>");
   const char* p_off = fx_tempFile("off.xml", off);
   const char* p_none = fx_tempFile("none.xml", none);
   for (int c = 0; c < 2; c++) {

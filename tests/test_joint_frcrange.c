@@ -21,27 +21,6 @@
 #define SCENE "scenes/actuator_frcrange.xml"
 #define NWORLD 4
 
-/* the scene file's text (malloc'ed), or NULL */
-static char* scene_text(void) {
-  FILE* f = fopen(SCENE, "rb");
-  CHECK(f != NULL, "open %s", SCENE);
-  if (!f) return NULL;
-  char* buf = calloc(1, 1 << 16);
-  size_t n = fread(buf, 1, (1 << 16) - 1, f);
-  fclose(f);
-  buf[n] = 0;
-  return buf;
-}
-
-/* replace the first `from` in xml (room for the growth) by `to` */
-static void replace(char* xml, const char* from, const char* to) {
-  char* at = strstr(xml, from);
-  CHECK(at != NULL, "'%s' not in the scene", from);
-  if (!at) return;
-  size_t a = strlen(from), b = strlen(to);
-  memmove(at + b, at + a, strlen(at + a) + 1);
-  memcpy(at, to, b);
-}
 
 /* qfrc_actuator after the free motion (contacts off: every actuator explicit, as MuJoCo's) and
  * the actuator sensors of a step's start state at 50 x NWORLD random states, against
@@ -136,22 +115,16 @@ static void test_scene_against_mujoco(void) {
  * total is clamped (before, the joint motor's own force limit took it and the site's share was
  * not clamped) */
 static void test_site_motor(void) {
-  char* xml = scene_text();
-  if (!xml) return;
-  char* big = calloc(1, strlen(xml) + 4096);
-  strcpy(big, xml);
-  free(xml);
-  replace(big, "<geom type=\"box\" size=\".03 .02 .01\" mass=\".05\" contype=\"0\" conaffinity=\"0\"/>",
-          "<geom type=\"box\" size=\".03 .02 .01\" mass=\".05\" contype=\"0\" conaffinity=\"0\"/>"
-          "<site name=\"tip\" pos=\".03 .01 0\" euler=\"10 20 30\"/>");
+  char* big = fx_readFile(SCENE);
+  if (!big) return;
+  big = fx_subst(big, "<geom type=\"box\" size=\".03 .02 .01\" mass=\".05\" contype=\"0\" conaffinity=\"0\"/>",
+                 "<geom type=\"box\" size=\".03 .02 .01\" mass=\".05\" contype=\"0\" conaffinity=\"0\"/>"
+                 "<site name=\"tip\" pos=\".03 .01 0\" euler=\"10 20 30\"/>");
   /* the wrist's servo becomes a motor: a servo with a site motor below it keeps the servo's own
    * limit (the site's share unclamped; README), a motor joins the clamped sum */
-  replace(big, "<position name=\"wrist\" joint=\"wrist\" kp=\"4\"", "<motor name=\"push\" site=\"tip\" "
-          "gear=\"0.3 0.1 1 0 0.02 0\" ctrlrange=\"-2 2\"/><motor name=\"wrist\" joint=\"wrist\" gear=\"0.5\"");
-  /* jointactuatorfrc is refused with site transmissions: drop the sensors */
-  char* a = strstr(big, "<sensor>");
-  char* b = a ? strstr(a, "</sensor>") : NULL;
-  if (a && b) memmove(a, b + strlen("</sensor>"), strlen(b + strlen("</sensor>")) + 1);
+  big = fx_subst(big, "<position name=\"wrist\" joint=\"wrist\" kp=\"4\"", "<motor name=\"push\" site=\"tip\" "
+                 "gear=\"0.3 0.1 1 0 0.02 0\" ctrlrange=\"-2 2\"/><motor name=\"wrist\" joint=\"wrist\" gear=\"0.5\"");
+  fx_cut(big, "<sensor>", "</sensor>");  // jointactuatorfrc is refused with site transmissions
   const char* path = fx_tempFile("frcrange_site.xml", big);
   free(big);
   if (!path) return;
@@ -169,12 +142,9 @@ static void test_site_motor(void) {
  * tendons) clamped to its range's upper end (0.5 and 0.6), spun up against its damping by
  * implicit Euler exactly; reversed, to the lower ends (-0.5 and -0.4) */
 static void test_wheel_spin_up(void) {
-  char* xml = scene_text();
-  if (!xml) return;
-  char* big = calloc(1, strlen(xml) + 256);
-  strcpy(big, xml);
-  free(xml);
-  replace(big, "<freejoint/>", "");
+  char* big = fx_readFile(SCENE);
+  if (!big) return;
+  big = fx_subst(big, "<freejoint/>", "");
   const char* path = fx_tempFile("frcrange_fixed.xml", big);
   free(big);
   if (!path) return;
