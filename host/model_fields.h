@@ -138,6 +138,8 @@
   X(int, tendon_num, (m)->ntendon)                               \
   X(int, tendon_limited, (m)->ntendon)                           \
   X(double, tendon_frictionloss, (m)->ntendon)                   \
+  X(int, tendon_actfrcsum, (m)->ntendon)                         \
+  X(double, tendon_actfrcrange, (m)->ntendon * 2)                \
   X(double, tendon_range, (m)->ntendon * 2)                      \
   X(double, tendon_margin, (m)->ntendon)                         \
   X(double, tendon_stiffness, (m)->ntendon)                      \

@@ -440,10 +440,6 @@ static sapStatus check_tendons(const mjModel* mj, const char* path) {
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: tendon '%s' has a plastic spring (springyield), which is not supported",
                       path, name);
-    if (mj->tendon_actfrclimited[t])
-      return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: tendon '%s' limits its total actuator force (actuatorfrcrange), which is "
-                      "not supported", path, name);
   }
   return SAP_OK;
 }
@@ -881,6 +877,44 @@ static sapStatus joint_force_limits(sapModel* m, const mjModel* mj, const char* 
   return SAP_OK;
 }
 
+/* a tendon's actuatorfrcrange: MuJoCo scales the forces of the tendon's actuators by range / their
+ * sum when the sum leaves the range (a zero sum left as it is), before each actuator's own force
+ * limit (mj_fwdActuation). For the tendon's one actuator that is its force limit composed with
+ * the range (MuJoCo's compiler requires 0 in it, so its zero-sum exception is the clip's too); for
+ * several force actuators sapsim scales as MuJoCo does (tendon_actfrcsum, sapa_forceLimit); a
+ * servo among several is refused, its force coming out of the SAP solve */
+static sapStatus tendon_force_limits(sapModel* m, const mjModel* mj, const char* path) {
+  for (int t = 0; t < mj->ntendon; t++) {
+    if (!mj->tendon_actfrclimited[t]) continue;
+    const double* r = mj->tendon_actfrcrange + 2 * t;
+    const char* name = mjname(mj, mj->name_tendonadr, t);
+    int n = 0, one = -1;
+    for (int i = 0; i < mj->nu; i++)
+      if (mj->actuator_trntype[i] == mjTRN_TENDON && mj->actuator_trnid[2 * i] == t) n++, one = i;
+    if (n == 1) {
+      double lo = r[0], hi = r[1], *f = m->actuator_forcerange + 2 * one;
+      if (m->actuator_forcelimited[one]) {  // clip(clip(x, r), f) = clip(x, [clip(r0, f), clip(r1, f)])
+        lo = lo < f[0] ? f[0] : lo > f[1] ? f[1] : lo;
+        hi = hi < f[0] ? f[0] : hi > f[1] ? f[1] : hi;
+      }
+      f[0] = lo, f[1] = hi;
+      m->actuator_forcelimited[one] = 1;
+      continue;
+    }
+    for (int i = 0; i < mj->nu; i++)
+      if (mj->actuator_trntype[i] == mjTRN_TENDON && mj->actuator_trnid[2 * i] == t &&
+          (m->actuator_kind[i] == SAP_ACT_POSITION || m->actuator_kind[i] == SAP_ACT_VELOCITY))
+        return sap_fail(SAP_ERR_UNSUPPORTED,
+                        "%s: tendon '%s' limits the summed force of its actuators (actuatorfrcrange), among "
+                        "them the servo '%s'; a servo's force comes out of the SAP solve, so sapsim scales "
+                        "force actuators only (motors, general laws, muscles), or limits a tendon's one actuator",
+                        path, name, mjname(mj, mj->name_actuatoradr, i));
+    m->tendon_actfrcsum[t] = n > 1;
+    copy_num(m->tendon_actfrcrange + 2 * t, r, 2);
+  }
+  return SAP_OK;
+}
+
 /* activation dynamics and muscle parameters of actuator i (classified already) */
 static void copy_activation(sapModel* m, const mjModel* mj, int i) {
   int dt = mj->actuator_dyntype[i];
@@ -957,6 +991,7 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
     copy_num(m->actuator_forcerange + 2 * i, mj->actuator_forcerange + 2 * i, 2);
   }
   sapStatus st = joint_force_limits(m, mj, path);
+  if (st == SAP_OK) st = tendon_force_limits(m, mj, path);
   if (st != SAP_OK) return st;
   for (int t = 0; t < mj->ntendon; t++) {
     m->tendon_adr[t] = mj->tendon_adr[t];

@@ -122,10 +122,10 @@ SAP_HD double sapa_input(const sapModel* m, int u, double h, const double* ctrl,
 }
 
 /* explicit force of actuator u with input x at transmission length len and velocity vel,
- * clamped to forcerange (motor, position, velocity: the sapModel laws; muscle and general:
+ * before its force limit (motor, position, velocity: the sapModel laws; muscle and general:
  * G x + B, G = the muscle curve or gain + gainslope . (len, vel), B = the muscle curve or
  * bias - kp len - kv vel: MuJoCo's affine gain and bias) */
-SAP_HD double sapa_force(const sapModel* m, int u, double x, double len, double vel) {
+SAP_HD double sapa_forceRaw(const sapModel* m, int u, double x, double len, double vel) {
   int kind = m->actuator_kind[u];
   double t = m->actuator_gain[u] * x + m->actuator_bias[u], f;
   if (kind == SAP_ACT_MOTOR) f = t;
@@ -142,6 +142,19 @@ SAP_HD double sapa_force(const sapModel* m, int u, double x, double len, double 
     double B = (mus & SAP_MUSCLE_BIAS) ? sapa_muscleBias(len, lr, acc0, m->actuator_biasprm + SAP_NMUSCLEPRM * u)
                                        : m->actuator_bias[u] - m->actuator_kp[u] * len - m->actuator_kv[u] * vel;
     f = G * x + B;
+  }
+  return f;
+}
+
+/* a raw force's limits in MuJoCo's order (mj_fwdActuation): scaled by range / total when the
+ * actuator's tendon limits its actuators' summed force (tendon_actfrcsum; total: that sum of
+ * raw forces, 0 leaves f as it is), then clamped to forcerange */
+SAP_HD double sapa_forceLimit(const sapModel* m, int u, double f, double total) {
+  int t = m->actuator_trnid[u];
+  if (m->actuator_trntype[u] == SAP_TRN_TENDON && m->tendon_actfrcsum[t] && total != 0) {
+    const double* r = m->tendon_actfrcrange + 2 * t;
+    if (total < r[0]) f *= r[0] / total;
+    else if (total > r[1]) f *= r[1] / total;
   }
   if (m->actuator_forcelimited[u]) f = sapa_clip(f, m->actuator_forcerange[2 * u], m->actuator_forcerange[2 * u + 1]);
   return f;

@@ -939,6 +939,29 @@ SAP_HD void SAPT(sapw_adhesionPull)(const sapModel* m, const sapWorldContacts* c
   }
 }
 
+/* actuator u's explicit force: its law at the transmission's length and velocity, then its
+ * limits (sapa_forceLimit; where its tendon limits its actuators' summed force, the sum of
+ * their raw forces in actuator order, as MuJoCo's mj_fwdActuation) */
+SAP_HD double SAPT(sapw_actuatorForce)(const sapModel* m, double h, const double* qpos, const double* qvel,
+                                       const SAPT(sapTenFrames)* fr, const double* ctrl, const double* act, int u) {
+  double len, vel, total = 0;
+  SAPT(sapw_actuatorLength)(m, qpos, qvel, fr, u, &len, &vel);
+  double f = sapa_forceRaw(m, u, sapa_input(m, u, h, ctrl, act), len, vel);
+  int t = m->actuator_trnid[u];
+  if (m->actuator_trntype[u] == SAP_TRN_TENDON && m->tendon_actfrcsum[t])
+    for (int k = 0; k < m->nu; k++) {
+      if (m->actuator_trntype[k] != SAP_TRN_TENDON || m->actuator_trnid[k] != t) continue;
+      if (k == u) {
+        total += f;
+        continue;
+      }
+      double lk, vk;
+      SAPT(sapw_actuatorLength)(m, qpos, qvel, fr, k, &lk, &vk);
+      total += sapa_forceRaw(m, k, sapa_input(m, k, h, ctrl, act), lk, vk);
+    }
+  return sapa_forceLimit(m, u, f, total);
+}
+
 /* actuator forces (kernels/actuator.h laws, input ctrl or act); drives (position/velocity
  * actuators) only when explicit_drives, otherwise the SAP solver treats them as implicit PD
  * constraints. con: the world's contacts, read by adhesion actuators only (NULL: none) */
@@ -950,9 +973,7 @@ SAP_HD void SAPT(sapw_actuation)(const sapModel* m, double h, const double* qpos
   for (int i = 0; i < m->nv; i++) qfrc_actuator[i] = 0;
   for (int i = 0; i < m->nu && !m->actuation_off; i++) {  // actuation off: 0 (mj_fwdActuation)
     if (sapa_isDrive(m, i) && !explicit_drives) continue;
-    double len, vel;
-    SAPT(sapw_actuatorLength)(m, qpos, qvel, &fr, i, &len, &vel);
-    double f = sapa_force(m, i, sapa_input(m, i, h, ctrl, act), len, vel);
+    double f = SAPT(sapw_actuatorForce)(m, h, qpos, qvel, &fr, ctrl, act, i), len;
     /* generalized force = gear * f along the transmission */
     int id = m->actuator_trnid[i];
     double g = m->actuator_gear[i];

@@ -953,12 +953,9 @@ SAP_HD double sapw_sensorActuatorForce(const sapModel* m, const sapData* d, int 
     for (int k = 0; k < u; k++) row += sapa_isDrive(m, k);
     return sapw_sensorImpulse(S, sc, S->cd * nc + row) / S->h;
   }
-  double len, vel;
   sapTenFrames_f64 fr = {d->xpos + (long)w * 3 * m->nbody, d->xmat + (long)w * 9 * m->nbody,
                          d->cref + (long)w * 3 * m->nbody, d->cdof + (long)w * 6 * m->nv};
-  sapw_actuatorLength_f64(m, qpos, qvel, &fr, u, &len, &vel);
-  double x = sapa_input(m, u, S->h, d->ctrl_in + (long)w * m->nu, d->act + (long)w * m->na);
-  return sapa_force(m, u, x, len, vel);
+  return sapw_actuatorForce_f64(m, S->h, qpos, qvel, &fr, d->ctrl_in + (long)w * m->nu, d->act + (long)w * m->na, u);
 }
 
 /* the contact point of side s (0, 1) of contact ci where the SAP solve applies its force */

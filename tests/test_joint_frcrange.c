@@ -7,7 +7,10 @@
  * random states with controls up to twice their ranges (mj_forward, 1e-12), the clamp met at
  * both ends of every limited joint; analytic spin-up of the clamped wheels on a fixed chassis
  * (implicit damping: w_{n+1} = (w_n + h tau / I) / (1 + h c / I) with tau the range's end);
- * a servo among several actuators on a limited joint refused by name. */
+ * a servo among several actuators on a limited joint refused by name. A tendon's actuatorfrcrange:
+ * its actuators' forces scaled by range / sum when the sum leaves it ('lift': a general and a
+ * motor with its own force limit, MuJoCo's order: scaled, then clamped), its one motor's force
+ * limit ('turn'), a servo among several refused. */
 #define _POSIX_C_SOURCE 200809L
 #include <mujoco/mujoco.h>
 #include <stdio.h>
@@ -24,8 +27,10 @@
 
 /* qfrc_actuator after the free motion (contacts off: every actuator explicit, as MuJoCo's) and
  * the actuator sensors of a step's start state at 50 x NWORLD random states, against
- * mj_forward; counts the clamped dofs at each end of their ranges in lo/hi (per joint) */
-static void compare_forces(const char* path, int* lo, int* hi) {
+ * mj_forward; counts the clamped dofs at each end of their ranges in lo/hi (per joint) and, in
+ * scaled[t], the states where tendon t's actuators' raw sum left its range (affine laws: MuJoCo's
+ * gain x clamped ctrl + bias) */
+static void compare_forces(const char* path, int* lo, int* hi, int* scaled) {
   mjModel* mj = fx_mjModel(path);
   sapSim* s = fx_sim(path, NWORLD, "preset=approx64 contacts=0 device=cpu");
   if (!mj || !s) {
@@ -71,6 +76,17 @@ static void compare_forces(const char* path, int* lo, int* hi) {
         CHECK_CLOSE(qfrc[w * nv + i], md->qfrc_actuator[i], 1e-12, 1e-12, "%s rep %d world %d dof %d", path, rep, w, i);
         worst = fmax(worst, fabs(qfrc[w * nv + i] - md->qfrc_actuator[i]));
       }
+      for (int t = 0; t < mj->ntendon; t++) {
+        if (!m->tendon_actfrcsum[t]) continue;
+        double raw = 0;
+        for (int u = 0; u < nu; u++)
+          if (mj->actuator_trntype[u] == mjTRN_TENDON && mj->actuator_trnid[2 * u] == t) {
+            const double* cr = mj->actuator_ctrlrange + 2 * u;
+            double x = fmin(fmax(md->ctrl[u], cr[0]), cr[1]);
+            raw += mj->actuator_gainprm[mjNGAIN * u] * x + mj->actuator_biasprm[mjNBIAS * u];
+          }
+        scaled[t] += raw < mj->tendon_actfrcrange[2 * t] || raw > mj->tendon_actfrcrange[2 * t + 1];
+      }
       for (int j = 0; j < mj->njnt; j++) {
         if (!m->jnt_actfrcsum[j]) continue;
         double f = md->qfrc_actuator[mj->jnt_dofadr[j]];
@@ -103,12 +119,18 @@ static void test_scene_against_mujoco(void) {
     if (m->actuator_kind[u] == SAP_ACT_POSITION) fold = m->actuator_forcelimited[u];
   CHECK(sum[0] && sum[1] && sum[2] && !sum[3] && fold, "sum clamps on left, right, arm (%d %d %d), the wrist folded "
         "(%d, servo force-limited %d)", sum[0], sum[1], sum[2], sum[3], fold);
+  /* tendon 'lift' scales its two actuators; 'turn' limits its one motor (actuator 1) */
+  CHECK(m->tendon_actfrcsum[2] && !m->tendon_actfrcsum[1] && m->actuator_forcelimited[1] &&
+        m->actuator_forcerange[2] == -0.3 && m->actuator_forcerange[3] == 0.4,
+        "tendon limits: lift scales %d, turn folded %d [%g, %g]", m->tendon_actfrcsum[2], !m->tendon_actfrcsum[1],
+        m->actuator_forcerange[2], m->actuator_forcerange[3]);
   sap_free(s);
-  int lo[8] = {0}, hi[8] = {0};
-  compare_forces(SCENE, lo, hi);
+  int lo[8] = {0}, hi[8] = {0}, scaled[4] = {0};
+  compare_forces(SCENE, lo, hi, scaled);
   for (int j = 1; j < 4; j++)
     CHECK(lo[j] > 5 && hi[j] > 5, "joint %d clamped at its lower end %d times, at its upper end %d times", j, lo[j],
           hi[j]);
+  CHECK(scaled[2] > 20, "tendon lift's actuators scaled in %d states", scaled[2]);
 }
 
 /* a joint motor and a site motor below it: the site's wrench reaches the joint's dof, so the
@@ -133,8 +155,8 @@ static void test_site_motor(void) {
   /* the site below the wrist reaches wrist and arm */
   CHECK(sap_model(s)->jnt_actfrcsum[3] && sap_model(s)->jnt_actfrcsum[4], "arm and wrist clamp sums");
   sap_free(s);
-  int lo[8] = {0}, hi[8] = {0};
-  compare_forces(path, lo, hi);
+  int lo[8] = {0}, hi[8] = {0}, scaled[4] = {0};
+  compare_forces(path, lo, hi, scaled);
   for (int j = 3; j < 5; j++) CHECK(lo[j] > 5 && hi[j] > 5, "joint %d clamped %d / %d times", j, lo[j], hi[j]);
 }
 
@@ -152,7 +174,7 @@ static void test_wheel_spin_up(void) {
   for (int dir = 0; dir < 2 && mj; dir++) {
     sapSim* s = fx_sim(path, 1, "preset=approx64 contacts=0 device=cpu integration=sap_euler");
     if (!s) break;
-    double ctrl[5] = {dir ? -1 : 1, 0, 0, 0, 0};
+    double ctrl[8] = {dir ? -1 : 1, 0, 0, 0, 0, 0, 0, 0};
     CHECK_OK(sap_set(s, SAP_FIELD_CTRL, NULL, 1, ctrl));
     int n = 300;
     CHECK_OK(sap_step(s, n));
@@ -188,11 +210,21 @@ static void test_servo_refused(void) {
              "servo 'servo' acts there");
 }
 
+/* a tendon servo beside a tendon motor under the tendon's actuatorfrcrange */
+static void test_tendon_refusals(void) {
+  fx_refused("<mujoco><worldbody><body><joint name='j' axis='0 1 0'/><geom size='.1' mass='1'/></body></worldbody>"
+             "<tendon><fixed name='t' actuatorfrcrange='-1 1'><joint joint='j' coef='2'/></fixed></tendon>"
+             "<actuator><position name='servo' tendon='t' kp='10'/><motor tendon='t'/></actuator></mujoco>",
+             SAP_ERR_UNSUPPORTED, "tendon 't' limits the summed force of its actuators (actuatorfrcrange), among them "
+             "the servo 'servo'");
+}
+
 int main(void) {
   mju_user_warning = NULL;
   RUN(test_scene_against_mujoco);
   RUN(test_site_motor);
   RUN(test_wheel_spin_up);
   RUN(test_servo_refused);
+  RUN(test_tendon_refusals);
   return check_summary("test_joint_frcrange");
 }

@@ -367,6 +367,11 @@ typedef struct sapModel {
   int* tendon_num;        /* (ntendon)    number of wraps */
   int* tendon_limited;    /* (ntendon)    has a range */
   double* tendon_frictionloss; /* (ntendon) dry friction on the tendon velocity (SAP box row) */
+  int* tendon_actfrcsum;       /* (ntendon) 1: actuatorfrcrange scales the forces of the tendon's
+                                * actuators (force actuators, several) when their sum leaves it
+                                * (MuJoCo's mj_fwdActuation); 0: none, or folded into the force
+                                * limit of the tendon's one actuator */
+  double* tendon_actfrcrange;  /* (ntendon x 2) that range */
   double* tendon_range;   /* (ntendon x 2) */
   double* tendon_margin;  /* (ntendon)    limit margin, as jnt_margin */
   double* tendon_stiffnesspoly; /* (ntendon x SAP_NPOLY) the spring's higher-order terms */
