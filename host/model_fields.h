@@ -107,6 +107,8 @@
   X(int, actuator_ctrllimited, (m)->nu)                          \
   X(int, actuator_forcelimited, (m)->nu)                         \
   X(double, actuator_gear, (m)->nu)                              \
+  X(double, actuator_jntgear, (m)->nu * 6)                       \
+  X(double, actuator_wrap, (m)->nu)                              \
   X(double, actuator_gain, (m)->nu)                              \
   X(double, actuator_bias, (m)->nu)                              \
   X(double, actuator_ctrlrange, (m)->nu * 2)                     \

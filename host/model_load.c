@@ -526,10 +526,13 @@ static sapStatus check_actuators(const mjModel* mj, const char* path) {
                       "(adhesion) transmissions are supported", path, name,
                       trn >= 0 && trn < 7 ? kind[trn] : "unknown");
     }
-    if (trn == mjTRN_JOINT && mj->jnt_type[id] != mjJNT_HINGE && mj->jnt_type[id] != mjJNT_SLIDE)
+    int multi = trn == mjTRN_JOINT && mj->jnt_type[id] != mjJNT_HINGE && mj->jnt_type[id] != mjJNT_SLIDE;
+    if (multi && (mj->actuator_armature[i] != 0 || mj->actuator_damping[i] != 0 ||
+                  any_nonzero(mj->actuator_dampingpoly + i * mjNPOLY, mjNPOLY)))
       return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: actuator '%s' drives a free or ball joint; only hinge and slide "
-                      "joints can be actuated", path, name);
+                      "%s: actuator '%s' on a ball or free joint has armature or damping, which is not "
+                      "supported (on hinge and slide joints it is)", path, name);
+
     if (mj->actuator_plugin[i] >= 0)
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: actuator '%s' is a plugin, which is not supported",
                       path, name);
@@ -749,7 +752,7 @@ static void copy_joints(sapModel* m, const mjModel* mj) {
   /* an actuator's armature and damping act on its joint scaled by gear^2
    * (MuJoCo's mj_actuatorArmature, mj_actuatorDamping); tendons were refused */
   for (int i = 0; i < mj->nactuator; i++) {
-    if (mj->actuator_trntype[i] != mjTRN_JOINT) continue;
+    if (mj->actuator_trntype[i] != mjTRN_JOINT) continue;  // ball/free: none (check_actuators)
     int d = mj->jnt_dofadr[mj->actuator_trnid[2 * i]];
     double g2 = mj->actuator_gear[6 * i] * mj->actuator_gear[6 * i];
     if (mj->actuator_armature[i] != 0) m->dof_armature[d] += g2 * mj->actuator_armature[i];
@@ -877,6 +880,25 @@ static sapStatus joint_force_limits(sapModel* m, const mjModel* mj, const char* 
   return SAP_OK;
 }
 
+/* MuJoCo 4's wrapPeriod (engine_forward.c): the period on which the setpoint of a servo-shaped
+ * actuator (fixed gain equal to -biasprm[1], affine bias, no dynamics or an integrator) is taken
+ * nearest the length: 2 pi |gear[0:3]| on a ball joint, 2 pi |gear[3:6]| on a refsite
+ * transmission without translational gear; 0 otherwise */
+static double wrap_period(const mjModel* mj, int i) {
+  int dyn = mj->actuator_dyntype[i], trn = mj->actuator_trntype[i], id = mj->actuator_trnid[2 * i];
+  const double* g = mj->actuator_gear + 6 * i;
+  if (mj->actuator_gaintype[i] != mjGAIN_FIXED || mj->actuator_biastype[i] != mjBIAS_AFFINE ||
+      mj->actuator_gainprm[mjNGAIN * i] != -mj->actuator_biasprm[mjNBIAS * i + 1] ||
+      (dyn != mjDYN_NONE && dyn != mjDYN_INTEGRATOR))
+    return 0;
+  const double pi = 3.14159265358979323846;
+  if (trn == mjTRN_SITE && mj->actuator_trnid[2 * i + 1] >= 0 && !g[0] && !g[1] && !g[2])
+    return 2 * pi * sqrt(g[3] * g[3] + g[4] * g[4] + g[5] * g[5]);
+  if ((trn == mjTRN_JOINT || trn == mjTRN_JOINTINPARENT) && mj->jnt_type[id] == mjJNT_BALL)
+    return 2 * pi * sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+  return 0;
+}
+
 /* a tendon's actuatorfrcrange: MuJoCo scales the forces of the tendon's actuators by range / their
  * sum when the sum leaves the range (a zero sum left as it is), before each actuator's own force
  * limit (mj_fwdActuation). For the tendon's one actuator that is its force limit composed with
@@ -987,6 +1009,9 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
     m->actuator_ctrllimited[i] = mj->actuator_ctrllimited[i] && !disabled(mj, mjDSBL_CLAMPCTRL);
     m->actuator_forcelimited[i] = mj->actuator_forcelimited[i];
     m->actuator_gear[i] = mj->actuator_gear[6 * i];
+    m->actuator_wrap[i] = wrap_period(mj, i);
+    if (trn == mjTRN_JOINT && (mj->jnt_type[id] == mjJNT_BALL || mj->jnt_type[id] == mjJNT_FREE))
+      copy_num(m->actuator_jntgear + 6 * i, mj->actuator_gear + 6 * i, mj->jnt_type[id] == mjJNT_BALL ? 3 : 6);
     copy_num(m->actuator_ctrlrange + 2 * i, mj->actuator_ctrlrange + 2 * i, 2);
     copy_num(m->actuator_forcerange + 2 * i, mj->actuator_forcerange + 2 * i, 2);
   }
@@ -1129,11 +1154,14 @@ static void count_solve_rows(sapModel* m) {
   for (int u = 0; u < m->nu; u++)
     n += !m->actuation_off && (m->actuator_kind[u] == SAP_ACT_POSITION || m->actuator_kind[u] == SAP_ACT_VELOCITY);
   m->nsolve_nnz = 1;
-  for (int u = 0; u < m->nu; u++)  // a refsite servo's row: the dofs of the site's and the refsite's chains
-    if (m->actuator_trntype[u] == SAP_TRN_SITE && m->actuator_refbody[u] >= 0) {
-      int nnz = chain_union(m, m->actuator_sitebody[u], m->actuator_refbody[u]);
-      if (nnz > m->nsolve_nnz) m->nsolve_nnz = nnz;
-    }
+  for (int u = 0; u < m->nu; u++) {  // a refsite servo's row: the dofs of the site's and the refsite's chains
+    int nnz = 1, id = m->actuator_trnid[u];
+    if (m->actuator_trntype[u] == SAP_TRN_SITE && m->actuator_refbody[u] >= 0)
+      nnz = chain_union(m, m->actuator_sitebody[u], m->actuator_refbody[u]);
+    if (m->actuator_trntype[u] == SAP_TRN_JOINT)  // a ball or free joint's servo: its 3 or 6 dofs
+      nnz = m->jnt_type[id] == SAP_JNT_FREE ? 6 : m->jnt_type[id] == SAP_JNT_BALL ? 3 : 1;
+    if (nnz > m->nsolve_nnz) m->nsolve_nnz = nnz;
+  }
   for (int j = 0; j < m->njnt; j++)  // a ball joint's cone is one row over its 3 dofs
     if (m->jnt_limited[j]) n += m->jnt_type[j] == SAP_JNT_BALL ? 1 : 2;
   for (int t = 0; t < m->ntendon; t++) n += 2 * (m->tendon_limited[t] != 0);

@@ -121,12 +121,20 @@ SAP_HD double sapa_input(const sapModel* m, int u, double h, const double* ctrl,
   return act[m->actuator_actadr[u]];
 }
 
+/* MuJoCo 4's wrapSetpoint: a servo's input x on a rotational transmission with period P
+ * (actuator_wrap) taken as its representative nearest the length, x - P round((x - len) / P) */
+SAP_HD double sapa_wrapSetpoint(const sapModel* m, int u, double x, double len) {
+  double P = m->actuator_wrap[u];
+  return P > 0 ? x - P * round((x - len) / P) : x;
+}
+
 /* explicit force of actuator u with input x at transmission length len and velocity vel,
  * before its force limit (motor, position, velocity: the sapModel laws; muscle and general:
  * G x + B, G = the muscle curve or gain + gainslope . (len, vel), B = the muscle curve or
  * bias - kp len - kv vel: MuJoCo's affine gain and bias) */
 SAP_HD double sapa_forceRaw(const sapModel* m, int u, double x, double len, double vel) {
   int kind = m->actuator_kind[u];
+  x = sapa_wrapSetpoint(m, u, x, len);
   double t = m->actuator_gain[u] * x + m->actuator_bias[u], f;
   if (kind == SAP_ACT_MOTOR) f = t;
   else if (kind == SAP_ACT_POSITION) f = m->actuator_kp[u] * (t - len) - m->actuator_kv[u] * vel;
@@ -170,6 +178,12 @@ SAP_HD void sapa_integrate(const sapModel* m, double h, const double* ctrl, doub
 
 /* an actuator implicit in the SAP solve (a drive row): position and velocity servos, none
  * with actuation off */
+/* the dofs an actuator on joint j moves: 3 on a ball, 6 on a free joint (its moment
+ * actuator_jntgear on them), 1 on a hinge or slide (its gear) */
+SAP_HD int sapa_jointDofs(const sapModel* m, int j) {
+  return m->jnt_type[j] == SAP_JNT_FREE ? 6 : m->jnt_type[j] == SAP_JNT_BALL ? 3 : 1;
+}
+
 /* MuJoCo's mju_clip of a joint's summed actuator force to its actuatorfrcrange r */
 SAP_HD double sapw_clampSum(double x, const double* r) { return x < r[0] ? r[0] : x > r[1] ? r[1] : x; }
 

@@ -124,7 +124,9 @@ SAP_HD void sapw_bodyForces(const sapModel* m, sapData* d, int w, const sapSenso
     if (!sapa_isDrive(m, u)) continue;
     double f = sapw_sensorImpulse(S, sc, S->cd * nc + row++) / S->h, gear = m->actuator_gear[u];
     int id = m->actuator_trnid[u];
-    if (m->actuator_trntype[u] == SAP_TRN_JOINT) qfrc[m->jnt_dofadr[id]] += gear * f;
+    if (m->actuator_trntype[u] == SAP_TRN_JOINT && sapa_jointDofs(m, id) > 1)
+      for (int k = 0; k < sapa_jointDofs(m, id); k++) qfrc[m->jnt_dofadr[id] + k] += m->actuator_jntgear[6 * u + k] * f;
+    else if (m->actuator_trntype[u] == SAP_TRN_JOINT) qfrc[m->jnt_dofadr[id]] += gear * f;
     else if (m->actuator_trntype[u] == SAP_TRN_TENDON)
       for (int k = m->tendon_adr[id]; k < m->tendon_adr[id] + m->tendon_num[id]; k++)
         qfrc[m->jnt_dofadr[m->wrap_jnt[k]]] += gear * m->wrap_coef[k] * f;

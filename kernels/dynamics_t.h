@@ -859,6 +859,18 @@ SAP_HD void SAPT(sapw_actuatorLength)(const sapModel* m, const double* qpos, con
                                       const SAPT(sapTenFrames)* fr, int i, double* len, double* vel) {
   int id = m->actuator_trnid[i];
   double g = m->actuator_gear[i];
+  if (m->actuator_trntype[i] == SAP_TRN_JOINT && sapa_jointDofs(m, id) > 1) {
+    /* a ball joint: the rotation vector of its quaternion . gear[0:3]; a free joint: 0 (MuJoCo's
+     * mjTRN_JOINT); the velocity moment . qvel with the moment actuator_jntgear */
+    const double* gj = m->actuator_jntgear + 6 * i;
+    int d = m->jnt_dofadr[id], nd = sapa_jointDofs(m, id);
+    double r[3] = {0, 0, 0}, v = 0;
+    if (nd == 3) sapw_quat2Vel(r, qpos + m->jnt_qposadr[id]);
+    for (int k = 0; k < nd; k++) v += gj[k] * qvel[d + k];
+    *len = r[0] * gj[0] + r[1] * gj[1] + r[2] * gj[2];
+    *vel = v;
+    return;
+  }
   if (m->actuator_trntype[i] == SAP_TRN_JOINT) {
     *len = g * qpos[m->jnt_qposadr[id]];
     *vel = g * qvel[m->jnt_dofadr[id]];
@@ -977,7 +989,10 @@ SAP_HD void SAPT(sapw_actuation)(const sapModel* m, double h, const double* qpos
     /* generalized force = gear * f along the transmission */
     int id = m->actuator_trnid[i];
     double g = m->actuator_gear[i];
-    if (m->actuator_trntype[i] == SAP_TRN_JOINT) {
+    if (m->actuator_trntype[i] == SAP_TRN_JOINT && sapa_jointDofs(m, id) > 1) {
+      for (int k = 0; k < sapa_jointDofs(m, id); k++)
+        qfrc_actuator[m->jnt_dofadr[id] + k] += m->actuator_jntgear[6 * i + k] * f;
+    } else if (m->actuator_trntype[i] == SAP_TRN_JOINT) {
       qfrc_actuator[m->jnt_dofadr[id]] += g * f;
     } else if (m->actuator_trntype[i] == SAP_TRN_SITE && m->actuator_refbody[i] >= 0) {
       SAPT(sapw_refsite)(m, &fr, i, (const double*)0, f, qfrc_actuator, &len, (double*)0, (sapRow*)0, (int*)0);

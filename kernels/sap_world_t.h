@@ -98,11 +98,18 @@ SAP_HD int SAPT(sapw_buildDrives)(const sapModel* m, const sapData* d, int w, co
     } else if (m->actuator_trntype[u] == SAP_TRN_SITE) {  // a refsite (Cartesian) servo: the moment
       sapTenFrames_f64 fr = {xpos, xmat, P->cref, P->cdof};
       sapw_refsite_f64(m, &fr, u, (const double*)0, 0, (double*)0, &len, (double*)0, &row, &ok);
+    } else if (sapa_jointDofs(m, m->actuator_trnid[u]) > 1) {  // a ball or free joint: its moment
+      int j = m->actuator_trnid[u];
+      double vel;
+      sapw_actuatorLength_f64(m, qpos, d->qvel + (long)w * nv, (const sapTenFrames_f64*)0, u, &len, &vel);
+      for (int k = 0; k < sapa_jointDofs(m, j); k++)
+        if (m->actuator_jntgear[6 * u + k] != 0) sapw_rowAdd(&row, m->jnt_dofadr[j] + k, m->actuator_jntgear[6 * u + k], &ok);
     } else {
       len = sapw_jointRow(m, qpos, m->actuator_trnid[u], gear, &row, &ok);
     }
     if (!ok) continue;
     double x = sapa_input(m, u, prm->h, d->ctrl_in + (long)w * m->nu, d->act + (long)w * m->na);
+    x = sapa_wrapSetpoint(m, u, x, len);  // on a ball joint or a rotational refsite: nearest the length
     double t = m->actuator_gain[u] * x + m->actuator_bias[u];  // target length or velocity
     SAP_REAL kp = kind == SAP_ACT_POSITION ? (SAP_REAL)m->actuator_kp[u] : 0;
     SAP_REAL kd = (SAP_REAL)m->actuator_kv[u];

@@ -181,6 +181,9 @@ static void test_parity_contact(void) {
   // a moving and a world refsite, with actuatorpos/vel/frc sensors
   parity("scenes/refsite.xml", "approx64", 1, 100, 1e-6);
   parity("scenes/refsite.xml", "approx32", 1, 100, 1e-3);
+  // actuators on ball and free joints (servos as drive rows on the joint's dofs)
+  parity("scenes/ball_actuator.xml", "approx64", 1, 100, 1e-6);
+  parity("scenes/ball_actuator.xml", "approx32", 1, 100, 1e-3);
   // refsite servos: SAP drive rows along the transmission's moment
   parity("scenes/refsite_servo.xml", "approx64", 1, 100, 1e-6);
   parity("scenes/refsite_servo.xml", "approx32", 1, 100, 1e-3);

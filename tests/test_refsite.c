@@ -19,11 +19,13 @@
 #define NW 8
 #define NROUND 25
 
-static void test_random_states(void) {
+/* controls up to cscale x 1.5 (beyond the servo scene's ranges, so that a rotational servo's
+ * setpoint lies more than pi from its length and MuJoCo 4 takes its nearest representative) */
+static void random_states(const char* scene, double cscale) {
   char err[1000];
-  mjModel* mj = mj_loadXML(SCENE, NULL, err, sizeof(err));
+  mjModel* mj = mj_loadXML(scene, NULL, err, sizeof(err));
   CHECK(mj != NULL, "%s", err);
-  sapSim* s = fx_sim(SCENE, NW, "preset=approx64 contacts=0 device=cpu");
+  sapSim* s = fx_sim(scene, NW, "preset=approx64 contacts=0 device=cpu");
   if (!mj || !s) return;
   mjData* md = mj_makeData(mj);
   int nq = mj->nq, nv = mj->nv, nu = mj->nu;
@@ -34,7 +36,7 @@ static void test_random_states(void) {
     for (int w = 0; w < NW; w++) {
       for (int i = 0; i < nq; i++) qpos[w * nq + i] = i == 3 ? check_uniform(-0.3, 0.3) : check_uniform(-3, 3);
       for (int i = 0; i < nv; i++) qvel[w * nv + i] = check_uniform(-2, 2);
-      for (int i = 0; i < nu; i++) ctrl[w * nu + i] = check_uniform(-1.5, 1.5);
+      for (int i = 0; i < nu; i++) ctrl[w * nu + i] = cscale * check_uniform(-1.5, 1.5);
     }
     sap_set(s, SAP_FIELD_QPOS, NULL, NW, qpos);
     sap_set(s, SAP_FIELD_QVEL, NULL, NW, qvel);
@@ -85,8 +87,8 @@ static void test_random_states(void) {
       }
     }
   }
-  printf("  %d states: max |diff| length %.3g (|l| up to %.3g), velocity %.3g, moment %.3g (up to %.3g), "
-         "qfrc_actuator %.3g\n", NW * NROUND, wl, span_l, wv, wm, span_m, wf);
+  printf("  %s, %d states: max |diff| length %.3g (|l| up to %.3g), velocity %.3g, moment %.3g (up to %.3g), "
+         "qfrc_actuator %.3g\n", scene, NW * NROUND, wl, span_l, wv, wm, span_m, wf);
   mj_deleteData(md);
   mj_deleteModel(mj);
   sap_free(s);
@@ -142,6 +144,8 @@ static void lockstep(const char* scene) {
   sap_free(s);
 }
 
+static void test_random_states(void) { random_states(SCENE, 1); }
+static void test_servo_random_states(void) { random_states(SERVO, 3); }
 static void test_lockstep(void) { lockstep(SCENE); }
 static void test_servo_lockstep(void) { lockstep(SERVO); }
 
@@ -211,6 +215,7 @@ static void test_refusals(void) {
 int main(void) {
   RUN(test_random_states);
   RUN(test_lockstep);
+  RUN(test_servo_random_states);
   RUN(test_servo_lockstep);
   RUN(test_servo_steady);
   RUN(test_refusals);

@@ -326,6 +326,15 @@ typedef struct sapModel {
   int* actuator_ctrllimited;  /* (nu)     clamp ctrl to ctrlrange */
   int* actuator_forcelimited; /* (nu)     clamp force to forcerange */
   double* actuator_gear;      /* (nu)     gear ratio */
+  double* actuator_wrap;      /* (nu)     MuJoCo 4's setpoint period (wrapPeriod): a servo (fixed gain kp,
+                               * affine bias -kp len, no dynamics or an integrator) on a ball joint
+                               * or a purely rotational refsite transmission takes its input u as
+                               * the representative u - P round((u - len) / P) nearest its length,
+                               * P = 2 pi |gear|; 0: none */
+  double* actuator_jntgear;   /* (nu x 6) a ball joint transmission's gear[0:3] (its moment on the
+                               * joint's 3 dofs; length: the rotation vector . gear) or a free
+                               * joint's gear[0:6] (force, torque on its 6 dofs; length 0), MuJoCo's
+                               * mjTRN_JOINT; zeros for the others */
   double* actuator_gain;      /* (nu)     control gain: motor force, or drive target, per unit ctrl */
   double* actuator_bias;      /* (nu)     constant: motor force, or drive target, at ctrl 0 */
   double* actuator_ctrlrange; /* (nu x 2) */
