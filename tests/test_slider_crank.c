@@ -204,8 +204,8 @@ static void test_servo_steady(void) {
     CHECK_CLOSE(sd[0], hold_L(th), tol, 0, "%s: the servo's length", presets[p]);
     CHECK_CLOSE(sd[1], 0, tol, 0, "%s: the servo's velocity", presets[p]);
     CHECK_CLOSE(sd[2], f, 10 * tol, 1e-6, "%s: the servo's force", presets[p]);
-    printf("  %s: held at %.12f rad (analytic %.12f), length off %.3g, force %.6f off %.3g\n", presets[p], qpos[0], th,
-           sd[0] - hold_L(th), sd[2], sd[2] - f);
+    printf("  %s: held at %.12f rad (analytic %.12f, off %.3g), length off %.3g, force %.6f off %.3g\n", presets[p],
+           qpos[0], th, qpos[0] - th, sd[0] - hold_L(th), sd[2], sd[2] - f);
     sap_free(s);
   }
 }
