@@ -136,6 +136,7 @@
   X(double, actuator_site, (m)->nu * 13)                         \
   X(int, actuator_refbody, (m)->nu)                              \
   X(double, actuator_refsite, (m)->nu * 7)                       \
+  X(double, actuator_cranklength, (m)->nu)                       \
   X(int, tendon_adr, (m)->ntendon)                               \
   X(int, tendon_num, (m)->ntendon)                               \
   X(int, tendon_limited, (m)->ntendon)                           \

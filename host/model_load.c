@@ -487,9 +487,10 @@ static int body_below(const mjModel* mj, int b, int a) {
 }
 
 /* whether actuator i's force can reach joint j's dof: through its joint, a fixed tendon over j,
- * any spatial tendon (it may move any joint), a site (or its refsite) or an adhesion body at or
- * below j's body (their wrenches act on the dofs above them); 2 for the site and body ones (an
- * adhesion body's contact partners are not followed) */
+ * any spatial tendon (it may move any joint), a site (or its refsite), a slider-crank's crank or
+ * slider site or an adhesion body at or below j's body (their wrenches act on the dofs above
+ * them); 2 for the site, slider-crank and body ones (an adhesion body's contact partners are not
+ * followed) */
 static int actuator_reaches(const mjModel* mj, int i, int j) {
   int id = mj->actuator_trnid[2 * i], ref = mj->actuator_trnid[2 * i + 1], jb = mj->jnt_bodyid[j];
   switch (mj->actuator_trntype[i]) {
@@ -500,6 +501,7 @@ static int actuator_reaches(const mjModel* mj, int i, int j) {
         if (mj->wrap_objid[w] == j) return 1;
       return 0;
     case mjTRN_SITE:
+    case mjTRN_SLIDERCRANK:
       return 2 * (body_below(mj, mj->site_bodyid[id], jb) || (ref >= 0 && body_below(mj, mj->site_bodyid[ref], jb)));
     case mjTRN_BODY: return 2 * body_below(mj, id, jb);
     default: return 1;
@@ -519,11 +521,12 @@ static sapStatus check_actuators(const mjModel* mj, const char* path) {
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: actuator '%s' has %d controls and %d force outputs; sapsim supports one "
                       "of each", path, name, mj->actuator_ctrlnum[i], mj->actuator_outnum[i]);
-    if (trn != mjTRN_JOINT && trn != mjTRN_TENDON && trn != mjTRN_SITE && trn != mjTRN_BODY) {
+    if (trn != mjTRN_JOINT && trn != mjTRN_TENDON && trn != mjTRN_SITE && trn != mjTRN_BODY &&
+        trn != mjTRN_SLIDERCRANK) {
       static const char* kind[] = {"joint", "jointinparent", "slider-crank", "tendon", "site", "body", "so3"};
       return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: actuator '%s' has a %s transmission; only joint, tendon, site and body "
-                      "(adhesion) transmissions are supported", path, name,
+                      "%s: actuator '%s' has a %s transmission; only joint, tendon, site, slider-crank "
+                      "and body (adhesion) transmissions are supported", path, name,
                       trn >= 0 && trn < 7 ? kind[trn] : "unknown");
     }
     int multi = trn == mjTRN_JOINT && mj->jnt_type[id] != mjJNT_HINGE && mj->jnt_type[id] != mjJNT_SLIDE;
@@ -962,17 +965,19 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
     copy_activation(m, mj, i);
     int trn = mj->actuator_trntype[i], id = mj->actuator_trnid[2 * i];
     m->actuator_trntype[i] = trn == mjTRN_TENDON ? SAP_TRN_TENDON : trn == mjTRN_SITE ? SAP_TRN_SITE
-                             : trn == mjTRN_BODY ? SAP_TRN_BODY : SAP_TRN_JOINT;
+                             : trn == mjTRN_BODY ? SAP_TRN_BODY : trn == mjTRN_SLIDERCRANK ? SAP_TRN_SLIDERCRANK
+                             : SAP_TRN_JOINT;
     m->actuator_trnid[i] = id;
     m->actuator_sitebody[i] = -1;
     memset(m->actuator_site + 13 * i, 0, 13 * sizeof(double));
     m->actuator_refbody[i] = -1;
     memset(m->actuator_refsite + 7 * i, 0, 7 * sizeof(double));
-    int ref = trn == mjTRN_SITE ? mj->actuator_trnid[2 * i + 1] : -1;
+    m->actuator_cranklength[i] = 0;
+    int ref = trn == mjTRN_SITE || trn == mjTRN_SLIDERCRANK ? mj->actuator_trnid[2 * i + 1] : -1;
     /* a refsite gives the transmission a length and velocity (kernels/dynamics_t.h
      * sapw_refsite): explicit laws of any kind act on it, servos are SAP drive rows along its
      * moment (sapw_buildDrives); muscles need a length range MuJoCo computes for them */
-    if (ref >= 0 && m->actuator_kind[i] == SAP_ACT_MUSCLE)
+    if (trn == mjTRN_SITE && ref >= 0 && m->actuator_kind[i] == SAP_ACT_MUSCLE)
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: actuator '%s' is a muscle on a site transmission with a refsite (Cartesian "
                       "control), which is not supported; motors, servos and explicit <general> laws on "
@@ -983,8 +988,16 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
       copy_num(m->actuator_refsite + 7 * i, mj->site_pos + 3 * ref, 3);
       copy_num(m->actuator_refsite + 7 * i + 3, mj->site_quat + 4 * ref, 4);
     }
-    if (trn == mjTRN_SITE) {
-      if (ref < 0 && m->actuator_kind[i] != SAP_ACT_MOTOR)
+    /* a slider-crank (kernels/dynamics_t.h sapw_sliderCrank): crank site in actuator_site,
+     * slider site in actuator_refsite; muscles need a length range MuJoCo computes for them */
+    if (trn == mjTRN_SLIDERCRANK && m->actuator_kind[i] == SAP_ACT_MUSCLE)
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: actuator '%s' is a muscle on a slider-crank transmission, which is not "
+                      "supported; motors, servos and explicit <general> laws on slider-cranks are",
+                      path, mjname(mj, mj->name_actuatoradr, i));
+    if (trn == mjTRN_SLIDERCRANK) m->actuator_cranklength[i] = mj->actuator_cranklength[i];
+    if (trn == mjTRN_SITE || trn == mjTRN_SLIDERCRANK) {
+      if (trn == mjTRN_SITE && ref < 0 && m->actuator_kind[i] != SAP_ACT_MOTOR)
         return sap_fail(SAP_ERR_UNSUPPORTED,
                         "%s: actuator '%s' is a position or velocity servo on a site transmission "
                         "(or a muscle, or a general law with length or velocity terms), which has no "
@@ -1145,7 +1158,7 @@ static void copy_keys_names(sapModel* m, const mjModel* mj) {
 }
 
 /* scalar SAP constraint rows a world can need: one per position/velocity actuator
- * (PD drive; a refsite servo's over the site's and the refsite's chains), two per limited hinge/slide joint and per limited tendon, one per limited ball
+ * (PD drive; a refsite or slider-crank servo's over both sites' chains), two per limited hinge/slide joint and per limited tendon, one per limited ball
  * joint (3 nonzeros), one per dof and
  * per tendon with frictionloss, one per joint/tendon equality, three per connect and six per
  * weld (three with torquescale 0), active at reset or not */
@@ -1154,9 +1167,10 @@ static void count_solve_rows(sapModel* m) {
   for (int u = 0; u < m->nu; u++)
     n += !m->actuation_off && (m->actuator_kind[u] == SAP_ACT_POSITION || m->actuator_kind[u] == SAP_ACT_VELOCITY);
   m->nsolve_nnz = 1;
-  for (int u = 0; u < m->nu; u++) {  // a refsite servo's row: the dofs of the site's and the refsite's chains
+  for (int u = 0; u < m->nu; u++) {  // a refsite or slider-crank servo's row: the dofs of both sites' chains
     int nnz = 1, id = m->actuator_trnid[u];
-    if (m->actuator_trntype[u] == SAP_TRN_SITE && m->actuator_refbody[u] >= 0)
+    if ((m->actuator_trntype[u] == SAP_TRN_SITE && m->actuator_refbody[u] >= 0) ||
+        m->actuator_trntype[u] == SAP_TRN_SLIDERCRANK)
       nnz = chain_union(m, m->actuator_sitebody[u], m->actuator_refbody[u]);
     if (m->actuator_trntype[u] == SAP_TRN_JOINT)  // a ball or free joint's servo: its 3 or 6 dofs
       nnz = m->jnt_type[id] == SAP_JNT_FREE ? 6 : m->jnt_type[id] == SAP_JNT_BALL ? 3 : 1;

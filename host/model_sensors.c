@@ -272,13 +272,14 @@ sapStatus sapm_checkSensors(const mjModel* mj, const char* path) {
         ((mj->actuator_trntype[id] == mjTRN_SITE && mj->actuator_trnid[2 * id + 1] < 0) ||
          mj->actuator_trntype[id] == mjTRN_BODY))
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: sensor '%s' (%s) reads a %s transmission's length or "
-                      "velocity, which is not supported (a site transmission with a refsite has one)",
+                      "velocity, which is not supported (a site transmission with a refsite and a slider-crank have one)",
                       path, n, type_name(t), mj->actuator_trntype[id] == mjTRN_SITE ? "site" : "body (adhesion)");
     if (t == mjSENS_JOINTACTFRC)
       for (int u = 0; u < mj->nu; u++)
-        if (mj->actuator_trntype[u] == mjTRN_SITE || mj->actuator_trntype[u] == mjTRN_BODY)
-          return sap_fail(SAP_ERR_UNSUPPORTED, "%s: sensor '%s' (jointactuatorfrc) in a model with site or "
-                          "body (adhesion) transmissions is not supported", path, n);
+        if (mj->actuator_trntype[u] == mjTRN_SITE || mj->actuator_trntype[u] == mjTRN_BODY ||
+            mj->actuator_trntype[u] == mjTRN_SLIDERCRANK)
+          return sap_fail(SAP_ERR_UNSUPPORTED, "%s: sensor '%s' (jointactuatorfrc) in a model with site, "
+                          "slider-crank or body (adhesion) transmissions is not supported", path, n);
     if ((t == mjSENS_ACTUATORPOS || t == mjSENS_ACTUATORVEL || t == mjSENS_ACTUATORFRC) &&
         mj->sensor_dim[i] != 1)
       return sap_fail(SAP_ERR_UNSUPPORTED, "%s: sensor '%s' has %d values; sapsim supports one output "

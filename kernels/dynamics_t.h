@@ -853,6 +853,60 @@ SAP_HD void SAPT(sapw_refsite)(const sapModel* m, const SAPT(sapTenFrames)* fr, 
   if (vel) *vel = v;
 }
 
+/* slider-crank transmission of actuator i, MuJoCo's mjTRN_SLIDERCRANK (mj_transmission).
+ * Crank site c (body bc), slider site s (body bs) with z axis a, rod length r, v = p_c - p_s:
+ *   len = a.v - sqrt(det), det = (a.v)^2 + r^2 - v.v; dl/dv = (1 - a.v/sqrt(det)) a + v/sqrt(det),
+ *   dl/da = (1 - a.v/sqrt(det)) v; "broken" (det <= 0): len = a.v, dl/dv = a, dl/da = v.
+ *   moment_j = dl/da . (w_j x a) + dl/dv . (Jc_j - Js_j) (w_j: dof j's rotation, J: the sites'
+ *   point Jacobians; MuJoCo's jacPointAxis), written as wrenches dotted with the motion
+ *   subspaces about each side's cref: crank [(p_c - cref) x F; F], slider
+ *   [a x dl/da - (p_s - cref) x F; -F], F = dl/dv; dofs above both get both (MuJoCo clears none).
+ * gear g scales len and moment. vel (qvel non-NULL) = moment . qvel; qfrc (non-NULL) += f
+ * moment; row (non-NULL): the moment (a servo's SAP drive row; *ok = 0 when it does not fit) */
+SAP_HD void SAPT(sapw_sliderCrank)(const sapModel* m, const SAPT(sapTenFrames)* fr, int i, const double* qvel,
+                                   double f, double* qfrc, double* len, double* vel, sapRow* row, int* ok) {
+  const double *cs = m->actuator_site + 13 * i, *ss = m->actuator_refsite + 7 * i;
+  int bc = m->actuator_sitebody[i], bs = m->actuator_refbody[i];
+  double g = m->actuator_gear[i], rod = m->actuator_cranklength[i];
+  double pc[3], Rc[9], ps[3], Rs[9];
+  SAPT(sapw_siteFrame)(fr->xpos, fr->xmat, bc, cs, cs + 3, pc, Rc);
+  SAPT(sapw_siteFrame)(fr->xpos, fr->xmat, bs, ss, ss + 3, ps, Rs);
+  double a[3] = {Rs[2], Rs[5], Rs[8]}, v[3] = {pc[0] - ps[0], pc[1] - ps[1], pc[2] - ps[2]};
+  double av = v[0] * a[0] + v[1] * a[1] + v[2] * a[2];
+  double det = av * av + rod * rod - (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  double dlda[3], dldv[3];
+  if (det <= 0) {  // broken: the rod cannot reach the slider's axis
+    *len = g * av;
+    for (int k = 0; k < 3; k++) { dlda[k] = v[k]; dldv[k] = a[k]; }
+  } else {
+    double sdet = sqrt(det), c = 1 - av / sdet;
+    *len = g * (av - sdet);
+    for (int k = 0; k < 3; k++) { dldv[k] = a[k] * c + v[k] / sdet; dlda[k] = v[k] * c; }
+  }
+  if (vel) *vel = 0;
+  if (!qvel && !qfrc && !row) return;
+  double T[3] = {a[1] * dlda[2] - a[2] * dlda[1], a[2] * dlda[0] - a[0] * dlda[2], a[0] * dlda[1] - a[1] * dlda[0]};
+  double sum = 0;
+  for (int side = 0; side < 2; side++) {
+    int b = side ? bs : bc;
+    const double* x = side ? ps : pc;
+    double sg = side ? -1 : 1, F[3] = {sg * dldv[0], sg * dldv[1], sg * dldv[2]};
+    double r[3] = {x[0] - fr->cref[3 * b], x[1] - fr->cref[3 * b + 1], x[2] - fr->cref[3 * b + 2]};
+    double W[6] = {r[1] * F[2] - r[2] * F[1], r[2] * F[0] - r[0] * F[2], r[0] * F[1] - r[1] * F[0], F[0], F[1], F[2]};
+    if (side) for (int k = 0; k < 3; k++) W[k] += T[k];
+    for (int p = b; p > 0; p = m->body_parentid[p])
+      for (int j = m->body_dofadr[p]; j < m->body_dofadr[p] + m->body_dofnum[p]; j++) {
+        double mo = 0;
+        for (int k = 0; k < 6; k++) mo += fr->cdof[6 * j + k] * W[k];
+        mo *= g;
+        if (qvel) sum += mo * qvel[j];
+        if (qfrc) qfrc[j] += f * mo;
+        if (row) sapw_rowAdd(row, j, mo, ok);
+      }
+  }
+  if (vel) *vel = sum;
+}
+
 /* transmission length and velocity of actuator i (fr: the world's frames, for spatial
  * tendons) */
 SAP_HD void SAPT(sapw_actuatorLength)(const sapModel* m, const double* qpos, const double* qvel,
@@ -878,6 +932,10 @@ SAP_HD void SAPT(sapw_actuatorLength)(const sapModel* m, const double* qpos, con
   }
   if (m->actuator_trntype[i] == SAP_TRN_SITE && m->actuator_refbody[i] >= 0) {
     SAPT(sapw_refsite)(m, fr, i, qvel, 0, (double*)0, len, vel, (sapRow*)0, (int*)0);
+    return;
+  }
+  if (m->actuator_trntype[i] == SAP_TRN_SLIDERCRANK) {
+    SAPT(sapw_sliderCrank)(m, fr, i, qvel, 0, (double*)0, len, vel, (sapRow*)0, (int*)0);
     return;
   }
   if (m->actuator_trntype[i] == SAP_TRN_SITE || m->actuator_trntype[i] == SAP_TRN_BODY) {
@@ -996,6 +1054,8 @@ SAP_HD void SAPT(sapw_actuation)(const sapModel* m, double h, const double* qpos
       qfrc_actuator[m->jnt_dofadr[id]] += g * f;
     } else if (m->actuator_trntype[i] == SAP_TRN_SITE && m->actuator_refbody[i] >= 0) {
       SAPT(sapw_refsite)(m, &fr, i, (const double*)0, f, qfrc_actuator, &len, (double*)0, (sapRow*)0, (int*)0);
+    } else if (m->actuator_trntype[i] == SAP_TRN_SLIDERCRANK) {
+      SAPT(sapw_sliderCrank)(m, &fr, i, (const double*)0, f, qfrc_actuator, &len, (double*)0, (sapRow*)0, (int*)0);
     } else if (m->actuator_trntype[i] == SAP_TRN_SITE) {
       /* site transmission (no refsite): the wrench gear * f in the site's frame, at the site
        * (MuJoCo's mjTRN_SITE moment); site = body frame * (pos, quat) */

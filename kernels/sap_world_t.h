@@ -98,6 +98,9 @@ SAP_HD int SAPT(sapw_buildDrives)(const sapModel* m, const sapData* d, int w, co
     } else if (m->actuator_trntype[u] == SAP_TRN_SITE) {  // a refsite (Cartesian) servo: the moment
       sapTenFrames_f64 fr = {xpos, xmat, P->cref, P->cdof};
       sapw_refsite_f64(m, &fr, u, (const double*)0, 0, (double*)0, &len, (double*)0, &row, &ok);
+    } else if (m->actuator_trntype[u] == SAP_TRN_SLIDERCRANK) {  // a slider-crank servo: the moment
+      sapTenFrames_f64 fr = {xpos, xmat, P->cref, P->cdof};
+      sapw_sliderCrank_f64(m, &fr, u, (const double*)0, 0, (double*)0, &len, (double*)0, &row, &ok);
     } else if (sapa_jointDofs(m, m->actuator_trnid[u]) > 1) {  // a ball or free joint: its moment
       int j = m->actuator_trnid[u];
       double vel;

@@ -48,9 +48,11 @@ SAP_HD int sapw_sensorNeeds(const sapModel* m, int stage) {
           t == SAP_SENS_TENDONLIMITVEL) && m->tendon_spatial[id]) || spatial_spring ||
         ((t == SAP_SENS_ACTUATORPOS || t == SAP_SENS_ACTUATORVEL) && m->actuator_trntype[id] == SAP_TRN_TENDON &&
          m->tendon_spatial[m->actuator_trnid[id]]) ||
-        /* a refsite transmission's length and velocity (sapw_refsite): frames, cref and cdof */
-        ((t == SAP_SENS_ACTUATORPOS || t == SAP_SENS_ACTUATORVEL) && m->actuator_trntype[id] == SAP_TRN_SITE &&
-         m->actuator_refbody[id] >= 0))
+        /* a refsite's or slider-crank's length and velocity (sapw_refsite, sapw_sliderCrank): frames,
+         * cref and cdof */
+        ((t == SAP_SENS_ACTUATORPOS || t == SAP_SENS_ACTUATORVEL) &&
+         ((m->actuator_trntype[id] == SAP_TRN_SITE && m->actuator_refbody[id] >= 0) ||
+          m->actuator_trntype[id] == SAP_TRN_SLIDERCRANK)))
       need |= SAP_SNEED_KIN | SAP_SNEED_VEL;
     if (t == SAP_SENS_RANGEFINDER) need |= SAP_SNEED_KIN | SAP_SNEED_RAY;
     if (t == SAP_SENS_CONTACT && stage != SAP_STAGE_ACC) need |= SAP_SNEED_KIN | SAP_SNEED_RAY | SAP_SNEED_CONTACT;

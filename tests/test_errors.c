@@ -103,6 +103,12 @@ static void test_bad_scenes(void) {
               "</worldbody><actuator><general name='pusher' site='s' biastype='affine' biasprm='0 1 0'/></actuator>"
               "</mujoco>"),
               SAP_ERR_UNSUPPORTED, "pusher", "site transmission");
+  /* a muscle on a slider-crank: refused by name, as on refsite transmissions */
+  expect_load(write_scene("crankmuscle",
+              "<mujoco><worldbody><site name='sl' pos='-0.4 0 0' zaxis='1 0 0'/><body><joint type='hinge'/>"
+              "<geom size='.1'/><site name='pin' pos='0.2 0 0'/></body></worldbody><actuator><muscle name='calf' "
+              "cranksite='pin' slidersite='sl' cranklength='0.5' lengthrange='0.1 0.3'/></actuator></mujoco>"),
+              SAP_ERR_UNSUPPORTED, "calf", "muscle on a slider-crank");
   expect_load(write_scene("condim",
               "<mujoco><worldbody><geom name='floor' type='plane' size='1 1 1' condim='6'/>"
               "<body><freejoint/><geom name='ball' size='.1'/></body></worldbody><contact><pair name='rolling' "

@@ -187,6 +187,10 @@ static void test_parity_contact(void) {
   // refsite servos: SAP drive rows along the transmission's moment
   parity("scenes/refsite_servo.xml", "approx64", 1, 100, 1e-6);
   parity("scenes/refsite_servo.xml", "approx32", 1, 100, 1e-3);
+  // slider-cranks: a servo as a SAP drive row along the moment, an explicit general law, a
+  // velocity servo over two trees, a broken crank, with actuatorpos/vel/frc sensors
+  parity("scenes/slider_crank.xml", "approx64", 1, 100, 1e-6);
+  parity("scenes/slider_crank.xml", "approx32", 1, 100, 1e-3);
   // joint actuatorfrcrange over several actuators (the car pattern): the summed force clamped
   parity("scenes/actuator_frcrange.xml", "approx64", 1, 100, 1e-6);
   parity("scenes/actuator_frcrange.xml", "approx32", 1, 100, 1e-3);

@@ -73,7 +73,8 @@ enum { SAP_REDUCE_NONE = 0, SAP_REDUCE_MINDIST = 1, SAP_REDUCE_MAXFORCE = 2, SAP
 enum { SAP_STAGE_POS = 1, SAP_STAGE_VEL = 2, SAP_STAGE_ACC = 3 };
 
 /* actuator transmission */
-enum { SAP_TRN_JOINT = 0, SAP_TRN_TENDON = 1, SAP_TRN_SITE = 2, SAP_TRN_BODY = 3 /* adhesion */ };
+enum { SAP_TRN_JOINT = 0, SAP_TRN_TENDON = 1, SAP_TRN_SITE = 2, SAP_TRN_BODY = 3 /* adhesion */,
+       SAP_TRN_SLIDERCRANK = 4 };
 
 /* tendon wrap object: numbering as MuJoCo's mjtWrap */
 enum { SAP_WRAP_JOINT = 1, SAP_WRAP_PULLEY = 2, SAP_WRAP_SITE = 3, SAP_WRAP_SPHERE = 4, SAP_WRAP_CYLINDER = 5 };
@@ -361,14 +362,17 @@ typedef struct sapModel {
   int* actuator_interp;       /* (nu)     reading the history: 0 zero-order hold, 1 linear, 2 cubic */
   int* actuator_historyadr;   /* (nu)     its buffer in sapData.history (2 + 2 nsample doubles:
                                *           MuJoCo's layout, user slot, cursor, times, values), -1 */
-  int* actuator_sitebody;     /* (nu)     site transmission: the site's body, else -1 */
+  int* actuator_sitebody;     /* (nu)     site transmission: the site's body; slider-crank: the
+                               *           crank site's body; else -1 */
   double* actuator_site;      /* (nu x 13) site transmission: the site's pos (3) and quat (4)
                                * in its body, the 6-d gear (force 3, torque 3 in the site frame);
-                               * zeros otherwise */
+                               * slider-crank: the crank site's pos, quat and gear; zeros otherwise */
   int* actuator_refbody;      /* (nu)     site transmission with a refsite (Cartesian): the
-                               *           refsite's body, else -1 */
-  double* actuator_refsite;   /* (nu x 7) the refsite's pos (3) and quat (4) in its body; zeros
-                               *           otherwise */
+                               *           refsite's body; slider-crank: the slider site's body;
+                               *           else -1 */
+  double* actuator_refsite;   /* (nu x 7) the refsite's (slider site's) pos (3) and quat (4) in
+                               *           its body; zeros otherwise */
+  double* actuator_cranklength; /* (nu)   slider-crank: the rod's length (cranklength), else 0 */
 
   /* tendons: fixed (length = sum coef * q[joint]) and spatial (a path of sites wrapping
    * spheres and cylinders, with pulleys; kernels/tendon.h, MuJoCo's mj_tendon) */
