@@ -324,6 +324,18 @@ static sapStatus check_material(const mjtNum* friction, int n, double margin, do
   return SAP_OK;
 }
 
+/* a geom's or pair's adhesion (MuJoCo 4): finite and >= 0, and not with the spring and damper
+ * flags both disabled (MuJoCo then drops the adhesive pull but keeps its cone shift) */
+static sapStatus check_adhesion(const mjModel* mj, double a, const char* path, const char* kind, const char* name) {
+  if (!isfinite(a) || a < 0)
+    return sap_fail(SAP_ERR_SCENE, "%s: %s '%s' has adhesion %g; it must be finite and >= 0", path, kind, name, a);
+  if (a > 0 && disabled(mj, mjDSBL_SPRING) && disabled(mj, mjDSBL_DAMPER))
+    return sap_fail(SAP_ERR_UNSUPPORTED, "%s: %s '%s' has adhesion with the spring and damper flags both "
+                    "disabled (MuJoCo 4 then drops the adhesive pull but keeps its cone shift); sapsim does "
+                    "not model that half", path, kind, name);
+  return SAP_OK;
+}
+
 /* geom g is named by an explicit <pair> (which bypasses contype/conaffinity) */
 static int in_pair(const mjModel* mj, int g) {
   for (int i = 0; i < mj->npair; i++)
@@ -353,13 +365,7 @@ static sapStatus check_geoms(const mjModel* mj, const char* path) {
         return sap_fail(SAP_ERR_SCENE, "%s: geom '%s' has a non-finite SAP %s (user[%d] = %g)", path, name,
                         k ? "tau_d" : "k", k, mj->geom_user[i * mj->nuser_geom + k]);
     if (!collides) continue;
-    if (!isfinite(mj->geom_adhesion[i]) || mj->geom_adhesion[i] < 0)
-      return sap_fail(SAP_ERR_SCENE, "%s: geom '%s' has adhesion %g; it must be finite and >= 0", path, name,
-                      mj->geom_adhesion[i]);
-    if (mj->geom_adhesion[i] > 0 && disabled(mj, mjDSBL_SPRING) && disabled(mj, mjDSBL_DAMPER))
-      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: geom '%s' has adhesion with the spring and damper flags both "
-                      "disabled (MuJoCo 4 then drops the adhesive pull but keeps its cone shift); sapsim does "
-                      "not model that half", path, name);
+    if ((st = check_adhesion(mj, mj->geom_adhesion[i], path, "geom", name)) != SAP_OK) return st;
     for (int k = 0; k < 6; k++)
       if (!isfinite(mj->geom_surfacevel[6 * i + k]))
         return sap_fail(SAP_ERR_SCENE, "%s: geom '%s' has a non-finite surfacevel[%d] (%g)", path, name, k,
@@ -388,13 +394,7 @@ static sapStatus check_pairs(const mjModel* mj, const char* path) {
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: <pair> '%s' has anisotropic rolling friction (%g, %g); sapsim's rolling "
                       "friction is isotropic", path, name, f[3], f[4]);
-    if (!isfinite(mj->pair_adhesion[i]) || mj->pair_adhesion[i] < 0)
-      return sap_fail(SAP_ERR_SCENE, "%s: <pair> '%s' has adhesion %g; it must be finite and >= 0", path, name,
-                      mj->pair_adhesion[i]);
-    if (mj->pair_adhesion[i] > 0 && disabled(mj, mjDSBL_SPRING) && disabled(mj, mjDSBL_DAMPER))
-      return sap_fail(SAP_ERR_UNSUPPORTED, "%s: <pair> '%s' has adhesion with the spring and damper flags both "
-                      "disabled (MuJoCo 4 then drops the adhesive pull but keeps its cone shift); sapsim does "
-                      "not model that half", path, name);
+    if ((st = check_adhesion(mj, mj->pair_adhesion[i], path, "<pair>", name)) != SAP_OK) return st;
   }
   return SAP_OK;
 }

@@ -210,6 +210,23 @@ static inline void fx_refused(const char* xml, sapStatus status, const char* fra
   sap_freeModel(m);
 }
 
+/* scene (fx_model) with options opts (fx_options) refused by sap_create with status and a message
+ * containing fragment */
+static inline void fx_createRefused(const char* scene, const char* opts, sapStatus status, const char* fragment) {
+  sapModel* m = fx_model(scene);
+  sapOptions o;
+  if (!m || !fx_options(&o, opts)) {
+    sap_freeModel(m);
+    return;
+  }
+  sapSim* s = NULL;
+  sapStatus st = sap_create(m, &o, 1, &s);
+  CHECK(st == status, "sap_create: status %d, want %d (%s)", st, status, sap_lastError());
+  CHECK(strstr(sap_lastError(), fragment) != NULL, "message '%s' lacks '%s'", sap_lastError(), fragment);
+  sap_free(s);
+  sap_freeModel(m);
+}
+
 /* a call returning sapStatus that must succeed: a CHECK failure with the library's message */
 #define CHECK_OK(call) CHECK((call) == SAP_OK, "%s: %s", #call, sap_lastError())
 
