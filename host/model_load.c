@@ -749,6 +749,8 @@ static void copy_joints(sapModel* m, const mjModel* mj) {
   copy_int(m->dof_bodyid, mj->dof_bodyid, mj->nv);
   copy_int(m->dof_jntid, mj->dof_jntid, mj->nv);
   copy_int(m->dof_parentid, mj->dof_parentid, mj->nv);
+  for (int j = 0; j < mj->nv; j++)
+    m->dof_segstart[j] = j > 0 && mj->dof_parentid[j] == j - 1 ? m->dof_segstart[j - 1] : j;
   copy_num(m->dof_armature, mj->dof_armature, mj->nv);
   copy_num(m->dof_damping, mj->dof_damping, mj->nv);
   copy_num(m->dof_dampingpoly, mj->dof_dampingpoly, SAP_NPOLY * mj->nv);

@@ -1166,16 +1166,24 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
                                         fs.grav, ta);
     for (int i = 0; g && i < nv; i++) x[i] += (sreal)g[i];
   }
-  /* one thread per world: the unblocked factorization, by dof trees: each tree's block
-   * factors and solves on its own, the same operations as the whole matrix's factorization
-   * without its exact-zero terms, so the same bits, at sum n_t^3 instead of nv^3 */
+  /* one thread per world, by dof trees: each tree's block factors and solves on its own
+   * (the whole matrix's factorization without its exact-zero terms), from the leaves up
+   * without fill (sapw_treeFactor) unless an entry off the tree's pattern is nonzero (fixed
+   * tendons' armature across branches), then dense */
   for (int t0 = 0; t0 < nv;) {
     int t1 = SAPT(sapw_treeEnd)(m, t0, contiguous);
-    sreal* Lt = L + (long)t0 * nv + t0;
     if (!sapw_treeSleeps(ta, m->dof_treeid[t0])) {
-      int fail = SAPT(sapw_cholFactor)(Lt, t1 - t0, nv, t1 - t0);
-      if (fail) return t0 + fail;
-      SAPT(sapw_cholSolve)(Lt, t1 - t0, nv, x + t0);
+      const int *par = m->dof_parentid, *seg = m->dof_segstart;
+      if (SAPT(sapw_treePattern)(L, t0, t1, nv, par, seg)) {
+        int fail = SAPT(sapw_treeFactor)(L, t0, t1, nv, par, seg);
+        if (fail) return fail;
+        SAPT(sapw_treeSolve)(L, t0, t1, nv, par, seg, x);
+      } else {
+        sreal* Lt = L + (long)t0 * nv + t0;
+        int fail = SAPT(sapw_cholFactor)(Lt, t1 - t0, nv, t1 - t0);
+        if (fail) return t0 + fail;
+        SAPT(sapw_cholSolve)(Lt, t1 - t0, nv, x + t0);
+      }
     }
     t0 = t1;
   }

@@ -53,3 +53,78 @@ SAP_HD void SAPT(sapw_cholSolve)(const SAP_REAL* L, int n, int lda, SAP_REAL* x)
     x[i] = s / L[i * lda + i];
   }
 }
+
+/* ---- tree-sparse factorization (Featherstone, Rigid Body Dynamics Algorithms, 2008, §6.5;
+ * MuJoCo's mj_factorM) ----
+ * A matrix whose row i holds nonzeros only at i and its ancestors (par[i], par[par[i]], ...,
+ * -1 ends; par[i] < i) - a mass matrix over a dof forest, or a Newton matrix whose
+ * constraints each act along one root path - factors as a = L' L with the same pattern when
+ * the dofs are eliminated from the leaves up: no fill, sum_i depth_i^2 / 2 multiply-adds
+ * instead of n^3 / 6. The ancestors of a dof run in segments of consecutive indices (a
+ * body's dofs, a chain of one-dof bodies): seg[j] is the first index of j's segment
+ * (par[x] = x - 1 for seg[j] < x <= j), and the loops run over each segment contiguously.
+ * Row-major, lower triangle in place; the entries off the pattern are neither read nor
+ * written. */
+
+/* seg of par over [k0, k1) (one forest: par[j] < k0 only at its roots, where it is -1) */
+SAP_HD void SAPT(sapw_treeSegments)(const int* par, int k0, int k1, int* seg) {
+  for (int j = k0; j < k1; j++) seg[j] = j > k0 && par[j] == j - 1 ? seg[j - 1] : j;
+}
+
+/* 1 if every entry of rows [k0, k1), columns [k0, row) of a off the ancestor pattern is
+ * exactly zero */
+SAP_HD int SAPT(sapw_treePattern)(const SAP_REAL* a, int k0, int k1, int lda, const int* par, const int* seg) {
+  for (int i = k0 + 1; i < k1; i++) {
+    const SAP_REAL* ai = a + (long)i * lda;
+    int next = i;  // entries (j, next) lie between two segments of i's ancestors
+    for (int j = par[i];; j = par[next]) {
+      for (int x = j >= k0 ? j + 1 : k0; x < next; x++)
+        if (ai[x] != 0) return 0;
+      if (j < 0) break;
+      next = seg[j];
+    }
+  }
+  return 1;
+}
+
+/* rows [k0, k1) of a = L' L in place, from the leaves up; returns 0, or 1 + the index of the
+ * first non-positive or non-finite pivot (in elimination order) */
+SAP_HD int SAPT(sapw_treeFactor)(SAP_REAL* a, int k0, int k1, int lda, const int* par, const int* seg) {
+  for (int k = k1 - 1; k >= k0; k--) {
+    SAP_REAL* ak = a + (long)k * lda;
+    SAP_REAL d = ak[k];
+    if (!(d > 0) || !isfinite(d)) return k + 1;
+    d = SAP_SQRT(d);
+    ak[k] = d;
+    for (int j = par[k]; j >= 0; j = par[seg[j]])
+      for (int x = seg[j]; x <= j; x++) ak[x] /= d;
+    // the ancestors' rows lose L_k' L_k: a[i][x] -= L[k][i] L[k][x], x = i and its ancestors
+    for (int i = par[k]; i >= 0; i = par[i]) {
+      SAP_REAL lki = ak[i];
+      SAP_REAL* ai = a + (long)i * lda;
+      for (int j = i; j >= 0; j = par[seg[j]])
+        for (int x = seg[j]; x <= j; x++) ai[x] -= lki * ak[x];
+    }
+  }
+  return 0;
+}
+
+/* solve L' L x = b over [k0, k1) in place (x holds b on entry): L' y = b from the leaves up,
+ * L x = y from the roots down */
+SAP_HD void SAPT(sapw_treeSolve)(const SAP_REAL* L, int k0, int k1, int lda, const int* par, const int* seg,
+                                 SAP_REAL* x) {
+  for (int k = k1 - 1; k >= k0; k--) {
+    const SAP_REAL* Lk = L + (long)k * lda;
+    SAP_REAL y = x[k] / Lk[k];
+    x[k] = y;
+    for (int j = par[k]; j >= 0; j = par[seg[j]])
+      for (int i = seg[j]; i <= j; i++) x[i] -= Lk[i] * y;
+  }
+  for (int k = k0; k < k1; k++) {
+    const SAP_REAL* Lk = L + (long)k * lda;
+    SAP_REAL s = x[k];
+    for (int j = par[k]; j >= 0; j = par[seg[j]])
+      for (int i = seg[j]; i <= j; i++) s -= Lk[i] * x[i];
+    x[k] = s / Lk[k];
+  }
+}

@@ -60,6 +60,8 @@ SAP_HD void SAPT(sapw_islandsOne)(SAPT(sapProblem)* P) {
   for (int j = 0; j < nv; j++) {
     P->isl[j] = 0;
     P->iloc[j] = P->idof[j] = j;
+    P->ipar[j] = -1;  // no dof tree known: the dense factorization
+    P->iseg[j] = j;
     P->tlo[j] = 0;
     P->thi[j] = nv;
   }
@@ -67,6 +69,7 @@ SAP_HD void SAPT(sapw_islandsOne)(SAPT(sapProblem)* P) {
   P->ibeg[0] = 0;
   P->ibeg[1] = nv;
   P->ntr[0] = P->ntr[1] = 0;  // one dense block
+  P->itree[0] = 0;
   SAPT(sapw_islandOffsets)(P);
 }
 
@@ -224,6 +227,22 @@ SAP_HD void SAPT(sapw_islands)(const sapModel* m, SAPT(sapProblem)* P) {
     int pos = (int)P->hoff[k]++;
     P->idof[pos] = j;
     P->iloc[j] = pos - P->ibeg[k];
+  }
+  /* the dof forest in each island's local order, and whether factoring by it pays: the tree
+   * factorization takes sum depth^2 / 2 multiply-adds against the dense n^3 / 6, with about
+   * 1.5 times the dense one's cost per operation (its loops follow parent links) */
+  for (int k = 0; k < nisl; k++) {
+    int o = P->ibeg[k], n = P->ibeg[k + 1] - o;
+    long ops = 0;
+    for (int a = 0; a < n; a++) {
+      int p = m->dof_parentid[P->idof[o + a]];
+      P->ipar[o + a] = p >= 0 ? P->iloc[p] : -1;
+      long depth = 1;
+      for (int q = P->ipar[o + a]; q >= 0; q = P->ipar[o + q]) depth++;
+      ops += depth * depth;
+    }
+    SAPT(sapw_treeSegments)(P->ipar + o, 0, n, P->iseg + o);
+    P->itree[k] = 9 * ops < 2 * (long)n * n * n;
   }
   P->nisl = nisl;
   SAPT(sapw_islandOffsets)(P);

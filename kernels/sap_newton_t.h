@@ -158,12 +158,14 @@ SAP_HD void SAPT(sapw_hessianEntry)(SAPT(sapProblem)* P, const SAP_REAL* G, int 
 /* row i = chain[p] of H += J' G J over the chain list (lower triangle): (J_:i)' G formed once
  * for the row, then dotted with each column J_:j, j <= i. The same operations in the same
  * order as sapw_hessianEntry per (p, q) (the warp solve's split), so the sums agree bitwise;
- * (J_:i)' G is not recomputed for every q. */
-SAP_HD void SAPT(sapw_hessianRowOfContact)(SAPT(sapProblem)* P, const SAP_REAL* G, int p, int n) {
+ * (J_:i)' G is not recomputed for every q. The list is descending on [0, r) and on [r, n)
+ * (two root paths, sapw_contactChain): there j <= i exactly for q >= p, and only the pairs
+ * across the two runs need the test. */
+SAP_HD void SAPT(sapw_hessianRowOfContact)(SAPT(sapProblem)* P, const SAP_REAL* G, int p, int r, int n) {
   int nv = P->nv, cd = P->cd, i = P->chain[p];
   const SAP_REAL* J = P->rows;
   SAP_REAL* Hi = SAPT(sapw_hRow)(P, i);  // row i of its island's block, columns by iloc
-  const int* loc = P->iloc;
+  const int *loc = P->iloc, *chain = P->chain;
   if (cd > 3) {
     SAP_REAL gi[SAP_CDIM_MAX];
     for (int b = 0; b < cd; b++) {
@@ -171,7 +173,7 @@ SAP_HD void SAPT(sapw_hessianRowOfContact)(SAPT(sapProblem)* P, const SAP_REAL* 
       for (int a = 0; a < cd; a++) gi[b] += J[a * nv + i] * G[cd * a + b];
     }
     for (int q = 0; q < n; q++) {
-      int j = P->chain[q];
+      int j = chain[q];
       if (j > i) continue;
       SAP_REAL h = 0;
       for (int b = 0; b < cd; b++) h += gi[b] * J[b * nv + j];
@@ -182,9 +184,24 @@ SAP_HD void SAPT(sapw_hessianRowOfContact)(SAPT(sapProblem)* P, const SAP_REAL* 
   SAP_REAL gi[3];  // (J_:i)' G
   for (int b = 0; b < 3; b++) gi[b] = J[i] * G[b] + J[nv + i] * G[3 + b] + J[2 * nv + i] * G[6 + b];
   const SAP_REAL *J0 = J, *J1 = J + nv, *J2 = J + 2 * nv;
-  for (int q = 0; q < n; q++) {
-    int j = P->chain[q];
-    if (j <= i) Hi[loc[j]] += gi[0] * J0[j] + gi[1] * J1[j] + gi[2] * J2[j];
+  if (p < r) {
+    for (int q = p; q < r; q++) {  // i's own run, from i down: j <= i
+      int j = chain[q];
+      Hi[loc[j]] += gi[0] * J0[j] + gi[1] * J1[j] + gi[2] * J2[j];
+    }
+    for (int q = r; q < n; q++) {
+      int j = chain[q];
+      if (j <= i) Hi[loc[j]] += gi[0] * J0[j] + gi[1] * J1[j] + gi[2] * J2[j];
+    }
+  } else {
+    for (int q = 0; q < r; q++) {
+      int j = chain[q];
+      if (j <= i) Hi[loc[j]] += gi[0] * J0[j] + gi[1] * J1[j] + gi[2] * J2[j];
+    }
+    for (int q = p; q < n; q++) {  // i's own run
+      int j = chain[q];
+      Hi[loc[j]] += gi[0] * J0[j] + gi[1] * J1[j] + gi[2] * J2[j];
+    }
   }
 }
 
@@ -226,8 +243,9 @@ SAP_HD void SAPT(sapw_hessian)(SAPT(sapProblem)* P) {
   for (int c = 0; c < P->nc; c++) {
     SAP_REAL G[SAP_CDIM_MAX * SAP_CDIM_MAX];  // cd x cd; one thread per world here
     if (!SAPT(sapw_contactHessian)(P, c, G)) continue;
-    int n = SAPT(sapw_contactRows)(P, c);
-    for (int p = 0; p < n; p++) SAPT(sapw_hessianRowOfContact)(P, G, p, n);
+    int n = SAPT(sapw_contactRows)(P, c), r = 1;
+    while (r < n && P->chain[r] < P->chain[r - 1]) r++;  // the descending first run
+    for (int p = 0; p < n; p++) SAPT(sapw_hessianRowOfContact)(P, G, p, r, n);
     SAPT(sapw_clearRows)(P, n);
   }
   for (int s = 0; s < P->ns; s++) SAPT(sapw_hessianRow)(P, s);
@@ -301,25 +319,42 @@ SAP_HD int SAPT(sapw_direction)(SAPT(sapProblem)* P) {
         if (!info) sapb_solve_f64(L, n, T, P->tst + o, P->tord + o, pat, W, x);
         for (int i = 0; i < n; i++) P->dv[dofs[i]] = (SAP_REAL)x[i];
       }
-    } else if (P->lin_fp32) {
+      if (info) info = dofs[info - 1] + 1;
+      continue;
+    }
+    /* dense block, or by the dof forest when every entry off the forest's pattern is zero
+     * (each contact and row of the island acts along one root path, A's tree pattern) */
+    const int *par = P->ipar + o, *seg = P->iseg + o;
+    int tree = P->itree[k] && SAPT(sapw_treePattern)(H, 0, n, n, par, seg);
+    if (P->lin_fp32) {
       float* L = (float*)P->L + P->hoff[k];
-      float* x = (float*)P->L + (long)nv * nv + P->ibeg[k];
+      float* x = (float*)P->L + (long)nv * nv + o;
       for (int i = 0; i < n; i++) {
         for (int j = 0; j <= i; j++) L[i * n + j] = (float)H[i * n + j];
         x[i] = (float)-P->grad[dofs[i]];
       }
-      info = sapw_cholFactor_f32(L, n, n, SAP_CHOL_BLOCK);
-      if (!info) sapw_cholSolve_f32(L, n, n, x);
+      if (tree) {
+        info = sapw_treeFactor_f32(L, 0, n, n, par, seg);
+        if (!info) sapw_treeSolve_f32(L, 0, n, n, par, seg, x);
+      } else {
+        info = sapw_cholFactor_f32(L, n, n, SAP_CHOL_BLOCK);
+        if (!info) sapw_cholSolve_f32(L, n, n, x);
+      }
       for (int i = 0; i < n; i++) P->dv[dofs[i]] = (SAP_REAL)x[i];
     } else {
       double* L = (double*)P->L + P->hoff[k];
-      double* x = (double*)P->L + (long)nv * nv + P->ibeg[k];
+      double* x = (double*)P->L + (long)nv * nv + o;
       for (int i = 0; i < n; i++) {
         for (int j = 0; j <= i; j++) L[i * n + j] = (double)H[i * n + j];
         x[i] = (double)-P->grad[dofs[i]];
       }
-      info = sapw_cholFactor_f64(L, n, n, SAP_CHOL_BLOCK);
-      if (!info) sapw_cholSolve_f64(L, n, n, x);
+      if (tree) {
+        info = sapw_treeFactor_f64(L, 0, n, n, par, seg);
+        if (!info) sapw_treeSolve_f64(L, 0, n, n, par, seg, x);
+      } else {
+        info = sapw_cholFactor_f64(L, n, n, SAP_CHOL_BLOCK);
+        if (!info) sapw_cholSolve_f64(L, n, n, x);
+      }
       for (int i = 0; i < n; i++) P->dv[dofs[i]] = (SAP_REAL)x[i];
     }
     if (info) info = dofs[info - 1] + 1;

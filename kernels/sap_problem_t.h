@@ -69,6 +69,10 @@ typedef struct SAPT(sapProblem) {
   int* idof;                /* (nv) the dofs by island, ascending within each */
   int* ibeg;                /* (nv + 1) island k's dofs: idof[ibeg[k] .. ibeg[k + 1]) */
   int *tlo, *thi;           /* (nv) dof range [tlo, thi) of each dof's tree: A's nonzero block */
+  int *ipar, *iseg;         /* (nv) island k's a-th dof's parent, local: ipar[ibeg[k] + a], -1 at a
+                               root, and its segment start (sapw_treeFactor) */
+  int* itree;               /* (nv + 1) island k factors by its dof forest (no fill) when its H
+                               keeps the forest's pattern: its flops pay against the dense block */
   long* hoff;               /* (nv + 1) island k's n_k x n_k block of H (and of L) at hoff[k];
                                the right-hand side at nv x nv + ibeg[k] */
   /* block-sparse factorization of islands of several trees (sap_island_t.h sapw_islandTrees,
@@ -107,7 +111,7 @@ SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   SAPW_TAKE(P->cpar, SAP_REAL*, R * (SAP_CPAR_OF(cd) * (long)c + SAP_SPAR * ns));  // cpar, spar
   SAPW_TAKE(P->vc, SAP_REAL*, R * 3 * (cd * (long)c + ns));                        // vc, dvc, gam
   SAPW_TAKE(P->sidx, int*, 4 * ((long)ns * snz + nv + ns));                        // sidx, chain, stag
-  SAPW_TAKE(P->isl, int*, 4 * (6 * (long)nv + 1));  // isl, iloc, idof, tlo, thi, ibeg
+  SAPW_TAKE(P->isl, int*, 4 * (9 * (long)nv + 2));  // isl, iloc, idof, tlo, thi, ibeg, ipar, iseg, itree
   SAPW_TAKE(P->hoff, long*, 8 * ((long)nv + 1));
   SAPW_TAKE(P->ntr, int*, 4 * (5 * (long)nv + 1));  // ntr, tix, tst, tord, tpos
   SAPW_TAKE(P->poff, long*, 8 * ((long)nv + 1));
@@ -129,6 +133,9 @@ SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   SAPW_AFTER(P->tlo, P->idof, nv);
   SAPW_AFTER(P->thi, P->tlo, nv);
   SAPW_AFTER(P->ibeg, P->thi, nv);
+  SAPW_AFTER(P->ipar, P->ibeg, nv + 1);
+  SAPW_AFTER(P->iseg, P->ipar, nv);
+  SAPW_AFTER(P->itree, P->iseg, nv);
   SAPW_AFTER(P->tix, P->ntr, nv + 1);
   SAPW_AFTER(P->tst, P->tix, nv);
   SAPW_AFTER(P->tord, P->tst, nv);

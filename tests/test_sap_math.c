@@ -1,6 +1,6 @@
 /* Unit tests of the SAP per-world math (kernels/sap_solve.h): friction cone (drake_sap_spec
  * §6.1-6.7 numbers), PD drives and limits (§6.14-6.15), finite-difference gradients and
- * Hessians, blocked Cholesky against LAPACKE (fp32, fp64), the three line searches on
+ * Hessians, blocked and tree-sparse Cholesky against LAPACKE (fp32, fp64), the three line searches on
  * analytic 1-D costs, and small Newton problems (§6.11 pizza saver, §6.12, §6.14, §6.15). */
 #include <lapacke.h>
 
@@ -243,6 +243,130 @@ static void test_cholesky(void) {
     CHECK(sapw_cholFactor_f64(L, n, n, 4) == n, "n %d non-SPD detected", n);
     free(B); free(A); free(L); free(Lf); free(x); free(xr); free(b); free(xf);
   }
+}
+
+/* ---- tree-sparse factorization vs LAPACKE ------------------------------------------ */
+
+/* parent lists of several shapes over n dofs (par[j] < j, -1 at roots) */
+static void forest(int shape, int n, int* par) {
+  for (int j = 0; j < n; j++) {
+    switch (shape) {
+      case 0: par[j] = j - 1; break;                                         // one chain
+      case 1: par[j] = j == 0 ? -1 : 0; break;                               // a star
+      case 2: par[j] = j == 0 ? -1 : (j - 1) / 2; break;                     // a binary tree
+      case 3: par[j] = j % 7 == 0 ? -1 : j - 1; break;                       // chains of 7
+      case 4: par[j] = j == 0 || check_uniform(0, 1) < 0.1 ? -1 : (int)check_uniform(0, j); break;
+      default: par[j] = j < 6 ? j - 1 : (j % 3 == 0 ? 5 : j - 1);           // a free root, 3-dof limbs
+    }
+    if (par[j] >= j) par[j] = j - 1;
+  }
+}
+
+static int is_ancestor(const int* par, int i, int j) {  // j is i or an ancestor of i
+  for (int k = i; k >= 0; k = par[k])
+    if (k == j) return 1;
+  return 0;
+}
+
+/* a = sum_k l_k l_k' + diag (l_k on k and its ancestors), rows scaled by s: SPD with the
+ * forest's pattern; lda >= n0 + n, the forest's rows at [n0, n0 + n) (par global) */
+static void forest_matrix(const int* par, int n0, int n, int lda, double scale_decades, double* a) {
+  double* sc = malloc(sizeof(double) * lda);
+  for (int i = 0; i < lda; i++) sc[i] = pow(10, check_uniform(-scale_decades, scale_decades));
+  for (int i = 0; i < lda * lda; i++) a[i] = 0;
+  for (int k = n0; k < n0 + n; k++) {
+    double l[128] = {0};
+    for (int j = k; j >= 0; j = par[j]) l[j] = check_uniform(-1, 1);
+    l[k] = 1 + check_uniform(0, 1);
+    for (int i = n0; i < n0 + n; i++)
+      for (int j = n0; j < n0 + n; j++) a[i * lda + j] += l[i] * l[j];
+  }
+  for (int i = n0; i < n0 + n; i++) {
+    a[i * lda + i] += 0.1;
+    for (int j = n0; j < n0 + n; j++) a[i * lda + j] *= sc[i] * sc[j];
+  }
+  free(sc);
+}
+
+static void test_tree_cholesky(void) {
+  int sizes[] = {1, 2, 5, 13, 27, 64};
+  for (int shape = 0; shape < 6; shape++)
+    for (unsigned t = 0; t < sizeof(sizes) / sizeof(sizes[0]); t++) {
+      int n = sizes[t], lda = n + 3, n0 = 2, N = n0 + n;  // a forest at rows [2, 2 + n) of a larger array
+      int *par = malloc(sizeof(int) * lda), *seg = malloc(sizeof(int) * lda), *lp = malloc(sizeof(int) * n);
+      forest(shape, n, lp);
+      for (int j = 0; j < lda; j++) par[j] = -1;
+      for (int j = 0; j < n; j++) par[n0 + j] = lp[j] < 0 ? -1 : n0 + lp[j];
+      sapw_treeSegments_f64(par, n0, N, seg);
+      for (int j = n0; j < N; j++) {  // segments: [seg, j] consecutive parent links, maximal
+        for (int x = seg[j] + 1; x <= j; x++) CHECK(par[x] == x - 1, "shape %d n %d seg of %d", shape, n, j);
+        CHECK(seg[j] == n0 || par[seg[j]] != seg[j] - 1, "shape %d n %d seg of %d not maximal", shape, n, j);
+      }
+      for (int decades = 0; decades <= 3; decades += 3) {
+        double *A = malloc(sizeof(double) * lda * lda), *L = malloc(sizeof(double) * lda * lda);
+        float* Lf = malloc(sizeof(float) * lda * lda);
+        double *b = malloc(sizeof(double) * lda), *x = malloc(sizeof(double) * lda), *xr = malloc(sizeof(double) * n);
+        float* xf = malloc(sizeof(float) * lda);
+        forest_matrix(par, n0, n, lda, decades, A);
+        for (int i = 0; i < lda * lda; i++) L[i] = A[i], Lf[i] = (float)A[i];
+        for (int i = 0; i < lda; i++) b[i] = x[i] = check_uniform(-1, 1), xf[i] = (float)b[i];
+        CHECK(sapw_treePattern_f64(L, n0, N, lda, par, seg), "shape %d n %d: pattern", shape, n);
+        CHECK(sapw_treeFactor_f64(L, n0, N, lda, par, seg) == 0, "shape %d n %d: factor", shape, n);
+        CHECK(sapw_treeFactor_f32(Lf, n0, N, lda, par, seg) == 0, "shape %d n %d: factor f32", shape, n);
+        sapw_treeSolve_f64(L, n0, N, lda, par, seg, x);
+        sapw_treeSolve_f32(Lf, n0, N, lda, par, seg, xf);
+        // L' L = A on the pattern, and the entries off the pattern were left alone
+        double ferr = 0, amax = 0;
+        for (int i = n0; i < N; i++)
+          for (int j = n0; j <= i; j++) {
+            amax = fmax(amax, fabs(A[i * lda + j]));
+            if (!is_ancestor(par, i, j)) {
+              CHECK(L[i * lda + j] == 0, "shape %d n %d: entry (%d, %d) off the pattern written", shape, n, i, j);
+              continue;
+            }
+            double s = 0;
+            for (int k = i; k < N; k++)
+              if (is_ancestor(par, k, i)) s += L[k * lda + i] * L[k * lda + j];
+            ferr = fmax(ferr, fabs(s - A[i * lda + j]));
+          }
+        CHECK(ferr <= 1e-14 * amax * n, "shape %d n %d decades %d: |L'L - A| %g of %g", shape, n, decades, ferr,
+              amax);
+        // LAPACKE's solve of the dense block
+        double* R = malloc(sizeof(double) * n * n);
+        for (int i = 0; i < n; i++) {
+          xr[i] = b[n0 + i];
+          for (int j = 0; j < n; j++) R[i * n + j] = A[(n0 + i) * lda + n0 + j];
+        }
+        CHECK(LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', n, 1, R, n, xr, 1) == 0, "dposv");
+        double xd[128];
+        for (int i = 0; i < n; i++) xd[i] = xf[n0 + i];
+        double tol = decades ? 1e-9 : 1e-12, tolf = decades ? 2e-1 : 1e-4;
+        check_arrays("tree x f64", x + n0, xr, n, tol, tol);
+        check_arrays("tree x f32", xd, xr, n, tolf, tolf);
+        for (int i = 0; i < n0; i++) CHECK(x[i] == b[i], "shape %d n %d: x outside the range changed", shape, n);
+        free(R);
+        // an entry off the pattern is seen; a non-positive pivot is reported at its row
+        if (n > 2) {
+          int i = -1, j = -1;
+          for (int r = n0 + 1; r < N && i < 0; r++)
+            for (int c = n0; c < r && i < 0; c++)
+              if (!is_ancestor(par, r, c)) i = r, j = c;
+          if (i >= 0) {
+            for (int q = 0; q < lda * lda; q++) L[q] = A[q];
+            L[i * lda + j] = 1e-300;
+            CHECK(!sapw_treePattern_f64(L, n0, N, lda, par, seg), "shape %d n %d: (%d, %d) off the pattern not seen",
+                  shape, n, i, j);
+          }
+          for (int q = 0; q < lda * lda; q++) L[q] = A[q];
+          int k = n0 + n / 2;
+          L[k * lda + k] = -1;
+          int f = sapw_treeFactor_f64(L, n0, N, lda, par, seg);
+          CHECK(f >= k + 1 && f <= N, "shape %d n %d: pivot %d reported as %d", shape, n, k, f - 1);
+        }
+        free(A); free(L); free(Lf); free(b); free(x); free(xr); free(xf);
+      }
+      free(par); free(seg); free(lp);
+    }
 }
 
 /* ---- line searches on analytic 1-D costs ----------------------------------------- */
@@ -754,6 +878,7 @@ int main(void) {
   RUN(test_limit);
   RUN(test_box_fd);
   RUN(test_cholesky);
+  RUN(test_tree_cholesky);
   RUN(test_problem_scratch_from_carve);
   RUN(test_linesearch);
   RUN(test_linesearch_newton_wolfe);

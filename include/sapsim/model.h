@@ -207,6 +207,9 @@ typedef struct sapModel {
   int* dof_bodyid;        /* (nv)         body moved by this dof */
   int* dof_jntid;         /* (nv)         joint of this dof */
   int* dof_parentid;      /* (nv)         previous dof in the tree, -1 at a root */
+  int* dof_segstart;      /* (nv)         first dof of this dof's run of consecutive parent links
+                           *               (dof_parentid[k] = k - 1 after it, up to this dof):
+                           *               the tree factorization's contiguous segments */
   double* dof_armature;   /* (nv)         armature added to M's diagonal */
   double* dof_damping;    /* (nv)         implicit joint damping (A = M + h D) */
   double* dof_dampingpoly;/* (nv x SAP_NPOLY) the damper's higher-order terms (MuJoCo 4's dampingpoly:
