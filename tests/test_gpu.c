@@ -1052,6 +1052,10 @@ static void test_body_outputs_parity(void) {
   body_outputs_parity("scenes/ant.xml", graph, 1e-6);
   body_outputs_parity("scenes/box_stack.xml", a64, 1e-6);
   body_outputs_parity("scenes/servo_arm.xml", a64, 1e-6);  /* drives: qfrc_actuator from impulses */
+  /* drives along refsite, slider-crank and spatial-tendon moments */
+  body_outputs_parity("scenes/refsite_servo.xml", a64, 1e-6);
+  body_outputs_parity("scenes/slider_crank.xml", a64, 1e-6);
+  body_outputs_parity("scenes/tendon_sidesite.xml", a64, 1e-6);
   body_outputs_parity("scenes/humanoid.xml", a32, 1e-2);
 }
 
