@@ -914,9 +914,10 @@ SAP_HD void SAPT(sapw_actuatorLength)(const sapModel* m, const double* qpos, con
   int id = m->actuator_trnid[i];
   double g = m->actuator_gear[i];
   if (m->actuator_trntype[i] == SAP_TRN_JOINT && sapa_jointDofs(m, id) > 1) {
-    /* a ball joint: the rotation vector of its quaternion . gear[0:3]; a free joint: 0 (MuJoCo's
-     * mjTRN_JOINT); the velocity moment . qvel with the moment actuator_jntgear */
-    const double* gj = m->actuator_jntgear + 6 * i;
+    /* a ball joint: the rotation vector of its quaternion . moment; a free joint: 0 (MuJoCo's
+     * mjTRN_JOINT and mjTRN_JOINTINPARENT); the velocity moment . qvel (sapa_jointMoment) */
+    double gj[6];
+    sapa_jointMoment(m, i, qpos, gj);
     int d = m->jnt_dofadr[id], nd = sapa_jointDofs(m, id);
     double r[3] = {0, 0, 0}, v = 0;
     if (nd == 3) sapw_quat2Vel(r, qpos + m->jnt_qposadr[id]);
@@ -1048,8 +1049,9 @@ SAP_HD void SAPT(sapw_actuation)(const sapModel* m, double h, const double* qpos
     int id = m->actuator_trnid[i];
     double g = m->actuator_gear[i];
     if (m->actuator_trntype[i] == SAP_TRN_JOINT && sapa_jointDofs(m, id) > 1) {
-      for (int k = 0; k < sapa_jointDofs(m, id); k++)
-        qfrc_actuator[m->jnt_dofadr[id] + k] += m->actuator_jntgear[6 * i + k] * f;
+      double gj[6];
+      sapa_jointMoment(m, i, qpos, gj);
+      for (int k = 0; k < sapa_jointDofs(m, id); k++) qfrc_actuator[m->jnt_dofadr[id] + k] += gj[k] * f;
     } else if (m->actuator_trntype[i] == SAP_TRN_JOINT) {
       qfrc_actuator[m->jnt_dofadr[id]] += g * f;
     } else if (m->actuator_trntype[i] == SAP_TRN_SITE && m->actuator_refbody[i] >= 0) {

@@ -2,7 +2,8 @@
  * sapw_bodyForces: a drive's impulse / h along its row, the transmission's moment): Cartesian
  * refsite servos (scenes/refsite_servo.xml), slider-crank servos beside motors and an explicit
  * law (scenes/slider_crank.xml), a servo on a spatial tendon with side sites beside tendon
- * motors (scenes/tendon_sidesite.xml), joint and ball-joint servos (scenes/ball_actuator.xml).
+ * motors (scenes/tendon_sidesite.xml), joint and ball-joint servos (scenes/ball_actuator.xml),
+ * jointinparent servos on ball joints and a hinge (scenes/jointinparent.xml).
  * Each step of an Euler run (contacts on, so that servos are implicit SAP drives) is checked
  * from its start state against two oracles:
  *  - MuJoCo 4's dynamics: the same model with every actuator zeroed, qfrc_applied = sapsim's
@@ -130,11 +131,13 @@ static void test_refsite(void) { drive_steps("scenes/refsite_servo.xml", 300, 0.
 static void test_slider_crank(void) { drive_steps("scenes/slider_crank.xml", 300, 0.5); }
 static void test_spatial_tendon(void) { drive_steps("scenes/tendon_sidesite.xml", 200, 0.2); }
 static void test_ball_joint(void) { drive_steps("scenes/ball_actuator.xml", 200, 0.5); }
+static void test_jointinparent(void) { drive_steps("scenes/jointinparent.xml", 200, 0.5); }
 
 int main(void) {
   RUN(test_refsite);
   RUN(test_slider_crank);
   RUN(test_spatial_tendon);
   RUN(test_ball_joint);
+  RUN(test_jointinparent);
   return check_summary("test_drive_qfrc");
 }

@@ -184,6 +184,9 @@ static void test_parity_contact(void) {
   // actuators on ball and free joints (servos as drive rows on the joint's dofs)
   parity("scenes/ball_actuator.xml", "approx64", 1, 100, 1e-6);
   parity("scenes/ball_actuator.xml", "approx32", 1, 100, 1e-3);
+  // jointinparent: the moment R(q)' gear on ball and free joints, servos as drive rows along it
+  parity("scenes/jointinparent.xml", "approx64", 1, 100, 1e-6);
+  parity("scenes/jointinparent.xml", "approx32", 1, 100, 1e-3);
   // refsite servos: SAP drive rows along the transmission's moment
   parity("scenes/refsite_servo.xml", "approx64", 1, 100, 1e-6);
   parity("scenes/refsite_servo.xml", "approx32", 1, 100, 1e-3);
