@@ -242,14 +242,6 @@ static sapStatus check_options(const mjModel* mj, const char* path) {
   if (o->density < 0 || o->viscosity < 0 || !isfinite(o->density) || !isfinite(o->viscosity))
     return sap_fail(SAP_ERR_SCENE, "%s: option density %g and viscosity %g must be finite and >= 0", path,
                     o->density, o->viscosity);
-  if (o->disableactuator != 0)
-    for (int i = 0; i < mj->nactuator; i++) {
-      int g = mj->actuator_group[i];
-      if (g >= 0 && g < 31 && (o->disableactuator & (1 << g)))
-        return sap_fail(SAP_ERR_UNSUPPORTED,
-                        "%s: actuator '%s' is in disabled actuator group %d (option actuatorgroupdisable), "
-                        "which is not supported", path, mjname(mj, mj->name_actuatoradr, i), g);
-    }
   if (mj->nflex > 0)
     return sap_fail(SAP_ERR_UNSUPPORTED, "%s: flexes (deformable bodies) are not supported", path);
   if (mj->nplugin > 0)
@@ -1031,6 +1023,9 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
     m->actuator_forcelimited[i] = mj->actuator_forcelimited[i];
     m->actuator_gear[i] = mj->actuator_gear[6 * i];
     m->actuator_wrap[i] = wrap_period(mj, i);
+    /* MuJoCo's mj_actuatorDisabled: groups 0..30 in option actuatorgroupdisable */
+    int grp = mj->actuator_group[i];
+    m->actuator_disabled[i] = grp >= 0 && grp <= 30 && (mj->opt.disableactuator & (1 << grp)) != 0;
     if (joint_trn(mj, i) && (mj->jnt_type[id] == mjJNT_BALL || mj->jnt_type[id] == mjJNT_FREE)) {
       copy_num(m->actuator_jntgear + 6 * i, mj->actuator_gear + 6 * i, mj->jnt_type[id] == mjJNT_BALL ? 3 : 6);
       m->actuator_inparent[i] = trn == mjTRN_JOINTINPARENT;
@@ -1175,7 +1170,8 @@ static void copy_keys_names(sapModel* m, const mjModel* mj) {
 static void count_solve_rows(sapModel* m) {
   int n = 0;
   for (int u = 0; u < m->nu; u++)
-    n += !m->actuation_off && (m->actuator_kind[u] == SAP_ACT_POSITION || m->actuator_kind[u] == SAP_ACT_VELOCITY);
+    n += !m->actuation_off && !m->actuator_disabled[u] &&
+         (m->actuator_kind[u] == SAP_ACT_POSITION || m->actuator_kind[u] == SAP_ACT_VELOCITY);
   m->nsolve_nnz = 1;
   for (int u = 0; u < m->nu; u++) {  // a refsite or slider-crank servo's row: the dofs of both sites' chains
     int nnz = 1, id = m->actuator_trnid[u];

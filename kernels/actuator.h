@@ -172,8 +172,15 @@ SAP_HD double sapa_forceLimit(const sapModel* m, int u, double f, double total) 
  * each actuator reads only its own state */
 SAP_HD void sapa_integrate(const sapModel* m, double h, const double* ctrl, double* act) {
   if (m->actuation_off) return;  /* MuJoCo's mj_advance leaves act as it is */
-  for (int u = 0; u < m->nu; u++)
-    if (m->actuator_dyntype[u] != SAP_DYN_NONE) act[m->actuator_actadr[u]] = sapa_actNext(m, u, h, ctrl, act);
+  for (int u = 0; u < m->nu; u++) {
+    if (m->actuator_dyntype[u] == SAP_DYN_NONE) continue;
+    double* a = act + m->actuator_actadr[u];
+    if (m->actuator_disabled[u]) {  // a disabled group: act_dot 0, then the actrange clamp
+      if (m->actuator_actlimited[u]) *a = sapa_clip(*a, m->actuator_actrange[2 * u], m->actuator_actrange[2 * u + 1]);
+      continue;
+    }
+    *a = sapa_actNext(m, u, h, ctrl, act);
+  }
 }
 
 /* an actuator implicit in the SAP solve (a drive row): position and velocity servos, none
@@ -219,7 +226,7 @@ SAP_HD void sapa_jointMoment(const sapModel* m, int u, const double* qpos, doubl
 SAP_HD double sapw_clampSum(double x, const double* r) { return x < r[0] ? r[0] : x > r[1] ? r[1] : x; }
 
 SAP_HD int sapa_isDrive(const sapModel* m, int u) {
-  if (m->actuation_off) return 0;
+  if (m->actuation_off || m->actuator_disabled[u]) return 0;
   return m->actuator_kind[u] == SAP_ACT_POSITION || m->actuator_kind[u] == SAP_ACT_VELOCITY;
 }
 

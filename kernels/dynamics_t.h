@@ -1021,7 +1021,7 @@ SAP_HD double SAPT(sapw_actuatorForce)(const sapModel* m, double h, const double
   int t = m->actuator_trnid[u];
   if (m->actuator_trntype[u] == SAP_TRN_TENDON && m->tendon_actfrcsum[t])
     for (int k = 0; k < m->nu; k++) {
-      if (m->actuator_trntype[k] != SAP_TRN_TENDON || m->actuator_trnid[k] != t) continue;
+      if (m->actuator_trntype[k] != SAP_TRN_TENDON || m->actuator_trnid[k] != t || m->actuator_disabled[k]) continue;
       if (k == u) {
         total += f;
         continue;
@@ -1043,7 +1043,7 @@ SAP_HD void SAPT(sapw_actuation)(const sapModel* m, double h, const double* qpos
   SAPT(sapTenFrames) fr = {xpos, xmat, cref, cdof};
   for (int i = 0; i < m->nv; i++) qfrc_actuator[i] = 0;
   for (int i = 0; i < m->nu && !m->actuation_off; i++) {  // actuation off: 0 (mj_fwdActuation)
-    if (sapa_isDrive(m, i) && !explicit_drives) continue;
+    if (m->actuator_disabled[i] || (sapa_isDrive(m, i) && !explicit_drives)) continue;  // disabled: 0
     double f = SAPT(sapw_actuatorForce)(m, h, qpos, qvel, &fr, ctrl, act, i), len;
     /* generalized force = gear * f along the transmission */
     int id = m->actuator_trnid[i];

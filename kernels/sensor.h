@@ -962,7 +962,7 @@ SAP_HD double sapw_sensorActuatorForce(const sapModel* m, const sapData* d, int 
                                        const unsigned char* sc, int nc, int u) {
   const double* qpos = d->qpos + (long)w * m->nq;
   const double* qvel = d->qvel + (long)w * m->nv;
-  if (m->actuation_off) return 0;  /* MuJoCo's actuator_force is 0 */
+  if (m->actuation_off || m->actuator_disabled[u]) return 0;  /* MuJoCo's actuator_force is 0 */
   if (S->solved && sapa_isDrive(m, u)) {
     int slot = sapw_sensorDriveSlot(S, sc, u);
     return slot < 0 ? 0 : sapw_sensorImpulse(S, sc, S->cd * nc + slot) / S->h;

@@ -187,6 +187,8 @@ static void test_parity_contact(void) {
   // jointinparent: the moment R(q)' gear on ball and free joints, servos as drive rows along it
   parity("scenes/jointinparent.xml", "approx64", 1, 100, 1e-6);
   parity("scenes/jointinparent.xml", "approx32", 1, 100, 1e-3);
+  // actuatorgroupdisable: disabled motors, servos (no drive row) and acts (held)
+  parity("scenes/actuator_groups.xml", "approx64", 1, 100, 1e-6);
   // refsite servos: SAP drive rows along the transmission's moment
   parity("scenes/refsite_servo.xml", "approx64", 1, 100, 1e-6);
   parity("scenes/refsite_servo.xml", "approx32", 1, 100, 1e-3);
