@@ -109,6 +109,8 @@
   X(int, actuator_forcelimited, (m)->nu)                         \
   X(double, actuator_gear, (m)->nu)                              \
   X(double, actuator_jntgear, (m)->nu * 6)                       \
+  X(int, actuator_inparent, (m)->nu)                             \
+  X(int, actuator_disabled, (m)->nu)                             \
   X(double, actuator_wrap, (m)->nu)                              \
   X(double, actuator_gain, (m)->nu)                              \
   X(double, actuator_bias, (m)->nu)                              \

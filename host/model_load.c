@@ -242,14 +242,6 @@ static sapStatus check_options(const mjModel* mj, const char* path) {
   if (o->density < 0 || o->viscosity < 0 || !isfinite(o->density) || !isfinite(o->viscosity))
     return sap_fail(SAP_ERR_SCENE, "%s: option density %g and viscosity %g must be finite and >= 0", path,
                     o->density, o->viscosity);
-  if (o->disableactuator != 0)
-    for (int i = 0; i < mj->nactuator; i++) {
-      int g = mj->actuator_group[i];
-      if (g >= 0 && g < 31 && (o->disableactuator & (1 << g)))
-        return sap_fail(SAP_ERR_UNSUPPORTED,
-                        "%s: actuator '%s' is in disabled actuator group %d (option actuatorgroupdisable), "
-                        "which is not supported", path, mjname(mj, mj->name_actuatoradr, i), g);
-    }
   if (mj->nflex > 0)
     return sap_fail(SAP_ERR_UNSUPPORTED, "%s: flexes (deformable bodies) are not supported", path);
   if (mj->nplugin > 0)
@@ -486,6 +478,12 @@ static int body_below(const mjModel* mj, int b, int a) {
   return 0;
 }
 
+/* actuator i acts on a joint: MuJoCo's joint and jointinparent transmissions, the same on hinges
+ * and slides, on ball and free joints but for the frame of the rotational gear */
+static int joint_trn(const mjModel* mj, int i) {
+  return mj->actuator_trntype[i] == mjTRN_JOINT || mj->actuator_trntype[i] == mjTRN_JOINTINPARENT;
+}
+
 /* whether actuator i's force can reach joint j's dof: through its joint, a fixed tendon over j,
  * any spatial tendon (it may move any joint), a site (or its refsite), a slider-crank's crank or
  * slider site or an adhesion body at or below j's body (their wrenches act on the dofs above
@@ -494,7 +492,8 @@ static int body_below(const mjModel* mj, int b, int a) {
 static int actuator_reaches(const mjModel* mj, int i, int j) {
   int id = mj->actuator_trnid[2 * i], ref = mj->actuator_trnid[2 * i + 1], jb = mj->jnt_bodyid[j];
   switch (mj->actuator_trntype[i]) {
-    case mjTRN_JOINT: return id == j;
+    case mjTRN_JOINT:
+    case mjTRN_JOINTINPARENT: return id == j;
     case mjTRN_TENDON:
       if (mj->wrap_type[mj->tendon_adr[id]] != mjWRAP_JOINT) return 1;
       for (int w = mj->tendon_adr[id]; w < mj->tendon_adr[id] + mj->tendon_num[id]; w++)
@@ -521,12 +520,13 @@ static sapStatus check_actuators(const mjModel* mj, const char* path) {
       return sap_fail(SAP_ERR_UNSUPPORTED,
                       "%s: actuator '%s' has %d controls and %d force outputs; sapsim supports one "
                       "of each", path, name, mj->actuator_ctrlnum[i], mj->actuator_outnum[i]);
+    if (trn == mjTRN_JOINTINPARENT) trn = mjTRN_JOINT;  // the same but for the moment (sapa_jointMoment)
     if (trn != mjTRN_JOINT && trn != mjTRN_TENDON && trn != mjTRN_SITE && trn != mjTRN_BODY &&
         trn != mjTRN_SLIDERCRANK) {
       static const char* kind[] = {"joint", "jointinparent", "slider-crank", "tendon", "site", "body", "so3"};
       return sap_fail(SAP_ERR_UNSUPPORTED,
-                      "%s: actuator '%s' has a %s transmission; only joint, tendon, site, slider-crank "
-                      "and body (adhesion) transmissions are supported", path, name,
+                      "%s: actuator '%s' has a %s transmission; only joint (jointinparent too), tendon, site, "
+                      "slider-crank and body (adhesion) transmissions are supported", path, name,
                       trn >= 0 && trn < 7 ? kind[trn] : "unknown");
     }
     int multi = trn == mjTRN_JOINT && mj->jnt_type[id] != mjJNT_HINGE && mj->jnt_type[id] != mjJNT_SLIDE;
@@ -757,7 +757,7 @@ static void copy_joints(sapModel* m, const mjModel* mj) {
   /* an actuator's armature and damping act on its joint scaled by gear^2
    * (MuJoCo's mj_actuatorArmature, mj_actuatorDamping); tendons were refused */
   for (int i = 0; i < mj->nactuator; i++) {
-    if (mj->actuator_trntype[i] != mjTRN_JOINT) continue;  // ball/free: none (check_actuators)
+    if (!joint_trn(mj, i)) continue;  // ball/free: none (check_actuators)
     int d = mj->jnt_dofadr[mj->actuator_trnid[2 * i]];
     double g2 = mj->actuator_gear[6 * i] * mj->actuator_gear[6 * i];
     if (mj->actuator_armature[i] != 0) m->dof_armature[d] += g2 * mj->actuator_armature[i];
@@ -865,7 +865,7 @@ static sapStatus joint_force_limits(sapModel* m, const mjModel* mj, const char* 
       ns += r == 2;
     }
     int servo = one >= 0 && (m->actuator_kind[one] == SAP_ACT_POSITION || m->actuator_kind[one] == SAP_ACT_VELOCITY);
-    if (nj == 1 && mj->actuator_trntype[one] == mjTRN_JOINT && (ns == 0 || servo)) {
+    if (nj == 1 && joint_trn(mj, one) && (ns == 0 || servo)) {
       limit_by_joint(m, mj, one);
       continue;
     }
@@ -1025,8 +1025,13 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
     m->actuator_forcelimited[i] = mj->actuator_forcelimited[i];
     m->actuator_gear[i] = mj->actuator_gear[6 * i];
     m->actuator_wrap[i] = wrap_period(mj, i);
-    if (trn == mjTRN_JOINT && (mj->jnt_type[id] == mjJNT_BALL || mj->jnt_type[id] == mjJNT_FREE))
+    /* MuJoCo's mj_actuatorDisabled: groups 0..30 in option actuatorgroupdisable */
+    int grp = mj->actuator_group[i];
+    m->actuator_disabled[i] = grp >= 0 && grp <= 30 && (mj->opt.disableactuator & (1 << grp)) != 0;
+    if (joint_trn(mj, i) && (mj->jnt_type[id] == mjJNT_BALL || mj->jnt_type[id] == mjJNT_FREE)) {
       copy_num(m->actuator_jntgear + 6 * i, mj->actuator_gear + 6 * i, mj->jnt_type[id] == mjJNT_BALL ? 3 : 6);
+      m->actuator_inparent[i] = trn == mjTRN_JOINTINPARENT;
+    }
     copy_num(m->actuator_ctrlrange + 2 * i, mj->actuator_ctrlrange + 2 * i, 2);
     copy_num(m->actuator_forcerange + 2 * i, mj->actuator_forcerange + 2 * i, 2);
   }
@@ -1167,7 +1172,8 @@ static void copy_keys_names(sapModel* m, const mjModel* mj) {
 static void count_solve_rows(sapModel* m) {
   int n = 0;
   for (int u = 0; u < m->nu; u++)
-    n += !m->actuation_off && (m->actuator_kind[u] == SAP_ACT_POSITION || m->actuator_kind[u] == SAP_ACT_VELOCITY);
+    n += !m->actuation_off && !m->actuator_disabled[u] &&
+         (m->actuator_kind[u] == SAP_ACT_POSITION || m->actuator_kind[u] == SAP_ACT_VELOCITY);
   m->nsolve_nnz = 1;
   for (int u = 0; u < m->nu; u++) {  // a refsite or slider-crank servo's row: the dofs of both sites' chains
     int nnz = 1, id = m->actuator_trnid[u];

@@ -33,7 +33,7 @@ long sapc_sensorScratchBytes(const sapModel* m, const sapOptions* o, int ncon_ma
 void sapc_sensorSetup(sapSim* s) {
   const sapModel* m = s->m;
   s->sensor_work_off = align64(problem_bytes(m, &s->opt, s->d.ncon_max));
-  s->sensor_gam_off = s->sensor_tag_off = 0;
+  s->sensor_gam_off = s->sensor_tag_off = s->sensor_sidx_off = s->sensor_sval_off = 0;
   if ((m->nsensor == 0 && !s->opt.body_outputs) || !s->opt.contacts) return;
   /* the impulses' place in the solver's scratch layout (sapw_carve), measured on world 0's
    * scratch (the same offsets in every world and on the device) */
@@ -44,11 +44,15 @@ void sapc_sensorSetup(sapSim* s) {
     sapw_carve_f32(&P, base, m->nv, m->nbody, s->d.ncon_max, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin);
     s->sensor_gam_off = (long)((unsigned char*)P.gam - base);
     s->sensor_tag_off = (long)((unsigned char*)P.stag - base);
+    s->sensor_sidx_off = (long)((unsigned char*)P.sidx - base);
+    s->sensor_sval_off = (long)((unsigned char*)P.sval - base);
   } else {
     sapProblem_f64 P;
     sapw_carve_f64(&P, base, m->nv, m->nbody, s->d.ncon_max, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin);
     s->sensor_gam_off = (long)((unsigned char*)P.gam - base);
     s->sensor_tag_off = (long)((unsigned char*)P.stag - base);
+    s->sensor_sidx_off = (long)((unsigned char*)P.sidx - base);
+    s->sensor_sval_off = (long)((unsigned char*)P.sval - base);
   }
 }
 
@@ -64,6 +68,9 @@ void sapc_sensorSolveInfo(const sapSim* s, void* out) {
   S->solved = s->opt.contacts;
   S->gam_off = s->sensor_gam_off;
   S->tag_off = s->sensor_tag_off;
+  S->sidx_off = s->sensor_sidx_off;
+  S->sval_off = s->sensor_sval_off;
+  S->snz = SAP_SOLVE_NNZ(s->m);
   S->ns_max = SAP_SOLVE_NS(s->m);
   S->gam_fp32 = s->opt.contact_solve_precision == SAP_FP32;
   S->cd = SAP_SOLVE_CD(s->m);

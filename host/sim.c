@@ -138,17 +138,6 @@ sapStatus sap_create(const sapModel* m, const sapOptions* opt_in, int nworld, sa
       return sap_fail(SAP_ERR_UNSUPPORTED, "option body_outputs=1: equality %d is a %s constraint, "
                       "whose force cfrc_ext does not include yet (MuJoCo's does); use body_outputs=0",
                       i, m->eq_type[i] == SAP_EQ_CONNECT ? "connect" : "weld");
-  /* a drive's force reaches qfrc_actuator through joint and fixed-tendon transmissions only
-   * (kernels/body_out.h) */
-  for (int u = 0; opt.body_outputs && opt.contacts && u < m->nu; u++)
-    if (sapa_isDrive(m, u) && ((m->actuator_trntype[u] == SAP_TRN_TENDON && m->tendon_spatial[m->actuator_trnid[u]]) ||
-                               m->actuator_trntype[u] == SAP_TRN_SITE || m->actuator_trntype[u] == SAP_TRN_SLIDERCRANK))
-      return sap_fail(SAP_ERR_UNSUPPORTED, "option body_outputs=1: actuator %d is a position/velocity servo "
-                      "on a %s, whose force qfrc_actuator does not include yet; use body_outputs=0", u,
-                      m->actuator_trntype[u] == SAP_TRN_SITE          ? "site transmission (refsite)"
-                      : m->actuator_trntype[u] == SAP_TRN_SLIDERCRANK ? "slider-crank transmission"
-                                                                      : "spatial tendon");
-
   sapSim* s = (sapSim*)calloc(1, sizeof(sapSim));
   if (!s) return sap_fail(SAP_ERR_MEMORY, "sap_create: out of memory");
   s->opt = opt;

@@ -31,6 +31,8 @@ struct sapSim {
   long sensor_work_off;   /* byte offset of the sensor work area in a world's scratch */
   long sensor_gam_off;    /* byte offset of the SAP impulses in a world's scratch */
   long sensor_tag_off;    /* byte offset of the SAP scalar rows' tags (sapProblem.stag) */
+  long sensor_sidx_off;   /* byte offsets of the scalar rows' dofs and coefficients (sidx, sval) */
+  long sensor_sval_off;
   /* per-world parameter inputs read on the host only (host/world_params.c): the pairs'
    * recombination takes them; NULL until a world overrides them */
   double* wp_geom_friction; /* (nworld x ngeom x 3) */

@@ -172,8 +172,15 @@ SAP_HD double sapa_forceLimit(const sapModel* m, int u, double f, double total) 
  * each actuator reads only its own state */
 SAP_HD void sapa_integrate(const sapModel* m, double h, const double* ctrl, double* act) {
   if (m->actuation_off) return;  /* MuJoCo's mj_advance leaves act as it is */
-  for (int u = 0; u < m->nu; u++)
-    if (m->actuator_dyntype[u] != SAP_DYN_NONE) act[m->actuator_actadr[u]] = sapa_actNext(m, u, h, ctrl, act);
+  for (int u = 0; u < m->nu; u++) {
+    if (m->actuator_dyntype[u] == SAP_DYN_NONE) continue;
+    double* a = act + m->actuator_actadr[u];
+    if (m->actuator_disabled[u]) {  // a disabled group: act_dot 0, then the actrange clamp
+      if (m->actuator_actlimited[u]) *a = sapa_clip(*a, m->actuator_actrange[2 * u], m->actuator_actrange[2 * u + 1]);
+      continue;
+    }
+    *a = sapa_actNext(m, u, h, ctrl, act);
+  }
 }
 
 /* an actuator implicit in the SAP solve (a drive row): position and velocity servos, none
@@ -184,11 +191,42 @@ SAP_HD int sapa_jointDofs(const sapModel* m, int j) {
   return m->jnt_type[j] == SAP_JNT_FREE ? 6 : m->jnt_type[j] == SAP_JNT_BALL ? 3 : 1;
 }
 
+/* the moment of actuator u on its ball or free joint (sapa_jointDofs entries): actuator_jntgear,
+ * its rotational part (gear[0:3] of a ball, gear[3:6] of a free joint) for jointinparent rotated
+ * into the joint's child frame, R(q)' g with q the joint's normalised quaternion (MuJoCo 4's
+ * mj_transmission: mju_negQuat, mju_rotVecQuat) */
+SAP_HD void sapa_jointMoment(const sapModel* m, int u, const double* qpos, double* g) {
+  int j = m->actuator_trnid[u], nd = sapa_jointDofs(m, j);
+  for (int k = 0; k < nd; k++) g[k] = m->actuator_jntgear[6 * u + k];
+  if (!m->actuator_inparent[u]) return;
+  const double* qs = qpos + m->jnt_qposadr[j] + (nd == 6 ? 3 : 0);
+  double* v = g + (nd == 6 ? 3 : 0);
+  /* mju_normalize4: identity below 1e-15, unchanged within 1e-15 of unit length */
+  double q[4] = {qs[0], qs[1], qs[2], qs[3]};
+  double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  if (n < 1e-15) {
+    q[0] = 1;
+    q[1] = q[2] = q[3] = 0;
+  } else if (fabs(n - 1) > 1e-15) {
+    for (int k = 0; k < 4; k++) q[k] /= n;
+  }
+  if (v[0] == 0 && v[1] == 0 && v[2] == 0) return;
+  /* conjugate c = (w, -u): t = w v + c_u x v, v' = v + 2 c_u x t */
+  double c[3] = {-q[1], -q[2], -q[3]}, t[3], r[3];
+  t[0] = q[0] * v[0] + c[1] * v[2] - c[2] * v[1];
+  t[1] = q[0] * v[1] + c[2] * v[0] - c[0] * v[2];
+  t[2] = q[0] * v[2] + c[0] * v[1] - c[1] * v[0];
+  r[0] = v[0] + 2 * (c[1] * t[2] - c[2] * t[1]);
+  r[1] = v[1] + 2 * (c[2] * t[0] - c[0] * t[2]);
+  r[2] = v[2] + 2 * (c[0] * t[1] - c[1] * t[0]);
+  for (int k = 0; k < 3; k++) v[k] = r[k];
+}
+
 /* MuJoCo's mju_clip of a joint's summed actuator force to its actuatorfrcrange r */
 SAP_HD double sapw_clampSum(double x, const double* r) { return x < r[0] ? r[0] : x > r[1] ? r[1] : x; }
 
 SAP_HD int sapa_isDrive(const sapModel* m, int u) {
-  if (m->actuation_off) return 0;
+  if (m->actuation_off || m->actuator_disabled[u]) return 0;
   return m->actuator_kind[u] == SAP_ACT_POSITION || m->actuator_kind[u] == SAP_ACT_VELOCITY;
 }
 

@@ -86,7 +86,7 @@ SAP_HD void sapw_bodyAddWrench(const sapModel* m, const double* com, double* cfr
  * forces of the step (impulses / h, the normal net of adhesion: frame' gamma on geom 1's body, minus on geom 0's, at the
  * points where the solve applies them, with the spin and rolling torques of condim 4 / 6); and
  * the force of each position/velocity actuator solved as a SAP drive row (impulse / h) added to
- * qfrc_actuator through its transmission (gear, times the tendon coefficients). Needs
+ * qfrc_actuator along its row, the transmission's moment (every transmission alike). Needs
  * sapw_bodyState of the step's start state first (subtree_com). */
 SAP_HD void sapw_bodyForces(const sapModel* m, sapData* d, int w, const sapSensorSolve* S) {
   int nb = m->nbody;
@@ -118,18 +118,16 @@ SAP_HD void sapw_bodyForces(const sapModel* m, sapData* d, int w, const sapSenso
     }
   }
   if (!S->solved) return;
-  /* SAP drive rows come first in the impulses after the contacts, one per drive (sapw_buildDrives) */
+  /* qfrc_actuator += row' f for each drive row: the row is the transmission's moment as the
+   * solve built it (sapw_buildDrives: gear for a joint, actuator_jntgear on a ball or free
+   * joint, gear J for a tendon, the refsite or slider-crank moment), f = impulse / h */
   double* qfrc = d->qfrc_actuator + (long)w * m->nv;
-  for (int u = 0, row = 0; u < m->nu; u++) {
-    if (!sapa_isDrive(m, u)) continue;
-    double f = sapw_sensorImpulse(S, sc, S->cd * nc + row++) / S->h, gear = m->actuator_gear[u];
-    int id = m->actuator_trnid[u];
-    if (m->actuator_trntype[u] == SAP_TRN_JOINT && sapa_jointDofs(m, id) > 1)
-      for (int k = 0; k < sapa_jointDofs(m, id); k++) qfrc[m->jnt_dofadr[id] + k] += m->actuator_jntgear[6 * u + k] * f;
-    else if (m->actuator_trntype[u] == SAP_TRN_JOINT) qfrc[m->jnt_dofadr[id]] += gear * f;
-    else if (m->actuator_trntype[u] == SAP_TRN_TENDON)
-      for (int k = m->tendon_adr[id]; k < m->tendon_adr[id] + m->tendon_num[id]; k++)
-        qfrc[m->jnt_dofadr[m->wrap_jnt[k]]] += gear * m->wrap_coef[k] * f;
+  const int* tag = (const int*)(sc + S->tag_off);
+  for (int s = 0; s < S->ns_max && tag[s] >= 0 && SAP_ROW_KIND(tag[s]) == SAP_ROW_DRIVE; s++) {
+    double f = sapw_sensorImpulse(S, sc, S->cd * nc + s) / S->h;
+    const int* idx = (const int*)(sc + S->sidx_off) + (long)s * S->snz;
+    const double* val = (const double*)(sc + S->sval_off) + (long)s * S->snz;
+    for (int a = 0; a < S->snz && idx[a] >= 0; a++) qfrc[idx[a]] += val[a] * f;
   }
 }
 

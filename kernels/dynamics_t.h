@@ -914,9 +914,10 @@ SAP_HD void SAPT(sapw_actuatorLength)(const sapModel* m, const double* qpos, con
   int id = m->actuator_trnid[i];
   double g = m->actuator_gear[i];
   if (m->actuator_trntype[i] == SAP_TRN_JOINT && sapa_jointDofs(m, id) > 1) {
-    /* a ball joint: the rotation vector of its quaternion . gear[0:3]; a free joint: 0 (MuJoCo's
-     * mjTRN_JOINT); the velocity moment . qvel with the moment actuator_jntgear */
-    const double* gj = m->actuator_jntgear + 6 * i;
+    /* a ball joint: the rotation vector of its quaternion . moment; a free joint: 0 (MuJoCo's
+     * mjTRN_JOINT and mjTRN_JOINTINPARENT); the velocity moment . qvel (sapa_jointMoment) */
+    double gj[6];
+    sapa_jointMoment(m, i, qpos, gj);
     int d = m->jnt_dofadr[id], nd = sapa_jointDofs(m, id);
     double r[3] = {0, 0, 0}, v = 0;
     if (nd == 3) sapw_quat2Vel(r, qpos + m->jnt_qposadr[id]);
@@ -1020,7 +1021,7 @@ SAP_HD double SAPT(sapw_actuatorForce)(const sapModel* m, double h, const double
   int t = m->actuator_trnid[u];
   if (m->actuator_trntype[u] == SAP_TRN_TENDON && m->tendon_actfrcsum[t])
     for (int k = 0; k < m->nu; k++) {
-      if (m->actuator_trntype[k] != SAP_TRN_TENDON || m->actuator_trnid[k] != t) continue;
+      if (m->actuator_trntype[k] != SAP_TRN_TENDON || m->actuator_trnid[k] != t || m->actuator_disabled[k]) continue;
       if (k == u) {
         total += f;
         continue;
@@ -1042,14 +1043,15 @@ SAP_HD void SAPT(sapw_actuation)(const sapModel* m, double h, const double* qpos
   SAPT(sapTenFrames) fr = {xpos, xmat, cref, cdof};
   for (int i = 0; i < m->nv; i++) qfrc_actuator[i] = 0;
   for (int i = 0; i < m->nu && !m->actuation_off; i++) {  // actuation off: 0 (mj_fwdActuation)
-    if (sapa_isDrive(m, i) && !explicit_drives) continue;
+    if (m->actuator_disabled[i] || (sapa_isDrive(m, i) && !explicit_drives)) continue;  // disabled: 0
     double f = SAPT(sapw_actuatorForce)(m, h, qpos, qvel, &fr, ctrl, act, i), len;
     /* generalized force = gear * f along the transmission */
     int id = m->actuator_trnid[i];
     double g = m->actuator_gear[i];
     if (m->actuator_trntype[i] == SAP_TRN_JOINT && sapa_jointDofs(m, id) > 1) {
-      for (int k = 0; k < sapa_jointDofs(m, id); k++)
-        qfrc_actuator[m->jnt_dofadr[id] + k] += m->actuator_jntgear[6 * i + k] * f;
+      double gj[6];
+      sapa_jointMoment(m, i, qpos, gj);
+      for (int k = 0; k < sapa_jointDofs(m, id); k++) qfrc_actuator[m->jnt_dofadr[id] + k] += gj[k] * f;
     } else if (m->actuator_trntype[i] == SAP_TRN_JOINT) {
       qfrc_actuator[m->jnt_dofadr[id]] += g * f;
     } else if (m->actuator_trntype[i] == SAP_TRN_SITE && m->actuator_refbody[i] >= 0) {

@@ -105,8 +105,10 @@ SAP_HD int SAPT(sapw_buildDrives)(const sapModel* m, const sapData* d, int w, co
       int j = m->actuator_trnid[u];
       double vel;
       sapw_actuatorLength_f64(m, qpos, d->qvel + (long)w * nv, (const sapTenFrames_f64*)0, u, &len, &vel);
+      double gj[6];
+      sapa_jointMoment(m, u, qpos, gj);
       for (int k = 0; k < sapa_jointDofs(m, j); k++)
-        if (m->actuator_jntgear[6 * u + k] != 0) sapw_rowAdd(&row, m->jnt_dofadr[j] + k, m->actuator_jntgear[6 * u + k], &ok);
+        if (gj[k] != 0) sapw_rowAdd(&row, m->jnt_dofadr[j] + k, gj[k], &ok);
     } else {
       len = sapw_jointRow(m, qpos, m->actuator_trnid[u], gear, &row, &ok);
     }

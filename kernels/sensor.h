@@ -267,6 +267,9 @@ typedef struct sapSensorSolve {
   int solved;          /* the SAP solve ran (contacts enabled): drives are implicit rows */
   long gam_off;        /* byte offset of the impulses (cd nc + ns) in the world's scratch */
   long tag_off;        /* byte offset of the scalar rows' tags (ns_max ints, sapProblem.stag) */
+  long sidx_off;       /* byte offsets of the scalar rows' dofs (ns_max x snz ints, -1 ends a row) */
+  long sval_off;       /* and coefficients (ns_max x snz doubles): a drive's row is its moment */
+  int snz;             /* entries per scalar row (SAP_SOLVE_NNZ) */
   int ns_max;          /* scalar rows at most (SAP_SOLVE_NS) */
   int gam_fp32;        /* impulses stored in fp32 */
   int cd;              /* rows per contact */
@@ -280,6 +283,16 @@ typedef struct sapSensorSolve {
 SAP_HD double sapw_sensorImpulse(const sapSensorSolve* S, const unsigned char* sc, int r) {
   const unsigned char* g = sc + S->gam_off;
   return S->gam_fp32 ? (double)((const float*)g)[r] : ((const double*)g)[r];
+}
+
+/* the scalar row slot of actuator u's drive in the solve, -1 when it has none (drive rows come
+ * first, in actuator order, sapw_buildDrives; a drive left out (its row did not fit, its tree
+ * sleeps, sapw_sleepRows) has no slot, so slots are found by tag, not counted) */
+SAP_HD int sapw_sensorDriveSlot(const sapSensorSolve* S, const unsigned char* sc, int u) {
+  const int* tag = (const int*)(sc + S->tag_off);
+  for (int s = 0; s < S->ns_max && tag[s] >= 0 && SAP_ROW_KIND(tag[s]) == SAP_ROW_DRIVE; s++)
+    if (SAP_ROW_ID(tag[s]) == u) return s;
+  return -1;
 }
 
 /* the force of contact k (slot ci of the world's list) in the step: impulse / h per row (t1,
@@ -949,11 +962,10 @@ SAP_HD double sapw_sensorActuatorForce(const sapModel* m, const sapData* d, int 
                                        const unsigned char* sc, int nc, int u) {
   const double* qpos = d->qpos + (long)w * m->nq;
   const double* qvel = d->qvel + (long)w * m->nv;
-  if (m->actuation_off) return 0;  /* MuJoCo's actuator_force is 0 */
+  if (m->actuation_off || m->actuator_disabled[u]) return 0;  /* MuJoCo's actuator_force is 0 */
   if (S->solved && sapa_isDrive(m, u)) {
-    int row = 0;  /* drive rows come first, one per position/velocity actuator (sapw_buildDrives) */
-    for (int k = 0; k < u; k++) row += sapa_isDrive(m, k);
-    return sapw_sensorImpulse(S, sc, S->cd * nc + row) / S->h;
+    int slot = sapw_sensorDriveSlot(S, sc, u);
+    return slot < 0 ? 0 : sapw_sensorImpulse(S, sc, S->cd * nc + slot) / S->h;
   }
   sapTenFrames_f64 fr = {d->xpos + (long)w * 3 * m->nbody, d->xmat + (long)w * 9 * m->nbody,
                          d->cref + (long)w * 3 * m->nbody, d->cdof + (long)w * 6 * m->nv};

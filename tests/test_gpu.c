@@ -184,6 +184,11 @@ static void test_parity_contact(void) {
   // actuators on ball and free joints (servos as drive rows on the joint's dofs)
   parity("scenes/ball_actuator.xml", "approx64", 1, 100, 1e-6);
   parity("scenes/ball_actuator.xml", "approx32", 1, 100, 1e-3);
+  // jointinparent: the moment R(q)' gear on ball and free joints, servos as drive rows along it
+  parity("scenes/jointinparent.xml", "approx64", 1, 100, 1e-6);
+  parity("scenes/jointinparent.xml", "approx32", 1, 100, 1e-3);
+  // actuatorgroupdisable: disabled motors, servos (no drive row) and acts (held)
+  parity("scenes/actuator_groups.xml", "approx64", 1, 100, 1e-6);
   // refsite servos: SAP drive rows along the transmission's moment
   parity("scenes/refsite_servo.xml", "approx64", 1, 100, 1e-6);
   parity("scenes/refsite_servo.xml", "approx32", 1, 100, 1e-3);
@@ -1052,6 +1057,10 @@ static void test_body_outputs_parity(void) {
   body_outputs_parity("scenes/ant.xml", graph, 1e-6);
   body_outputs_parity("scenes/box_stack.xml", a64, 1e-6);
   body_outputs_parity("scenes/servo_arm.xml", a64, 1e-6);  /* drives: qfrc_actuator from impulses */
+  /* drives along refsite, slider-crank and spatial-tendon moments */
+  body_outputs_parity("scenes/refsite_servo.xml", a64, 1e-6);
+  body_outputs_parity("scenes/slider_crank.xml", a64, 1e-6);
+  body_outputs_parity("scenes/tendon_sidesite.xml", a64, 1e-6);
   body_outputs_parity("scenes/humanoid.xml", a32, 1e-2);
 }
 

@@ -196,9 +196,6 @@ static void test_refusals(void) {
              "biastype='muscle' gainprm='0.75 1.05 -1 200 0.5 1.6 1.5 1.3 1.2' biasprm='0.75 1.05 -1 200 0.5 1.6 1.5 "
              "1.3 1.2' lengthrange='0.1 1'/></actuator></mujoco>",
              SAP_ERR_UNSUPPORTED, "actuator 'cm' is a muscle on a site transmission with a refsite");
-  /* body outputs do not carry a refsite servo's force yet */
-  fx_createRefused("<mujoco>" ARM "<actuator><position site='s' refsite='r' kp='10'/></actuator></mujoco>",
-                   "body_outputs=1", SAP_ERR_UNSUPPORTED, "site transmission (refsite)");
 }
 
 int main(void) {

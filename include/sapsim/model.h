@@ -339,6 +339,13 @@ typedef struct sapModel {
                                * joint's 3 dofs; length: the rotation vector . gear) or a free
                                * joint's gear[0:6] (force, torque on its 6 dofs; length 0), MuJoCo's
                                * mjTRN_JOINT; zeros for the others */
+  int* actuator_disabled;     /* (nu) 1: in a group of option actuatorgroupdisable (MuJoCo's
+                               * mj_actuatorDisabled): no force, no drive row, act held (clamped
+                               * to actrange), actuatorfrc 0; length and velocity as usual */
+  int* actuator_inparent;     /* (nu) 1: MuJoCo's mjTRN_JOINTINPARENT on a ball or free joint, the
+                               * rotational gear in the parent frame (its moment R(q)' gear, q the
+                               * joint's quaternion; sapa_jointMoment); 0 otherwise (a jointinparent
+                               * hinge or slide is a joint transmission, SAP_TRN_JOINT) */
   double* actuator_gain;      /* (nu)     control gain: motor force, or drive target, per unit ctrl */
   double* actuator_bias;      /* (nu)     constant: motor force, or drive target, at ctrl 0 */
   double* actuator_ctrlrange; /* (nu x 2) */
