@@ -1439,6 +1439,14 @@ sapStatus sapm_convert(const mjModel* mj, const char* path, sapModel** out) {
   return SAP_OK;
 }
 
+/* what a MuJoCo load error means where MuJoCo's message does not say: "" or a clause that
+ * starts with "; " */
+const char* sapm_loadHint(const char* err) {
+  if (strstr(err, "geom wrapping not supported"))
+    return "; MuJoCo 4 refuses armature (a tendon's own or its actuators') on a spatial tendon that wraps a geom";
+  return "";
+}
+
 sapStatus sap_loadModel(const char* path, sapModel** out) {
   if (!path || !out) return sap_fail(SAP_ERR_ARG, "sap_loadModel: null argument");
   *out = NULL;
@@ -1453,7 +1461,7 @@ sapStatus sap_loadModel(const char* path, sapModel** out) {
   fclose(f);
   char err[1000] = "";
   mjModel* mj = mj_loadXML(path, NULL, err, sizeof(err));
-  if (!mj) return sap_fail(SAP_ERR_SCENE, "%s: MuJoCo could not load the scene: %s", path, err);
+  if (!mj) return sap_fail(SAP_ERR_SCENE, "%s: MuJoCo could not load the scene: %s%s", path, err, sapm_loadHint(err));
   sapStatus st = sapm_convert(mj, path, out);
   mj_deleteModel(mj);
   return st;

@@ -233,7 +233,9 @@ static void test_refusals(void) {
   /* MuJoCo 4.0's compiler refuses armature on a wrapping tendon, its own or a motor's */
   fx_refused(WRAP_XML(" armature='0.1'", ""), SAP_ERR_SCENE, "geom wrapping not supported");
   fx_refused(WRAP_XML("", "<actuator><motor tendon='rope' armature='0.1'/></actuator>"), SAP_ERR_SCENE,
-             "geom wrapping not supported");
+             "geom wrapping not supported");  // MuJoCo's engine error names no tendon: sapsim says why
+  CHECK(strstr(sap_lastError(), "refuses armature (a tendon's own or its actuators') on a spatial tendon that wraps"),
+        "message '%s'", sap_lastError());
   /* sapsim's own check, on a model that reaches it with the armature set after compiling */
   char err[1000];
   mjSpec* spec = mj_parseXMLString(WRAP_XML("", ""), NULL, err, sizeof(err));
