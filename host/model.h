@@ -16,6 +16,7 @@ int sapm_findName(const sapModel* m, const int* adr, int n, const char* name);
 /* convert a compiled mjModel (host/model_load.c); path is used in messages */
 struct mjModel_;
 sapStatus sapm_convert(const struct mjModel_* mj, const char* path, sapModel** out);
+const char* sapm_loadHint(const char* err);  /* a clause for a MuJoCo load error, or "" */
 /* sensors (host/model_sensors.c): refuse what sapsim cannot compute; copy the table */
 sapStatus sapm_checkSensors(const struct mjModel_* mj, const char* path);
 void sapm_copySensors(sapModel* m, const struct mjModel_* mj);

@@ -400,20 +400,24 @@ static double tendon_armature(const mjModel* mj, int t) {
   return a;
 }
 
-/* tendon armature (M += a J'J, MuJoCo 4's mj_tendonArmature) on fixed tendons
- * (kernels/tendon.h sapw_tendonArmaturePair). A spatial tendon's armature also needs MuJoCo's
- * bias a J (dJ/dt v) (mj_tendonBias), which sapsim does not compute: refused by name. */
+/* tendon armature (M += a J'J, MuJoCo 4's mj_tendonArmature; kernels/dynamics_t.h
+ * sapw_tendonArmature), fixed or spatial; a spatial tendon's also adds MuJoCo 4's bias
+ * a J (dJ/dt qvel) (mj_tendonBias; kernels/tendon.h sapt_spatialDot), whose mj_tendonDot covers
+ * site-to-site paths and pulleys only: MuJoCo 4.0's compiler refuses armature on a tendon that
+ * wraps a geom ("geom wrapping not supported"), and so does sapsim, by name, should a model
+ * reach it another way */
 static sapStatus check_tendon_armature(const mjModel* mj, const char* path, int t, const char* name) {
   double a = tendon_armature(mj, t);
   if (a == 0) return SAP_OK;
   if (!isfinite(a) || a < 0)
     return sap_fail(SAP_ERR_SCENE, "%s: tendon '%s' has armature %g (with its actuators'); it must be finite and "
                     ">= 0", path, name, a);
-  int adr = mj->tendon_adr[t];
-  if (mj->wrap_type[adr] != mjWRAP_JOINT)
-    return sap_fail(SAP_ERR_UNSUPPORTED,
-                    "%s: spatial tendon '%s' has armature (its own or its actuators'), which is not supported; "
-                    "fixed tendons take armature", path, name);
+  for (int w = mj->tendon_adr[t]; w < mj->tendon_adr[t] + mj->tendon_num[t]; w++)
+    if (mj->wrap_type[w] == mjWRAP_SPHERE || mj->wrap_type[w] == mjWRAP_CYLINDER)
+      return sap_fail(SAP_ERR_UNSUPPORTED,
+                      "%s: spatial tendon '%s' wraps geom '%s' and has armature (its own or its actuators'), "
+                      "which is not supported (nor by MuJoCo 4); spatial tendons over sites and pulleys take "
+                      "armature", path, name, mjname(mj, mj->name_geomadr, mj->wrap_objid[w]));
   return SAP_OK;
 }
 
@@ -1053,7 +1057,7 @@ static sapStatus copy_actuators(sapModel* m, const mjModel* mj, const char* path
     for (int k = 0; k < SAP_NPOLY; k++)
       m->tendon_dampingpoly[SAP_NPOLY * t + k] = disabled(mj, mjDSBL_DAMPER) ? 0 : mj->tendon_dampingpoly[mjNPOLY * t + k];
     copy_num(m->tendon_lengthspring + 2 * t, mj->tendon_lengthspring + 2 * t, 2);
-    m->tendon_armature[t] = tendon_armature(mj, t);  // fixed tendons (check_tendon_armature)
+    m->tendon_armature[t] = tendon_armature(mj, t);  // fixed and spatial (check_tendon_armature)
   }
   /* a tendon actuator's damping acts on its tendon scaled by gear^2 (mj_actuatorDamping) */
   for (int i = 0; i < mj->nu && !disabled(mj, mjDSBL_DAMPER); i++) {
@@ -1443,6 +1447,14 @@ sapStatus sapm_convert(const mjModel* mj, const char* path, sapModel** out) {
   return SAP_OK;
 }
 
+/* what a MuJoCo load error means where MuJoCo's message does not say: "" or a clause that
+ * starts with "; " */
+const char* sapm_loadHint(const char* err) {
+  if (strstr(err, "geom wrapping not supported"))
+    return "; MuJoCo 4 refuses armature (a tendon's own or its actuators') on a spatial tendon that wraps a geom";
+  return "";
+}
+
 sapStatus sap_loadModel(const char* path, sapModel** out) {
   if (!path || !out) return sap_fail(SAP_ERR_ARG, "sap_loadModel: null argument");
   *out = NULL;
@@ -1457,7 +1469,7 @@ sapStatus sap_loadModel(const char* path, sapModel** out) {
   fclose(f);
   char err[1000] = "";
   mjModel* mj = mj_loadXML(path, NULL, err, sizeof(err));
-  if (!mj) return sap_fail(SAP_ERR_SCENE, "%s: MuJoCo could not load the scene: %s", path, err);
+  if (!mj) return sap_fail(SAP_ERR_SCENE, "%s: MuJoCo could not load the scene: %s%s", path, err, sapm_loadHint(err));
   sapStatus st = sapm_convert(mj, path, out);
   mj_deleteModel(mj);
   return st;

@@ -25,7 +25,7 @@ sapStatus sap_loadModelString(const char* xml, sapModel** out) {
   char err[1000] = "";
   mjModel* mj = mj_loadXML(name, &vfs, err, sizeof(err));
   mj_deleteVFS(&vfs);
-  if (!mj) return sap_fail(SAP_ERR_SCENE, "<xml string>: MuJoCo could not load the scene: %s", err);
+  if (!mj) return sap_fail(SAP_ERR_SCENE, "<xml string>: MuJoCo could not load the scene: %s%s", err, sapm_loadHint(err));
   sapStatus st = sapm_convert(mj, "<xml string>", out);
   mj_deleteModel(mj);
   return st;

@@ -18,6 +18,8 @@ typedef struct {
   sreal* L;       /* (nv x nv) M + h D, then its Cholesky factor */
   sreal* x;       /* (nv) the force, then the acceleration */
   double* grav;   /* (sapw_gravityShiftDoubles) the midpoint rule's gravity shift (gravity_shift.h) */
+  double* tenJ;   /* (nv) a spatial tendon's Jacobian; NULL without spatial tendon armature */
+  double* tenbias; /* (nv) the spatial tendons' armature bias a J (dJ/dt qvel); NULL alike */
 } SAPT(sapFreeMotionScratch);
 
 /* carve the free-motion scratch from base into fs; returns its size in sreal units. With
@@ -40,6 +42,10 @@ SAP_HD long SAPT(sapw_freeMotionCarve)(const sapModel* m, sreal* base, SAPT(sapF
   n = (n + per - 1) / per * per;
   fs->grav = base ? (double*)(base + n) : (double*)0;
   n += per * sapw_gravityShiftDoubles(m);
+  int ta = sapt_hasSpatialArmature(m);
+  fs->tenJ = base && ta ? (double*)(base + n) : (double*)0;
+  fs->tenbias = base && ta ? (double*)(base + n) + nv : (double*)0;
+  if (ta) n += per * 2 * nv;
   return n;
 }
 
@@ -318,19 +324,51 @@ SAP_HD void SAPT(sapw_crb)(const sapModel* m, const sreal* cinert, const double*
     if (!sapw_treeSleeps(ta, m->dof_treeid[i])) SAPT(sapw_crbColumn)(m, crb, cdof, i, M);
 }
 
-/* fixed tendons' armature: M += a J'J with J the tendon's constant coefficients on its
- * joints' dofs, on M's entries between a dof and its ancestors only, as MuJoCo 4's
- * mj_tendonArmature (sapw_tendonArmaturePair); those entries lie in one tree's diagonal block */
-SAP_HD void SAPT(sapw_tendonArmature)(const sapModel* m, sreal* M) {
+/* the world's frames a spatial tendon reads (kernels/tendon.h): body frames, cref, cdof */
+typedef struct { const double *xpos, *xmat, *cref, *cdof; } SAPT(sapTenFrames);
+
+/* tendon armature (MuJoCo 4's mj_tendonArmature): M += a J'J on M's entries between a dof and
+ * its ancestors only (those lie in one tree's diagonal block; the couplings of two branches or
+ * two trees are not in MuJoCo's sparse M). Fixed tendons: J is the constant coefficients
+ * (sapw_tendonArmaturePair). Spatial tendons (tenJ, tenbias: nv doubles each, or NULL when
+ * none has armature): J at this pose into tenJ, M[i][j] += (a J_i) J_j, and MuJoCo 4's bias
+ * (mj_tendonBias) tenbias = sum_t a_t (dJ_t/dt qvel) J_t (sapt_spatialDot), which the caller
+ * adds to qfrc_bias after RNE. The dofs of the sleeping trees of ta (NULL: none) are skipped
+ * (a tendon spans one tree under sleep: the loader refuses more) */
+SAP_HD void SAPT(sapw_tendonArmature)(const sapModel* m, const SAPT(sapTenFrames)* fr, const double* qvel,
+                                      const int* ta, double* tenJ, double* tenbias, sreal* M) {
   int nv = m->nv;
+  if (tenbias)
+    for (int i = 0; i < nv; i++) tenbias[i] = 0;
   for (int t = 0; t < m->ntendon; t++) {
-    if (m->tendon_armature[t] == 0 || m->tendon_spatial[t]) continue;
-    for (int u = m->tendon_adr[t]; u < m->tendon_adr[t] + m->tendon_num[t]; u++)
-      for (int w = m->tendon_adr[t]; w < m->tendon_adr[t] + m->tendon_num[t]; w++) {
-        int i, j;
-        double a = sapw_tendonArmaturePair(m, t, u, w, &i, &j);
-        if (a != 0) M[(long)i * nv + j] += (sreal)a;
+    double arm = m->tendon_armature[t];
+    if (arm == 0) continue;
+    if (!m->tendon_spatial[t]) {
+      for (int u = m->tendon_adr[t]; u < m->tendon_adr[t] + m->tendon_num[t]; u++)
+        for (int w = m->tendon_adr[t]; w < m->tendon_adr[t] + m->tendon_num[t]; w++) {
+          int i, j;
+          double a = sapw_tendonArmaturePair(m, t, u, w, &i, &j);
+          if (a != 0) M[(long)i * nv + j] += (sreal)a;
+        }
+      continue;
+    }
+    if (!tenJ) continue;  // not reached: the carve gives both arrays with a spatial tendon's armature
+    for (int i = 0; i < nv; i++) tenJ[i] = 0;
+    sapTenSink k = sapt_sink();
+    k.c = 1;
+    k.dense = tenJ;
+    sapt_spatial(m, fr->xpos, fr->xmat, fr->cref, fr->cdof, t, &k);
+    double coef = arm * sapt_spatialDot(m, fr->xpos, fr->xmat, fr->cref, fr->cdof, qvel, t);
+    for (int i = 0; i < nv; i++) {
+      if (tenJ[i] == 0 || sapw_treeSleeps(ta, m->dof_treeid[i])) continue;
+      tenbias[i] += coef * tenJ[i];
+      double ai = arm * tenJ[i];
+      for (int j = i; j >= 0; j = m->dof_parentid[j]) {  // row i's entries: i and its ancestors
+        sreal c = (sreal)(ai * tenJ[j]);
+        M[(long)i * nv + j] += c;
+        if (j != i) M[(long)j * nv + i] += c;
       }
+    }
   }
 }
 
@@ -428,9 +466,6 @@ SAP_HD void SAPT(sapw_fixedTendonState)(const sapModel* m, const double* qpos, c
     *vel += m->wrap_coef[w] * qvel[m->jnt_dofadr[jt]];
   }
 }
-
-/* the world's frames a spatial tendon reads (kernels/tendon.h): body frames, cref, cdof */
-typedef struct { const double *xpos, *xmat, *cref, *cdof; } SAPT(sapTenFrames);
 
 /* tendon t's length and velocity J qdot, fixed or spatial (f: the world's frames) */
 SAP_HD void SAPT(sapw_tendonState)(const sapModel* m, const double* qpos, const double* qvel,
@@ -1146,14 +1181,16 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
   SAPT(sapw_crb)(m, cinert, cdof, crb, L, contiguous, ta);
   for (int i = 0; i < nv; i++)
     L[i * nv + i] += (sreal)(h * sapw_damperSlope(m->dof_damping[i], m->dof_dampingpoly + SAP_NPOLY * i, qvel[i]));
-  SAPT(sapw_tendonArmature)(m, L);  // after the damping, as the warp free motion
+  SAPT(sapTenFrames) fr = {xpos, xmat, cref, cdof};
+  SAPT(sapw_tendonArmature)(m, &fr, qvel, ta, fs.tenJ, fs.tenbias, L);  // after the damping, as the warp free motion
   for (int t0 = 0, t1; t0 < nv; t0 = t1) {
     t1 = SAPT(sapw_treeEnd)(m, t0, contiguous);
     if (sapw_treeSleeps(ta, m->dof_treeid[t0])) continue;
     for (int i = t0; i < t1; i++) SAPT(sapw_store)(qA + (long)i * nv + t0, L + (long)i * nv + t0, t1 - t0);
   }
   SAPT(sapw_rne)(m, qvel, cinert, cdof, cvel, cacc, cfrc, qfrc_bias, ta);
-  SAPT(sapTenFrames) fr = {xpos, xmat, cref, cdof};
+  for (int i = 0; fs.tenbias && i < nv; i++)  // spatial tendons' armature bias (mj_tendonBias)
+    if (!sapw_treeSleeps(ta, m->dof_treeid[i])) qfrc_bias[i] += fs.tenbias[i];
   SAPT(sapw_passive)(m, qpos, qvel, &fr, qfrc_passive);
   SAPT(sapw_fluid)(m, qvel, xpos, xmat, xipos, ximat, cref, cdof, qfrc_passive);
   SAPT(sapw_adhesionPull)(m, con, cref, cdof, qfrc_passive);

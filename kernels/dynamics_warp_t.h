@@ -51,9 +51,10 @@ SAP_DEV int SAPT(sapv_freeMotion)(const sapModel* m, double h, int explicit_driv
     SAPT(sapw_crbColumn)(m, crb, cdof, i, L);
     L[i * nv + i] += (sreal)(h * sapw_damperSlope(m->dof_damping[i], m->dof_dampingpoly + SAP_NPOLY * i, qvel[i]));
   }
-  if (m->ntendon) {  // fixed tendons' armature onto the columns just written
+  if (m->ntendon) {  // tendons' armature onto the columns just written; the spatial ones' bias
     __syncwarp();
-    if (lane == 0) SAPT(sapw_tendonArmature)(m, L);
+    SAPT(sapTenFrames) fr = {xpos, xmat, cref, cdof};
+    if (lane == 0) SAPT(sapw_tendonArmature)(m, &fr, qvel, (const int*)0, fs.tenJ, fs.tenbias, L);
   }
   if (lane < 6)
     for (int b = nb - 1; b > 0; b--) {
@@ -73,6 +74,7 @@ SAP_DEV int SAPT(sapv_freeMotion)(const sapModel* m, double h, int explicit_driv
   for (int i = lane; i < nv * nv; i += SAPV_LANES) qA[i] = (double)L[i];
   for (int i = lane; i < nv; i += SAPV_LANES) {
     qfrc_bias[i] = SAPT(sapw_rneProject)(m, i, cdof, cfrc);
+    if (fs.tenbias) qfrc_bias[i] += fs.tenbias[i];  // spatial tendons' armature bias (mj_tendonBias)
     x[i] = (sreal)(qfrc_applied[i] + qfrc_passive[i] + qfrc_actuator[i] - qfrc_bias[i] + vstar[i]);
   }
   __syncwarp();

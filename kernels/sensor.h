@@ -80,11 +80,18 @@ SAP_HD long sapw_sensorConCap(const sapModel* m) {
 }
 
 /* doubles of one world's sensor work area (both stages; they never run at once) */
-SAP_HD long sapw_sensorWork(const sapModel* m) {
+/* the position/velocity stage's work before its last array (a spatial tendon's Jacobian for
+ * e_kinetic with spatial tendon armature: nv more) */
+SAP_HD long sapw_sensorWorkPosVel(const sapModel* m, int need) {
   long pv = 53L * m->nbody + 6L * m->njnt + 6L * m->nv;
-  int need = sapw_sensorNeeds(m, SAP_STAGE_VEL);
   if (need & SAP_SNEED_RAY) pv += 12L * m->ngeom;  /* geom poses */
   if (need & SAP_SNEED_CONTACT) pv += SAP_CONREC * sapw_sensorConCap(m);  /* contact records */
+  return pv;
+}
+
+SAP_HD long sapw_sensorWork(const sapModel* m) {
+  long pv = sapw_sensorWorkPosVel(m, sapw_sensorNeeds(m, SAP_STAGE_VEL));
+  if (sapt_hasSpatialArmature(m)) pv += m->nv;
   long acc = 28L * m->nbody + m->nv;
   return pv > acc ? pv : acc;
 }
@@ -762,9 +769,11 @@ SAP_HD double sapw_sensorPotential(const sapModel* m, const double* qpos, const 
 
 /* e_kinetic (MuJoCo's mj_energyVel, 1/2 v' M v): the bodies' 1/2 (m |v_com|^2 + w' I w) from
  * their velocities cvel = [w; v at cref] (I = ximat diag(inertia) ximat'), plus the armature's
- * 1/2 a v^2 on each dof (M's diagonal term) and each fixed tendon's M entries of a J'J */
+ * 1/2 a v^2 on each dof (M's diagonal term) and each tendon's M entries of a J'J (a dof and its
+ * ancestors: sapw_tendonArmature), a spatial tendon's J at this pose in tenJ (nv) */
 SAP_HD double sapw_sensorKinetic(const sapModel* m, const double* qvel, const double* cvel, const double* cref,
-                                 const double* xipos, const double* ximat) {
+                                 const double* xipos, const double* ximat, const sapTenFrames_f64* tfr,
+                                 double* tenJ) {
   double e = 0;
   for (int b = 1; b < m->nbody; b++) {
     const double* w = cvel + 6 * b;
@@ -778,8 +787,20 @@ SAP_HD double sapw_sensorKinetic(const sapModel* m, const double* qvel, const do
                 I[2] * wl[2] * wl[2]);
   }
   for (int i = 0; i < m->nv; i++) e += 0.5 * m->dof_armature[i] * qvel[i] * qvel[i];
-  for (int t = 0; t < m->ntendon; t++) {  // fixed tendons' armature: M's entries of a J'J
-    if (m->tendon_armature[t] == 0 || m->tendon_spatial[t]) continue;
+  for (int t = 0; t < m->ntendon; t++) {
+    double arm = m->tendon_armature[t];
+    if (arm == 0) continue;
+    if (m->tendon_spatial[t]) {  // 1/2 a (sum over i, j = i and its ancestors, (2 - [i = j]) J_i J_j v_i v_j)
+      for (int i = 0; i < m->nv; i++) tenJ[i] = 0;
+      sapTenSink k = sapt_sink();
+      k.c = 1;
+      k.dense = tenJ;
+      sapt_spatial(m, tfr->xpos, tfr->xmat, tfr->cref, tfr->cdof, t, &k);
+      for (int i = 0; i < m->nv; i++)
+        for (int j = i; tenJ[i] != 0 && j >= 0; j = m->dof_parentid[j])
+          e += (j == i ? 0.5 : 1) * arm * tenJ[i] * tenJ[j] * qvel[i] * qvel[j];
+      continue;
+    }
     for (int u = m->tendon_adr[t]; u < m->tendon_adr[t] + m->tendon_num[t]; u++)
       for (int w = m->tendon_adr[t]; w < m->tendon_adr[t] + m->tendon_num[t]; w++) {
         int i, j;
@@ -871,7 +892,9 @@ SAP_HD void sapw_sensorPosVel(const sapModel* m, int need, const double* qpos, c
         break;
       }
       case SAP_SENS_E_POTENTIAL: out[0] = sapw_sensorPotential(m, qpos, qvel, &tfr, xipos); break;
-      case SAP_SENS_E_KINETIC: out[0] = sapw_sensorKinetic(m, qvel, cvel, cref, xipos, ximat); break;
+      case SAP_SENS_E_KINETIC:
+        out[0] = sapw_sensorKinetic(m, qvel, cvel, cref, xipos, ximat, &tfr, work + sapw_sensorWorkPosVel(m, need));
+        break;
       case SAP_SENS_ACTUATORPOS:
       case SAP_SENS_ACTUATORVEL: {
         double l, v;

@@ -31,6 +31,14 @@ SAP_HD double sapw_tendonArmaturePair(const sapModel* m, int t, int u, int w, in
   return hi == lo ? m->tendon_armature[t] * m->wrap_coef[u] * m->wrap_coef[w] : 0;
 }
 
+/* some spatial tendon has armature (its own or its actuators'): the free motion then adds
+ * its a J'J and its bias a J (dJ/dt qvel) (sapw_tendonArmature) */
+SAP_HD int sapt_hasSpatialArmature(const sapModel* m) {
+  for (int t = 0; t < m->ntendon; t++)
+    if (m->tendon_spatial[t] && m->tendon_armature[t] != 0) return 1;
+  return 0;
+}
+
 /* sparse scalar row (idx, val) of at most cap entries, -1 after the last */
 typedef struct sapRow { int* idx; double* val; int n, cap; } sapRow;
 
@@ -389,6 +397,80 @@ SAP_HD double sapt_spatial(const sapModel* m, const double* xpos, const double* 
     j += g >= 0 ? 2 : 1;
   }
   return len;
+}
+
+/* velocity v and velocity-product acceleration a (qacc = 0, no gravity: Jdot_x qvel, MuJoCo's
+ * mj_jacDot . qvel) of the point x fixed to body b. With the motion subspaces S_i = cdof_i at
+ * the tree's point cref (a point fixed in space at this instant), S_i' = V_i x S_i where V_i is
+ * the body velocity before dof i's joint (the dofs of one ball joint or one free joint's
+ * rotation share it: their cross terms cancel), so the body's A = sum_i S_i' q_i = sum over
+ * joints g before joint k of (S_g q_g) x (S_k q_k); walking from b to the root with D = the
+ * velocity of the joints below: A += G x D, D += G. Then v = D_lin + D_ang x r and
+ * a = A_lin + A_ang x r + D_ang x v (r = x - cref) */
+SAP_HD void sapt_pointMotion(const sapModel* m, const double* cref, const double* cdof, const double* qvel, int b,
+                             const double* x, double* v, double* a) {
+  double D[6] = {0, 0, 0, 0, 0, 0}, A[6] = {0, 0, 0, 0, 0, 0};
+  for (int pb = b; pb > 0; pb = m->body_parentid[pb])
+    for (int jt = m->body_jntadr[pb] + m->body_jntnum[pb] - 1; jt >= m->body_jntadr[pb]; jt--) {
+      int d0 = m->jnt_dofadr[jt], type = m->jnt_type[jt];
+      int n = type == SAP_JNT_FREE ? 6 : type == SAP_JNT_BALL ? 3 : 1;
+      for (int part = n == 6 ? 1 : 0; part >= 0; part--) {  // a free joint: its rotation, then its translation
+        int i0 = n == 6 ? d0 + 3 * part : d0, i1 = n == 6 ? i0 + 3 : d0 + n;
+        double G[6] = {0, 0, 0, 0, 0, 0};
+        for (int i = i0; i < i1; i++)
+          for (int k = 0; k < 6; k++) G[k] += cdof[6 * i + k] * qvel[i];
+        /* A += G x D (motion cross product: [w x w'; w x v' + v x w']) */
+        A[0] += G[1] * D[2] - G[2] * D[1];
+        A[1] += G[2] * D[0] - G[0] * D[2];
+        A[2] += G[0] * D[1] - G[1] * D[0];
+        A[3] += G[1] * D[5] - G[2] * D[4] + G[4] * D[2] - G[5] * D[1];
+        A[4] += G[2] * D[3] - G[0] * D[5] + G[5] * D[0] - G[3] * D[2];
+        A[5] += G[0] * D[4] - G[1] * D[3] + G[3] * D[1] - G[4] * D[0];
+        for (int k = 0; k < 6; k++) D[k] += G[k];
+      }
+    }
+  double r[3] = {x[0] - cref[3 * b], x[1] - cref[3 * b + 1], x[2] - cref[3 * b + 2]};
+  v[0] = D[3] + D[1] * r[2] - D[2] * r[1];
+  v[1] = D[4] + D[2] * r[0] - D[0] * r[2];
+  v[2] = D[5] + D[0] * r[1] - D[1] * r[0];
+  a[0] = A[3] + A[1] * r[2] - A[2] * r[1] + D[1] * v[2] - D[2] * v[1];
+  a[1] = A[4] + A[2] * r[0] - A[0] * r[2] + D[2] * v[0] - D[0] * v[2];
+  a[2] = A[5] + A[0] * r[1] - A[1] * r[0] + D[0] * v[1] - D[1] * v[0];
+}
+
+/* dJ/dt qvel of spatial tendon t (MuJoCo 4's mj_tendonDot): over each straight segment a -> b
+ * between two bodies, length l, direction u, l' = u . (v_b - v_a) and
+ * l'' = u . (a_b - a_a) + |(I - u u') (v_b - v_a)|^2 / l (0 for l < mjMINVAL), over the
+ * branch's pulley divisor. Site-to-site paths and pulleys only: MuJoCo 4 refuses armature on
+ * a tendon that wraps a geom (the loader refuses it by name); a geom here is stepped over */
+SAP_HD double sapt_spatialDot(const sapModel* m, const double* xpos, const double* xmat, const double* cref,
+                              const double* cdof, const double* qvel, int t) {
+  int adr = m->tendon_adr[t], num = m->tendon_num[t];
+  double divisor = 1, res = 0;
+  for (int j = 0; j < num - 1; j++) {
+    int w0 = adr + j, w1 = w0 + 1, type0 = m->wrap_type[w0], type1 = m->wrap_type[w1];
+    if (type0 == SAP_WRAP_PULLEY || type1 == SAP_WRAP_PULLEY) {
+      if (type0 == SAP_WRAP_PULLEY) divisor = m->wrap_coef[w0];
+      continue;
+    }
+    if (type0 != SAP_WRAP_SITE || type1 != SAP_WRAP_SITE) continue;  // geoms: refused with armature
+    int b0 = m->wrap_jnt[w0], b1 = m->wrap_jnt[w1];
+    if (b0 == b1) continue;
+    double p0[3], p1[3], v0[3], v1[3], a0[3], a1[3];
+    sapt_point(xpos, xmat, b0, m->wrap_pos + 3 * w0, p0);
+    sapt_point(xpos, xmat, b1, m->wrap_pos + 3 * w1, p1);
+    sapt_pointMotion(m, cref, cdof, qvel, b0, p0, v0, a0);
+    sapt_pointMotion(m, cref, cdof, qvel, b1, p1, v1, a1);
+    double u[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
+    double len = sapt_normalize(u, 3);
+    double dv[3] = {v1[0] - v0[0], v1[1] - v0[1], v1[2] - v0[2]};
+    double ud = u[0] * dv[0] + u[1] * dv[1] + u[2] * dv[2];
+    double perp[3] = {dv[0] - ud * u[0], dv[1] - ud * u[1], dv[2] - ud * u[2]};
+    double s = len > SAPT_MINVAL ? 1 / len : 0;
+    double acc = u[0] * (a1[0] - a0[0]) + u[1] * (a1[1] - a0[1]) + u[2] * (a1[2] - a0[2]);
+    res += (acc + s * (perp[0] * dv[0] + perp[1] * dv[1] + perp[2] * dv[2])) / divisor;
+  }
+  return res;
 }
 
 #endif

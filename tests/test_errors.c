@@ -68,8 +68,9 @@ static void test_bad_scenes(void) {
   expect_load(write_scene("spatial",
               "<mujoco><worldbody><site name='s0'/><body><joint type='hinge'/><geom name='drum' size='.1'/>"
               "<site name='s1' pos='0 0 1'/></body></worldbody>"
-              "<tendon><spatial name='rope' armature='1'><site site='s0'/><site site='s1'/></spatial></tendon></mujoco>"),
-              SAP_ERR_UNSUPPORTED, "rope", "armature");
+              "<tendon><spatial name='rope' armature='1'><site site='s0'/><geom geom='drum'/><site site='s1'/>"
+              "</spatial></tendon></mujoco>"),
+              SAP_ERR_SCENE, "rope", "geom wrapping not supported");
   expect_load(write_scene("siteact",
               "<mujoco><worldbody><site name='base'/><body><joint type='hinge'/><geom size='.1'/><site name='s'/></body>"
               "</worldbody><actuator><position name='thruster' site='s' kp='5'/></actuator></mujoco>"),
@@ -87,11 +88,11 @@ static void test_bad_scenes(void) {
               "<geom size='.1'/></body></worldbody></mujoco>"),
               SAP_ERR_SCENE, "sticky", "negative frictionloss");
   expect_load(write_scene("tendamp",
-              "<mujoco><worldbody><site name='a'/><body><joint name='j' type='hinge'/><geom size='.1'/>"
+              "<mujoco><worldbody><site name='a'/><body><joint name='j' type='hinge'/><geom name='spool' size='.1'/>"
               "<site name='b' pos='0 0 -1'/></body></worldbody>"
-              "<tendon><spatial name='cable' armature='1'><site site='a'/><site site='b'/></spatial></tendon>"
-              "</mujoco>"),
-              SAP_ERR_UNSUPPORTED, "cable", "armature");
+              "<tendon><spatial name='cable'><site site='a'/><geom geom='spool'/><site site='b'/></spatial></tendon>"
+              "<actuator><motor tendon='cable' armature='0.1'/></actuator></mujoco>"),
+              SAP_ERR_SCENE, "geom wrapping not supported", "armature (a tendon's own or its actuators')");
   /* general laws with length or velocity terms (a damper: gain -kv l'; an anti-spring:
    * bias + l) on a site transmission, which has no length in sapsim */
   expect_load(write_scene("damper",
@@ -145,9 +146,6 @@ static void test_mujoco4_fields_rejected(void) {
                     "'j'", "actuatorgravcomp"},
       {"pid", "<mujoco>" ONE("", "") "<actuator><pid name='servo' joint='j' input='pos vel'/></actuator>"
               "</mujoco>", "controls", "force outputs"},
-      {"tendonarmature", "<mujoco><worldbody><site name='a'/><body><joint type='slide'/><geom size='.1'/>"
-                         "<site name='b' pos='0 0 -1'/></body></worldbody><tendon><spatial name='t' armature='0.1'>"
-                         "<site site='a'/><site site='b'/></spatial></tendon></mujoco>", "spatial tendon 't'", "armature"},
       {"actgravcomp", "<mujoco><worldbody><body gravcomp='1'><joint name='j' type='hinge' actuatorgravcomp='true' "
                       "actuatorfrcrange='-1 1'/><geom size='.1'/></body></worldbody></mujoco>", "'j'", "actuatorgravcomp"},
       {"servoandmotor", "<mujoco>" ONE("actuatorfrcrange='-1 1'", "") "<actuator><position name='p' joint='j' "

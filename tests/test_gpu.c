@@ -226,6 +226,10 @@ static void test_parity_contact(void) {
   parity("scenes/ball_limit.xml", "approx32", 1, 100, 1e-3);
   parity("scenes/tendon_armature.xml", "approx64", 0, 200, 1e-9);
   parity("scenes/tendon_armature.xml", "approx64", 1, 200, 1e-6);
+  // spatial tendons' armature: a J'J on M's pattern and the bias a J (dJ/dt v) (sapt_spatialDot)
+  parity("scenes/spatial_tendon_armature.xml", "approx64", 0, 200, 1e-9);
+  parity("scenes/spatial_tendon_armature.xml", "approx64", 1, 200, 1e-6);
+  parity("scenes/spatial_tendon_armature.xml", "approx32", 1, 100, 1e-3);
   // activation dynamics: filter, filterexact, integrator, intvelocity (an implicit drive under
   // the solve, explicit without it), filtered position, muscles on a joint and a tendon, actearly
   parity("scenes/act_zoo.xml", "approx64", 1, 200, 1e-6);

@@ -7,7 +7,7 @@
  *  - MuJoCo 4.0's Euler trajectory of the scene from its keyframe for 1 s under random
  *    controls (sap_euler: the same semi-implicit step with implicit joint damping);
  *  - analytic: the piston oscillates at sqrt(k / (m + a c^2)) (its tendon's armature on it);
- *  - the loader's refusals: armature on a spatial tendon (its own or an actuator's).
+ *  - spatial tendons' armature loads (its own and an actuator's; tests/test_spatial_tendon_armature.c).
  * MuJoCo adds a J'J only on its sparse M's pattern (a dof and its ancestors): the couplings of
  * two branches or two trees are dropped there, and in sapsim (kernels/tendon.h). */
 #include <math.h>
@@ -150,22 +150,29 @@ static void test_piston_period(void) {
   sap_free(s);
 }
 
-static void test_refusals(void) {
-  fx_refused("<mujoco><worldbody><site name='a'/><body pos='0 0 -1'><joint type='slide' axis='0 0 1'/>"
-             "<geom size='.1'/><site name='b'/></body></worldbody>"
-             "<tendon><spatial name='rope' armature='0.1'><site site='a'/><site site='b'/></spatial></tendon></mujoco>",
-             SAP_ERR_UNSUPPORTED, "spatial tendon 'rope' has armature");
-  fx_refused("<mujoco><worldbody><site name='a'/><body pos='0 0 -1'><joint type='slide' axis='0 0 1'/>"
-             "<geom size='.1'/><site name='b'/></body></worldbody>"
-             "<tendon><spatial name='rope'><site site='a'/><site site='b'/></spatial></tendon>"
-             "<actuator><motor tendon='rope' armature='0.1'/></actuator></mujoco>",
-             SAP_ERR_UNSUPPORTED, "spatial tendon 'rope' has armature");
+/* spatial tendons take armature since MuJoCo 4's bias is computed (tests/test_spatial_tendon_armature.c):
+ * the two scenes this test once saw refused now load */
+static void test_spatial_loads(void) {
+  const char* xml[2] = {
+      "<mujoco><worldbody><site name='a'/><body pos='0 0 -1'><joint type='slide' axis='0 0 1'/>"
+      "<geom size='.1'/><site name='b'/></body></worldbody>"
+      "<tendon><spatial name='rope' armature='0.1'><site site='a'/><site site='b'/></spatial></tendon></mujoco>",
+      "<mujoco><worldbody><site name='a'/><body pos='0 0 -1'><joint type='slide' axis='0 0 1'/>"
+      "<geom size='.1'/><site name='b'/></body></worldbody>"
+      "<tendon><spatial name='rope'><site site='a'/><site site='b'/></spatial></tendon>"
+      "<actuator><motor tendon='rope' armature='0.1'/></actuator></mujoco>"};
+  for (int k = 0; k < 2; k++) {
+    sapModel* m = NULL;
+    CHECK_OK(sap_loadModelString(xml[k], &m));
+    if (m) CHECK(m->tendon_armature[0] == 0.1, "armature %g", m->tendon_armature[0]);
+    sap_freeModel(m);
+  }
 }
 
 int main(void) {
   RUN(test_mass_matrix);
   RUN(test_trajectory);
   RUN(test_piston_period);
-  RUN(test_refusals);
+  RUN(test_spatial_loads);
   return check_summary("test_tendon_armature");
 }
