@@ -33,18 +33,7 @@ static void test_random_states(void) {
   double qpos[NW * 16], qvel[NW * 12], ctrl[NW * 5], qfrc[NW * 12], sens[NW * 8], wl = 0, wf = 0, span = 0;
   for (int r = 0; r < 50; r++) {
     for (int w = 0; w < NW; w++) {
-      for (int j = 0; j < mj->njnt; j++) {
-        double* q = qpos + w * nq + mj->jnt_qposadr[j];
-        if (mj->jnt_type[j] == mjJNT_FREE)
-          for (int k = 0; k < 3; k++) *q++ = check_uniform(-2, 2);
-        double n = 0;  // quaternions of every angle up to pi, norms 0.5 to 2
-        for (int k = 0; k < 4; k++) {
-          q[k] = check_uniform(-1, 1);
-          n += q[k] * q[k];
-        }
-        double scale = check_uniform(0.5, 2) / sqrt(n);
-        for (int k = 0; k < 4; k++) q[k] *= scale;
-      }
+      fx_randomQpos(mj, qpos + w * nq);  // the scene's joints are ball and free joints
       for (int i = 0; i < nv; i++) qvel[w * nv + i] = check_uniform(-3, 3);
       for (int i = 0; i < nu; i++) ctrl[w * nu + i] = check_uniform(-2, 2);
     }

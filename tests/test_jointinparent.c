@@ -25,26 +25,6 @@
 #define MAXV 20
 #define MAXU 10
 
-/* random joint states: quaternions of every angle, norms 0.5 to 2; hinge and slide +-2 */
-static void random_qpos(const mjModel* mj, double* q) {
-  for (int j = 0; j < mj->njnt; j++) {
-    double* p = q + mj->jnt_qposadr[j];
-    if (mj->jnt_type[j] == mjJNT_HINGE || mj->jnt_type[j] == mjJNT_SLIDE) {
-      *p = check_uniform(-2, 2);
-      continue;
-    }
-    if (mj->jnt_type[j] == mjJNT_FREE)
-      for (int k = 0; k < 3; k++) *p++ = check_uniform(-2, 2);
-    double n = 0;
-    for (int k = 0; k < 4; k++) {
-      p[k] = check_uniform(-1, 1);
-      n += p[k] * p[k];
-    }
-    double scale = check_uniform(0.5, 2) / sqrt(n);
-    for (int k = 0; k < 4; k++) p[k] *= scale;
-  }
-}
-
 static void test_random_states(void) {
   mjModel* mj = fx_mjModel(SCENE);
   sapSim* s = fx_sim(SCENE, NW, "preset=approx64 contacts=0 device=cpu");
@@ -57,7 +37,7 @@ static void test_random_states(void) {
   CHECK(ninparent == 5, "5 jointinparent actuators on ball and free joints, got %d", ninparent);
   for (int r = 0; r < 50; r++) {
     for (int w = 0; w < NW; w++) {
-      random_qpos(mj, qpos + w * nq);
+      fx_randomQpos(mj, qpos + w * nq);
       for (int i = 0; i < nv; i++) qvel[w * nv + i] = check_uniform(-3, 3);
       for (int i = 0; i < nu; i++) ctrl[w * nu + i] = check_uniform(-2, 2);
     }
@@ -118,7 +98,7 @@ static void test_lockstep(void) {
   double q0[NW * MAXQ], v0[NW * MAXV], q1[NW * MAXQ], v1[NW * MAXV], ctrl[NW * MAXU], sens[NW * 16];
   double wv = 0, wq = 0, wquat = 0, wquat_bound = 0, ws = 0, vspan = 0, sspan = 0;
   for (int w = 0; w < NW; w++) {
-    random_qpos(mj, q0 + w * nq);
+    fx_randomQpos(mj, q0 + w * nq);
     for (int i = 0; i < nv; i++) v0[w * nv + i] = check_uniform(-1, 1);
   }
   CHECK_OK(sap_set(s, SAP_FIELD_QPOS, NULL, NW, q0));
