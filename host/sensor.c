@@ -20,8 +20,10 @@ static long problem_bytes(const sapModel* m, const sapOptions* o, int ncon_max) 
   if (!o->contacts) return 0;
   int lin = o->linear_solve_precision == SAP_FP32 ? 4 : 8;
   return o->contact_solve_precision == SAP_FP32
-             ? sapw_problemBytes_f32(m->nv, m->nbody, ncon_max, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin)
-             : sapw_problemBytes_f64(m->nv, m->nbody, ncon_max, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin);
+             ? sapw_problemBytes_f32(m->nv, m->nbody, ncon_max, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin,
+                                     SAP_SOLVE_NHALF(m))
+             : sapw_problemBytes_f64(m->nv, m->nbody, ncon_max, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin,
+                                     SAP_SOLVE_NHALF(m));
 }
 
 long sapc_sensorScratchBytes(const sapModel* m, const sapOptions* o, int ncon_max) {
@@ -41,14 +43,16 @@ void sapc_sensorSetup(sapSim* s) {
   unsigned char* base = s->d.scratch;
   if (s->opt.contact_solve_precision == SAP_FP32) {
     sapProblem_f32 P;
-    sapw_carve_f32(&P, base, m->nv, m->nbody, s->d.ncon_max, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin);
+    sapw_carve_f32(&P, base, m->nv, m->nbody, s->d.ncon_max, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin,
+                   SAP_SOLVE_NHALF(m));
     s->sensor_gam_off = (long)((unsigned char*)P.gam - base);
     s->sensor_tag_off = (long)((unsigned char*)P.stag - base);
     s->sensor_sidx_off = (long)((unsigned char*)P.sidx - base);
     s->sensor_sval_off = (long)((unsigned char*)P.sval - base);
   } else {
     sapProblem_f64 P;
-    sapw_carve_f64(&P, base, m->nv, m->nbody, s->d.ncon_max, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin);
+    sapw_carve_f64(&P, base, m->nv, m->nbody, s->d.ncon_max, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin,
+                   SAP_SOLVE_NHALF(m));
     s->sensor_gam_off = (long)((unsigned char*)P.gam - base);
     s->sensor_tag_off = (long)((unsigned char*)P.stag - base);
     s->sensor_sidx_off = (long)((unsigned char*)P.sidx - base);

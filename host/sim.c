@@ -42,8 +42,10 @@ static long scratch_bytes(const sapModel* m, const sapOptions* o, int ncon_max) 
              : o->contact_solve_precision == SAP_FP32 ? sapw_screenBytes_f32(ncon_max, SAP_SOLVE_CD(m))
                                                       : sapw_screenBytes_f64(ncon_max, SAP_SOLVE_CD(m));
   long sol = o->contact_solve_precision == SAP_FP32
-                 ? sapw_problemBytes_f32(m->nv, m->nbody, ncon_max, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin)
-                 : sapw_problemBytes_f64(m->nv, m->nbody, ncon_max, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin);
+                 ? sapw_problemBytes_f32(m->nv, m->nbody, ncon_max, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin,
+                                         SAP_SOLVE_NHALF(m))
+                 : sapw_problemBytes_f64(m->nv, m->nbody, ncon_max, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin,
+                                         SAP_SOLVE_NHALF(m));
   long n = fm > col ? fm : col;
   sol += scr;  /* the screen's rows past the problem (kernels/sap_world_t.h) */
   n = n > sol ? n : sol;

@@ -17,7 +17,8 @@
  * ball and free rotations  the body's axes . the same torque, free translations (sum m) g
  * (the same at q_h: zero). The poses at q_h come from sapw_kinematicsBody in the kinematics'
  * precision, starting from the step's poses of the bodies that do not move (static and mocap
- * bodies and sleeping trees), so that v = 0 gives exactly G(q_h) - G(q) = 0. */
+ * bodies and sleeping trees), so that v = 0 gives exactly G(q_h) - G(q) = 0. The equality rows
+ * are built at the same q_h (sapw_halfPoses; sap_solve.h sapw_eqFrames, sap_equality_t.h). */
 #ifndef SAPSIM_GRAVITY_SHIFT_H
 #define SAPSIM_GRAVITY_SHIFT_H
 
@@ -70,22 +71,18 @@ SAP_HD void sapw_gravityJoint(const sapModel* m, int j, const double* ms, const 
   }
 }
 
-/* G(q + hs v) - G(q) for the step's poses at q (xpos ... xaxis, from sapw_kinematics in the
- * precision pose_fp32 says), or NULL when gravity cannot depend on q (sapw_gravityVaries):
- * the nv values in scratch (sapw_gravityShiftDoubles), 0 for the dofs of the sleeping trees
- * of ta (NULL: none) */
-SAP_HD const double* sapw_gravityShift(const sapModel* m, int pose_fp32, const double* qpos, const double* qvel,
-                                       double hs, const double* xpos, const double* xquat, const double* xmat,
-                                       const double* xipos, const double* xanchor, const double* xaxis,
-                                       double* scratch, const int* ta) {
-  if (!sapw_gravityVaries(m)) return (const double*)0;
+/* q_h = q + hs v (nq) and the poses at q_h (hpos 3, hquat 4, hmat 9, hipos 3 per body, hanchor
+ * and haxis 3 per joint) from the step's poses at q (xpos ... xaxis): the bodies that move
+ * recomputed in tree order from their parents' by sapw_kinematicsBody in the kinematics'
+ * precision (pose_fp32; com positions only; a mocap body has no tree, so mocap_pos/quat are
+ * never read), the others (static, mocap, the sleeping trees of ta, NULL: none) copied, so
+ * that v = 0 gives the step's poses exactly. A quaternion is turned by hs w in the body frame,
+ * left as it is (bits and all) when w = 0. */
+SAP_HD void sapw_halfPoses(const sapModel* m, int pose_fp32, const double* qpos, const double* qvel, double hs,
+                           const double* xpos, const double* xquat, const double* xmat, const double* xipos,
+                           const double* xanchor, const double* xaxis, double* qh, double* hpos, double* hquat,
+                           double* hmat, double* hipos, double* hanchor, double* haxis, const int* ta) {
   int nb = m->nbody, nj = m->njnt, nq = m->nq;
-  double *qh = scratch, *hpos = qh + nq, *hquat = hpos + 3 * nb, *hmat = hquat + 4 * nb, *hipos = hmat + 9 * nb;
-  double *hanchor = hipos + 3 * nb, *haxis = hanchor + 3 * nj, *ms = haxis + 3 * nj;
-  double *mc0 = ms + nb, *mc = mc0 + 3 * nb, *out = mc + 3 * nb;
-
-  /* q_h = q + hs v: a quaternion turned by hs w in the body frame, left as it is (bits and
-   * all) when w = 0, so that v = 0 gives q_h = q exactly */
   for (int i = 0; i < nq; i++) qh[i] = qpos[i];
   for (int j = 0; j < nj; j++) {
     int a = m->jnt_qposadr[j], d = m->jnt_dofadr[j], type = m->jnt_type[j];
@@ -99,10 +96,6 @@ SAP_HD const double* sapw_gravityShift(const sapModel* m, int pose_fp32, const d
     }
     if (qvel[d] != 0 || qvel[d + 1] != 0 || qvel[d + 2] != 0) sapw_quatRotate(qh + a, qvel + d, hs);
   }
-
-  /* poses at q_h: the bodies that move recomputed in tree order from their parents' (com
-   * positions only; a mocap body has no tree, so mocap_pos/quat are never read), the others as
-   * they are (the joints of the moving bodies are all rewritten) */
   for (int b = 0; b < nb; b++) {
     if (b > 0 && m->body_treeid[b] >= 0 && !sapw_treeSleeps(ta, m->body_treeid[b])) {
       if (pose_fp32)
@@ -119,6 +112,23 @@ SAP_HD const double* sapw_gravityShift(const sapModel* m, int pose_fp32, const d
     for (int j = m->body_jntadr[b]; j < m->body_jntadr[b] + m->body_jntnum[b]; j++)
       for (int k = 0; k < 3; k++) hanchor[3 * j + k] = xanchor[3 * j + k], haxis[3 * j + k] = xaxis[3 * j + k];
   }
+}
+
+/* G(q + hs v) - G(q) for the step's poses at q (xpos ... xaxis, from sapw_kinematics in the
+ * precision pose_fp32 says), or NULL when gravity cannot depend on q (sapw_gravityVaries):
+ * the nv values in scratch (sapw_gravityShiftDoubles), 0 for the dofs of the sleeping trees
+ * of ta (NULL: none) */
+SAP_HD const double* sapw_gravityShift(const sapModel* m, int pose_fp32, const double* qpos, const double* qvel,
+                                       double hs, const double* xpos, const double* xquat, const double* xmat,
+                                       const double* xipos, const double* xanchor, const double* xaxis,
+                                       double* scratch, const int* ta) {
+  if (!sapw_gravityVaries(m)) return (const double*)0;
+  int nb = m->nbody, nj = m->njnt, nq = m->nq;
+  double *qh = scratch, *hpos = qh + nq, *hquat = hpos + 3 * nb, *hmat = hquat + 4 * nb, *hipos = hmat + 9 * nb;
+  double *hanchor = hipos + 3 * nb, *haxis = hanchor + 3 * nj, *ms = haxis + 3 * nj;
+  double *mc0 = ms + nb, *mc = mc0 + 3 * nb, *out = mc + 3 * nb;
+  sapw_halfPoses(m, pose_fp32, qpos, qvel, hs, xpos, xquat, xmat, xipos, xanchor, xaxis, qh, hpos, hquat, hmat, hipos,
+                 hanchor, haxis, ta);
 
   /* subtree sums of the compensated weights: sum m' and sum m' c at q and at q_h */
   for (int b = 0; b < nb; b++) {

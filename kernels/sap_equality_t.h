@@ -1,23 +1,26 @@
 /* MuJoCo equality constraints as SAP holonomic constraints (template body in the contact
  * objective precision; include via sap_solve.h after sap_problem_t.h): joint and tendon
  * polynomial couplings (1 row), connect (3 rows), weld (6 rows; 3 when torquescale is 0). Each row is a bilateral box row of
- * sap_box_t.h, g(q) = 0 linearized at the step's q: vc = J v, g(q + h v) ~ g + h J v.
+ * sap_box_t.h, g(q) = 0 linearized where the kick acts: at the step's q with sap_euler,
+ * g(q + h v) ~ g + h J v, at q_h = q + h/2 v with the midpoint rule (sapw_buildEquality).
  * Compliance of Drake's plant couplers/ball/weld constraints (drake_sap_spec.md §3.3, §5.4): k = inf,
  * tau = 0, beta = 0.1, so always near-rigid. Residuals and eq_data as mujoco_semantics.md §4.
  * Reference version: one thread per world (the warp solver calls it from lane 0). */
 
-/* near-rigid bilateral row (drake §3.3 with k = inf, tau = 0, limits +-inf):
- *   R = beta^2/(4 pi^2) w,  tau := h (R_c = 0 < R_nr),  vhat = -g/(h + h)
+/* near-rigid bilateral row (drake §3.3 with k = inf, tau = 0, limits +-inf), g' = g + hd J v'
+ * with hd the drift from the kick to the step's end (h with sap_euler, h/2 with the midpoint
+ * rule, g then taken at q_h: sapw_buildEquality):
+ *   R = beta^2/(4 pi^2) w,  tau := hd (R_c = 0 < R_nr),  vhat = -g/(hd + hd)
  * Without other forces the violation halves each step; under a steady generalized load F on
- * the row it settles at |g| = 2 h^2 R |F| = h^2 beta^2 w |F| / (2 pi^2) (gamma = h F = vhat/R
- * at vc = 0), an effective stiffness 1/(2 h^2 R) whose period sqrt(2) beta h is below one
- * step: the row acts as a rigid constraint that the time step resolves, never as a spring.
- * b is Drake's bias slot (vhat = -g/(h + tau) - b), used for the curvature of connect and weld
- * rows (sapw_eqCurvature): b = h/2 Jdot(v_n) v_n. */
-SAP_HD void SAPT(sapw_holonomicSetup)(SAP_REAL h, SAP_REAL g, SAP_REAL b, SAP_REAL w, SAP_REAL* par) {
+ * the row it settles at |g| = 2 h hd R |F| (gamma = h F = vhat/R at vc = 0: 2 h^2 R |F| with
+ * sap_euler, h^2 R |F| with the midpoint rule), an effective stiffness whose period (about
+ * beta h) is below one step: the row acts as a rigid constraint that the time step resolves,
+ * never as a spring. b is Drake's bias slot (vhat = -g/(hd + tau) - b), used for the curvature
+ * of connect and weld rows: b = c h Jdot(v_n) v_n. */
+SAP_HD void SAPT(sapw_holonomicSetup)(SAP_REAL hd, SAP_REAL g, SAP_REAL b, SAP_REAL w, SAP_REAL* par) {
   SAP_REAL beta = (SAP_REAL)SAP_BETA_EQ;
   par[0] = beta * beta / (SAP_REAL)(4 * SAP_PI * SAP_PI) * (w > (SAP_REAL)1e-12 ? w : (SAP_REAL)1e-12);
-  par[1] = -g / (2 * h) - b;
+  par[1] = -g / (2 * hd) - b;
   par[2] = -(SAP_REAL)INFINITY;
   par[3] = (SAP_REAL)INFINITY;
 }
@@ -96,16 +99,16 @@ SAP_HD int SAPT(sapw_eqCoupling)(const sapModel* m, const double* qpos, const do
  * V_before(j) the twist of the dofs above j, the same for the 3 rotational dofs of a ball or
  * free joint (MuJoCo's cdof_dot, mj_comVel). Out: om = V_ang, dom = D_ang and
  * the point's bias acceleration acc = D_lin + D_ang x x + om x (V_lin + om x x). */
-SAP_HD void SAPT(sapw_eqPointBias)(const sapModel* m, const SAPT(sapProblem)* P, const double* v, int b,
-                                   const double* x, double* om, double* dom, double* acc) {
+SAP_HD void SAPT(sapw_eqPointBias)(const sapModel* m, const double* cdof, const double* v, int b, const double* x,
+                                   double* om, double* dom, double* acc) {
   double V[6] = {0, 0, 0, 0, 0, 0}, D[6] = {0, 0, 0, 0, 0, 0};
   for (int j = sapw_bodyLastDof(m, b); j >= 0; j = m->dof_parentid[j])
-    for (int k = 0; k < 6; k++) V[k] += P->cdof[6 * j + k] * v[j];
+    for (int k = 0; k < 6; k++) V[k] += cdof[6 * j + k] * v[j];
   // leaf to root: Vb = V minus the dofs at or below j; D += (Vb x S_j) v_j (motion cross product)
   double Vb[6];
   for (int k = 0; k < 6; k++) Vb[k] = V[k];
   for (int j = sapw_bodyLastDof(m, b); j >= 0; j = m->dof_parentid[j]) {
-    const double* S = P->cdof + 6 * j;
+    const double* S = cdof + 6 * j;
     // a ball's (or a free joint's rotational) 3 dofs share the twist above the group: their
     // body-frame axes turn with the whole rotation, sum_k (w x a_k) v_k = w x w = 0
     int jn = m->dof_jntid[j], t = m->jnt_type[jn], first = m->jnt_dofadr[jn] + (t == SAP_JNT_FREE ? 3 : 0);
@@ -114,7 +117,7 @@ SAP_HD void SAPT(sapw_eqPointBias)(const sapModel* m, const SAPT(sapProblem)* P,
       for (int k = 0; k < 6; k++) Vb[k] -= S[k] * v[j];
     } else if (j == first + 2) {
       for (int i = first; i <= j; i++)
-        for (int k = 0; k < 6; k++) Vb[k] -= P->cdof[6 * i + k] * v[i];
+        for (int k = 0; k < 6; k++) Vb[k] -= cdof[6 * i + k] * v[i];
     }
     double c[6] = {Vb[1] * S[2] - Vb[2] * S[1], Vb[2] * S[0] - Vb[0] * S[2], Vb[0] * S[1] - Vb[1] * S[0],
                    Vb[1] * S[5] - Vb[2] * S[4] + Vb[4] * S[2] - Vb[5] * S[1],
@@ -129,13 +132,12 @@ SAP_HD void SAPT(sapw_eqPointBias)(const sapModel* m, const SAPT(sapProblem)* P,
   for (int k = 0; k < 3; k++) om[k] = V[k], dom[k] = D[k];
 }
 
-/* connect e, 3 rows from slot ns: g = p1 - p2, p_i = xpos_i + xmat_i anchor_i (world frame);
- * row r over the dof chains of both bodies: dp_i/dv_j = lin_j + ang_j x (p_i - cref);
- * kap = Jdot(v_n) v_n = acc_1 - acc_2 (sapw_eqPointBias); wn: the Delassus weight of a row of
- * rounding per unit rounding^2 (sapw_eqNoiseWeight) */
-SAP_HD int SAPT(sapw_eqConnect)(const sapModel* m, const sapData* d, int w, int e, SAPT(sapProblem)* P, int ns,
-                                double g[3], double kap[3], double* wn) {
-  const double* v = d->qvel + (long)w * m->nv;
+/* connect e, 3 rows from slot ns at the frames F: g = p1 - p2, p_i = xpos_i + xmat_i anchor_i
+ * (world frame); row r over the dof chains of both bodies: dp_i/dv_j = lin_j + ang_j x (p_i -
+ * cref); kap = Jdot(v) v = acc_1 - acc_2 (sapw_eqPointBias) at the step's velocity v; wn: the
+ * Delassus weight of a row of rounding per unit rounding^2 (sapw_eqNoiseWeight) */
+SAP_HD int SAPT(sapw_eqConnect)(const sapModel* m, const sapEqFrames* F, const double* v, int e,
+                                SAPT(sapProblem)* P, int ns, double g[3], double kap[3], double* wn) {
   const double* a = m->eq_data + SAP_EQ_NDATA * e;
   int ok = 1, nv = m->nv;
   sapRow row[3];
@@ -143,9 +145,7 @@ SAP_HD int SAPT(sapw_eqConnect)(const sapModel* m, const sapData* d, int w, int 
   *wn = 0;
   for (int s = 0; s < 2; s++) {
     int b = s ? m->eq_obj2id[e] : m->eq_obj1id[e];
-    const double* xp = d->xpos + ((long)w * m->nbody + b) * 3;
-    const double* R = d->xmat + ((long)w * m->nbody + b) * 9;
-    const double* cr = P->cref + 3 * b;
+    const double *xp = F->xpos + 3 * b, *R = F->xmat + 9 * b, *cr = F->cref + 3 * b;
     double p[3], x[3], sign = s ? -1 : 1;
     for (int k = 0; k < 3; k++) {
       p[k] = xp[k] + R[3 * k] * a[3 * s] + R[3 * k + 1] * a[3 * s + 1] + R[3 * k + 2] * a[3 * s + 2];
@@ -153,10 +153,10 @@ SAP_HD int SAPT(sapw_eqConnect)(const sapModel* m, const sapData* d, int w, int 
       g[k] = s ? g[k] - p[k] : p[k];
     }
     double om[3], dom[3], acc[3];
-    SAPT(sapw_eqPointBias)(m, P, v, b, x, om, dom, acc);
+    SAPT(sapw_eqPointBias)(m, F->cdof, v, b, x, om, dom, acc);
     for (int k = 0; k < 3; k++) kap[k] = s ? kap[k] - acc[k] : acc[k];
     for (int j = sapw_bodyLastDof(m, b); j >= 0; j = m->dof_parentid[j]) {
-      const double* cd = P->cdof + 6 * j;
+      const double* cd = F->cdof + 6 * j;
       double u[3] = {cd[3] + cd[1] * x[2] - cd[2] * x[1], cd[4] + cd[2] * x[0] - cd[0] * x[2],
                      cd[5] + cd[0] * x[1] - cd[1] * x[0]};
       for (int r = 0; r < 3; r++) SAPT(sapw_rowAccum)(&row[r], j, sign * u[r], &ok);
@@ -187,9 +187,8 @@ SAP_HD void SAPT(sapw_eqQuatMul)(double* r, const double* a, const double* b) {
  * rotation the second derivative of ts Im(A B) at zero acceleration. wn[0], wn[1]: the
  * rounding weights (sapw_eqNoiseWeight) of the position rows and of the rotation rows, whose
  * entries ts/2 Im(A [ang] B) have rounding ~ eps ts/2 |ang| */
-SAP_HD int SAPT(sapw_eqWeld)(const sapModel* m, const sapData* d, int w, int e, SAPT(sapProblem)* P, int ns,
-                             double g[6], double kap[6], double wn[2]) {
-  const double* v = d->qvel + (long)w * m->nv;
+SAP_HD int SAPT(sapw_eqWeld)(const sapModel* m, const sapEqFrames* F, const double* v, int e, SAPT(sapProblem)* P,
+                             int ns, double g[6], double kap[6], double wn[2]) {
   double om[2][3], dom[2][3];
   const double* a = m->eq_data + SAP_EQ_NDATA * e;
   int ok = 1, nr = a[10] != 0 ? 6 : 3, nv = m->nv;
@@ -200,9 +199,9 @@ SAP_HD int SAPT(sapw_eqWeld)(const sapModel* m, const sapData* d, int w, int e, 
   for (int r = 0; r < nr; r++) row[r] = sapw_row(P->sidx, P->sval, ns + r, P->snz);
   // A = (q2 q2')^-1, B = q1 q1', residual ts Im(A B)
   double A[4], B[4], AB[4], M[9];
-  SAPT(sapw_eqQuatMul)(A, d->xquat + ((long)w * m->nbody + b2) * 4, a + 11);
+  SAPT(sapw_eqQuatMul)(A, F->xquat + 4 * b2, a + 11);
   A[1] = -A[1]; A[2] = -A[2]; A[3] = -A[3];
-  SAPT(sapw_eqQuatMul)(B, d->xquat + ((long)w * m->nbody + b1) * 4, a + 6);
+  SAPT(sapw_eqQuatMul)(B, F->xquat + 4 * b1, a + 6);
   SAPT(sapw_eqQuatMul)(AB, A, B);
   for (int k = 0; k < 3; k++) {
     double ek[4] = {0, 0, 0, 0}, t[4], u[4];
@@ -215,9 +214,7 @@ SAP_HD int SAPT(sapw_eqWeld)(const sapModel* m, const sapData* d, int w, int e, 
   for (int s = 0; s < 2; s++) {
     int b = s ? b2 : b1;
     const double* anc = s ? a : a + 3;
-    const double* xp = d->xpos + ((long)w * m->nbody + b) * 3;
-    const double* R = d->xmat + ((long)w * m->nbody + b) * 9;
-    const double* cr = P->cref + 3 * b;
+    const double *xp = F->xpos + 3 * b, *R = F->xmat + 9 * b, *cr = F->cref + 3 * b;
     double p[3], x[3], sign = s ? -1 : 1;
     for (int k = 0; k < 3; k++) {
       p[k] = xp[k] + R[3 * k] * anc[0] + R[3 * k + 1] * anc[1] + R[3 * k + 2] * anc[2];
@@ -225,10 +222,10 @@ SAP_HD int SAPT(sapw_eqWeld)(const sapModel* m, const sapData* d, int w, int e, 
       g[k] = s ? g[k] - p[k] : p[k];
     }
     double acc[3];
-    SAPT(sapw_eqPointBias)(m, P, v, b, x, om[s], dom[s], acc);
+    SAPT(sapw_eqPointBias)(m, F->cdof, v, b, x, om[s], dom[s], acc);
     for (int k = 0; k < 3; k++) kap[k] = s ? kap[k] - acc[k] : acc[k];
     for (int j = sapw_bodyLastDof(m, b); j >= 0; j = m->dof_parentid[j]) {
-      const double* cd = P->cdof + 6 * j;
+      const double* cd = F->cdof + 6 * j;
       double u[6] = {cd[3] + cd[1] * x[2] - cd[2] * x[1], cd[4] + cd[2] * x[0] - cd[0] * x[2],
                      cd[5] + cd[0] * x[1] - cd[1] * x[0], 0, 0, 0};
       for (int r = 0; r < 3; r++) u[3 + r] = M[3 * r] * cd[0] + M[3 * r + 1] * cd[1] + M[3 * r + 2] * cd[2];
@@ -255,17 +252,33 @@ SAP_HD int SAPT(sapw_eqWeld)(const sapModel* m, const sapData* d, int w, int e, 
 
 /* equality constraints from row ns, in model order, the ones active in world w
  * (sapData.eq_active: MuJoCo's mjData.eq_active; an inactive one has no rows); returns the rows
- * written */
+ * written. Where the rows are linearized follows the position update (sapw_eqFrames):
+ *   sap_euler  q' = q + h v':         g' = g + h J v' + h^2/2 Jdot v v,
+ *              rows at q, vhat = -g/(2h) - h/2 kap: g' = g/2
+ *   midpoint   q' = q_h + h/2 v',     g' = g_h + h/2 J_h v' + h^2/8 Jdot v v, q_h = q + h/2 v,
+ *              rows at q_h, vhat = -g_h/h: g' = g_h/2 to second order
+ * (kap = Jdot(v_n) v_n, the curvature; option eq_curvature, sap_euler only: with the midpoint
+ * rule a bias h/4 kap, even capped to 1/100 of the sap_euler cap below, kept a hinged rod whose
+ * tip a connect pulls back onto its own circle (the connect's radial row redundant with the
+ * hinge) chattering at 1e-5 - 2e-4 m where it settles to 1e-8 m without, tests/test_eq_active.c).
+ * The midpoint rule is drift - kick -
+ * drift (gravity_shift.h): every position-dependent force of the kick acts at q_h, and so must
+ * the rows' impulses J_h' gamma. Rows taken at q instead push along J(q)', which leads J(q_h)' by
+ * h/2 of the motion: on a link turning at omega the centripetal impulse then does work
+ * ~ (omega h)^2 of the kinetic energy per step, and a frictionless 24-link loop at 50 rad/s
+ * (h omega = 0.1) blew up within 0.6 s where sap_euler and MuJoCo 4 stay bounded
+ * (tests/test_planar_loops.c test_loops_energy). */
 SAP_HD int SAPT(sapw_buildEquality)(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm,
                                     SAPT(sapProblem)* P, int ns) {
   int ns0 = ns, nv = m->nv;
-  const double* qpos = d->qpos + (long)w * m->nq;
-  SAP_REAL h = (SAP_REAL)prm->h;
+  SAP_REAL hd = (SAP_REAL)(prm->eq_half ? 0.5 * prm->h : prm->h);  // the drift from the kick to q'
   const int* active = d->eq_active + (long)w * m->neq;
+  sapEqFrames F;
+  sapw_eqFrames(m, d, w, prm, P->half, &F);
   // 2 x kinetic energy v_n' A v_n, the scale of the curvature bias' cap
   const double* vn = d->qvel + (long)w * nv;
   double vav = 0;
-  for (int i = 0; i < nv && prm->eq_curvature && m->neq > 0; i++)
+  for (int i = 0; i < nv && prm->eq_curvature != 0 && m->neq > 0; i++)
     for (int j = 0; j < nv; j++) vav += vn[i] * P->A[(long)i * nv + j] * vn[j];
   for (int e = 0; e < m->neq; e++) {
     if (!active[e]) continue;
@@ -273,38 +286,35 @@ SAP_HD int SAPT(sapw_buildEquality)(const sapModel* m, const sapData* d, int w, 
     int nr = 1, ok;
     if (m->eq_type[e] == SAP_EQ_CONNECT) {
       nr = 3;
-      ok = SAPT(sapw_eqConnect)(m, d, w, e, P, ns, g, kap, wn);
+      ok = SAPT(sapw_eqConnect)(m, &F, vn, e, P, ns, g, kap, wn);
     } else if (m->eq_type[e] == SAP_EQ_WELD) {
       nr = m->eq_data[SAP_EQ_NDATA * e + 10] != 0 ? 6 : 3;
-      ok = SAPT(sapw_eqWeld)(m, d, w, e, P, ns, g, kap, wn);
+      ok = SAPT(sapw_eqWeld)(m, &F, vn, e, P, ns, g, kap, wn);
     } else {
       sapRow row = sapw_row(P->sidx, P->sval, ns, P->snz);
-      const double* xf[4] = {d->xpos + (long)w * 3 * m->nbody, d->xmat + (long)w * 9 * m->nbody, P->cref, P->cdof};
-      ok = SAPT(sapw_eqCoupling)(m, qpos, xf, e, &row, g);
+      const double* xf[4] = {F.xpos, F.xmat, F.cref, F.cdof};
+      ok = SAPT(sapw_eqCoupling)(m, F.qpos, xf, e, &row, g);
     }
     if (!ok) continue;  // cannot happen: nsolve_nnz counts the longest equality row at load
     for (int r = 0; r < nr; r++) {
       P->stag[ns + r] = SAP_ROW_TAG(SAP_ROW_EQUALITY, e);
       sapRow row = sapw_rowAt(P->sidx, P->sval, ns + r, P->snz);
-      // curvature: g(q + h v) = g + h J v + h^2/2 Jdot v v with kap = Jdot(v_n) v_n; with
-      // sap_euler (q' = q + h v') J v' = -g/(2h) - h/2 kap gives g' = g/2 to third order.
-      // Not with the midpoint rule (q' = q + h (v_n + v')/2): there J(q_n) v_n moves g too, and a
-      // connect switched on 7 cm away on a hinge's own circle (redundant rows) went from a
-      // clean return (2.9e-8 m) to a 5e-4 m chatter with the bias in (tests/test_eq_active.c).
-      // Cap: b^2 <= 0.1 w v_n' A v_n. A curvature the motion produces (kap ~ omega^2 r,
-      // w ~ r^2/I) is b^2 ~ (h omega)^2/2 w v'Av, far inside; a row the dofs can hardly move
-      // (w -> 0, the radial row of that connect) would otherwise ask for an unbounded velocity
+      // curvature bias b = c h kap (c = 1/2 with sap_euler, above). Cap:
+      // b^2 <= 0.1 w v_n' A v_n. A curvature the motion produces (kap ~ omega^2 r, w ~ r^2/I)
+      // is b^2 ~ (h omega)^2/2 w v'Av, far inside; a row the dofs can hardly move (w -> 0, the
+      // radial row of a connect on a hinge's own circle: redundant rows, tests/test_eq_active.c)
+      // would otherwise ask for an unbounded velocity
       SAP_REAL wr = SAPT(sapw_rowDelassus)(&row, P->A, nv);
-      double b = 0.5 * prm->eq_curvature * prm->h * kap[r], cap = sqrt(0.1 * (double)wr * vav);
+      double b = prm->eq_curvature * prm->h * kap[r], cap = sqrt(0.1 * (double)wr * vav);
       b = b > cap ? cap : b < -cap ? -cap : b;
       // a point or rotation row whose Jacobian is rounding (the out-of-plane row of a planar
       // loop's connect: no dof moves it) carries nothing: near-rigid R = c w would turn its
-      // rounding residual into a velocity g/(2 h |J|) of the dofs; the row is emptied
+      // rounding residual into a velocity g/(2 hd |J|) of the dofs; the row is emptied
       if (sapw_eqRowIsNoise((double)wr, r < 3 ? wn[0] : wn[1], prm->eq_eps)) {
         for (int k = 0; k < row.n; k++) row.val[k] = 0;
         g[r] = b = 0;
       }
-      SAPT(sapw_holonomicSetup)(h, (SAP_REAL)g[r], (SAP_REAL)b, wr, P->spar + SAP_SPAR * (ns + r));
+      SAPT(sapw_holonomicSetup)(hd, (SAP_REAL)g[r], (SAP_REAL)b, wr, P->spar + SAP_SPAR * (ns + r));
     }
     ns += nr;
   }

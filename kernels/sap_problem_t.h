@@ -87,6 +87,8 @@ typedef struct SAPT(sapProblem) {
   unsigned* tpat;           /* (nv W + W), W = ceil(nv / 32): tree adjacency, then the symbolic
                                factor (bit u of tree v's row: L_uv != 0, u after v); the last W
                                words: the ordering's scratch */
+  double* half;             /* (SAP_SOLVE_NHALF) the half step's frames of the equality rows under
+                               the midpoint rule (sap_solve.h sapw_eqFrames); null without equalities */
   int lin_fp32;             /* the linear solve runs in fp32 */
   SAP_REAL mom;             /* momentum cost 1/2 (v - v*)' A (v - v*) at v */
   SAP_REAL m1, m2;          /* line coefficients dv' A (v - v*), dv' A dv */
@@ -98,7 +100,7 @@ typedef struct SAPT(sapProblem) {
  * NULL): sapw_problemBytes is this carve, so the size cannot disagree with the layout
  * (tests/test_sap_math.c checks it with guard bytes) */
 SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody, int c, int cd, int ns,
-                             int snz, int lin_bytes) {
+                             int snz, int lin_bytes, long nhalf) {
   unsigned char* base = (unsigned char*)work;
   long R = sizeof(SAP_REAL), n = 0;
 #define SAPW_TAKE(ptr, type, bytes) ptr = base ? (type)(base + n) : (type)0, n += ((long)(bytes) + 7) / 8 * 8
@@ -118,6 +120,8 @@ SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   SAPW_TAKE(P->tpat, unsigned*, 4 * ((long)nv + 1) * ((nv + 31) / 32));
   SAPW_TAKE(P->loop, SAPT(sapLoop)*, sizeof(SAPT(sapLoop)));
   SAPW_TAKE(P->adof, int*, 4 * ((long)nv + nbody));  // adof, abody
+  SAPW_TAKE(P->half, double*, 8 * nhalf);
+  if (!nhalf) P->half = (double*)0;
 #undef SAPW_TAKE
   /* arrays that share a block (null when only counting) */
 #define SAPW_AFTER(ptr, prev, off) ptr = base ? (prev) + (off) : 0
@@ -153,9 +157,9 @@ SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
 }
 
 /* bytes of one problem's scratch: its carve over a null arena */
-SAP_HD long SAPT(sapw_problemBytes)(int nv, int nbody, int c, int cd, int ns, int snz, int lin_bytes) {
+SAP_HD long SAPT(sapw_problemBytes)(int nv, int nbody, int c, int cd, int ns, int snz, int lin_bytes, long nhalf) {
   SAPT(sapProblem) P;
-  return SAPT(sapw_carve)(&P, (void*)0, nv, nbody, c, cd, ns, snz, lin_bytes);
+  return SAPT(sapw_carve)(&P, (void*)0, nv, nbody, c, cd, ns, snz, lin_bytes, nhalf);
 }
 
 /* ---- contact geometry ------------------------------------------------------------- */

@@ -77,13 +77,54 @@ typedef struct sapSolveParams {
   int weight_mode, contact_point; /* SAP_WEIGHT_*, SAP_POINT_* */
   int weight_fp32, linear_fp32, contact_fp32;
   double geom_k_default;          /* per-geom stiffness where geom_k <= 0 (midpoint weights) */
-  int eq_curvature;               /* connect/weld rows carry the curvature bias (sap_euler only) */
+  double eq_curvature;            /* connect/weld rows' curvature bias b = eq_curvature h Jdot(v_n) v_n:
+                                     1/2 with sap_euler, 0 with the midpoint rule or the option off
+                                     (option eq_curvature; sap_equality_t.h) */
+  int eq_half;                    /* equality rows linearized at the half step q_h = q + h/2 v (the
+                                     midpoint rule's kick point), else at q (sap_euler) */
+  int eq_pose_fp32, eq_cdof_fp32; /* precisions of the half step's poses and motion subspaces:
+                                     the step's kinematics and free motion's */
   double eq_eps;                  /* rounding unit of the poses and motion subspaces that connect and weld
                                      rows are built from (2^-24 when kinematics or free motion is fp32,
                                      else 2^-53): the rounding level of sapw_eqRowIsNoise */
   int warm_extrapolate;           /* warm_start=extrapolate (sap_loop_t.h warmStart) */
   int contact_screen;             /* CPU: rows only for contacts that can act (sapw_solveWorldScreened) */
 } sapSolveParams;
+
+/* one world's frames that its equality rows are built from (sap_equality_t.h): the step's at q,
+ * or the half step's at q_h = q + h/2 v under the midpoint rule (sapw_eqFrames) */
+typedef struct sapEqFrames {
+  const double *qpos, *xpos, *xquat, *xmat;  /* (nq), (nbody x 3), (nbody x 4), (nbody x 9) */
+  const double *cref, *cdof;                 /* (nbody x 3) tree reference points, (nv x 6) motions */
+} sapEqFrames;
+
+/* world w's frames for its equality rows: the step's (sapData at w), or under the midpoint rule
+ * (prm->eq_half) the half step's, computed into half (SAP_SOLVE_NHALF(m) doubles: q_h, poses,
+ * cref, cdof) by the step's own kinematics code and precisions (gravity_shift.h
+ * sapw_halfPoses, dynamics_t.h sapw_comPos); a world at rest gets the step's poses exactly */
+SAP_HD void sapw_eqFrames(const sapModel* m, const sapData* d, int w, const sapSolveParams* prm, double* half,
+                          sapEqFrames* F) {
+  int nb = m->nbody, nj = m->njnt, nq = m->nq, nv = m->nv;
+  const double *qpos = d->qpos + (long)w * nq, *qvel = d->qvel + (long)w * nv;
+  const double *xpos = d->xpos + (long)w * nb * 3, *xquat = d->xquat + (long)w * nb * 4;
+  const double *xmat = d->xmat + (long)w * nb * 9;
+  F->qpos = qpos, F->xpos = xpos, F->xquat = xquat, F->xmat = xmat;
+  F->cref = d->cref + (long)w * nb * 3, F->cdof = d->cdof + (long)w * nv * 6;
+  if (!prm->eq_half || !half) return;
+  double *qh = half, *hpos = qh + nq, *hquat = hpos + 3 * nb, *hmat = hquat + 4 * nb, *hipos = hmat + 9 * nb;
+  double *hanchor = hipos + 3 * nb, *haxis = hanchor + 3 * nj, *hcref = haxis + 3 * nj, *hcdof = hcref + 3 * nb;
+  const int* ta = m->sleep ? sapw_treeAsleep(m, d, w) : (const int*)0;
+  sapw_halfPoses(m, prm->eq_pose_fp32, qpos, qvel, 0.5 * prm->h, xpos, xquat, xmat, d->xipos + (long)w * nb * 3,
+                 d->xanchor + (long)w * nj * 3, d->xaxis + (long)w * nj * 3, qh, hpos, hquat, hmat, hipos, hanchor,
+                 haxis, ta);
+  for (int k = 0; k < 3 * nb; k++) hcref[k] = F->cref[k];  // the sleeping trees' (sapw_comPos keeps them)
+  for (int k = 0; k < 6 * nv; k++) hcdof[k] = F->cdof[k];
+  if (prm->eq_cdof_fp32)
+    sapw_comPos_f32(m, hpos, hmat, hanchor, haxis, hcref, hcdof, ta);
+  else
+    sapw_comPos_f64(m, hpos, hmat, hanchor, haxis, hcref, hcdof, ta);
+  F->qpos = qh, F->xpos = hpos, F->xquat = hquat, F->xmat = hmat, F->cref = hcref, F->cdof = hcdof;
+}
 
 /* per-world solver statistics */
 typedef struct sapSolveStats {
@@ -371,9 +412,13 @@ static inline void sap_solveParams(const sapOptions* o, const sapModel* m, doubl
   p->weight_fp32 = o->weight_precision == SAP_FP32;
   p->linear_fp32 = o->linear_solve_precision == SAP_FP32;
   p->contact_fp32 = o->contact_solve_precision == SAP_FP32;
-  /* the row's bias h/2 Jdot v with sap_euler (q' = q + h v'); not with the midpoint rule, where
-   * v_n moves q too and the bias fed a chatter on redundant rows (sap_equality_t.h) */
-  p->eq_curvature = o->eq_curvature && o->integration == SAP_INTEGRATE_SAP_EULER;
+  /* equality rows (sap_equality_t.h): with sap_euler (q' = q + h v') built at q, bias h/2 Jdot v;
+   * with the midpoint rule (q' = q_h + h/2 v') built at q_h, no bias (it fed a chatter on
+   * redundant rows there) */
+  p->eq_half = o->integration != SAP_INTEGRATE_SAP_EULER;
+  p->eq_curvature = o->eq_curvature && !p->eq_half ? 0.5 : 0.0;
+  p->eq_pose_fp32 = o->boundary_pose_precision == SAP_FP32;
+  p->eq_cdof_fp32 = o->free_motion_precision == SAP_FP32;
   p->eq_eps = o->boundary_pose_precision == SAP_FP32 || o->free_motion_precision == SAP_FP32
                   ? 5.9604644775390625e-8 : 1.1102230246251565e-16;
   p->warm_extrapolate = o->warm_start == SAP_WARM_EXTRAPOLATE;

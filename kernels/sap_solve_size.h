@@ -12,6 +12,12 @@
  * row (host/model_load.c) */
 #define SAP_SOLVE_NNZ(m) ((m)->nsolve_nnz)
 
+/* doubles of the half-step frames that equality rows are built at under the midpoint rule
+ * (sap_solve.h sapw_eqFrames): q_h, body poses (pos, quat, mat, com: 19 per body), joint
+ * anchors and axes, tree reference points, motion subspaces; 0 without equalities */
+#define SAP_SOLVE_NHALF(m) \
+  ((m)->neq > 0 ? (long)(m)->nq + 22L * (m)->nbody + 6L * (m)->njnt + 6L * (m)->nv : 0L)
+
 /* rows of one contact: 3, or 4 / 6 when the model has torsional / rolling contacts */
 #define SAP_SOLVE_CD(m) ((m)->ncondim > 3 ? (m)->ncondim : 3)
 

@@ -594,6 +594,7 @@ typedef struct { unsigned char* p; long bytes; int elem; } CarveArr;  /* elem: e
     a[n++] = (CarveArr){(unsigned char*)(P)->loop, (long)sizeof(*(P)->loop), 8};                                \
     a[n++] = (CarveArr){(unsigned char*)(P)->adof, 4L * nv, 4};                                                 \
     a[n++] = (CarveArr){(unsigned char*)(P)->abody, 4L * nbody, 4};                                             \
+    if (nhalf) a[n++] = (CarveArr){(unsigned char*)(P)->half, 8L * nhalf, 8};                                   \
   } while (0)
 
 static void test_problem_scratch_from_carve(void) {
@@ -609,18 +610,19 @@ static void test_problem_scratch_from_carve(void) {
         for (int lin = 4; lin <= 8; lin += 4) {
           int nv = sizes[si][0], nbody = sizes[si][1], c = sizes[si][2], ns = sizes[si][3], snz = sizes[si][4];
           int cd = cds[ci], n;
-          long bytes = fp32 ? sapw_problemBytes_f32(nv, nbody, c, cd, ns, snz, lin)
-                            : sapw_problemBytes_f64(nv, nbody, c, cd, ns, snz, lin);
+          long nhalf = si % 2 ? 14L * nv + 22L * nbody : 0;  // half-step frames of equality rows (or none)
+          long bytes = fp32 ? sapw_problemBytes_f32(nv, nbody, c, cd, ns, snz, lin, nhalf)
+                            : sapw_problemBytes_f64(nv, nbody, c, cd, ns, snz, lin, nhalf);
           unsigned char* buf = aligned_alloc(64, (size_t)(bytes + CARVE_GUARD + 63) / 64 * 64);
           memset(buf, 0xA5, (size_t)(bytes + CARVE_GUARD));
           sapProblem_f32 P32;
           sapProblem_f64 P64;
           if (fp32) {
-            long got = sapw_carve_f32(&P32, buf, nv, nbody, c, cd, ns, snz, lin);
+            long got = sapw_carve_f32(&P32, buf, nv, nbody, c, cd, ns, snz, lin, nhalf);
             CHECK(got == bytes, "carve returns %ld, problemBytes %ld", got, bytes);
             CARVE_ARRAYS(float, &P32, 4L);
           } else {
-            long got = sapw_carve_f64(&P64, buf, nv, nbody, c, cd, ns, snz, lin);
+            long got = sapw_carve_f64(&P64, buf, nv, nbody, c, cd, ns, snz, lin, nhalf);
             CHECK(got == bytes, "carve returns %ld, problemBytes %ld", got, bytes);
             CARVE_ARRAYS(double, &P64, 8L);
           }
@@ -662,8 +664,8 @@ typedef struct {
 static void prob_init(Prob* q, int nv, int nc, int ns, const double* A, const double* vstar) {
   memset(q, 0, sizeof(*q));
   int nbody = 2;
-  CHECK(sapw_problemBytes_f64(nv, nbody, nc, 3, ns, nv, 8) <= (long)sizeof(q->work), "work size");
-  sapw_carve_f64(&q->P, q->work, nv, nbody, nc, 3, ns, nv, 8);
+  CHECK(sapw_problemBytes_f64(nv, nbody, nc, 3, ns, nv, 8, 0) <= (long)sizeof(q->work), "work size");
+  sapw_carve_f64(&q->P, q->work, nv, nbody, nc, 3, ns, nv, 8, 0);
   q->P.nv = nv; q->P.nc = nc; q->P.ns = ns;
   q->P.A = A; q->P.vstar = vstar;
   for (int j = 0; j < nv; j++) q->P.dscale[j] = 1 / sqrt(A[j * nv + j]);
