@@ -134,12 +134,6 @@ sapStatus sap_create(const sapModel* m, const sapOptions* opt_in, int nworld, sa
   if (st != SAP_OK) return st;
 
   if ((st = check_model_size(m)) != SAP_OK) return st;
-  /* cfrc_ext holds contact forces and xfrc_applied; MuJoCo's adds connect and weld forces */
-  for (int i = 0; opt.body_outputs && opt.contacts && i < m->neq; i++)
-    if (m->eq_type[i] == SAP_EQ_CONNECT || m->eq_type[i] == SAP_EQ_WELD)
-      return sap_fail(SAP_ERR_UNSUPPORTED, "option body_outputs=1: equality %d is a %s constraint, "
-                      "whose force cfrc_ext does not include yet (MuJoCo's does); use body_outputs=0",
-                      i, m->eq_type[i] == SAP_EQ_CONNECT ? "connect" : "weld");
   sapSim* s = (sapSim*)calloc(1, sizeof(sapSim));
   if (!s) return sap_fail(SAP_ERR_MEMORY, "sap_create: out of memory");
   s->opt = opt;

@@ -1,6 +1,6 @@
 /* MuJoCo's com-based body outputs of one world (option body_outputs): subtree_com and cinert
- * (mj_comPos), cvel (mj_comVel), cfrc_ext (mj_rnePostConstraint: xfrc_applied plus contact
- * forces) and qfrc_actuator with the SAP drive forces; engine_core_smooth.c of MuJoCo 4.0.
+ * (mj_comPos), cvel (mj_comVel), cfrc_ext (mj_rnePostConstraint: xfrc_applied, contact forces,
+ * connect and weld forces) and qfrc_actuator with the SAP drive forces; engine_core_smooth.c of MuJoCo 4.0.
  * fp64, one thread per world, shared by the CPU backend (host/sensor.c) and the CUDA kernels
  * (kernels/sensor.cu). Reference version.
  * Conventions (MuJoCo's): spatial vectors [angular; linear] about subtree_com of the body's
@@ -82,9 +82,66 @@ SAP_HD void sapw_bodyAddWrench(const sapModel* m, const double* com, double* cfr
   }
 }
 
+/* cfrc_ext += the connect and weld forces of the step, as MuJoCo 4's mj_rnePostConstraint.
+ * An equality's rows (kernels/sap_equality_t.h) hold f = impulse / h along g = (p1 - p2,
+ * ts Im(A B)), A = (q2 q2')^-1, B = q1 q1', the same rows and signs as MuJoCo's efc rows:
+ *   force  F = f[0:3] at p1 on body 1 (connect: anchor a[0:3], weld: a[3:6]), -F at p2 on body 2
+ *          (connect: a[3:6], weld: a[0:3]; the site forms' anchors are the site positions);
+ *   torque (weld) the rotation rows' world torque T = M' f[3:6], with M = ts/2 Im(A [.] B) the
+ *          rows' map of w1 - w2 (sapw_eqWeld), +T on body 1, -T on body 2: MuJoCo 4 maps the
+ *          rows to the torque they exert (checked on MuJoCo 4.0.0's library; the older source
+ *          in the MuJoCo mirror takes f[3:6] itself);
+ *          a weld with ts = 0 has 3 rows here, 6 with a zero rotation part in MuJoCo: no torque.
+ * Joint and tendon couplings add nothing (MuJoCo's neither); the world body takes nothing. */
+SAP_HD void sapw_bodyEqualityForces(const sapModel* m, const sapData* d, int w, const sapSensorSolve* S, int nc,
+                                    double* cfrc) {
+  int nb = m->nbody;
+  const unsigned char* sc = d->scratch + (long)w * d->nscratch;
+  const int* tag = (const int*)(sc + S->tag_off);
+  const double* com = d->subtree_com + (long)w * nb * 3;
+  const double* xpos = d->xpos + (long)w * nb * 3;
+  const double* xmat = d->xmat + (long)w * nb * 9;
+  const double* xquat = d->xquat + (long)w * nb * 4;
+  for (int s = 0; s < S->ns_max && tag[s] >= 0; s++) {
+    if (SAP_ROW_KIND(tag[s]) != SAP_ROW_EQUALITY) continue;
+    int e = SAP_ROW_ID(tag[s]), type = m->eq_type[e];
+    if (type != SAP_EQ_CONNECT && type != SAP_EQ_WELD) continue;
+    const double* a = m->eq_data + SAP_EQ_NDATA * e;
+    int weld = type == SAP_EQ_WELD, nr = weld && a[10] != 0 ? 6 : 3;
+    double f[6] = {0, 0, 0, 0, 0, 0}, t[3] = {0, 0, 0};
+    for (int r = 0; r < nr && s + r < S->ns_max; r++) f[r] = sapw_sensorImpulse(S, sc, S->cd * nc + s + r) / S->h;
+    s += nr - 1;
+    int b1 = m->eq_obj1id[e], b2 = m->eq_obj2id[e];
+    if (nr == 6) {
+      /* T_k = ts/2 Im(A e_k B) . f_rot */
+      double A[4], B[4];
+      sapu_quatMul_f64(A, xquat + 4 * b2, a + 11);
+      A[1] = -A[1]; A[2] = -A[2]; A[3] = -A[3];
+      sapu_quatMul_f64(B, xquat + 4 * b1, a + 6);
+      for (int k = 0; k < 3; k++) {
+        double ek[4] = {0, 0, 0, 0}, u[4], v[4];
+        ek[k + 1] = 1;
+        sapu_quatMul_f64(u, A, ek);
+        sapu_quatMul_f64(v, u, B);
+        t[k] = 0.5 * a[10] * (v[1] * f[3] + v[2] * f[4] + v[3] * f[5]);
+      }
+    }
+    for (int side = 0; side < 2; side++) {
+      int b = side ? b2 : b1;
+      if (b == 0) continue;
+      const double* anc = a + 3 * (side ^ weld);  /* connect: a[0:3], a[3:6]; weld: a[3:6], a[0:3] */
+      double x[3];
+      sapu_mulMatVec3_f64(x, xmat + 9 * b, anc);
+      for (int k = 0; k < 3; k++) x[k] += xpos[3 * b + k];
+      sapw_bodyAddWrench(m, com, cfrc, b, x, t, f, side ? -1.0 : 1.0);
+    }
+  }
+}
+
 /* cfrc_ext of world w after its solve: xfrc_applied (force, torque at the com) and the contact
  * forces of the step (impulses / h, the normal net of adhesion: frame' gamma on geom 1's body, minus on geom 0's, at the
  * points where the solve applies them, with the spin and rolling torques of condim 4 / 6); and
+ * the connect and weld forces (sapw_bodyEqualityForces); and
  * the force of each position/velocity actuator solved as a SAP drive row (impulse / h) added to
  * qfrc_actuator along its row, the transmission's moment (every transmission alike). Needs
  * sapw_bodyState of the step's start state first (subtree_com). */
@@ -118,6 +175,7 @@ SAP_HD void sapw_bodyForces(const sapModel* m, sapData* d, int w, const sapSenso
     }
   }
   if (!S->solved) return;
+  sapw_bodyEqualityForces(m, d, w, S, nc, cfrc);
   /* qfrc_actuator += row' f for each drive row: the row is the transmission's moment as the
    * solve built it (sapw_buildDrives: gear for a joint, actuator_jntgear on a ball or free
    * joint, gear J for a tendon, the refsite or slider-crank moment), f = impulse / h */

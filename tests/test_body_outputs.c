@@ -11,8 +11,8 @@
  *    boxes (F = m dv/h - m g - xfrc, R'tau = I dw/h + w x I w - R'xfrc_t) while they tumble, and
  *    the sum over sapsim's per-contact impulses at the witness points;
  *  - a masked reset: the reset worlds get their new state's outputs, the others keep their step's;
- *  - refusals: body outputs without the option, connect/weld with the option, non-finite
- *    xfrc_applied. */
+ *  - refusals: body outputs without the option, non-finite xfrc_applied (connect and weld
+ *    forces: tests/test_eq_cfrc.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -450,19 +450,6 @@ static void test_refusals(void) {
       x[count + 9] = 0;
     }
     sap_free(s);
-  }
-  sapModel* m = fx_model("<mujoco><worldbody><body name='a'><freejoint/><geom size='0.1'/></body>"
-                         "<body name='b' pos='1 0 0'><freejoint/><geom size='0.1'/></body></worldbody>"
-                         "<equality><connect body1='a' body2='b' anchor='0.5 0 0'/></equality></mujoco>");
-  if (m) {
-    sapOptions o;
-    sap_optionsDefault(&o);
-    o.body_outputs = 1;
-    sapSim* t = NULL;
-    CHECK(sap_create(m, &o, 1, &t) == SAP_ERR_UNSUPPORTED && strstr(sap_lastError(), "connect"),
-          "connect with body_outputs: %s", sap_lastError());
-    sap_free(t);
-    sap_freeModel(m);
   }
 }
 

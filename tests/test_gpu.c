@@ -1065,6 +1065,8 @@ static void test_body_outputs_parity(void) {
   body_outputs_parity("scenes/refsite_servo.xml", a64, 1e-6);
   body_outputs_parity("scenes/slider_crank.xml", a64, 1e-6);
   body_outputs_parity("scenes/tendon_sidesite.xml", a64, 1e-6);
+  body_outputs_parity("scenes/fourbar.xml", a64, 1e-6);             /* connect forces in cfrc_ext */
+  body_outputs_parity("scenes/arm_gripper_mocap.xml", a64, 1e-6);   /* a weld to a mocap body */
   body_outputs_parity("scenes/humanoid.xml", a32, 1e-2);
 }
 

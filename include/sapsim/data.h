@@ -95,8 +95,9 @@ typedef struct sapData {
                                                    Ixx Iyy Izz Ixy Ixz Iyz, m c, m */
   double* cvel;           /* (nworld x nbody x 6)  velocity [omega; v] at subtree_com of the root */
   double* cfrc_ext;       /* (nworld x nbody x 6)  external wrench [torque; force] about subtree_com
-                                                   of the root: contact forces of the step
-                                                   (impulse / h) plus xfrc_applied; 0 after reset */
+                                                   of the root: contact, connect and weld forces
+                                                   of the step (impulse / h) plus xfrc_applied;
+                                                   0 after reset */
 
   /* sensors (kernels/sensor.h): pos/vel sensors describe the current state (after a step, a
    * reset or a state edit); acc sensors the last step (its solved acceleration and forces) */

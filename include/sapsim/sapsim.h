@@ -211,7 +211,7 @@ typedef enum {
   SAP_FIELD_XFRC_APPLIED, /* (nbody*6) force, torque on each body at its com, world frame */
   /* read-only, MuJoCo's conventions, only with option body_outputs=1 (else SAP_ERR_ARG): after a
    * step those of its start state and forces, after a reset or state edit the new state's */
-  SAP_FIELD_CFRC_EXT,   /* (nbody*6) [torque; force] about subtree_com of the root: contacts + xfrc */
+  SAP_FIELD_CFRC_EXT,   /* (nbody*6) [torque; force] about subtree_com of the root: contacts, connect/weld + xfrc */
   SAP_FIELD_CVEL,       /* (nbody*6) [omega; v] at subtree_com of the root */
   SAP_FIELD_CINERT,     /* (nbody*10) Ixx Iyy Izz Ixy Ixz Iyz, m c, m about subtree_com of the root */
   SAP_FIELD_SUBTREE_COM, /* (nbody*3) */
