@@ -361,15 +361,25 @@ SAP_HD void sapw_seqDown(const int* seq, int* a, int n, int k) {
 }
 
 /* stashed slots in the order of their seq (a permutation, followed cycle by cycle), then
- * each one's record (sapw_writeContact on the stashed contact: the same bits) */
+ * each one's record (sapw_writeContact on the stashed contact: the same bits). A slot never
+ * replaced keeps the seq it was filled with, its index (< n: the list fills before its first
+ * drop); a replaced one took a later seq (>= n). So the order is the kept slots by index, then
+ * the replaced ones sorted by seq (heap sort of those only). */
 SAP_HD void sapw_finishSlots(const sapModel* m, sapcWorldOut o, int n, int* seq, int* perm, int sorted) {
   if (sorted) return;  // no slot was replaced: every record is finished and in order
   if (!sorted) {
-    for (int i = 0; i < n; i++) perm[i] = i;  // perm: slots sorted by seq (heap sort)
-    for (int k = n / 2 - 1; k >= 0; k--) sapw_seqDown(seq, perm, n, k);
-    for (int e = n - 1; e > 0; e--) {
-      int t = perm[0]; perm[0] = perm[e]; perm[e] = t;
-      sapw_seqDown(seq, perm, e, 0);
+    int nk = 0, nr;
+    for (int i = 0; i < n; i++)
+      if (seq[i] < n) perm[nk++] = i;
+    nr = nk;
+    for (int i = 0; i < n; i++)
+      if (seq[i] >= n) perm[nr++] = i;
+    int* rp = perm + nk;  // the replaced slots, sorted by seq
+    nr -= nk;
+    for (int k = nr / 2 - 1; k >= 0; k--) sapw_seqDown(seq, rp, nr, k);
+    for (int e = nr - 1; e > 0; e--) {
+      int t = rp[0]; rp[0] = rp[e]; rp[e] = t;
+      sapw_seqDown(seq, rp, e, 0);
     }
     for (int i = 0; i < n; i++) {  // slot i takes slot perm[i]'s contact
       if (perm[i] < 0 || perm[i] == i) continue;
