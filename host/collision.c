@@ -198,12 +198,13 @@ static int sweepBytes(const sapModel* m) {
 
 long sapc_collisionStageBudget = 1L << 20;
 
-/* CPU: the sweep's items and pair mask, then the list's heap (2 ncon_max ints). GPU (gpu =
+/* CPU: the sweep's items and pair mask, then the list's heap (2 ncon_max ints), then the
+ * narrow phase's geometry cache (sapw_geomCacheBytes). GPU (gpu =
  * 1): the per-pair counts, and the one-pass staging area (sapw_stageBytes: counts and every
  * pair's contact slots) when it fits in sapc_collisionStageBudget bytes per world; the
  * kernels fall back to counting and redoing the narrow phase when it is not there */
 long sapc_collisionScratchBytes(const sapModel* m, int ncon_max, int gpu) {
-  long cpu = (sweepBytes(m) + 7) / 8 * 8 + 8L * ncon_max, dev = 4L * m->npair_max;
+  long cpu = (sweepBytes(m) + 7) / 8 * 8 + 8L * ncon_max + sapw_geomCacheBytes(m), dev = 4L * m->npair_max;
   long stage = m->pair_stageadr ? sapw_stageBytes(m) : 0;
   if (gpu && stage > dev && stage <= sapc_collisionStageBudget) dev = stage;
   long n = cpu > dev ? cpu : dev;
@@ -272,8 +273,10 @@ void sapc_collisionWorld(sapSim* s, int w) {
   int sweep = sapc_broadphaseMode(s) == SAP_BROAD_SWEEP && scratch && d->nscratch >= sweepBytes(m);
   const unsigned* mask = sweep ? sweepWorld(m, d, w, scratch) : NULL;
   int* work = scratch && d->nscratch >= heap_off + 8L * d->ncon_max ? (int*)(scratch + heap_off) : NULL;
+  long gc_off = heap_off + 8L * d->ncon_max;
+  unsigned char* gc = work && d->nscratch >= gc_off + sapw_geomCacheBytes(m) ? scratch + gc_off : NULL;
   sapModel view;  /* the world's contact material */
-  sapw_collideWorld(sapw_worldView(m, w, &view), d, w, fp64, mask, work);
+  sapw_collideWorld(sapw_worldView(m, w, &view), d, w, fp64, mask, work, gc);
 }
 
 void sapc_collision(sapSim* s) {

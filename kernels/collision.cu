@@ -29,7 +29,7 @@ static __device__ sapcContact_f64* pairStage(const sapModel& m, const sapData& d
  * non-inlined function's frame, not in the calling kernel's */
 static __device__ __noinline__ void collideWorldView(const sapModel* m, const sapData* d, int w, int fp64) {
   sapModel view;
-  sapw_collideWorld(sapw_worldView(m, w, &view), d, w, fp64, NULL, NULL);
+  sapw_collideWorld(sapw_worldView(m, w, &view), d, w, fp64, NULL, NULL, NULL);
 }
 
 /* the same from the staged contacts (pass 2 of an overflowing world) */

@@ -101,43 +101,93 @@ SAP_HD double sapw_pairDetect(const sapModel* m, int p) {
   return m->pair_margin[p] + fmax(m->pair_gap[p], m->contact_margin);
 }
 
+/* CPU geometry cache of one world-step (sapw_collideList with gc): ngeom flags, then ngeom
+ * geoms in the narrow phase's precision, each converted (sapc_loadGeom) at its first pair
+ * instead of at every pair; sized for the larger fp64 geom */
+SAP_HD long sapw_geomCacheBytes(const sapModel* m) {
+  return (4L * m->ngeom + 7) / 8 * 8 + (long)sizeof(sapcGeom_f64) * m->ngeom;
+}
+
+SAP_HD void sapw_geomCacheClear(const sapModel* m, unsigned char* gc) {
+  int* flag = (int*)gc;
+  for (int g = 0; g < m->ngeom; g++) flag[g] = 0;
+}
+
+SAP_HD sapcGeom_f64* sapw_cachedGeom_f64(const sapModel* m, const double* xpos, const double* xmat, int g,
+                                         unsigned char* gc) {
+  int* flag = (int*)gc;
+  sapcGeom_f64* geoms = (sapcGeom_f64*)(gc + (4L * m->ngeom + 7) / 8 * 8);
+  if (!flag[g]) sapc_loadGeom_f64(m, xpos, xmat, g, geoms + g), flag[g] = 1;
+  return geoms + g;
+}
+
+SAP_HD sapcGeom_f32* sapw_cachedGeom_f32(const sapModel* m, const double* xpos, const double* xmat, int g,
+                                         unsigned char* gc) {
+  int* flag = (int*)gc;
+  sapcGeom_f32* geoms = (sapcGeom_f32*)(gc + (4L * m->ngeom + 7) / 8 * 8);
+  if (!flag[g]) sapc_loadGeom_f32(m, xpos, xmat, g, geoms + g), flag[g] = 1;
+  return geoms + g;
+}
+
 /* contacts of geoms g0, g1 in one world (xpos/xmat: that world's geom poses) whose
  * geometric distance is below margin (the pair's detection distance), normal from g0
- * to g1; dist is the distance between the geoms' own surfaces; out holds SAPC_PAIRCON */
-SAP_HD_BIG int sapw_collidePair(const sapModel* m, const double* xpos, const double* xmat, int g0, int g1,
-                            double margin, int fp64, sapcContact_f64* out) {
+ * to g1; dist is the distance between the geoms' own surfaces; out holds SAPC_PAIRCON.
+ * gc: the world-step's geometry cache (sapw_geomCacheBytes), or NULL (convert here) */
+SAP_HD_BIG int sapw_collidePairCached(const sapModel* m, const double* xpos, const double* xmat, int g0, int g1,
+                                      double margin, int fp64, sapcContact_f64* out, unsigned char* gc) {
   if (!sapw_boundTest(m, xpos, xmat, g0, g1, margin)) return 0;
   // the narrow phase wants type(a) <= type(b)
   int swap = m->geom_type[g0] > m->geom_type[g1];
   int ga = swap ? g1 : g0, gb = swap ? g0 : g1, nc, nk = 0, hint[2] = {-1, -1};
   double s = swap ? -1.0 : 1.0;
   if (fp64) {
-    sapcGeom_f64 a, b;
-    sapc_loadGeom_f64(m, xpos, xmat, ga, &a);
-    sapc_loadGeom_f64(m, xpos, xmat, gb, &b);
-    a.hint = hint;  // mesh support warm starts within the pair
-    b.hint = hint + 1;
-    nc = sapc_collide_f64(&a, &b, margin, out);
-  } else {
-    sapcGeom_f32 a, b;
-    sapcContact_f32 c[SAPC_PAIRCON];
-    sapc_loadGeom_f32(m, xpos, xmat, ga, &a);
-    sapc_loadGeom_f32(m, xpos, xmat, gb, &b);
-    a.hint = hint;
-    b.hint = hint + 1;
-    nc = sapc_collide_f32(&a, &b, (float)margin, c);
+    sapcGeom_f64 la, lb, *a = &la, *b = &lb;
+    if (gc) {
+      a = sapw_cachedGeom_f64(m, xpos, xmat, ga, gc);
+      b = sapw_cachedGeom_f64(m, xpos, xmat, gb, gc);
+    } else {
+      sapc_loadGeom_f64(m, xpos, xmat, ga, a);
+      sapc_loadGeom_f64(m, xpos, xmat, gb, b);
+    }
+    a->hint = hint;  // mesh support warm starts within the pair
+    b->hint = hint + 1;
+    nc = sapc_collide_f64(a, b, margin, out);
     for (int i = 0; i < nc; i++) {
-      for (int k = 0; k < 3; k++) { out[i].pos[k] = c[i].pos[k]; out[i].n[k] = c[i].n[k]; }
-      out[i].dist = c[i].dist;
+      if (!(out[i].dist < margin)) continue;
+      out[nk] = out[i];
+      for (int k = 0; k < 3; k++) out[nk].n[k] = s * out[i].n[k];
+      nk++;
+    }
+  } else {
+    sapcGeom_f32 la, lb, *a = &la, *b = &lb;
+    sapcContact_f32 c[SAPC_PAIRCON];
+    if (gc) {
+      a = sapw_cachedGeom_f32(m, xpos, xmat, ga, gc);
+      b = sapw_cachedGeom_f32(m, xpos, xmat, gb, gc);
+    } else {
+      sapc_loadGeom_f32(m, xpos, xmat, ga, a);
+      sapc_loadGeom_f32(m, xpos, xmat, gb, b);
+    }
+    a->hint = hint;
+    b->hint = hint + 1;
+    nc = sapc_collide_f32(a, b, (float)margin, c);
+    for (int i = 0; i < nc; i++) {  // widened to fp64 (exact), then as above
+      double dist = c[i].dist;
+      if (!(dist < margin)) continue;
+      for (int k = 0; k < 3; k++) {
+        out[nk].pos[k] = c[i].pos[k];
+        out[nk].n[k] = s * (double)c[i].n[k];
+      }
+      out[nk].dist = dist;
+      nk++;
     }
   }
-  for (int i = 0; i < nc; i++) {
-    if (!(out[i].dist < margin)) continue;
-    out[nk] = out[i];
-    for (int k = 0; k < 3; k++) out[nk].n[k] = s * out[i].n[k];
-    nk++;
-  }
   return nk;
+}
+
+SAP_HD_BIG int sapw_collidePair(const sapModel* m, const double* xpos, const double* xmat, int g0, int g1,
+                            double margin, int fp64, sapcContact_f64* out) {
+  return sapw_collidePairCached(m, xpos, xmat, g0, g1, margin, fp64, out, (unsigned char*)0);
 }
 
 /* ---- contact record ------------------------------------------------------------------ */
@@ -311,15 +361,25 @@ SAP_HD void sapw_seqDown(const int* seq, int* a, int n, int k) {
 }
 
 /* stashed slots in the order of their seq (a permutation, followed cycle by cycle), then
- * each one's record (sapw_writeContact on the stashed contact: the same bits) */
+ * each one's record (sapw_writeContact on the stashed contact: the same bits). A slot never
+ * replaced keeps the seq it was filled with, its index (< n: the list fills before its first
+ * drop); a replaced one took a later seq (>= n). So the order is the kept slots by index, then
+ * the replaced ones sorted by seq (heap sort of those only). */
 SAP_HD void sapw_finishSlots(const sapModel* m, sapcWorldOut o, int n, int* seq, int* perm, int sorted) {
   if (sorted) return;  // no slot was replaced: every record is finished and in order
   if (!sorted) {
-    for (int i = 0; i < n; i++) perm[i] = i;  // perm: slots sorted by seq (heap sort)
-    for (int k = n / 2 - 1; k >= 0; k--) sapw_seqDown(seq, perm, n, k);
-    for (int e = n - 1; e > 0; e--) {
-      int t = perm[0]; perm[0] = perm[e]; perm[e] = t;
-      sapw_seqDown(seq, perm, e, 0);
+    int nk = 0, nr;
+    for (int i = 0; i < n; i++)
+      if (seq[i] < n) perm[nk++] = i;
+    nr = nk;
+    for (int i = 0; i < n; i++)
+      if (seq[i] >= n) perm[nr++] = i;
+    int* rp = perm + nk;  // the replaced slots, sorted by seq
+    nr -= nk;
+    for (int k = nr / 2 - 1; k >= 0; k--) sapw_seqDown(seq, rp, nr, k);
+    for (int e = nr - 1; e > 0; e--) {
+      int t = rp[0]; rp[0] = rp[e]; rp[e] = t;
+      sapw_seqDown(seq, rp, e, 0);
     }
     for (int i = 0; i < n; i++) {  // slot i takes slot perm[i]'s contact
       if (perm[i] < 0 || perm[i] == i) continue;
@@ -355,7 +415,7 @@ SAP_HD void sapw_finishSlots(const sapModel* m, sapcWorldOut o, int n, int* seq,
 
 /* the whole contact list of world w, sequentially over the candidate pairs
  * (mask: one bit per pair, NULL = all); sets ncon, ncon_dropped and the
- * overflow flag. work: 2 ncon_max ints, or NULL for the plain list of
+ * overflow flag. gc: the CPU's geometry cache (sapw_geomCacheBytes) or NULL. work: 2 ncon_max ints, or NULL for the plain list of
  * sapw_pushContact (O(ncon_max) per contact past the capacity). With work the same
  * contacts in the same order and the same drop record: a max-heap of the kept slots
  * by (phi, arrival) finds the shallowest, a new contact takes its slot (stashed raw), the
@@ -364,7 +424,7 @@ SAP_HD void sapw_finishSlots(const sapModel* m, sapcWorldOut o, int n, int* seq,
  * (sapw_collideWorld). Used by the CPU backend and (work NULL) by the GPU for
  * overflowing worlds. */
 SAP_HD_BIG int sapw_collideList(const sapModel* m, const sapData* d, int w, int fp64, const unsigned* mask,
-                                int* work) {
+                                int* work, unsigned char* gc) {
   const double* xpos = d->geom_xpos + (long)3 * m->ngeom * w;
   const double* xmat = d->geom_xmat + (long)9 * m->ngeom * w;
   sapcWorldOut o = sapw_worldOut(d, w);
@@ -374,11 +434,12 @@ SAP_HD_BIG int sapw_collideList(const sapModel* m, const sapData* d, int w, int 
   int frozen = sapw_frozen(d, w);  // a frozen world has no contacts
   o.drop[0] = INFINITY;
   o.drop[1] = 0;
+  if (gc) sapw_geomCacheClear(m, gc);
   for (int p = 0; p < m->npair_max && !frozen && !nan; p++) {
     if (mask && !(mask[p >> 5] >> (p & 31) & 1u)) continue;
     int g0 = m->pair_geom[2 * p], g1 = m->pair_geom[2 * p + 1];
     if (sapw_sleepSkipPair(m, d, w, g0, g1)) continue;  // no awake side (kernels/sleep.h)
-    int nc = sapw_collidePair(m, xpos, xmat, g0, g1, m->pair_detect[p], fp64, c);
+    int nc = sapw_collidePairCached(m, xpos, xmat, g0, g1, m->pair_detect[p], fp64, c, gc);
     for (int i = 0; i < nc; i++) {
       if (!work) {
         n = sapw_pushContact(m, o, n, cap, p, c + i, &dropped);
@@ -420,8 +481,8 @@ SAP_HD_BIG int sapw_collideList(const sapModel* m, const sapData* d, int w, int 
 }
 
 SAP_HD_BIG void sapw_collideWorld(const sapModel* m, const sapData* d, int w, int fp64, const unsigned* mask,
-                                  int* work) {
-  if (!sapw_collideList(m, d, w, fp64, mask, work)) sapw_collideList(m, d, w, fp64, mask, (int*)0);
+                                  int* work, unsigned char* gc) {
+  if (!sapw_collideList(m, d, w, fp64, mask, work, gc)) sapw_collideList(m, d, w, fp64, mask, (int*)0, gc);
 }
 
 /* ---- the GPU's one-pass staging (kernels/collision.cu) -------------------------------- */

@@ -61,6 +61,12 @@ typedef struct SAPT(sapProblem) {
   SAP_REAL* body6;          /* (nbody x 6) body velocities or wrenches of the tree passes */
   SAP_REAL* rows;           /* (cd x nv) one contact's Jacobian rows, zero outside its chains */
   int* chain;               /* (nv) the dofs of one contact's chains */
+  /* contact points, once per solve (sapw_contactPoints): every J v, J' gamma and Jacobian row
+     of contact i reads them instead of recomputing them from the witnesses (the same values) */
+  SAP_REAL* cpt;            /* (nc x 6) velocity point of sides 0, 1 about its tree's cref, or
+                               null: computed at each use (sapw_contactPoint) */
+  SAP_REAL* cptw;           /* (c x 6) cpt's storage */
+  int* cbody;               /* (c x 2) body of sides 0, 1 (with cpt) */
   /* islands (sap_island_t.h): the dofs split into connected components of the dof trees (A's
      diagonal blocks) linked by contacts and scalar rows; H and L hold one block per island */
   int nisl;                 /* islands; 0 until sapw_islands or sapw_islandsOne has run */
@@ -120,6 +126,8 @@ SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   SAPW_TAKE(P->tpat, unsigned*, 4 * ((long)nv + 1) * ((nv + 31) / 32));
   SAPW_TAKE(P->loop, SAPT(sapLoop)*, sizeof(SAPT(sapLoop)));
   SAPW_TAKE(P->adof, int*, 4 * ((long)nv + nbody));  // adof, abody
+  SAPW_TAKE(P->cptw, SAP_REAL*, R * 6 * (long)c);
+  SAPW_TAKE(P->cbody, int*, 4 * 2 * (long)c);
   SAPW_TAKE(P->half, double*, 8 * nhalf);
   if (!nhalf) P->half = (double*)0;
 #undef SAPW_TAKE
@@ -153,6 +161,7 @@ SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   P->nisl = 0;
   P->nadof = P->nabody = -1;  // every dof and body until sapw_participation
   P->sparse = 0;
+  P->cpt = (SAP_REAL*)0;  // no cached points until sapw_contactPoints
   return n;
 }
 
@@ -166,7 +175,7 @@ SAP_HD long SAPT(sapw_problemBytes)(int nv, int nbody, int c, int cd, int ns, in
 
 /* body of side s (0, 1) of contact i and its velocity point relative to the body's tree
  * reference point: the witness x_s, or pC = a0 x0 + a1 x1 (contact_midpoint) */
-SAP_HD int SAPT(sapw_contactPoint)(const SAPT(sapProblem)* P, int i, int s, SAP_REAL x[3]) {
+SAP_HD int SAPT(sapw_contactPointAt)(const SAPT(sapProblem)* P, int i, int s, SAP_REAL x[3]) {
   const sapModel* m = P->m;
   int g0 = P->con_geom[2 * i], g1 = P->con_geom[2 * i + 1];
   int b = m->geom_bodyid[s ? g1 : g0];
@@ -176,6 +185,25 @@ SAP_HD int SAPT(sapw_contactPoint)(const SAPT(sapProblem)* P, int i, int s, SAP_
   if (P->midpoint) a0 = sapw_midpointAlpha0(m->geom_k[g0], m->geom_k[g1], P->kdef);
   for (int k = 0; k < 3; k++) x[k] = (SAP_REAL)(a0 * x0[k] + (1 - a0) * x0[3 + k] - cref[k]);
   return b;
+}
+
+/* the same, from the points cached by sapw_contactPoints when there are any */
+SAP_HD int SAPT(sapw_contactPoint)(const SAPT(sapProblem)* P, int i, int s, SAP_REAL x[3]) {
+  if (!P->cpt) return SAPT(sapw_contactPointAt)(P, i, s, x);
+  const SAP_REAL* c = P->cpt + 6 * i + 3 * s;
+  x[0] = c[0];
+  x[1] = c[1];
+  x[2] = c[2];
+  return P->cbody[2 * i + s];
+}
+
+/* cache every contact's two points (once the contact list, con_pos and cref are final);
+ * a caller that changes the list drops the cache (P->cpt = 0) or calls this again */
+SAP_HD void SAPT(sapw_contactPoints)(SAPT(sapProblem)* P) {
+  P->cpt = (SAP_REAL*)0;
+  for (int i = 0; i < P->nc; i++)
+    for (int s = 0; s < 2; s++) P->cbody[2 * i + s] = SAPT(sapw_contactPointAt)(P, i, s, P->cptw + 6 * i + 3 * s);
+  P->cpt = P->cptw;
 }
 
 #include "sap_spin_t.h" /* the torsional and rolling rows of condim 4 and 6 */
@@ -327,15 +355,20 @@ SAP_HD void SAPT(sapw_generalizedImpulse)(const SAPT(sapProblem)* P, const SAP_R
  * coincide from their first common dof up to the root. */
 SAP_HD int SAPT(sapw_contactChain)(const SAPT(sapProblem)* P, int i) {
   const sapModel* m = P->m;
-  int n = 0, n1 = 0;
+  int n = 0, n1 = 0, t1 = -1;
   for (int s = 1; s >= 0; s--) {
     int b = m->geom_bodyid[P->con_geom[2 * i + s]];
     for (int j = sapw_bodyLastDof(m, b); j >= 0; j = m->dof_parentid[j]) {
-      int shared = 0;  // side 0 meets side 1's chain: the rest is listed already
-      for (int k = 0; k < n1 && !shared; k++) shared = P->chain[k] == j;
-      if (!shared) P->chain[n++] = j;
+      /* side 0 meets side 1's chain (only in side 1's tree): the rest of its root path is
+         side 1's, listed already */
+      int shared = 0;
+      if (s == 0 && m->body_rootid[m->dof_bodyid[j]] == t1)
+        for (int k = 0; k < n1 && !shared; k++) shared = P->chain[k] == j;
+      if (shared) break;
+      P->chain[n++] = j;
     }
     n1 = n;
+    if (n > 0) t1 = m->body_rootid[m->dof_bodyid[P->chain[0]]];  // side 1's tree (its root body)
   }
   return n;
 }

@@ -397,6 +397,7 @@ SAP_HD void SAPT(sapw_solveWorldIslands)(const sapModel* m, const sapData* d, in
   const double* vstar = d->vstar + (long)w * nv;
   SAPT(sapProblem) P;
   SAPT(sapw_worldProblem)(m, d, w, prm, &P);
+  SAPT(sapw_contactPoints)(&P);
   for (int k = 0; k < P.cd * nv; k++) P.rows[k] = 0;
   // constraints: contacts, then drives, then limits, then dry friction, then equalities
   for (int i = 0; i < P.nc; i++) SAPT(sapw_buildContact)(m, d, w, i, prm, &P);
@@ -524,6 +525,8 @@ SAP_HD void SAPT(sapw_solveWorldScreened)(const sapModel* m, const sapData* d, i
   int promoted = 0, na = 0;
   for (int round = 0;; round++) {
     na = SAPT(sapw_screenRows)(d, w, &P, n, act, slot, cg, cp, cf, cpar0);
+    P.nc = n;  // every compact row's points: the verification reads rows na .. n - 1
+    SAPT(sapw_contactPoints)(&P);
     P.nc = na;
     P.nisl = 0;
     none = P.nc + P.ns == 0;

@@ -1098,7 +1098,7 @@ static void plainList(sapSim* s, sapSim* t, int w) {
   t->d.world_flags[w] = s->d.world_flags[w];
   sapModel view;
   sapw_collideWorld(sapw_worldView(t->m, w, &view), &t->d, w,
-                    t->opt.boundary_pose_precision == SAP_FP64, NULL, NULL);
+                    t->opt.boundary_pose_precision == SAP_FP64, NULL, NULL, NULL);
 }
 
 /* the same drop record (min phi / (1 + mu), max taud of the dropped) and overflow flag */

@@ -594,6 +594,8 @@ typedef struct { unsigned char* p; long bytes; int elem; } CarveArr;  /* elem: e
     a[n++] = (CarveArr){(unsigned char*)(P)->loop, (long)sizeof(*(P)->loop), 8};                                \
     a[n++] = (CarveArr){(unsigned char*)(P)->adof, 4L * nv, 4};                                                 \
     a[n++] = (CarveArr){(unsigned char*)(P)->abody, 4L * nbody, 4};                                             \
+    a[n++] = (CarveArr){(unsigned char*)(P)->cptw, (R) * 6 * c, (R)};                                          \
+    a[n++] = (CarveArr){(unsigned char*)(P)->cbody, 4L * 2 * c, 4};                                             \
     if (nhalf) a[n++] = (CarveArr){(unsigned char*)(P)->half, 8L * nhalf, 8};                                   \
   } while (0)
 
