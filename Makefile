@@ -4,7 +4,7 @@
 CC      ?= gcc
 NVCC    ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 BUILD   ?= build
-OPT     ?= -O2
+OPT     ?= -O3
 # MuJoCo 4.0's C library (compiler and test oracle), unpacked from the pinned
 # mujoco-core wheel by `make deps` into MJ_DIR; linked by file name with an rpath
 MJ_VERSION := 4.0.0

@@ -403,7 +403,7 @@ SAP_HD int sapw_conGet(const sapModel* m, const sapConSrc* src, int k, sapConRec
       c->pos[j] = 0.5 * (x[j] + x[3 + j]);
       n[j] = fr[6 + j];
     }
-    double g[SAP_CDIM_MAX];
+    double g[SAP_CDIM_MAX] = {0, 0, 0, 0, 0, 0};  // cd >= 3 rows written
     sapw_sensorContactForce(m, d, S, src->sc, ci, k, g);
     for (int j = 0; j < 3; j++) f[j] = fr[j] * g[0] + fr[3 + j] * g[1] + fr[6 + j] * g[2];
     for (int r = 3; r < S->cd; r++) {

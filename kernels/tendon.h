@@ -281,7 +281,7 @@ SAP_HD double sapt_wrap(double* wpnt, const double* x0, const double* x1, const 
     sd[0] *= radius;
     sd[1] *= radius;
   }
-  double wlen, pnt[4];
+  double wlen, pnt[4] = {0, 0, 0, 0};  // written by the wrap whenever wlen >= 0
   if (side && sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]) < radius) wlen = sapt_wrapInside(pnt, d, radius);
   else wlen = sapt_wrapCircle(pnt, d, side ? sd : (const double*)0, radius);
   if (wlen < 0) return -1;

@@ -487,6 +487,28 @@ static void test_bad_names(void) {
   CHECK(r.rc != 0 && strstr(r.err, "needs newton_loop=while or fixed") && r.out[0] == 0,
         "a --vary combination that cannot run: rc %d, message %s", r.rc, r.err);
   free_run(&r);
+  /* --vary text that would have been cut or dropped silently before: refused, naming why */
+  {
+    char cmd[4096], list[3000];
+    int o = 0;
+    for (int k = 0; k < 17; k++) o += snprintf(list + o, sizeof(list) - o, "%sthreads=%d", k ? "," : "", k + 1);
+    snprintf(cmd, sizeof(cmd), "bench " SCENE " --worlds 1 --steps 2 --vary %s", list);
+    r = run_cli(cmd);
+    CHECK(r.rc != 0 && strstr(r.err, "more than 16 variants") && r.out[0] == 0,
+          "17 variants: rc %d, message %s", r.rc, r.err);
+    free_run(&r);
+    o = snprintf(list, sizeof(list), "threads=1");
+    for (int k = 0; k < 40; k++) o += snprintf(list + o, sizeof(list) - o, "+threads=1");  // 409 characters
+    snprintf(cmd, sizeof(cmd), "bench " SCENE " --worlds 1 --steps 2 --vary %s", list);
+    r = run_cli(cmd);
+    CHECK(r.rc != 0 && strstr(r.err, "variant 1 is 409 characters long (at most 255)") && r.out[0] == 0,
+          "a 409-character variant: rc %d, message %s", r.rc, r.err);
+    free_run(&r);
+    r = run_cli("bench " SCENE " --worlds 1 --steps 2 --vary custom,cusolver");
+    CHECK(r.rc != 0 && strstr(r.err, "needs key=value") && r.out[0] == 0,
+          "a variant without a key: rc %d, message %s", r.rc, r.err);
+    free_run(&r);
+  }
   r = run_cli("ablate " SCENE " --steps 2 --set weight_mode=heavy");
   CHECK(r.rc != 0 && strstr(r.err, "diag_delassus"), "bad override value: rc %d, message %s",
         r.rc, r.err);

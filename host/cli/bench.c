@@ -17,7 +17,11 @@
 #endif
 
 #include "cli.h"
+
 #include "json.h"
+
+/* the longest --vary variant (key=value pairs joined by +), with its terminating 0 */
+#define SAP_VARIANT_LEN 256
 
 static double now_s(void) {
   struct timespec t;
@@ -87,7 +91,7 @@ static void progress(const sapCli* cli, int done, int total, const char* what) {
 typedef struct {
   double steps_per_s, mj_steps_per_s;
   sapIterStats it;
-  char preset[16], ls[16], variant[96];
+  char preset[16], ls[16], variant[SAP_VARIANT_LEN];
   int nworld;
 } sapBenchRow;
 
@@ -268,7 +272,7 @@ static int bench_one(const sapCli* cli, const sapModel* m, const sapOptions* opt
   row->it = r.it;
   snprintf(row->preset, sizeof(row->preset), "%s", sapo_valueName("preset", o->preset));
   snprintf(row->ls, sizeof(row->ls), "%s", sapo_valueName("line_search", o->line_search));
-  snprintf(row->variant, sizeof(row->variant), "%.95s", variant);
+  snprintf(row->variant, sizeof(row->variant), "%.*s", SAP_VARIANT_LEN - 1, variant);  // parse_variants bounds it
   rc = 0;
   goto done;
 fail:
@@ -288,22 +292,37 @@ static int split(char* text, char** out, int max) {
 
 /* --vary: comma-separated variants, each key=value pairs joined by '+'; a value without a key
  * takes the last key named ("linear_solver=custom,cusolver"). Writes up to max variants of
- * at most 95 characters; returns the count, 0 when there is no --vary, -1 on bad text */
-static int parse_variants(const char* spec, char (*out)[96], int max) {
+ * at most SAP_VARIANT_LEN - 1 characters; returns the count, 0 when there is no --vary, -1 on
+ * bad text (err says why: no key, too many variants, one too long; nothing is cut silently) */
+static int parse_variants(const char* spec, char (*out)[SAP_VARIANT_LEN], int max, char* err, size_t nerr) {
   if (!spec) return 0;
   char buf[1024], key[64] = "";
+  if (strlen(spec) >= sizeof(buf)) {
+    snprintf(err, nerr, "the list is %zu characters long (at most %zu)", strlen(spec), sizeof(buf) - 1);
+    return -1;
+  }
   snprintf(buf, sizeof(buf), "%s", spec);
-  char* tok[16];
-  int n = split(buf, tok, max < 16 ? max : 16);
+  char* tok[17];
+  int lim = max < 16 ? max : 16, n = split(buf, tok, lim + 1);
+  if (n > lim) {
+    snprintf(err, nerr, "more than %d variants", lim);
+    return -1;
+  }
   for (int i = 0; i < n; i++) {
+    int len;
     if (strchr(tok[i], '=')) {
-      snprintf(out[i], 96, "%s", tok[i]);
+      len = snprintf(out[i], SAP_VARIANT_LEN, "%s", tok[i]);
       const char* last = strrchr(tok[i], '+') ? strrchr(tok[i], '+') + 1 : tok[i];
       int k = (int)(strchr(last, '=') - last);
       snprintf(key, sizeof(key), "%.*s", k < 63 ? k : 63, last);
     } else if (key[0]) {
-      snprintf(out[i], 96, "%s=%s", key, tok[i]);
+      len = snprintf(out[i], SAP_VARIANT_LEN, "%s=%s", key, tok[i]);
     } else {
+      snprintf(err, nerr, "the first variant needs key=value");
+      return -1;
+    }
+    if (len >= SAP_VARIANT_LEN) {
+      snprintf(err, nerr, "variant %d is %d characters long (at most %d)", i + 1, len, SAP_VARIANT_LEN - 1);
       return -1;
     }
   }
@@ -312,8 +331,8 @@ static int parse_variants(const char* spec, char (*out)[96], int max) {
 
 /* apply one variant's pairs to o */
 static int apply_variant(sapOptions* o, const char* variant) {
-  char buf[96];
-  snprintf(buf, sizeof(buf), "%s", variant);
+  char buf[SAP_VARIANT_LEN];
+  snprintf(buf, sizeof(buf), "%.*s", SAP_VARIANT_LEN - 1, variant);  // parse_variants bounds it
   for (char *save = NULL, *t = strtok_r(buf, "+", &save); t; t = strtok_r(NULL, "+", &save))
     if (sap_optionsSetPair(o, t) != SAP_OK) return 1;
   return 0;
@@ -334,10 +353,10 @@ int sapcli_benchMain(sapCli* cli) {
   char *plist[8], *llist[8];
   int np = split(presets, plist, 8), nl = split(lss, llist, 8);
 
-  char vlist[16][96];
-  int nv = parse_variants(cli->vary, vlist, 16);
+  char vlist[16][SAP_VARIANT_LEN], why[128];
+  int nv = parse_variants(cli->vary, vlist, 16, why, sizeof(why));
   if (nv < 0) {
-    fprintf(stderr, "sapsim: --vary '%s': the first variant needs key=value\n", cli->vary);
+    fprintf(stderr, "sapsim: --vary '%s': %s\n", cli->vary, why);
     return 1;
   }
   if (nv == 0) {
