@@ -28,15 +28,6 @@ static void random_state(const mjModel* mj, double qr, double vr, double* qpos, 
   for (int i = 0; i < mj->na; i++) act[i] = check_uniform(-1.2, 1.2);
 }
 
-/* the state of world w into MuJoCo */
-static void to_mujoco(const mjModel* mj, mjData* md, const double* qpos, const double* qvel, const double* ctrl,
-                      const double* act) {
-  memcpy(md->qpos, qpos, sizeof(double) * mj->nq);
-  memcpy(md->qvel, qvel, sizeof(double) * mj->nv);
-  memcpy(md->ctrl, ctrl, sizeof(double) * mj->nu);
-  memcpy(md->act, act, sizeof(double) * mj->na);
-}
-
 /* qfrc_actuator of the free-motion stage (explicit laws) and the actuator sensors at random
  * states of the zoo, against mj_forward: joint positions over several muscle length-curve
  * pieces and velocities over the force-velocity pieces */
@@ -65,7 +56,7 @@ static void test_forces_random_states(void) {
     double pv[NWORLD * 32];
     CHECK_OK(sap_get(s, SAP_FIELD_SENSORDATA, NULL, NWORLD, pv));
     for (int w = 0; w < NWORLD; w++) {
-      to_mujoco(mj, md, qpos + w * nq, qvel + w * nv, ctrl + w * nu, act + w * na);
+      fx_mjSetState(mj, md, qpos + w * nq, qvel + w * nv, ctrl + w * nu, act + w * na);
       mj_forward(mj, md);
       double scale = 1;
       for (int i = 0; i < nv; i++) scale = fmax(scale, fabs(md->qfrc_actuator[i]));
@@ -83,7 +74,7 @@ static void test_forces_random_states(void) {
     CHECK_OK(sap_step(s, 1));
     CHECK_OK(sap_get(s, SAP_FIELD_SENSORDATA, NULL, NWORLD, sens));
     for (int w = 0; w < NWORLD; w++) {
-      to_mujoco(mj, md, qpos + w * nq, qvel + w * nv, ctrl + w * nu, act + w * na);
+      fx_mjSetState(mj, md, qpos + w * nq, qvel + w * nv, ctrl + w * nu, act + w * na);
       mj_forward(mj, md);
       for (int i = 0; i < mj->nsensor; i++) {
         int t = mj->sensor_type[i], a = mj->sensor_adr[i];
@@ -123,8 +114,7 @@ static void trajectory(const char* scene, const char* label, int nstep, int key)
     CHECK_OK(sap_get(s, SAP_FIELD_ACT, NULL, NWORLD, act));
     CHECK_OK(sap_get(s, SAP_FIELD_QPOS, NULL, NWORLD, qpos));
     for (int w = 0; w < NWORLD; w++) {
-      memcpy(md[w]->ctrl, ctrl + w * nu, sizeof(double) * nu);
-      mj_step(mj, md[w]);
+      fx_mjStepAt(mj, md[w], NULL, NULL, ctrl + w * nu);
       for (int i = 0; i < na; i++) {
         worst_act = fmax(worst_act, fabs(act[w * na + i] - md[w]->act[i]));
         span = fmax(span, fabs(md[w]->act[i]));

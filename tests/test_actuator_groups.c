@@ -45,8 +45,7 @@ static void test_lockstep(void) {
     CHECK_OK(sap_get(s, SAP_FIELD_ACT, NULL, NW, a));
     CHECK_OK(sap_get(s, SAP_FIELD_SENSORDATA, NULL, NW, sens));
     for (int w = 0; w < NW; w++) {
-      memcpy(md[w]->ctrl, ctrl + w * nu, sizeof(double) * nu);
-      mj_step(mj, md[w]);
+      fx_mjStepAt(mj, md[w], NULL, NULL, ctrl + w * nu);
       double frc[16];  // actuatorfrc and jointactuatorfrc: the step's (after mj_step); the rest at the new state
       memcpy(frc, md[w]->sensordata, sizeof(double) * ns);
       mj_forward(mj, md[w]);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fixture.h"
+#include "fixture_mj.h"
 #include "mujoco/mujoco.h"
 #include "sim.h"
 
@@ -37,9 +38,7 @@ static void near_state(const mjModel* mj, double* qpos, double* qvel, double* ct
 
 static void test_qfrc_against_mujoco(void) {
   const char* path = "scenes/adhesion.xml";
-  char err[1000];
-  mjModel* mj = mj_loadXML(path, NULL, err, sizeof(err));
-  CHECK(mj != NULL, "%s: %s", path, err);
+  mjModel* mj = fx_mjModel(path);
   if (!mj) return;
   mjData* md = mj_makeData(mj);
   sapSim* s = fx_sim(path, NSTATE, "preset=approx64");
@@ -59,10 +58,7 @@ static void test_qfrc_against_mujoco(void) {
   int touching[8] = {0}, worst_w = -1;
   double worst = 0;
   for (int w = 0; w < NSTATE; w++) {
-    memcpy(md->qpos, qpos + w * nq, sizeof(double) * nq);
-    memcpy(md->qvel, qvel + w * nv, sizeof(double) * nv);
-    memcpy(md->ctrl, ctrl + w * nu, sizeof(double) * nu);
-    mj_forward(mj, md);
+    fx_mjForwardAt(mj, md, qpos + w * nq, qvel + w * nv, ctrl + w * nu);
     for (int u = 0; u < nu && u < 8; u++) {
       if (mj->actuator_trntype[u] != mjTRN_BODY) continue;
       int b = mj->actuator_trnid[2 * u], n = 0;

@@ -46,10 +46,7 @@ static void test_random_states(void) {
     memcpy(qfrc, d->qfrc_actuator, sizeof(double) * NW * nv);
     CHECK_OK(sap_get(s, SAP_FIELD_QPOS, NULL, NW, qpos));  // as set: sap_set keeps the quaternions' norms
     for (int w = 0; w < NW; w++) {
-      memcpy(md->qpos, qpos + w * nq, sizeof(double) * nq);
-      memcpy(md->qvel, qvel + w * nv, sizeof(double) * nv);
-      memcpy(md->ctrl, ctrl + w * nu, sizeof(double) * nu);
-      mj_forward(mj, md);
+      fx_mjForwardAt(mj, md, qpos + w * nq, qvel + w * nv, ctrl + w * nu);
       for (int u = 0; u < nu; u++) {
         double len, vel;
         sapw_actuatorLength_f64(s->m, qpos + w * nq, qvel + w * nv, (const sapTenFrames_f64*)0, u, &len, &vel);
@@ -69,10 +66,7 @@ static void test_random_states(void) {
     CHECK_OK(sap_step(s, 1));
     CHECK_OK(sap_get(s, SAP_FIELD_SENSORDATA, NULL, NW, sens));
     for (int w = 0; w < NW; w++) {
-      memcpy(md->qpos, qpos + w * nq, sizeof(double) * nq);
-      memcpy(md->qvel, qvel + w * nv, sizeof(double) * nv);
-      memcpy(md->ctrl, ctrl + w * nu, sizeof(double) * nu);
-      mj_forward(mj, md);
+      fx_mjForwardAt(mj, md, qpos + w * nq, qvel + w * nv, ctrl + w * nu);
       for (int i = 0; i < mj->nsensor; i++) {
         int a = mj->sensor_adr[i];
         if (mj->sensor_type[i] == mjSENS_ACTUATORFRC)

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "fixture.h"
+#include "fixture_mj.h"
 #include "sap_solve.h"
 #include "sim.h"
 
@@ -126,12 +127,8 @@ static void test_rows_mujoco(void) {
   double worst = 0;
   for (int k = 0; k < 240; k++) {
     rand_state(mj, k, 1, q, v);
-    memcpy(md->qpos, q, sizeof(double) * nq);
-    memcpy(md->qvel, v, sizeof(double) * nv);
-    memcpy(mdw->qpos, q, sizeof(double) * nq);
-    memcpy(mdw->qvel, v, sizeof(double) * nv);
-    mj_forward(mj, md);
-    mj_forward(mjw, mdw);
+    fx_mjForwardAt(mj, md, q, v, NULL);
+    fx_mjForwardAt(mjw, mdw, q, v, NULL);
     for (int j = 0; j < mj->njnt; j++) {
       if (mj->jnt_type[j] != mjJNT_BALL) continue;
       const double* qj = q + mj->jnt_qposadr[j];
@@ -207,9 +204,7 @@ static void test_solver_rows_sensors(void) {
     CHECK_OK(sap_set(s, SAP_FIELD_QVEL, NULL, 1, v));
     CHECK_OK(sap_get(s, SAP_FIELD_QPOS, NULL, 1, q));  // normalized
     // the position/velocity sensors of the state against MuJoCo's
-    memcpy(md->qpos, q, sizeof(double) * nq);
-    memcpy(md->qvel, v, sizeof(double) * nv);
-    mj_forward(mj, md);
+    fx_mjForwardAt(mj, md, q, v, NULL);
     for (int i = 0; i < mj->nsensor; i++) {
       int t = mj->sensor_type[i];
       if (t != mjSENS_JOINTLIMITPOS && t != mjSENS_JOINTLIMITVEL) continue;
@@ -221,8 +216,7 @@ static void test_solver_rows_sensors(void) {
     CHECK_OK(sap_step(s, 1));
     memcpy(s->d.qpos, q, sizeof(double) * nq);
     memcpy(s->d.qvel, v, sizeof(double) * nv);
-    memcpy(mdw->qpos, q, sizeof(double) * nq);
-    mj_forward(mjw, mdw);
+    fx_mjForwardAt(mjw, mdw, q, NULL, NULL);
     sapProblem_f64 P;
     sapw_worldProblem_f64(m, &s->d, 0, &prm, &P);
     int ns = sapw_buildLimits_f64(m, &s->d, 0, &prm, &P, 0);
@@ -360,9 +354,7 @@ static void test_rest_on_cone(void) {
   const char* joint[2] = {"cone", "cone2"};
   const double tilt[2] = {1.1, 2.0}, mass[2] = {1.2, 0.8}, len[2] = {0.5, 0.4}, g = 9.81;
   const double tiltaxis[2][3] = {{1, 0, 0}, {0.6, 0.8, 0}};
-  char err[1000] = "";
-  mjModel* mj = mj_loadXML(SCENE, NULL, err, sizeof(err));
-  CHECK(mj != NULL, "%s", err);
+  mjModel* mj = fx_mjModel(SCENE);
   if (!mj) return;
   mjData* md = mj_makeData(mj);
   int nq = mj->nq, nv = mj->nv, nw = 4;
@@ -390,8 +382,7 @@ static void test_rest_on_cone(void) {
     }
   }
   // MuJoCo 4 from world 0's start
-  memcpy(md->qpos, q, sizeof(double) * nq);
-  memcpy(md->qvel, v, sizeof(double) * nv);
+  fx_mjSetState(mj, md, q, v, NULL, NULL);
   for (int i = 0; i < NREST; i++) mj_step(mj, md);
   for (int pr = 0; pr < 3; pr++) {
     sapSim* s = fx_sim(SCENE, nw, pr == 0 ? "preset=approx64" : pr == 1 ? "preset=approx32" : "preset=drake");
@@ -448,9 +439,7 @@ static void test_rest_on_cone(void) {
  * start inside a cone and end past it (MuJoCo's row exists only from dist < margin on, so these
  * are crossings within one step, like sapsim's window misses) with their largest excess */
 static double mj_limitRun(int* ncross, double* cross) {
-  char err[1000] = "";
-  mjModel* mj = mj_loadXML(SCENE, NULL, err, sizeof(err));
-  CHECK(mj != NULL, "%s", err);
+  mjModel* mj = fx_mjModel(SCENE);
   if (!mj) return 0;
   mjData* md[4];
   double worst = -INFINITY;

@@ -77,10 +77,7 @@ static void compare_state(const char* name, const mjModel* mj, mjData* md, sapSi
     for (int i = 0; i < nworld * size[k]; i++) got[i] = NAN;  /* poison */
     CHECK(sap_get(s, f[k], NULL, nworld, got) == SAP_OK, "%s: sap_get %s: %s", name, sap_fieldName(f[k]), sap_lastError());
     for (int w = 0; w < nworld; w++) {
-      mju_copy(md->qpos, q + (size_t)w * mj->nq, mj->nq);
-      mju_copy(md->qvel, v + (size_t)w * nv, nv);
-      mju_copy(md->ctrl, u + (size_t)w * mj->nu, mj->nu);
-      mj_forward(mj, md);
+      fx_mjForwardAt(mj, md, q + (size_t)w * mj->nq, v + (size_t)w * nv, u + (size_t)w * mj->nu);
       const double* want = k == 0 ? md->cvel : k == 1 ? md->cinert : k == 2 ? md->subtree_com : md->qfrc_actuator;
       double e = rel_err(got + (size_t)w * size[k], want, size[k]);
       worst[k] = fmax(worst[k], e);

@@ -18,6 +18,7 @@
 #include <mujoco/mujoco.h>
 
 #include "fixture.h"
+#include "fixture_mj.h"
 #include "kernels.h"
 #include "sim.h"
 
@@ -219,10 +220,7 @@ static void free_motion_scene(const char* path) {
     edit_mujoco(mw, s, w);
     mjData* dw = mj_makeData(mw);
     mj_setConst(mw, dw);  /* MuJoCo's constants derived from the edited masses (dof_M0, ...) */
-    memcpy(dw->qpos, qpos + w * nq, sizeof(double) * nq);
-    memcpy(dw->qvel, qvel + w * nv, sizeof(double) * nv);
-    if (nu) memcpy(dw->ctrl, ctrl + w * nu, sizeof(double) * nu);
-    mj_forward(mw, dw);
+    fx_mjForwardAt(mw, dw, qpos + w * nq, qvel + w * nv, ctrl + w * nu);
     mj_fullM(mw, dw, M);
     /* the overridden worlds differ from the plain batch; the others are it, bit for bit */
     int same = !memcmp(d->vstar + w * nv, dp->vstar + w * nv, sizeof(double) * nv) &&

@@ -78,10 +78,7 @@ static void drive_steps(const char* scene, int nstep, double qs) {
     sapc_sensorSolveInfo(s, &S);
     for (int w = 0; w < NW; w++) {
       /* MuJoCo at the start state: moments, explicit actuator forces */
-      memcpy(md->qpos, q0 + w * nq, sizeof(double) * nq);
-      memcpy(md->qvel, v0 + w * nv, sizeof(double) * nv);
-      memcpy(md->ctrl, ctrl + w * nu, sizeof(double) * nu);
-      mj_forward(mj, md);
+      fx_mjForwardAt(mj, md, q0 + w * nq, v0 + w * nv, ctrl + w * nu);
       mju_sparse2dense(dense, md->actuator_moment, nu, nv, md->moment_rownnz, md->moment_rowadr, md->moment_colind);
       const unsigned char* sc = d->scratch + (long)w * d->nscratch;
       int nc = d->ncon[w] < d->ncon_max ? d->ncon[w] : d->ncon_max;
@@ -104,11 +101,9 @@ static void drive_steps(const char* scene, int nstep, double qs) {
         span_f = fmax(span_f, fabs(want));
       }
       /* MuJoCo's Euler step under qfrc_applied = qfrc_actuator reaches sapsim's velocity */
-      memcpy(mdz->qpos, q0 + w * nq, sizeof(double) * nq);
-      memcpy(mdz->qvel, v0 + w * nv, sizeof(double) * nv);
       memcpy(mdz->qfrc_applied, qfrc + w * nv, sizeof(double) * nv);
       mju_zero(mdz->ctrl, nu);
-      mj_step(mz, mdz);
+      fx_mjStepAt(mz, mdz, q0 + w * nq, v0 + w * nv, NULL);
       for (int j = 0; j < nv; j++) {
         CHECK_CLOSE(v1[w * nv + j], mdz->qvel[j], 1e-10, 1e-10, "%s step %d world %d: qvel[%d]", scene, k, w, j);
         wdyn = fmax(wdyn, fabs(v1[w * nv + j] - mdz->qvel[j]) / (1 + fabs(mdz->qvel[j])));

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fixture.h"
+#include "fixture_mj.h"
 #include "integrate.h"
 #include "kernels.h"
 #include "sim.h"
@@ -46,9 +47,7 @@ static void random_state(const mjModel* mj, double* qpos, double* qvel, double* 
 
 /* run sapsim's kinematics + free motion for NWORLD random states and compare */
 static void check_scene(const char* path, int precision) {
-  char err[1000];
-  mjModel* mj = mj_loadXML(path, NULL, err, sizeof(err));
-  CHECK(mj != NULL, "%s: %s", path, err);
+  mjModel* mj = fx_mjModel(path);
   if (!mj) return;
   mjData* md = mj_makeData(mj);
   sapModel* m = NULL;
@@ -91,10 +90,7 @@ static void check_scene(const char* path, int precision) {
   double tol = precision == SAP_FP64 ? 1e-10 : 2e-4;
   double* M = malloc(sizeof(double) * nv * nv);
   for (int w = 0; w < NWORLD; w++) {
-    memcpy(md->qpos, qpos + w * nq, sizeof(double) * nq);
-    memcpy(md->qvel, qvel + w * nv, sizeof(double) * nv);
-    if (nu) memcpy(md->ctrl, ctrl + w * nu, sizeof(double) * nu);
-    mj_forward(mj, md);
+    fx_mjForwardAt(mj, md, qpos + w * nq, qvel + w * nv, ctrl + w * nu);
     mj_fullM(mj, md, M);
     char what[256];
     snprintf(what, sizeof(what), "%s world %d xpos", path, w);
@@ -161,9 +157,7 @@ static void test_oracle_fp32(void) {
 static void test_free_motion_residual(void) {
   for (int mid = 0; mid < 2; mid++)
     for (int sc = 0; sc < NSCENE; sc++) {
-      char err[1000];
-      mjModel* mj = mj_loadXML(scenes[sc], NULL, err, sizeof(err));
-      CHECK(mj != NULL, "%s: %s", scenes[sc], err);
+      mjModel* mj = fx_mjModel(scenes[sc]);
       if (!mj) continue;
       mjData* md = mj_makeData(mj);
       sapSim* s = fx_sim(scenes[sc], 1, mid ? "contacts=0 device=cpu preset=approx64 integration=midpoint"
@@ -242,9 +236,7 @@ static const char* write_feature_scene(const char* flags) {
 static void check_features(const char* flags) {
   const char* path = write_feature_scene(flags);
   if (!path) return;
-  char err[1000];
-  mjModel* mj = mj_loadXML(path, NULL, err, sizeof(err));
-  CHECK(mj != NULL, "%s", err);
+  mjModel* mj = fx_mjModel(path);
   if (!mj) return;
   mjData* md = mj_makeData(mj);
   sapModel* m = NULL;
@@ -272,10 +264,7 @@ static void check_features(const char* flags) {
   sapc_freeMotion(s);
   const sapData* d = sap_data(s);
   for (int w = 0; w < NWORLD; w++) {
-    memcpy(md->qpos, qpos + w * nq, sizeof(double) * nq);
-    memcpy(md->qvel, qvel + w * nv, sizeof(double) * nv);
-    memcpy(md->ctrl, ctrl + w * nu, sizeof(double) * nu);
-    mj_forward(mj, md);
+    fx_mjForwardAt(mj, md, qpos + w * nq, qvel + w * nv, ctrl + w * nu);
     mj_fullM(mj, md, M);
     /* MuJoCo's damping, read off its damper force (diagonal): -qfrc_damper / qvel */
     const double* A = d->qA + (size_t)w * nv * nv;
@@ -315,9 +304,7 @@ static void test_model_features(void) {
 static void test_model_features_active(void) {
   const char* path = write_feature_scene("");
   if (!path) return;
-  char err[1000];
-  mjModel* mj = mj_loadXML(path, NULL, err, sizeof(err));
-  CHECK(mj != NULL, "%s", err);
+  mjModel* mj = fx_mjModel(path);
   if (!mj) return;
   mjData* md = mj_makeData(mj);
   md->ctrl[0] = 1;  /* motor: 3 x 1 N m clipped to 1.5 by j1's actuatorfrcrange */
@@ -422,9 +409,7 @@ static const char* GSHIFT_XML =
  * random states, velocities over decades and both pose precisions; v = 0 gives exact zeros */
 static void test_gravity_shift(void) {
   const char* path = fx_tempFile("gshift.xml", GSHIFT_XML);
-  char err[1000];
-  mjModel* mj = mj_loadXML(path, NULL, err, sizeof(err));
-  CHECK(mj != NULL, "%s", err);
+  mjModel* mj = fx_mjModel(path);
   if (!mj) return;
   mjData* md = mj_makeData(mj);
   int nq = mj->nq, nv = mj->nv;

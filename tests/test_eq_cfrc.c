@@ -145,14 +145,12 @@ static void oracle_scene(const char* scene, const char* name, const char* preset
     CHECK(sap_get(s, SAP_FIELD_CFRC_EXT, NULL, N, cf) == SAP_OK, "%s", sap_lastError());
     for (int w = 0; w < N; w++) {
       CHECK(sap_data(s)->ncon[w] == 0, "%s: %d contacts in world %d", name, sap_data(s)->ncon[w], w);
-      mju_copy(md->qpos, q + w * nq, nq);
-      mju_copy(md->qvel, v + w * nv, nv);
       mju_copy(md->xfrc_applied, xf + w * 6 * nb, 6 * nb);
       if (nmo) {
         mju_copy(md->mocap_pos, mp + 3 * w, 3);
         mju_copy(md->mocap_quat, mq + 4 * w, 4);
       }
-      mj_forward(mj, md);
+      fx_mjForwardAt(mj, md, q + w * nq, v + w * nv, NULL);
       int n = solve_rows(s, w, h, f, tag);
       mujoco_cfrc(mj, md, f, tag, n, 3.7, 0);
       const double* got = cf + w * 6 * nb;

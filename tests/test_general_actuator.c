@@ -35,14 +35,6 @@ static void random_state(const mjModel* mj, double qr, double vr, double* qpos, 
   for (int i = 0; i < mj->na; i++) act[i] = check_uniform(-1.5, 1.5);
 }
 
-static void to_mujoco(const mjModel* mj, mjData* md, const double* qpos, const double* qvel, const double* ctrl,
-                      const double* act) {
-  memcpy(md->qpos, qpos, sizeof(double) * mj->nq);
-  memcpy(md->qvel, qvel, sizeof(double) * mj->nv);
-  memcpy(md->ctrl, ctrl, sizeof(double) * mj->nu);
-  memcpy(md->act, act, sizeof(double) * mj->na);
-}
-
 /* qfrc_actuator (free motion, explicit laws) and the actuator sensors at 40 x 5 random
  * states over two decades of joint ranges and velocities, against mj_forward. mjw: MuJoCo
  * models per world (NULL: mj for every world) */
@@ -72,7 +64,7 @@ static int forces_at_random_states(sapSim* s, mjModel* mj, mjModel** mjw, const 
     CHECK_OK(sap_get(s, SAP_FIELD_SENSORDATA, NULL, NWORLD, sens));
     for (int w = 0; w < NWORLD; w++) {
       mjModel* mw = mjw ? mjw[w] : mj;
-      to_mujoco(mw, md, qpos + w * nq, qvel + w * nv, ctrl + w * nu, act + w * na);
+      fx_mjSetState(mw, md, qpos + w * nq, qvel + w * nv, ctrl + w * nu, act + w * na);
       mj_forward(mw, md);
       double scale = 1;
       for (int i = 0; i < nv; i++) scale = fmax(scale, fabs(md->qfrc_actuator[i]));
@@ -175,8 +167,7 @@ static void trajectory(const char* xml, const char* label, int nstep) {
     CHECK_OK(sap_get(s, SAP_FIELD_QPOS, NULL, NWORLD, qpos));
     if (na) CHECK_OK(sap_get(s, SAP_FIELD_ACT, NULL, NWORLD, act));
     for (int w = 0; w < NWORLD; w++) {
-      memcpy(md[w]->ctrl, ctrl + w * nu, sizeof(double) * nu);
-      mj_step(mj, md[w]);
+      fx_mjStepAt(mj, md[w], NULL, NULL, ctrl + w * nu);
       for (int i = 0; i < nq; i++) {
         worst_q = fmax(worst_q, fabs(qpos[w * nq + i] - md[w]->qpos[i]));
         span = fmax(span, fabs(md[w]->qpos[i]));

@@ -67,9 +67,7 @@ static void test_against_mujoco(void) {
   int npull = 0, ngap = 0, ncon = 0, nvalues = 0, worst_w = -1, pull_body[16] = {0};
   double worst = 0, seen[8];
   for (int w = 0; w < NSTATE; w++) {
-    memcpy(md->qpos, qpos + w * nq, sizeof(double) * nq);
-    memcpy(md->qvel, qvel + w * nv, sizeof(double) * nv);
-    mj_forward(mj, md);
+    fx_mjForwardAt(mj, md, qpos + w * nq, qvel + w * nv, NULL);
     /* every contact MuJoCo lists: sapsim lists as many of the pair with phi below the gap,
      * each with MuJoCo's adhesion; an in-gap one has dim 1 */
     for (int c = 0; c < md->ncon; c++) {

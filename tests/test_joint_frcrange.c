@@ -68,10 +68,7 @@ static void compare_forces(const char* path, int* lo, int* hi, int* scaled) {
     CHECK_OK(sap_step(s, 1));  // actuatorfrc and jointactuatorfrc of the start state
     if (ns) CHECK_OK(sap_get(s, SAP_FIELD_SENSORDATA, NULL, NWORLD, sens));
     for (int w = 0; w < NWORLD; w++) {
-      memcpy(md->qpos, qpos + w * nq, sizeof(double) * nq);
-      memcpy(md->qvel, qvel + w * nv, sizeof(double) * nv);
-      memcpy(md->ctrl, ctrl + w * nu, sizeof(double) * nu);
-      mj_forward(mj, md);
+      fx_mjForwardAt(mj, md, qpos + w * nq, qvel + w * nv, ctrl + w * nu);
       for (int i = 0; i < nv; i++) {
         CHECK_CLOSE(qfrc[w * nv + i], md->qfrc_actuator[i], 1e-12, 1e-12, "%s rep %d world %d dof %d", path, rep, w, i);
         worst = fmax(worst, fabs(qfrc[w * nv + i] - md->qfrc_actuator[i]));

@@ -51,10 +51,7 @@ static void test_random_states(void) {
     memcpy(qfrc, d->qfrc_actuator, sizeof(double) * NW * nv);
     CHECK_OK(sap_get(s, SAP_FIELD_QPOS, NULL, NW, qpos));
     for (int w = 0; w < NW; w++) {
-      memcpy(md->qpos, qpos + w * nq, sizeof(double) * nq);
-      memcpy(md->qvel, qvel + w * nv, sizeof(double) * nv);
-      memcpy(md->ctrl, ctrl + w * nu, sizeof(double) * nu);
-      mj_forward(mj, md);
+      fx_mjForwardAt(mj, md, qpos + w * nq, qvel + w * nv, ctrl + w * nu);
       mju_sparse2dense(dense, md->actuator_moment, nu, nv, md->moment_rownnz, md->moment_rowadr, md->moment_colind);
       for (int u = 0; u < nu; u++) {
         double len = NAN, vel = NAN, mom[MAXV] = {0};
@@ -113,10 +110,7 @@ static void test_lockstep(void) {
     CHECK_OK(sap_get(s, SAP_FIELD_QVEL, NULL, NW, v1));
     CHECK_OK(sap_get(s, SAP_FIELD_SENSORDATA, NULL, NW, sens));
     for (int w = 0; w < NW; w++) {
-      memcpy(md->qpos, q0 + w * nq, sizeof(double) * nq);
-      memcpy(md->qvel, v0 + w * nv, sizeof(double) * nv);
-      memcpy(md->ctrl, ctrl + w * nu, sizeof(double) * nu);
-      mj_step(mj, md);
+      fx_mjStepAt(mj, md, q0 + w * nq, v0 + w * nv, ctrl + w * nu);
       double frc[16];  // actuatorfrc: the step's force (after mj_step); pos/vel at the new state
       memcpy(frc, md->sensordata, sizeof(double) * ns);
       for (int i = 0; i < nv; i++) {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fixture.h"
+#include "fixture_mj.h"
 #include "kernels.h"
 #include "sim.h"
 
@@ -46,10 +47,8 @@ typedef struct {
 } pairOf;
 
 static int open_pair(pairOf* p, const char* path, int nworld, sapPreset preset, int contacts) {
-  char err[1000] = "";
   memset(p, 0, sizeof(*p));
-  p->mj = mj_loadXML(path, NULL, err, sizeof(err));
-  CHECK(p->mj != NULL, "%s: %s", path, err);
+  p->mj = fx_mjModel(path);
   CHECK(sap_loadModel(path, &p->m) == SAP_OK, "%s: %s", path, sap_lastError());
   if (!p->mj || !p->m) return 0;
   p->md = mj_makeData(p->mj);
@@ -184,11 +183,10 @@ static void check_kinematics(const char* path, sapPreset preset) {
 
   double tol = preset == SAP_PRESET_APPROX64 ? 1e-10 : 2e-5;
   for (int w = 0; w < NWORLD; w++) {
-    memcpy(md->qpos, qpos + w * nq, sizeof(double) * nq);
     memcpy(md->mocap_pos, mpos + w * 3 * nm, sizeof(double) * 3 * nm);
     memcpy(md->mocap_quat, mquat + w * 4 * nm, sizeof(double) * 4 * nm);
     mju_zero(md->qvel, nv);
-    mj_forward(mj, md);
+    fx_mjForwardAt(mj, md, qpos + w * nq, NULL, NULL);
     mj_fullM(mj, md, M);
     const double* want[] = {md->xpos, md->xquat, md->xmat, md->xipos, md->geom_xpos, md->geom_xmat,
                             md->xanchor, md->xaxis};

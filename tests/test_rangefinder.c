@@ -15,18 +15,12 @@
 #include <string.h>
 
 #include "check.h"
+#include "fixture_mj.h"
 #include "ray.h"
 #include "sensor.h"
 #include "sim.h"
 
 #define SCENE "scenes/rangefinder_zoo.xml"
-
-static mjModel* load_mj(void) {
-  char err[1000] = "";
-  mjModel* mj = mj_loadXML(SCENE, NULL, err, sizeof(err));
-  CHECK(mj != NULL, "%s: %s", SCENE, err);
-  return mj;
-}
 
 /* random unit quaternion */
 static void random_quat(double* q) {
@@ -118,7 +112,7 @@ static void require_coverage(const coverage* c, int need, const char* what) {
 /* ---- sapw_ray vs mj_ray ------------------------------------------------------------- */
 
 static void test_ray_oracle(void) {
-  mjModel* mj = load_mj();
+  mjModel* mj = fx_mjModel(SCENE);
   sapModel* m = NULL;
   CHECK(sap_loadModel(SCENE, &m) == SAP_OK, "%s", sap_lastError());
   if (!mj || !m) goto done;
@@ -252,7 +246,7 @@ static void aimed_state(const mjModel* mj, mjData* md, double* qpos, coverage* c
 
 static void check_sensors(const char* preset) {
   enum { NW = 4 };
-  mjModel* mj = load_mj();
+  mjModel* mj = fx_mjModel(SCENE);
   sapModel* m = NULL;
   sapSim* s = NULL;
   CHECK(sap_loadModel(SCENE, &m) == SAP_OK, "%s", sap_lastError());
@@ -276,8 +270,7 @@ static void check_sensors(const char* preset) {
     for (long i = 0; i < (long)NW * nd; i++) s->d.sensordata[i] = NAN;  // poison
     CHECK(sap_set(s, SAP_FIELD_QPOS, NULL, NW, q) == SAP_OK, "%s", sap_lastError());
     for (int w = 0; w < NW; w++) {
-      memcpy(md->qpos, q + w * nq, sizeof(double) * nq);
-      mj_forward(mj, md);
+      fx_mjForwardAt(mj, md, q + w * nq, NULL, NULL);
       const double* got = s->d.sensordata + (long)w * nd;
       for (int i = 0; i < mj->nsensor; i++) {
         const double* want = md->sensordata + mj->sensor_adr[i];
@@ -336,7 +329,7 @@ static void test_sensor_oracle_approx32(void) { check_sensors("approx32"); }
 
 /* stepping keeps the rule: after sap_step, the rangefinders describe the new state */
 static void test_after_steps(void) {
-  mjModel* mj = load_mj();
+  mjModel* mj = fx_mjModel(SCENE);
   sapModel* m = NULL;
   sapSim* s = NULL;
   CHECK(sap_loadModel(SCENE, &m) == SAP_OK, "%s", sap_lastError());
@@ -352,8 +345,7 @@ static void test_after_steps(void) {
   CHECK(sap_set(s, SAP_FIELD_QVEL, NULL, 2, v) == SAP_OK, "%s", sap_lastError());
   CHECK(sap_step(s, 150) == SAP_OK, "%s", sap_lastError());
   for (int w = 0; w < 2; w++) {
-    memcpy(md->qpos, s->d.qpos + (long)w * mj->nq, sizeof(double) * mj->nq);
-    mj_forward(mj, md);
+    fx_mjForwardAt(mj, md, s->d.qpos + (long)w * mj->nq, NULL, NULL);
     char what[64];
     snprintf(what, sizeof(what), "sensordata after steps, world %d", w);
     check_arrays(what, s->d.sensordata + (long)w * m->nsensordata, md->sensordata, m->nsensordata, 1e-12, 1e-12);

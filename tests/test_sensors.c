@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "fixture_mj.h"
 #include "sensor.h"
 #include "sim.h"
 
@@ -29,9 +30,7 @@ typedef struct {
 
 static int open_fixture(fixture* f, const char* path, const char* preset, int nworld, int contacts) {
   memset(f, 0, sizeof(*f));
-  char err[1000] = "";
-  f->mj = mj_loadXML(path, NULL, err, sizeof(err));
-  CHECK(f->mj != NULL, "%s: %s", path, err);
+  f->mj = fx_mjModel(path);
   if (!f->mj) return 0;
   f->md = mj_makeData(f->mj);
   sapStatus st = sap_loadModel(path, &f->m);
@@ -80,10 +79,7 @@ static void compare_stage(const fixture* f, int w, int acc, const int* skip, dou
 
 /* MuJoCo's state = sapsim world w's (qpos, qvel, ctrl, time) */
 static void to_mujoco(const fixture* f, int w, const double* qpos, const double* qvel) {
-  const sapModel* m = f->m;
-  memcpy(f->md->qpos, qpos, sizeof(double) * m->nq);
-  memcpy(f->md->qvel, qvel, sizeof(double) * m->nv);
-  memcpy(f->md->ctrl, f->s->d.ctrl + (size_t)w * m->nu, sizeof(double) * m->nu);
+  fx_mjSetState(f->mj, f->md, qpos, qvel, f->s->d.ctrl + (size_t)w * f->m->nu, NULL);
   f->md->time = f->s->d.time[w];
 }
 
@@ -358,9 +354,7 @@ static void test_servo_force(void) {
  * settle to the same static forces); then a slide dropped onto its lower limit, where every
  * step's force must be the stepped equation's f = M (v' - v) / h + M g of that one dof */
 static void test_limit_force(void) {
-  char err[1000];
-  mjModel* mj = mj_loadXML("scenes/limit_force.xml", NULL, err, sizeof(err));
-  CHECK(mj != NULL, "%s", err);
+  mjModel* mj = fx_mjModel("scenes/limit_force.xml");
   if (!mj) return;
   mjData* md = mj_makeData(mj);
   mj_resetDataKeyframe(mj, md, 0);
@@ -439,9 +433,7 @@ static void test_limit_force(void) {
  * equals mj_forward's, the acceleration-stage sensordata of a step equals mj_step's and every
  * history buffer equals mjData.history after the step; a reset in the middle (both reset) */
 static void test_sensor_history(void) {
-  char err[1000];
-  mjModel* mj = mj_loadXML("scenes/sensor_delay.xml", NULL, err, sizeof(err));
-  CHECK(mj != NULL, "%s", err);
+  mjModel* mj = fx_mjModel("scenes/sensor_delay.xml");
   if (!mj) return;
   mjData* md = mj_makeData(mj);
   sapModel* m = NULL;
@@ -464,14 +456,12 @@ static void test_sensor_history(void) {
       mj_resetData(mj, md);
     }
     /* MuJoCo at sapsim's state: the position/velocity sensors of the state */
-    mju_copy(md->qpos, s->d.qpos, mj->nq);
-    mju_copy(md->qvel, s->d.qvel, mj->nv);
     md->time = s->d.time[0];
     for (int u = 0; u < mj->nu; u++) {
       rng = rng * 1664525u + 1013904223u;
       s->d.ctrl[u] = md->ctrl[u] = 2.0 * ((rng >> 8) / 16777216.0) - 1.0;
     }
-    mj_forward(mj, md);
+    fx_mjForwardAt(mj, md, s->d.qpos, s->d.qvel, NULL);
     for (int i = 0; i < mj->nsensor; i++) {
       if (mj->sensor_needstage[i] == mjSTAGE_ACC) continue;
       for (int j = mj->sensor_adr[i]; j < mj->sensor_adr[i] + mj->sensor_dim[i]; j++)
@@ -544,9 +534,7 @@ static void test_ray_zone(void) {
 
 /* scenes/ant_sensors.xml (ant.xml plus an observation's sensors) against mj_forward */
 static void test_ant_scene(void) {
-  char err[1000] = "";
-  mjModel* mj = mj_loadXML("scenes/ant_sensors.xml", NULL, err, sizeof(err));
-  CHECK(mj != NULL, "%s", err);
+  mjModel* mj = fx_mjModel("scenes/ant_sensors.xml");
   if (!mj) return;
   mjData* md = mj_makeData(mj);
   sapModel* m = NULL;
@@ -568,11 +556,8 @@ static void test_ant_scene(void) {
     /* the sensors change nothing in the physics */
     CHECK(!memcmp(s->d.qpos, s0->d.qpos, sizeof(double) * 2 * m->nq), "ant_sensors moves unlike ant");
     for (int w = 0; w < 2; w++) {
-      memcpy(md->qpos, s->d.qpos + w * m->nq, sizeof(double) * m->nq);
-      memcpy(md->qvel, s->d.qvel + w * m->nv, sizeof(double) * m->nv);
-      memcpy(md->ctrl, s->d.ctrl + w * m->nu, sizeof(double) * m->nu);
       md->time = s->d.time[w];
-      mj_forward(mj, md);
+      fx_mjForwardAt(mj, md, s->d.qpos + w * m->nq, s->d.qvel + w * m->nv, s->d.ctrl + w * m->nu);
       /* pos/vel sensors: exact; motor forces (explicit ctrl law): exact too */
       check_arrays("ant sensordata", s->d.sensordata + w * m->nsensordata, md->sensordata, m->nsensordata,
                    1e-9, 1e-9);

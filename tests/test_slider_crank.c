@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fixture.h"
+#include "fixture_mj.h"
 #include "integrate.h"
 #include "kernels.h"
 #include "sim.h"
@@ -32,9 +33,7 @@ static int mj_broken(const mjModel* mj, const mjData* md, int u) {
 }
 
 static void test_random_states(void) {
-  char err[1000];
-  mjModel* mj = mj_loadXML(SCENE, NULL, err, sizeof(err));
-  CHECK(mj != NULL, "%s", err);
+  mjModel* mj = fx_mjModel(SCENE);
   sapSim* s = fx_sim(SCENE, NW, "preset=approx64 contacts=0 device=cpu");
   if (!mj || !s) return;
   mjData* md = mj_makeData(mj);
@@ -60,10 +59,7 @@ static void test_random_states(void) {
     sapc_kinematics(s);
     sapc_freeMotion(s);
     for (int w = 0; w < NW; w++) {
-      memcpy(md->qpos, qpos + w * nq, sizeof(double) * nq);
-      memcpy(md->qvel, qvel + w * nv, sizeof(double) * nv);
-      memcpy(md->ctrl, ctrl + w * nu, sizeof(double) * nu);
-      mj_forward(mj, md);
+      fx_mjForwardAt(mj, md, qpos + w * nq, qvel + w * nv, ctrl + w * nu);
       mju_sparse2dense(dense, md->actuator_moment, nu, nv, md->moment_rownnz, md->moment_rowadr,
                        md->moment_colind);
       sapTenFrames_f64 fr = {d->xpos + (long)w * 3 * s->m->nbody, d->xmat + (long)w * 9 * s->m->nbody,
@@ -116,9 +112,7 @@ static void test_random_states(void) {
 /* Euler lockstep against MuJoCo 4 (contacts off: every actuator, servos too, an explicit law as
  * in MuJoCo's Euler step): qpos and the sensors over 1000 steps with fresh random controls */
 static void test_lockstep(void) {
-  char err[1000];
-  mjModel* mj = mj_loadXML(SCENE, NULL, err, sizeof(err));
-  CHECK(mj != NULL, "%s", err);
+  mjModel* mj = fx_mjModel(SCENE);
   sapSim* s = fx_sim(SCENE, NW, "preset=approx64 contacts=0 integration=sap_euler");
   if (!mj || !s) return;
   mj->opt.integrator = mjINT_EULER;
@@ -134,8 +128,7 @@ static void test_lockstep(void) {
     CHECK_OK(sap_get(s, SAP_FIELD_QPOS, NULL, NW, qpos));
     CHECK_OK(sap_get(s, SAP_FIELD_SENSORDATA, NULL, NW, sens));
     for (int w = 0; w < NW; w++) {
-      memcpy(md[w]->ctrl, ctrl + w * nu, sizeof(double) * nu);
-      mj_step(mj, md[w]);
+      fx_mjStepAt(mj, md[w], NULL, NULL, ctrl + w * nu);
       // sapsim's actuatorfrc is the force the step applied (MuJoCo's after mj_step); its
       // actuatorpos/vel are read at the state the step reached (MuJoCo's after mj_forward)
       double pre[MAXV];

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "fixture.h"
+#include "fixture_mj.h"
 #include "sap_solve.h"
 #include "sim.h"
 
@@ -18,9 +19,7 @@
 #define NW 6
 
 static void test_jacobian_vs_mujoco(void) {
-  char err[1000];
-  mjModel* mj = mj_loadXML(SCENE, NULL, err, sizeof(err));
-  CHECK(mj != NULL, "%s", err);
+  mjModel* mj = fx_mjModel(SCENE);
   if (!mj) return;
   mjData* md = mj_makeData(mj);
   sapModel* m = fx_model(SCENE);
@@ -47,8 +46,7 @@ static void test_jacobian_vs_mujoco(void) {
   int idx[64];
   double val[64], worst_l = 0, worst_j = 0;
   for (int w = 0; w < NW; w++) {
-    memcpy(md->qpos, qpos + w * nq, sizeof(double) * nq);
-    mj_forward(mj, md);
+    fx_mjForwardAt(mj, md, qpos + w * nq, NULL, NULL);
     for (int t = 0; t < mj->ntendon; t++) {
       sapRow row = sapw_row(idx, val, 0, 64);
       int ok = 1;

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "fixture.h"
+#include "fixture_mj.h"
 #include "model.h"
 #include "sap_solve.h"
 #include "sim.h"
@@ -59,9 +60,7 @@ static void ten_row(const mjModel* mj, const mjData* md, int t, double* J) {
 
 static void test_mass_bias(void) {
   enum { NW = 200 };
-  char err[1000];
-  mjModel* mj = mj_loadXML(SCENE, NULL, err, sizeof(err));
-  CHECK(mj != NULL, "%s", err);
+  mjModel* mj = fx_mjModel(SCENE);
   if (!mj) return;
   mjModel* mj0 = mj_copyModel(NULL, mj);  // no tendon armature: the tendons' share of the bias
   for (int t = 0; t < mj0->ntendon; t++) mj0->tendon_armature[t] = 0;
@@ -85,12 +84,8 @@ static void test_mass_bias(void) {
   double worst_M = 0, worst_b = 0, worst_e = 0, worst_fd = 0, share = 0, share_min = INFINITY, dot_max = 0;
   const double eps = 1e-5;
   for (int w = 0; w < NW; w++) {
-    memcpy(md->qpos, qpos + w * nq, sizeof(double) * nq);
-    memcpy(md->qvel, qvel + w * nv, sizeof(double) * nv);
-    memcpy(md0->qpos, md->qpos, sizeof(double) * nq);
-    memcpy(md0->qvel, md->qvel, sizeof(double) * nv);
-    mj_forward(mj, md);
-    mj_forward(mj0, md0);
+    fx_mjForwardAt(mj, md, qpos + w * nq, qvel + w * nv, NULL);
+    fx_mjForwardAt(mj0, md0, qpos + w * nq, qvel + w * nv, NULL);
     mj_fullM(mj, md, M);
     /* A = M + h D, and e_kinetic = 1/2 v' M v */
     double scale = 0, vMv = 0;
@@ -180,9 +175,7 @@ static void test_mass_bias(void) {
  * velocities and the scalar joints' positions are MuJoCo's step (the quaternions' difference
  * is reported) */
 static void test_trajectory(void) {
-  char err[1000];
-  mjModel* mj = mj_loadXML(SCENE, NULL, err, sizeof(err));
-  CHECK(mj != NULL, "%s", err);
+  mjModel* mj = fx_mjModel(SCENE);
   if (!mj) return;
   mjData* md = mj_makeData(mj);
   mj_resetDataKeyframe(mj, md, 0);

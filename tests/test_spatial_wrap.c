@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "fixture.h"
+#include "fixture_mj.h"
 #include "sap_solve.h"
 #include "sim.h"
 
@@ -32,13 +33,6 @@
 #define SIDE "scenes/tendon_sidesite.xml"
 #define NW 64
 #define NREP 6
-
-static mjModel* mj_load(const char* path) {
-  char err[1000];
-  mjModel* mj = mj_loadXML(path, NULL, err, sizeof(err));
-  CHECK(mj != NULL, "%s: %s", path, err);
-  return mj;
-}
 
 /* random state of world w: hinges and slides inside their ranges widened by 20 %, unit
  * quaternions, velocities in [-2, 2], controls beyond their ranges, act in [0, 1] */
@@ -93,7 +87,7 @@ static void set_state(sapSim* s, const double* q, const double* v, const double*
 /* scene's tendons against MuJoCo at NW x NREP random states; the radius of geom `probe` moved
  * by 1e-6 must show */
 static void vs_mujoco(const char* scene, const char* probe) {
-  mjModel* mj = mj_load(scene);
+  mjModel* mj = fx_mjModel(scene);
   sapModel* m = fx_model(scene);
   sapSim* s = m ? fx_simModel(m, NW, "preset=approx64 contacts=0") : NULL;
   if (!mj || !s) return;
@@ -113,10 +107,7 @@ static void vs_mujoco(const char* scene, const char* probe) {
     sapc_freeMotion(s);  // cref, cdof, qfrc_passive, qfrc_actuator (drives explicit: no contacts)
     CHECK_OK(sap_get(s, SAP_FIELD_SENSORDATA, NULL, NW, sens));
     for (int w = 0; w < NW; w++) {
-      memcpy(md->qpos, q + w * nq, sizeof(double) * nq);
-      memcpy(md->qvel, v + w * nv, sizeof(double) * nv);
-      memcpy(md->ctrl, u + w * nu, sizeof(double) * nu);
-      memcpy(md->act, a + w * na, sizeof(double) * na);
+      fx_mjSetState(mj, md, q + w * nq, v + w * nv, u + w * nu, a + w * na);
       mj_forward(mj, md);
       for (int t = 0; t < nt; t++) {
         double len = sap_tenJ(m, d, w, t, J);
@@ -173,10 +164,7 @@ static void vs_mujoco(const char* scene, const char* probe) {
     CHECK_OK(sap_step(s, 1));
     CHECK_OK(sap_get(s, SAP_FIELD_SENSORDATA, NULL, NW, sens2));
     for (int w = 0; w < NW; w++) {
-      memcpy(md->qpos, q + w * nq, sizeof(double) * nq);
-      memcpy(md->qvel, v + w * nv, sizeof(double) * nv);
-      memcpy(md->ctrl, u + w * nu, sizeof(double) * nu);
-      memcpy(md->act, a + w * na, sizeof(double) * na);
+      fx_mjSetState(mj, md, q + w * nq, v + w * nv, u + w * nu, a + w * na);
       mj_forward(mj, md);
       for (int i = 0; i < mj->nsensor; i++) {
         int ad = mj->sensor_adr[i];
@@ -201,8 +189,7 @@ static void vs_mujoco(const char* scene, const char* probe) {
   m->geom_size[3 * g] *= 1 + 1e-6;
   double dmax = 0;
   for (int w = 0; w < NW; w++) {
-    memcpy(md->qpos, q + w * nq, sizeof(double) * nq);
-    mj_forward(mj, md);
+    fx_mjForwardAt(mj, md, q + w * nq, NULL, NULL);
     for (int t = 0; t < nt; t++) dmax = fmax(dmax, fabs(sap_tenJ(m, d, w, t, J) - md->ten_length[t]));
   }
   m->geom_size[3 * g] /= 1 + 1e-6;
@@ -344,7 +331,7 @@ static void test_wrap_direct(void) {
 
 /* J v against (L(q + e v) - L(q - e v)) / 2e, q moved along v by MuJoCo's mj_integratePos */
 static void finite_differences(const char* scene) {
-  mjModel* mj = mj_load(scene);
+  mjModel* mj = fx_mjModel(scene);
   sapSim* s = fx_sim(scene, 3 * NW, "preset=approx64 contacts=0");
   if (!mj || !s) return;
   const sapModel* m = sap_model(s);
@@ -387,7 +374,7 @@ static void finite_differences(const char* scene) {
  * limits off (no constraints on either side; MuJoCo's nefc must stay 0) */
 static void trajectory(const char* scene, int nstep) {
   if (!scene) return;
-  mjModel* mj = mj_load(scene);
+  mjModel* mj = fx_mjModel(scene);
   sapSim* s = fx_sim(scene, 8, "preset=approx64 contacts=0 integration=sap_euler");
   if (!mj || !s) return;
   mj->opt.disableflags |= mjDSBL_LIMIT;
@@ -409,8 +396,7 @@ static void trajectory(const char* scene, int nstep) {
     CHECK_OK(sap_get(s, SAP_FIELD_ACT, NULL, nw, act));
     CHECK_OK(sap_get(s, SAP_FIELD_QPOS, NULL, nw, qpos));
     for (int w = 0; w < nw; w++) {
-      memcpy(md[w]->ctrl, ctrl + w * nu, sizeof(double) * nu);
-      mj_step(mj, md[w]);
+      fx_mjStepAt(mj, md[w], NULL, NULL, ctrl + w * nu);
       nefc = md[w]->nefc > nefc ? md[w]->nefc : nefc;
       for (int i = 0; i < na; i++) wa = fmax(wa, fabs(act[w * na + i] - md[w]->act[i]));
       for (int i = 0; i < nq; i++) {
@@ -461,7 +447,7 @@ static void test_limit_friction(void) {
   double r = 0.05, g = 9.81, l = 0.4, qd;
   char xml[2048], ten[256];
   snprintf(xml, sizeof(xml), PEND_XML, "");
-  mjModel* mj = mj_load(fx_tempFile("pend.xml", xml));
+  mjModel* mj = fx_mjModel(fx_tempFile("pend.xml", xml));
   if (!mj) return;
   mjData* md = mj_makeData(mj);
   mj_forward(mj, md);

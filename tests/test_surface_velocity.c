@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "fixture.h"
+#include "fixture_mj.h"
 #include "mujoco/mujoco.h"
 #include "sap_solve.h"
 #include "sim.h"
@@ -44,9 +45,7 @@ static void near_state(const mjModel* mj, double* qpos, double* qvel) {
 }
 
 static void test_target_vs_mujoco(void) {
-  char err[1000];
-  mjModel* mj = mj_loadXML(SCENE, NULL, err, sizeof(err));
-  CHECK(mj != NULL, "%s: %s", SCENE, err);
+  mjModel* mj = fx_mjModel(SCENE);
   if (!mj) return;
   CHECK(mj->opt.cone == mjCONE_ELLIPTIC, "the scene's cone is elliptic (MuJoCo's rows are then n, t1, t2, spin)");
   mjData* md = mj_makeData(mj);
@@ -64,9 +63,7 @@ static void test_target_vs_mujoco(void) {
   int per_geom[16] = {0}, nspin = 0, nzero = 0;
   double worst = 0;
   for (int w = 0; w < NSTATE; w++) {
-    memcpy(md->qpos, qpos + w * nq, sizeof(double) * nq);
-    memcpy(md->qvel, qvel + w * nv, sizeof(double) * nv);
-    mj_forward(mj, md);
+    fx_mjForwardAt(mj, md, qpos + w * nq, qvel + w * nv, NULL);
     double* jv = mju_malloc(sizeof(double) * (md->nefc ? md->nefc : 1));
     mj_mulJacVec(mj, md, jv, md->qvel);
     for (int c = 0; c < md->ncon; c++) {
@@ -137,9 +134,8 @@ static int body_dof(const sapModel* m, mjModel* mj, const char* name) {
 }
 
 static void test_analytic_motions(const char* preset, double tol_ride) {
-  char err[1000], opts[64];
-  mjModel* mj = mj_loadXML(SCENE, NULL, err, sizeof(err));
-  CHECK(mj != NULL, "%s: %s", SCENE, err);
+  char opts[64];
+  mjModel* mj = fx_mjModel(SCENE);
   if (!mj) return;
   snprintf(opts, sizeof(opts), "preset=%s", preset);
   sapSim* s = fx_sim(SCENE, 1, opts);

@@ -17,15 +17,14 @@
 #include <string.h>
 
 #include "fixture.h"
+#include "fixture_mj.h"
 #include "sim.h"
 
 #define SCENE "scenes/tendon_armature.xml"
 
 static void test_mass_matrix(void) {
   enum { NW = 200 };
-  char err[1000];
-  mjModel* mj = mj_loadXML(SCENE, NULL, err, sizeof(err));
-  CHECK(mj != NULL, "%s", err);
+  mjModel* mj = fx_mjModel(SCENE);
   if (!mj) return;
   mjData* md = mj_makeData(mj);
   sapSim* s = fx_sim(SCENE, NW, "preset=approx64 contacts=0 device=cpu");
@@ -47,9 +46,7 @@ static void test_mass_matrix(void) {
   double worst = 0, worst_e = 0, coupling = 0;
   int f1a = mj->jnt_dofadr[mj_name2id(mj, mjOBJ_JOINT, "f1a")], f2a = mj->jnt_dofadr[mj_name2id(mj, mjOBJ_JOINT, "f2a")];
   for (int w = 0; w < NW; w++) {
-    memcpy(md->qpos, qpos + w * nq, sizeof(double) * nq);
-    memcpy(md->qvel, qvel + w * nv, sizeof(double) * nv);
-    mj_forward(mj, md);
+    fx_mjForwardAt(mj, md, qpos + w * nq, qvel + w * nv, NULL);
     mj_fullM(mj, md, M);
     double scale = 0, vMv = 0;
     for (int i = 0; i < nv * nv; i++) scale = fmax(scale, fabs(M[i]));
@@ -85,9 +82,7 @@ static void test_mass_matrix(void) {
 
 /* 1 s from the keyframe against MuJoCo's Euler, random controls held per step */
 static void test_trajectory(void) {
-  char err[1000];
-  mjModel* mj = mj_loadXML(SCENE, NULL, err, sizeof(err));
-  CHECK(mj != NULL, "%s", err);
+  mjModel* mj = fx_mjModel(SCENE);
   if (!mj) return;
   mjData* md = mj_makeData(mj);
   mj_resetDataKeyframe(mj, md, 0);

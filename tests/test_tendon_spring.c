@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "fixture.h"
+#include "fixture_mj.h"
 #include "sim.h"
 
 #define SCENE "scenes/tendon_spring.xml"
@@ -33,10 +34,8 @@ typedef struct {
 } States;
 
 static int states_open(States* t, const char* path, const char* opts, double range, int nw) {
-  char err[1000];
   memset(t, 0, sizeof(*t));
-  t->mj = mj_loadXML(path, NULL, err, sizeof(err));
-  CHECK(t->mj != NULL, "%s", err);
+  t->mj = fx_mjModel(path);
   if (!t->mj) return 0;
   t->md = mj_makeData(t->mj);
   t->s = fx_sim(path, nw, opts);
@@ -59,9 +58,7 @@ static int states_open(States* t, const char* path, const char* opts, double ran
  * largest); returns that largest passive force */
 static double states_checkPassive(States* t, int w, const char* what) {
   int nq = t->mj->nq, nv = t->mj->nv;
-  memcpy(t->md->qpos, t->qpos + w * nq, sizeof(double) * nq);
-  memcpy(t->md->qvel, t->qvel + w * nv, sizeof(double) * nv);
-  mj_forward(t->mj, t->md);
+  fx_mjForwardAt(t->mj, t->md, t->qpos + w * nq, t->qvel + w * nv, NULL);
   double scale = 1;
   for (int i = 0; i < nv; i++) scale = fmax(scale, fabs(t->md->qfrc_passive[i]));
   check_arrays(what, sap_data(t->s)->qfrc_passive + (long)w * nv, t->md->qfrc_passive, nv, 1e-12 * scale, 1e-12);
@@ -116,9 +113,7 @@ static void test_trajectory_vs_mujoco(void) {
   snprintf(edited, sizeof(edited), "%.*s<option timestep=\"0.002\"><flag limit=\"disable\" contact=\"disable\"/>"
            "</option>%s", (int)(at - xml), xml, at + strlen(opt));
   const char* path = fx_tempFile("tendon_free.xml", edited);
-  char err[1000];
-  mjModel* mj = mj_loadXML(path, NULL, err, sizeof(err));
-  CHECK(mj != NULL, "%s", err);
+  mjModel* mj = fx_mjModel(path);
   if (!mj) return;
   mjData* md = mj_makeData(mj);
   mj_resetDataKeyframe(mj, md, 0);
@@ -170,9 +165,7 @@ static void test_poly_springs(void) {
   }
   states_close(&t);
   /* the Euler trajectory */
-  char err[1000];
-  mjModel* mj = mj_loadXML(path, NULL, err, sizeof(err));
-  CHECK(mj != NULL, "%s", err);
+  mjModel* mj = fx_mjModel(path);
   if (!mj) return;
   mjData* md = mj_makeData(mj);
   int nq = mj->nq;
