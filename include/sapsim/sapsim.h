@@ -125,6 +125,11 @@ typedef struct sapOptions {
    * warm start and the free motion, the others verified idle at the answer and promoted (the
    * solve redone) when not; the answer is the full list's to the solver tolerance (0) */
   int contact_screen;
+  /* island_newton (issue 16): the one-lane solve (CPU; GPU solve_kernel=thread) runs one Newton
+   * loop per island of the world's problem (its own iterations, line search and stop rules);
+   * 0: one loop over every island (the islands still factor apart). The warp solve is one
+   * loop always (1) */
+  int island_newton;
   /* step retry (seed 000, CPU backend; the GPU refuses retry_depth > 0): a world whose solve
    * fails (line-search failure, iteration cap, factorization failure, non-finite result) redoes
    * the step from its saved state with h/2, then h/4, ... down to h / 2^retry_depth, and
