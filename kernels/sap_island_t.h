@@ -183,9 +183,9 @@ SAP_HD void SAPT(sapw_islandTrees)(const sapModel* m, SAPT(sapProblem)* P) {
  * first dof); 0 when it has none (a contact of two static geoms, a row without dofs: a constant
  * cost, evaluated with island 0 so its impulse is written) */
 SAP_HD int SAPT(sapw_conIsland)(const sapModel* m, const SAPT(sapProblem)* P, int i) {
-  int d0 = sapw_bodyLastDof(m, m->geom_bodyid[P->con_geom[2 * i]]);
-  int d1 = sapw_bodyLastDof(m, m->geom_bodyid[P->con_geom[2 * i + 1]]);
-  int k = d0 >= 0 ? P->isl[d0] : d1 >= 0 ? P->isl[d1] : -1;
+  int d = sapw_bodyLastDof(m, m->geom_bodyid[P->con_geom[2 * i]]);
+  if (d < 0) d = sapw_bodyLastDof(m, m->geom_bodyid[P->con_geom[2 * i + 1]]);
+  int k = d >= 0 ? P->isl[d] : -1;
   return k >= 0 ? k : 0;
 }
 SAP_HD int SAPT(sapw_rowIsland)(const SAPT(sapProblem)* P, int s) {
@@ -195,7 +195,8 @@ SAP_HD int SAPT(sapw_rowIsland)(const SAPT(sapProblem)* P, int s) {
 
 /* the island views (sapProblem.vk): each island's contacts, scalar rows and bodies, ascending
  * (counting sorts; each count array ends as the next island's start and is shifted back), and
- * the static bodies every view visits */
+ * the static bodies every view visits. After sapw_islands, when the islands run their own
+ * loops (sapw_newtonIslands) */
 SAP_HD void SAPT(sapw_islandViews)(const sapModel* m, SAPT(sapProblem)* P) {
   int nisl = P->nisl;
   for (int k = 0; k <= nisl; k++) P->cbeg[k] = 0;
@@ -296,7 +297,6 @@ SAP_HD void SAPT(sapw_islands)(const sapModel* m, SAPT(sapProblem)* P) {
   P->nisl = nisl;
   SAPT(sapw_islandOffsets)(P);
   SAPT(sapw_islandTrees)(m, P);
-  SAPT(sapw_islandViews)(m, P);
 }
 
 /* row of dof i in its island's block of H (index it with iloc[j], j in the same island) */
@@ -310,4 +310,17 @@ SAP_HD SAP_REAL* SAPT(sapw_hRow)(const SAPT(sapProblem)* P, int i) {
 SAP_HD SAP_REAL* SAPT(sapw_hAt)(const SAPT(sapProblem)* P, int i, int j) {
   if (!P->nisl) return P->H + (long)i * P->nv + j;
   return SAPT(sapw_hRow)(P, i) + P->iloc[j];
+}
+
+/* island k's view (sapw_islandViews done): the dof list is its slice of idof, the body list
+ * the static bodies then its trees' bodies (parents still come before children) */
+SAP_HD void SAPT(sapw_setView)(SAPT(sapProblem)* P, int k) {
+  P->vk = k;
+  P->nadof = P->ibeg[k + 1] - P->ibeg[k];
+  P->adof = P->idof + P->ibeg[k];
+  int n = 0;
+  for (int a = 0; a < P->nsbody; a++) P->vbody[n++] = P->sbody[a];
+  for (int q = P->bbeg[k]; q < P->bbeg[k + 1]; q++) P->vbody[n++] = P->ibody[q];
+  P->nabody = n;
+  P->abody = P->vbody;
 }

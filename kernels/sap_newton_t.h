@@ -467,10 +467,11 @@ SAP_HD void SAPT(sapw_newtonIslands)(SAPT(sapProblem)* P, const sapSolveParams* 
     return;
   }
   sapSolveStats all = {0, 0, 0, 0, 0};
-  int fail = 0;
+  int fail = 0, nadof = P->nadof, nabody = P->nabody, *adof = P->adof, *abody = P->abody;
+  SAPT(sapw_islandViews)(P->m, P);
   for (int k = 0; k < P->nisl; k++) {
     sapSolveStats sk;
-    P->vk = k;
+    SAPT(sapw_setView)(P, k);
     SAPT(sapw_newton)(P, prm, &sk);
     if (sk.iters > all.iters) all.iters = sk.iters;
     if (sk.ls_iters > all.ls_iters) all.ls_iters = sk.ls_iters;
@@ -478,7 +479,11 @@ SAP_HD void SAPT(sapw_newtonIslands)(SAPT(sapProblem)* P, const sapSolveParams* 
     all.nfactor += sk.nfactor;
     fail |= sk.flags & ~SAP_WORLD_CONVERGED;
   }
-  P->vk = -1;
+  P->vk = -1;  // the whole problem again
+  P->nadof = nadof;
+  P->nabody = nabody;
+  P->adof = adof;
+  P->abody = abody;
   all.flags = fail ? fail : SAP_WORLD_CONVERGED;
   *st = all;
 }

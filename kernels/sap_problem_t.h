@@ -102,6 +102,8 @@ typedef struct SAPT(sapProblem) {
   int *irow, *rbeg;         /* (ns), (nv + 2): its scalar rows, the same way */
   int *ibody, *bbeg;        /* (nbody), (nv + 2): its trees' bodies, ascending */
   int* sbody;               /* (nbody) the static bodies, ascending (every view visits them) */
+  int* vbody;               /* (nbody) the view's bodies: the static ones, then its trees' (abody
+                               points here in a view, adof into idof: sapw_setView) */
   double* half;             /* (SAP_SOLVE_NHALF) the half step's frames of the equality rows under
                                the midpoint rule (sap_solve.h sapw_eqFrames); null without equalities */
   int lin_fp32;             /* the linear solve runs in fp32 */
@@ -139,7 +141,7 @@ SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   SAPW_TAKE(P->cbody, int*, 4 * 2 * (long)c);
   SAPW_TAKE(P->half, double*, 8 * nhalf);
   if (!nhalf) P->half = (double*)0;
-  SAPW_TAKE(P->icon, int*, 4 * ((long)c + ns + 2L * nbody + 3L * (nv + 2)));  // the island views' lists
+  SAPW_TAKE(P->icon, int*, 4 * ((long)c + ns + 3L * nbody + 3L * (nv + 2)));  // the island views' lists
 #undef SAPW_TAKE
   /* arrays that share a block (null when only counting) */
 #define SAPW_AFTER(ptr, prev, off) ptr = base ? (prev) + (off) : 0
@@ -169,6 +171,7 @@ SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   SAPW_AFTER(P->ibody, P->rbeg, nv + 2);
   SAPW_AFTER(P->bbeg, P->ibody, nbody);
   SAPW_AFTER(P->sbody, P->bbeg, nv + 2);
+  SAPW_AFTER(P->vbody, P->sbody, nbody);
 #undef SAPW_AFTER
   P->cd = cd;
   P->nv = nv;
@@ -227,23 +230,11 @@ SAP_HD void SAPT(sapw_contactPoints)(SAPT(sapProblem)* P) {
 
 /* the a-th dof (body, contact, scalar row) that the one-lane loops visit, of sapw_ndof
  * (sapw_nbody, sapw_ncon, sapw_nrow): the participating ones of the whole problem, or island
- * vk's in a view (its bodies after the static ones: parents still come before children) */
-SAP_HD int SAPT(sapw_ndof)(const SAPT(sapProblem)* P) {
-  if (P->vk >= 0) return P->ibeg[P->vk + 1] - P->ibeg[P->vk];
-  return P->nadof < 0 ? P->nv : P->nadof;
-}
-SAP_HD int SAPT(sapw_dofAt)(const SAPT(sapProblem)* P, int a) {
-  if (P->vk >= 0) return P->idof[P->ibeg[P->vk] + a];
-  return P->nadof < 0 ? a : P->adof[a];
-}
-SAP_HD int SAPT(sapw_nbody)(const SAPT(sapProblem)* P) {
-  if (P->vk >= 0) return P->nsbody + P->bbeg[P->vk + 1] - P->bbeg[P->vk];
-  return P->nabody < 0 ? P->m->nbody : P->nabody;
-}
-SAP_HD int SAPT(sapw_bodyAt)(const SAPT(sapProblem)* P, int a) {
-  if (P->vk >= 0) return a < P->nsbody ? P->sbody[a] : P->ibody[P->bbeg[P->vk] + a - P->nsbody];
-  return P->nabody < 0 ? a : P->abody[a];
-}
+ * vk's in a view (adof and abody then list the island's dofs and bodies: sapw_setView) */
+SAP_HD int SAPT(sapw_ndof)(const SAPT(sapProblem)* P) { return P->nadof < 0 ? P->nv : P->nadof; }
+SAP_HD int SAPT(sapw_dofAt)(const SAPT(sapProblem)* P, int a) { return P->nadof < 0 ? a : P->adof[a]; }
+SAP_HD int SAPT(sapw_nbody)(const SAPT(sapProblem)* P) { return P->nabody < 0 ? P->m->nbody : P->nabody; }
+SAP_HD int SAPT(sapw_bodyAt)(const SAPT(sapProblem)* P, int a) { return P->nabody < 0 ? a : P->abody[a]; }
 SAP_HD int SAPT(sapw_ncon)(const SAPT(sapProblem)* P) { return P->vk < 0 ? P->nc : P->cbeg[P->vk + 1] - P->cbeg[P->vk]; }
 SAP_HD int SAPT(sapw_conAt)(const SAPT(sapProblem)* P, int a) { return P->vk < 0 ? a : P->icon[P->cbeg[P->vk] + a]; }
 SAP_HD int SAPT(sapw_nrow)(const SAPT(sapProblem)* P) { return P->vk < 0 ? P->ns : P->rbeg[P->vk + 1] - P->rbeg[P->vk]; }

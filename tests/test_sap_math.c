@@ -601,6 +601,7 @@ typedef struct { unsigned char* p; long bytes; int elem; } CarveArr;  /* elem: e
     a[n++] = (CarveArr){(unsigned char*)(P)->irow, 4L * ns, 4};                                                 \
     a[n++] = (CarveArr){(unsigned char*)(P)->ibody, 4L * nbody, 4};                                             \
     a[n++] = (CarveArr){(unsigned char*)(P)->sbody, 4L * nbody, 4};                                             \
+    a[n++] = (CarveArr){(unsigned char*)(P)->vbody, 4L * nbody, 4};                                             \
     int* vbeg_[3] = {(P)->cbeg, (P)->rbeg, (P)->bbeg};                                                          \
     for (int k_ = 0; k_ < 3; k_++) a[n++] = (CarveArr){(unsigned char*)vbeg_[k_], 4L * (nv + 2), 4};            \
   } while (0)

@@ -320,10 +320,11 @@ typedef struct sapWorldInfo {
   int flags;          /* SAP_WORLD_* bits */
   int ncon;           /* live contacts */
   int ncon_dropped;   /* contacts dropped by capacity */
-  int newton_iter;    /* Newton iterations */
-  int ls_iter;        /* line-search iterations */
-  int nfactor;        /* factorizations */
-  int ls_eval;        /* line-search evaluations of phi (every trial step, probes included) */
+  int newton_iter;    /* Newton iterations (island_newton: of the island that needed the most) */
+  int ls_iter;        /* line-search iterations (the same) */
+  int nfactor;        /* factorizations (island_newton: every island's, summed) */
+  int ls_eval;        /* line-search evaluations of phi (every trial step, probes included; the
+                         island with the most) */
 } sapWorldInfo;
 sapStatus sap_worldInfo(sapSim* s, const int* worlds, int n, sapWorldInfo* out);
 
