@@ -80,8 +80,13 @@ SAP_HD void SAPT(sapw_rowCost)(SAPT(sapProblem)* P, int s, SAP_REAL alpha, int s
 SAP_HD void SAPT(sapw_constraints)(SAPT(sapProblem)* P, SAP_REAL alpha, int store, SAP_REAL* cost, SAP_REAL* d1,
                                    SAP_REAL* d2) {
   SAP_REAL acc[3] = {0, 0, 0};
-  for (int a = 0, n = SAPT(sapw_ncon)(P); a < n; a++) SAPT(sapw_contactCost)(P, SAPT(sapw_conAt)(P, a), alpha, store, acc);
-  for (int a = 0, n = SAPT(sapw_nrow)(P); a < n; a++) SAPT(sapw_rowCost)(P, SAPT(sapw_rowAt)(P, a), alpha, store, acc);
+  if (P->vk < 0) {  // the whole problem: every contact and row in order (the hot line search)
+    for (int i = 0; i < P->nc; i++) SAPT(sapw_contactCost)(P, i, alpha, store, acc);
+    for (int s = 0; s < P->ns; s++) SAPT(sapw_rowCost)(P, s, alpha, store, acc);
+  } else {  // island vk's contacts and rows
+    for (int a = 0, n = SAPT(sapw_ncon)(P); a < n; a++) SAPT(sapw_contactCost)(P, SAPT(sapw_conAt)(P, a), alpha, store, acc);
+    for (int a = 0, n = SAPT(sapw_nrow)(P); a < n; a++) SAPT(sapw_rowCost)(P, SAPT(sapw_rowAt)(P, a), alpha, store, acc);
+  }
   *cost = acc[0];
   if (d1) *d1 = acc[1];
   if (d2) *d2 = acc[2];

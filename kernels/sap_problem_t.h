@@ -292,12 +292,18 @@ SAP_HD void SAPT(sapw_constraintVelocities)(const SAPT(sapProblem)* P, const SAP
   if (P->nc > 0) {
     for (int a = 0, n = SAPT(sapw_nbody)(P); a < n; a++)
       for (int k = 0; k < 6; k++) SAPT(sapw_bodyVelocity)(P, x, SAPT(sapw_bodyAt)(P, a), k);
-    for (int a = 0, n = SAPT(sapw_ncon)(P); a < n; a++) SAPT(sapw_contactVelocity)(P, SAPT(sapw_conAt)(P, a), out);
+    if (P->vk < 0)
+      for (int i = 0; i < P->nc; i++) SAPT(sapw_contactVelocity)(P, i, out);
+    else
+      for (int a = 0, n = SAPT(sapw_ncon)(P); a < n; a++) SAPT(sapw_contactVelocity)(P, SAPT(sapw_conAt)(P, a), out);
   }
-  for (int a = 0, n = SAPT(sapw_nrow)(P); a < n; a++) {
-    int s = SAPT(sapw_rowAt)(P, a);
-    out[P->cd * P->nc + s] = SAPT(sapw_rowVelocity)(P, s, x);
-  }
+  if (P->vk < 0)
+    for (int s = 0; s < P->ns; s++) out[P->cd * P->nc + s] = SAPT(sapw_rowVelocity)(P, s, x);
+  else
+    for (int a = 0, n = SAPT(sapw_nrow)(P); a < n; a++) {
+      int s = SAPT(sapw_rowAt)(P, a);
+      out[P->cd * P->nc + s] = SAPT(sapw_rowVelocity)(P, s, x);
+    }
 }
 
 /* ---- J' gamma: contact wrenches up the tree, projected on the dof motions ------------- */
