@@ -189,6 +189,8 @@ const sapoKey sapo_keys[] = {
          "Newton loop start: the last velocity or its extrapolation"),
     ENUM("contact_screen", NULL, contact_screen, bool_names, 0, NULL,
          "CPU: solve rows only for contacts that can act (verified idle at the answer, else promoted)"),
+    ENUM("island_newton", NULL, island_newton, bool_names, 1, NULL,
+         "one-lane solve (CPU, GPU thread): one Newton loop per island, or one loop over all"),
     INT("retry_depth", NULL, retry_depth, 0, 20, 0, NULL,
         "step retry (CPU): halvings of h a failed world may take (0: off)"),
     INT("retry_recover_steps", NULL, retry_recover_steps, 1, 1000000, 8, NULL,

@@ -179,6 +179,56 @@ SAP_HD void SAPT(sapw_islandTrees)(const sapModel* m, SAPT(sapProblem)* P) {
   }
 }
 
+/* island k of contact i (scalar row s): the island of its first side with dofs (of its
+ * first dof); 0 when it has none (a contact of two static geoms, a row without dofs: a constant
+ * cost, evaluated with island 0 so its impulse is written) */
+SAP_HD int SAPT(sapw_conIsland)(const sapModel* m, const SAPT(sapProblem)* P, int i) {
+  int d = sapw_bodyLastDof(m, m->geom_bodyid[P->con_geom[2 * i]]);
+  if (d < 0) d = sapw_bodyLastDof(m, m->geom_bodyid[P->con_geom[2 * i + 1]]);
+  int k = d >= 0 ? P->isl[d] : -1;
+  return k >= 0 ? k : 0;
+}
+SAP_HD int SAPT(sapw_rowIsland)(const SAPT(sapProblem)* P, int s) {
+  int j = P->sidx[(long)s * P->snz], k = j >= 0 ? P->isl[j] : -1;
+  return k >= 0 ? k : 0;
+}
+
+/* the island views (sapProblem.vk): each island's contacts, scalar rows and bodies, ascending
+ * (counting sorts; each count array ends as the next island's start and is shifted back), and
+ * the static bodies every view visits. After sapw_islands, when the islands run their own
+ * loops (sapw_newtonIslands) */
+SAP_HD void SAPT(sapw_islandViews)(const sapModel* m, SAPT(sapProblem)* P) {
+  int nisl = P->nisl;
+  for (int k = 0; k <= nisl; k++) P->cbeg[k] = 0;
+  for (int i = 0; i < P->nc; i++) P->cbeg[SAPT(sapw_conIsland)(m, P, i) + 1]++;
+  for (int k = 0; k < nisl; k++) P->cbeg[k + 1] += P->cbeg[k];
+  for (int i = 0; i < P->nc; i++) P->icon[P->cbeg[SAPT(sapw_conIsland)(m, P, i)]++] = i;
+  for (int k = nisl; k > 0; k--) P->cbeg[k] = P->cbeg[k - 1];
+  P->cbeg[0] = 0;
+  for (int k = 0; k <= nisl; k++) P->rbeg[k] = 0;
+  for (int s = 0; s < P->ns; s++) P->rbeg[SAPT(sapw_rowIsland)(P, s) + 1]++;
+  for (int k = 0; k < nisl; k++) P->rbeg[k + 1] += P->rbeg[k];
+  for (int s = 0; s < P->ns; s++) P->irow[P->rbeg[SAPT(sapw_rowIsland)(P, s)]++] = s;
+  for (int k = nisl; k > 0; k--) P->rbeg[k] = P->rbeg[k - 1];
+  P->rbeg[0] = 0;
+  /* bodies: static (no dof on the chain to the world) or of the island of their chain's dof;
+   * bodies of trees in no island are in no view */
+  P->nsbody = 0;
+  for (int k = 0; k <= nisl; k++) P->bbeg[k] = 0;
+  for (int b = 0; b < m->nbody; b++) {
+    int j = sapw_bodyLastDof(m, b);
+    if (j < 0) P->sbody[P->nsbody++] = b;
+    else if (P->isl[j] >= 0) P->bbeg[P->isl[j] + 1]++;
+  }
+  for (int k = 0; k < nisl; k++) P->bbeg[k + 1] += P->bbeg[k];
+  for (int b = 0; b < m->nbody; b++) {
+    int j = sapw_bodyLastDof(m, b);
+    if (j >= 0 && P->isl[j] >= 0) P->ibody[P->bbeg[P->isl[j]]++] = b;
+  }
+  for (int k = nisl; k > 0; k--) P->bbeg[k] = P->bbeg[k - 1];
+  P->bbeg[0] = 0;
+}
+
 /* split the assembled problem (contacts, scalar rows, participation done) into islands */
 SAP_HD void SAPT(sapw_islands)(const sapModel* m, SAPT(sapProblem)* P) {
   int nv = P->nv;
@@ -260,4 +310,17 @@ SAP_HD SAP_REAL* SAPT(sapw_hRow)(const SAPT(sapProblem)* P, int i) {
 SAP_HD SAP_REAL* SAPT(sapw_hAt)(const SAPT(sapProblem)* P, int i, int j) {
   if (!P->nisl) return P->H + (long)i * P->nv + j;
   return SAPT(sapw_hRow)(P, i) + P->iloc[j];
+}
+
+/* island k's view (sapw_islandViews done): the dof list is its slice of idof, the body list
+ * the static bodies then its trees' bodies (parents still come before children) */
+SAP_HD void SAPT(sapw_setView)(SAPT(sapProblem)* P, int k) {
+  P->vk = k;
+  P->nadof = P->ibeg[k + 1] - P->ibeg[k];
+  P->adof = P->idof + P->ibeg[k];
+  int n = 0;
+  for (int a = 0; a < P->nsbody; a++) P->vbody[n++] = P->sbody[a];
+  for (int q = P->bbeg[k]; q < P->bbeg[k + 1]; q++) P->vbody[n++] = P->ibody[q];
+  P->nabody = n;
+  P->abody = P->vbody;
 }

@@ -10,6 +10,9 @@
  *                   (", lane"); both empty for one lane, where SAPL_LANE_ID is 0
  *   SAPL_SUM(x)     x summed over the lanes, every lane gets the sum (x for one lane)
  *   SAPL_SYNC()     the barrier between one phase's writes and the next phase's reads
+ *   SAPL_NDOF(P), SAPL_DOF(P, a)   the dofs of the loop's own vectors: every dof (the warp
+ *                   solve; the one-lane solve of the whole problem), or one island's (the
+ *                   one-lane solve's island view, sapw_newtonIslands)
  * and the per-instance primitives SAPL(evaluate), SAPL(optimal), SAPL(hessian),
  * SAPL(direction), SAPL(lineSetup), SAPL(lineEval) and SAPL(momentumScale) (p* = A v*).
  * For one lane every loop below runs i = 0, 1, ..., nv - 1 in order, so the CPU results are
@@ -25,8 +28,10 @@
  * l(v) at the start, P evaluated there. */
 SAPL_FN SAP_REAL SAPL(warmStart)(SAPT(sapProblem)* P, const sapSolveParams* prm SAPL_LANE) {
   if (prm->warm_extrapolate) {
-    for (int i = SAPL_LANE_ID; i < P->nv; i += SAPL_LANES)
+    for (int a = SAPL_LANE_ID; a < SAPL_NDOF(P); a += SAPL_LANES) {
+      int i = SAPL_DOF(P, a);
       if (P->dscale[i] != 0) P->v[i] = 2 * P->v[i] - (SAP_REAL)P->vprev[i];
+    }
     SAPL_SYNC();
   }
   return SAPL(evaluate)(P SAPL_LANE_ARG);
@@ -59,10 +64,13 @@ SAPL_FN int SAPL(newtonStop)(SAPT(sapProblem)* P, const sapSolveParams* prm, SAP
  * v += alpha dv, re-evaluation and the cost test |l_prev - l| < abs + rel (|l| + |l_prev|) / 2
  * with alpha > cost_min_alpha. Returns 1 (flag set, loop inactive) when the line search failed */
 SAPL_FN int SAPL(newtonStep)(SAPT(sapProblem)* P, const sapSolveParams* prm, SAPT(sapLoop)* lp SAPL_LANE) {
-  int nv = P->nv;
+  int nd = SAPL_NDOF(P);
   SAP_REAL d2phi0 = SAPL(lineSetup)(P, prm->line_search == SAP_LS_EXACT SAPL_LANE_ARG);
   SAP_REAL g = 0;
-  for (int i = SAPL_LANE_ID; i < nv; i += SAPL_LANES) g += P->grad[i] * P->dv[i];
+  for (int a = SAPL_LANE_ID; a < nd; a += SAPL_LANES) {
+    int i = SAPL_DOF(P, a);
+    g += P->grad[i] * P->dv[i];
+  }
   SAPT(sapLineSearch) ls;
   SAPT(sapw_lsBegin)(&ls, prm, lp->cost, SAPL_SUM(g), d2phi0);
   while (ls.status == SAP_LS_RUNNING) {
@@ -78,7 +86,10 @@ SAPL_FN int SAPL(newtonStep)(SAPT(sapProblem)* P, const sapSolveParams* prm, SAP
     return 1;
   }
   SAP_REAL alpha = ls.alpha;
-  for (int i = SAPL_LANE_ID; i < nv; i += SAPL_LANES) P->v[i] += alpha * P->dv[i];
+  for (int a = SAPL_LANE_ID; a < nd; a += SAPL_LANES) {
+    int i = SAPL_DOF(P, a);
+    P->v[i] += alpha * P->dv[i];
+  }
   SAPL_SYNC();
   SAP_REAL prev = lp->cost;
   lp->cost = SAPL(evaluate)(P SAPL_LANE_ARG);
@@ -123,3 +134,5 @@ SAPL_FN void SAPL(newton)(SAPT(sapProblem)* P, const sapSolveParams* prm, sapSol
 #undef SAPL_LANE_ID
 #undef SAPL_SUM
 #undef SAPL_SYNC
+#undef SAPL_NDOF
+#undef SAPL_DOF

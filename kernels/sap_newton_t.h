@@ -80,8 +80,13 @@ SAP_HD void SAPT(sapw_rowCost)(SAPT(sapProblem)* P, int s, SAP_REAL alpha, int s
 SAP_HD void SAPT(sapw_constraints)(SAPT(sapProblem)* P, SAP_REAL alpha, int store, SAP_REAL* cost, SAP_REAL* d1,
                                    SAP_REAL* d2) {
   SAP_REAL acc[3] = {0, 0, 0};
-  for (int i = 0; i < P->nc; i++) SAPT(sapw_contactCost)(P, i, alpha, store, acc);
-  for (int s = 0; s < P->ns; s++) SAPT(sapw_rowCost)(P, s, alpha, store, acc);
+  if (P->vk < 0) {  // the whole problem: every contact and row in order (the hot line search)
+    for (int i = 0; i < P->nc; i++) SAPT(sapw_contactCost)(P, i, alpha, store, acc);
+    for (int s = 0; s < P->ns; s++) SAPT(sapw_rowCost)(P, s, alpha, store, acc);
+  } else {  // island vk's contacts and rows
+    for (int a = 0, n = SAPT(sapw_ncon)(P); a < n; a++) SAPT(sapw_contactCost)(P, SAPT(sapw_conAt)(P, a), alpha, store, acc);
+    for (int a = 0, n = SAPT(sapw_nrow)(P); a < n; a++) SAPT(sapw_rowCost)(P, SAPT(sapw_rowAt)(P, a), alpha, store, acc);
+  }
   *cost = acc[0];
   if (d1) *d1 = acc[1];
   if (d2) *d2 = acc[2];
@@ -226,7 +231,8 @@ SAP_HD void SAPT(sapw_hessianRow)(SAPT(sapProblem)* P, int s) {
 SAP_HD void SAPT(sapw_hessian)(SAPT(sapProblem)* P) {
   int nv = P->nv;
   if (!P->nisl) SAPT(sapw_islandsOne)(P);
-  for (int k = 0; k < P->nisl; k++) {
+  int k0 = P->vk < 0 ? 0 : P->vk, k1 = P->vk < 0 ? P->nisl : P->vk + 1;  // every island, or the view's
+  for (int k = k0; k < k1; k++) {
     const int* dofs = P->idof + P->ibeg[k];
     int n = P->ibeg[k + 1] - P->ibeg[k];
     SAP_REAL* Hk = P->H + P->hoff[k];
@@ -240,15 +246,16 @@ SAP_HD void SAPT(sapw_hessian)(SAPT(sapProblem)* P) {
       for (int j = P->tlo[i]; j <= i; j++) Ha[P->iloc[j]] = (SAP_REAL)Ai[j];
     }
   }
-  for (int c = 0; c < P->nc; c++) {
+  for (int a = 0, nci = SAPT(sapw_ncon)(P); a < nci; a++) {
     SAP_REAL G[SAP_CDIM_MAX * SAP_CDIM_MAX];  // cd x cd; one thread per world here
+    int c = SAPT(sapw_conAt)(P, a);
     if (!SAPT(sapw_contactHessian)(P, c, G)) continue;
     int n = SAPT(sapw_contactRows)(P, c), r = 1;
     while (r < n && P->chain[r] < P->chain[r - 1]) r++;  // the descending first run
     for (int p = 0; p < n; p++) SAPT(sapw_hessianRowOfContact)(P, G, p, r, n);
     SAPT(sapw_clearRows)(P, n);
   }
-  for (int s = 0; s < P->ns; s++) SAPT(sapw_hessianRow)(P, s);
+  for (int a = 0, n = SAPT(sapw_nrow)(P); a < n; a++) SAPT(sapw_hessianRow)(P, SAPT(sapw_rowAt)(P, a));
 }
 
 /* dv = -H^-1 grad in the linear-solve precision, island by island: each island's block of H
@@ -292,9 +299,11 @@ SAPW_BLOCK_LOAD(double)
 
 SAP_HD int SAPT(sapw_direction)(SAPT(sapProblem)* P) {
   int nv = P->nv, info = 0;
-  for (int j = 0; j < nv; j++)
-    if (P->isl[j] < 0) P->dv[j] = 0;
-  for (int k = 0; k < P->nisl && !info; k++) {
+  int k0 = P->vk < 0 ? 0 : P->vk, k1 = P->vk < 0 ? P->nisl : P->vk + 1;  // every island, or the view's
+  if (P->vk < 0)
+    for (int j = 0; j < nv; j++)
+      if (P->isl[j] < 0) P->dv[j] = 0;
+  for (int k = k0; k < k1 && !info; k++) {
     const int* dofs = P->idof + P->ibeg[k];
     int n = P->ibeg[k + 1] - P->ibeg[k];
     const SAP_REAL* H = P->H + P->hoff[k];
@@ -442,4 +451,44 @@ SAP_HD void SAPT(sapw_momentumScale)(SAPT(sapProblem)* P) {
 #define SAPL_LANE_ID 0
 #define SAPL_SUM(x) (x)
 #define SAPL_SYNC() ((void)0)
+#define SAPL_NDOF(P) SAPT(sapw_loopDofs)(P)
+#define SAPL_DOF(P, a) SAPT(sapw_loopDofAt)(P, a)
 #include "sap_loop_t.h"
+
+/* each island solved on its own (issue 16): the loop above on island k's view (P->vk = k: its
+ * dofs, bodies, contacts, rows and block of H), one island after the other, each with its own
+ * warm start, iterations, line searches (its own alpha) and stop rules (optimality scaled by
+ * its own momentum, its cost test, the iteration cap): an island that has converged costs
+ * nothing more, and a world of separated objects costs the sum of the objects alone. The
+ * world's counters: newton_iter, ls_iter and ls_eval of the island that needed the most (the
+ * critical path, each counter's own maximum), nfactor the factorizations of every island (the
+ * work, = total island-iterations that factored). Flags: CONVERGED when every island
+ * converged, else the failure bits of the islands that failed, OR'ed (a failure wins over
+ * CONVERGED). With one island, or prm->island_newton = 0, the whole problem's loop
+ * (sapw_newton, its bits). */
+SAP_HD void SAPT(sapw_newtonIslands)(SAPT(sapProblem)* P, const sapSolveParams* prm, sapSolveStats* st) {
+  if (!prm->island_newton || P->nisl <= 1) {
+    SAPT(sapw_newton)(P, prm, st);
+    return;
+  }
+  sapSolveStats all = {0, 0, 0, 0, 0};
+  int fail = 0, nadof = P->nadof, nabody = P->nabody, *adof = P->adof, *abody = P->abody;
+  SAPT(sapw_islandViews)(P->m, P);
+  for (int k = 0; k < P->nisl; k++) {
+    sapSolveStats sk;
+    SAPT(sapw_setView)(P, k);
+    SAPT(sapw_newton)(P, prm, &sk);
+    if (sk.iters > all.iters) all.iters = sk.iters;
+    if (sk.ls_iters > all.ls_iters) all.ls_iters = sk.ls_iters;
+    if (sk.ls_evals > all.ls_evals) all.ls_evals = sk.ls_evals;
+    all.nfactor += sk.nfactor;
+    fail |= sk.flags & ~SAP_WORLD_CONVERGED;
+  }
+  P->vk = -1;  // the whole problem again
+  P->nadof = nadof;
+  P->nabody = nabody;
+  P->adof = adof;
+  P->abody = abody;
+  all.flags = fail ? fail : SAP_WORLD_CONVERGED;
+  *st = all;
+}

@@ -93,6 +93,17 @@ typedef struct SAPT(sapProblem) {
   unsigned* tpat;           /* (nv W + W), W = ceil(nv / 32): tree adjacency, then the symbolic
                                factor (bit u of tree v's row: L_uv != 0, u after v); the last W
                                words: the ordering's scratch */
+  /* the island view (sapw_newtonIslands): with vk >= 0 the one-lane loops visit island vk
+     alone (its dofs, its trees' bodies after every static body, its contacts and scalar
+     rows, its block of H), so each island runs its own Newton loop; vk = -1: the whole problem */
+  int vk;
+  int nsbody;               /* static bodies (no dof on their chain), listed in sbody */
+  int *icon, *cbeg;         /* (c), (nv + 2): island k's contacts icon[cbeg[k] .. cbeg[k + 1]) */
+  int *irow, *rbeg;         /* (ns), (nv + 2): its scalar rows, the same way */
+  int *ibody, *bbeg;        /* (nbody), (nv + 2): its trees' bodies, ascending */
+  int* sbody;               /* (nbody) the static bodies, ascending (every view visits them) */
+  int* vbody;               /* (nbody) the view's bodies: the static ones, then its trees' (abody
+                               points here in a view, adof into idof: sapw_setView) */
   double* half;             /* (SAP_SOLVE_NHALF) the half step's frames of the equality rows under
                                the midpoint rule (sap_solve.h sapw_eqFrames); null without equalities */
   int lin_fp32;             /* the linear solve runs in fp32 */
@@ -130,6 +141,7 @@ SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   SAPW_TAKE(P->cbody, int*, 4 * 2 * (long)c);
   SAPW_TAKE(P->half, double*, 8 * nhalf);
   if (!nhalf) P->half = (double*)0;
+  SAPW_TAKE(P->icon, int*, 4 * ((long)c + ns + 3L * nbody + 3L * (nv + 2)));  // the island views' lists
 #undef SAPW_TAKE
   /* arrays that share a block (null when only counting) */
 #define SAPW_AFTER(ptr, prev, off) ptr = base ? (prev) + (off) : 0
@@ -153,6 +165,13 @@ SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   SAPW_AFTER(P->tord, P->tst, nv);
   SAPW_AFTER(P->tpos, P->tord, nv);
   SAPW_AFTER(P->abody, P->adof, nv);
+  SAPW_AFTER(P->cbeg, P->icon, c);
+  SAPW_AFTER(P->irow, P->cbeg, nv + 2);
+  SAPW_AFTER(P->rbeg, P->irow, ns);
+  SAPW_AFTER(P->ibody, P->rbeg, nv + 2);
+  SAPW_AFTER(P->bbeg, P->ibody, nbody);
+  SAPW_AFTER(P->sbody, P->bbeg, nv + 2);
+  SAPW_AFTER(P->vbody, P->sbody, nbody);
 #undef SAPW_AFTER
   P->cd = cd;
   P->nv = nv;
@@ -160,6 +179,7 @@ SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   P->Lfast = (void*)0;
   P->nisl = 0;
   P->nadof = P->nabody = -1;  // every dof and body until sapw_participation
+  P->vk = -1;                 // the whole problem
   P->sparse = 0;
   P->cpt = (SAP_REAL*)0;  // no cached points until sapw_contactPoints
   return n;
@@ -208,11 +228,21 @@ SAP_HD void SAPT(sapw_contactPoints)(SAPT(sapProblem)* P) {
 
 #include "sap_spin_t.h" /* the torsional and rolling rows of condim 4 and 6 */
 
-/* the a-th dof (body) that the one-lane loops visit, of sapw_ndof (sapw_nbody) */
+/* the a-th dof (body, contact, scalar row) that the one-lane loops visit, of sapw_ndof
+ * (sapw_nbody, sapw_ncon, sapw_nrow): the participating ones of the whole problem, or island
+ * vk's in a view (adof and abody then list the island's dofs and bodies: sapw_setView) */
 SAP_HD int SAPT(sapw_ndof)(const SAPT(sapProblem)* P) { return P->nadof < 0 ? P->nv : P->nadof; }
 SAP_HD int SAPT(sapw_dofAt)(const SAPT(sapProblem)* P, int a) { return P->nadof < 0 ? a : P->adof[a]; }
 SAP_HD int SAPT(sapw_nbody)(const SAPT(sapProblem)* P) { return P->nabody < 0 ? P->m->nbody : P->nabody; }
 SAP_HD int SAPT(sapw_bodyAt)(const SAPT(sapProblem)* P, int a) { return P->nabody < 0 ? a : P->abody[a]; }
+SAP_HD int SAPT(sapw_ncon)(const SAPT(sapProblem)* P) { return P->vk < 0 ? P->nc : P->cbeg[P->vk + 1] - P->cbeg[P->vk]; }
+SAP_HD int SAPT(sapw_conAt)(const SAPT(sapProblem)* P, int a) { return P->vk < 0 ? a : P->icon[P->cbeg[P->vk] + a]; }
+SAP_HD int SAPT(sapw_nrow)(const SAPT(sapProblem)* P) { return P->vk < 0 ? P->ns : P->rbeg[P->vk + 1] - P->rbeg[P->vk]; }
+SAP_HD int SAPT(sapw_rowAt)(const SAPT(sapProblem)* P, int a) { return P->vk < 0 ? a : P->irow[P->rbeg[P->vk] + a]; }
+/* the dofs of the loop's own vectors (sap_loop_t.h warm start, step, commit): every dof of the
+ * whole problem (the non-participating ones add exact zeros), island vk's in a view */
+SAP_HD int SAPT(sapw_loopDofs)(const SAPT(sapProblem)* P) { return P->vk < 0 ? P->nv : SAPT(sapw_ndof)(P); }
+SAP_HD int SAPT(sapw_loopDofAt)(const SAPT(sapProblem)* P, int a) { return P->vk < 0 ? a : SAPT(sapw_dofAt)(P, a); }
 
 /* ---- J v: body velocities down the tree, then point velocities in contact frames ------ */
 /* Each pass is written as per-item functions (a body component, a contact, a row, a dof) and
@@ -262,9 +292,18 @@ SAP_HD void SAPT(sapw_constraintVelocities)(const SAPT(sapProblem)* P, const SAP
   if (P->nc > 0) {
     for (int a = 0, n = SAPT(sapw_nbody)(P); a < n; a++)
       for (int k = 0; k < 6; k++) SAPT(sapw_bodyVelocity)(P, x, SAPT(sapw_bodyAt)(P, a), k);
-    for (int i = 0; i < P->nc; i++) SAPT(sapw_contactVelocity)(P, i, out);
+    if (P->vk < 0)
+      for (int i = 0; i < P->nc; i++) SAPT(sapw_contactVelocity)(P, i, out);
+    else
+      for (int a = 0, n = SAPT(sapw_ncon)(P); a < n; a++) SAPT(sapw_contactVelocity)(P, SAPT(sapw_conAt)(P, a), out);
   }
-  for (int s = 0; s < P->ns; s++) out[P->cd * P->nc + s] = SAPT(sapw_rowVelocity)(P, s, x);
+  if (P->vk < 0)
+    for (int s = 0; s < P->ns; s++) out[P->cd * P->nc + s] = SAPT(sapw_rowVelocity)(P, s, x);
+  else
+    for (int a = 0, n = SAPT(sapw_nrow)(P); a < n; a++) {
+      int s = SAPT(sapw_rowAt)(P, a);
+      out[P->cd * P->nc + s] = SAPT(sapw_rowVelocity)(P, s, x);
+    }
 }
 
 /* ---- J' gamma: contact wrenches up the tree, projected on the dof motions ------------- */
@@ -307,8 +346,8 @@ SAP_HD SAP_REAL SAPT(sapw_dofImpulse)(const SAPT(sapProblem)* P, int j) {
 /* out += S' gamma_s */
 SAP_HD void SAPT(sapw_rowImpulses)(const SAPT(sapProblem)* P, const SAP_REAL* gam, SAP_REAL* out) {
   const SAP_REAL* gs = gam + P->cd * P->nc;
-  for (int s = 0; s < P->ns; s++)
-    for (int k = s * P->snz; k < (s + 1) * P->snz && P->sidx[k] >= 0; k++)
+  for (int a = 0, n = SAPT(sapw_nrow)(P); a < n; a++)
+    for (int s = SAPT(sapw_rowAt)(P, a), k = s * P->snz; k < (s + 1) * P->snz && P->sidx[k] >= 0; k++)
       out[P->sidx[k]] += (SAP_REAL)P->sval[k] * gs[s];
 }
 
@@ -327,9 +366,13 @@ SAP_HD void SAPT(sapw_generalizedImpulse)(const SAPT(sapProblem)* P, const SAP_R
   for (int a = 0; a < nd; a++) out[SAPT(sapw_dofAt)(P, a)] = 0;
   if (P->nc > 0) {
     int nb = SAPT(sapw_nbody)(P);
-    for (int k = 0; k < 6 * m->nbody; k++) P->body6[k] = 0;
-    for (int i = 0; i < P->nc; i++)
-      for (int s = 0; s < 2 && !SAPT(sapw_contactIdle)(P, i, gam); s++) {
+    if (P->vk < 0)
+      for (int k = 0; k < 6 * m->nbody; k++) P->body6[k] = 0;
+    else  // a view: its bodies (the statics among them), every contact wrench lands there
+      for (int a = 0; a < nb; a++)
+        for (int k = 0, b = SAPT(sapw_bodyAt)(P, a); k < 6; k++) P->body6[6 * b + k] = 0;
+    for (int a = 0, nci = SAPT(sapw_ncon)(P); a < nci; a++)
+      for (int s = 0, i = SAPT(sapw_conAt)(P, a); s < 2 && !SAPT(sapw_contactIdle)(P, i, gam); s++) {
         SAP_REAL F[6];
         SAP_REAL* Fb = P->body6 + 6 * SAPT(sapw_contactWrench)(P, i, s, gam, F);
         for (int k = 0; k < 6; k++) Fb[k] += F[k];

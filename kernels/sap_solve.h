@@ -89,6 +89,7 @@ typedef struct sapSolveParams {
                                      else 2^-53): the rounding level of sapw_eqRowIsNoise */
   int warm_extrapolate;           /* warm_start=extrapolate (sap_loop_t.h warmStart) */
   int contact_screen;             /* CPU: rows only for contacts that can act (sapw_solveWorldScreened) */
+  int island_newton;              /* one-lane solve: one Newton loop per island (sapw_newtonIslands) */
 } sapSolveParams;
 
 /* one world's frames that its equality rows are built from (sap_equality_t.h): the step's at q,
@@ -423,6 +424,7 @@ static inline void sap_solveParams(const sapOptions* o, const sapModel* m, doubl
                   ? 5.9604644775390625e-8 : 1.1102230246251565e-16;
   p->warm_extrapolate = o->warm_start == SAP_WARM_EXTRAPOLATE;
   p->contact_screen = o->contact_screen;
+  p->island_newton = o->island_newton;
 }
 
 #endif

@@ -246,6 +246,8 @@ SAP_DEV void SAPT(sapv_momentumScale)(SAPT(sapProblem)* P, int lane) {
 #define SAPL_LANE_ID lane
 #define SAPL_SUM(x) SAPT(sapv_sum)(x)
 #define SAPL_SYNC() __syncwarp()
+#define SAPL_NDOF(P) ((P)->nv)
+#define SAPL_DOF(P, a) (a)
 #include "sap_loop_t.h"
 
 /* build world w's problem on one warp: lanes build the contacts, lane 0 the scalar rows and

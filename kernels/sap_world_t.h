@@ -410,7 +410,7 @@ SAP_HD void SAPT(sapw_solveWorldIslands)(const sapModel* m, const sapData* d, in
     SAPT(sapw_participation)(m, d, w, &P);
     P.sparse = islands >= 2 ? islands - 1 : 0;  // 2: block-sparse where it pays (sapw_islandTrees)
     if (islands) SAPT(sapw_islands)(m, &P);
-    SAPT(sapw_newton)(&P, prm, &st);
+    SAPT(sapw_newtonIslands)(&P, prm, &st);
     for (int j = 0; j < nv; j++) vnext[j] = (double)P.v[j];
   }
   sapw_recordSolve(d, w, &st, st.flags);
@@ -538,7 +538,7 @@ SAP_HD void SAPT(sapw_solveWorldScreened)(const sapModel* m, const sapData* d, i
       SAPT(sapw_participation)(m, d, w, &P);
       P.sparse = 1;
       SAPT(sapw_islands)(m, &P);
-      SAPT(sapw_newton)(&P, prm, &st);
+      SAPT(sapw_newtonIslands)(&P, prm, &st);
     }
     sum.iters += st.iters;
     sum.ls_iters += st.ls_iters;

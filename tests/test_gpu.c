@@ -32,6 +32,13 @@ static const char* solve_kernel = "warp";  /* option solve_kernel of the next ma
 static int eq_off_odd = 0;  /* parity(): equality 0 switched off in the odd worlds (eq_active) */
 static const char* extra_opt[3] = {NULL, NULL, NULL};  /* key=value pairs for the next make() */
 
+/* the warp solve runs one Newton loop over every island of a world (option island_newton does
+ * not reach it): its CPU reference runs that loop too; the thread-per-world solve runs the
+ * CPU's sapw_ solve, one loop per island like the CPU by default */
+static void same_loop(sapOptions* o) {
+  if (o->device == SAP_DEVICE_CPU && o->solve_kernel == SAP_SOLVE_WARP) o->island_newton = 0;
+}
+
 static sapSim* make(const char* path, int nworld, const char* preset, int device, int contacts) {
   sapModel* m = NULL;
   if (sap_loadModel(path, &m) != SAP_OK) return NULL;
@@ -42,6 +49,7 @@ static sapSim* make(const char* path, int nworld, const char* preset, int device
   for (int i = 0; i < 3 && extra_opt[i]; i++) CHECK(sap_optionsSetPair(&o, extra_opt[i]) == SAP_OK, "%s", extra_opt[i]);
   o.device = device;
   o.contacts = contacts;
+  same_loop(&o);
   sapSim* s = NULL;
   if (sap_create(m, &o, nworld, &s) != SAP_OK) CHECK(0, "%s", sap_lastError());
   sap_freeModel(m);
@@ -565,6 +573,7 @@ static sapSim* make_with(const char* path, int nworld, int device, const char* c
   sap_optionsDefault(&o);
   o.device = device;
   for (int i = 0; kv && kv[i]; i++) CHECK(sap_optionsSetPair(&o, kv[i]) == SAP_OK, "%s", sap_lastError());
+  same_loop(&o);
   sapSim* s = NULL;
   if (sap_create(m, &o, nworld, &s) != SAP_OK) CHECK(0, "%s: %s", path, sap_lastError());
   sap_freeModel(m);

@@ -597,6 +597,13 @@ typedef struct { unsigned char* p; long bytes; int elem; } CarveArr;  /* elem: e
     a[n++] = (CarveArr){(unsigned char*)(P)->cptw, (R) * 6 * c, (R)};                                          \
     a[n++] = (CarveArr){(unsigned char*)(P)->cbody, 4L * 2 * c, 4};                                             \
     if (nhalf) a[n++] = (CarveArr){(unsigned char*)(P)->half, 8L * nhalf, 8};                                   \
+    a[n++] = (CarveArr){(unsigned char*)(P)->icon, 4L * c, 4};                                                  \
+    a[n++] = (CarveArr){(unsigned char*)(P)->irow, 4L * ns, 4};                                                 \
+    a[n++] = (CarveArr){(unsigned char*)(P)->ibody, 4L * nbody, 4};                                             \
+    a[n++] = (CarveArr){(unsigned char*)(P)->sbody, 4L * nbody, 4};                                             \
+    a[n++] = (CarveArr){(unsigned char*)(P)->vbody, 4L * nbody, 4};                                             \
+    int* vbeg_[3] = {(P)->cbeg, (P)->rbeg, (P)->bbeg};                                                          \
+    for (int k_ = 0; k_ < 3; k_++) a[n++] = (CarveArr){(unsigned char*)vbeg_[k_], 4L * (nv + 2), 4};            \
   } while (0)
 
 static void test_problem_scratch_from_carve(void) {
@@ -604,7 +611,7 @@ static void test_problem_scratch_from_carve(void) {
                           {1, 2, 0, 0, 1},     {6, 2, 1, 1, 1},      {7, 9, 3, 5, 2},
                           {27, 14, 120, 40, 7}, {162, 28, 480, 3, 1}, {301, 60, 33, 250, 19}};
   const int cds[3] = {3, 4, 6};
-  CarveArr a[40];
+  CarveArr a[48];
   int checked = 0;
   for (unsigned si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
     for (int ci = 0; ci < 3; ci++)

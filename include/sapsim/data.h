@@ -121,10 +121,13 @@ typedef struct sapData {
 
   /* diagnostics */
   int* world_flags;       /* (nworld)              SAP_WORLD_* bits of the last step */
-  int* newton_iter;       /* (nworld)              Newton iterations of the last step */
-  int* ls_iter;           /* (nworld)              line-search iterations of the last step */
-  int* nfactor;           /* (nworld)              factorizations of the last step */
-  int* ls_eval;           /* (nworld)              line-search evaluations of phi of the last step */
+  int* newton_iter;       /* (nworld)              Newton iterations of the last step (island_newton:
+                                                     the island that needed the most) */
+  int* ls_iter;           /* (nworld)              line-search iterations of the last step (the same) */
+  int* nfactor;           /* (nworld)              factorizations of the last step (island_newton:
+                                                     every island's, summed) */
+  int* ls_eval;           /* (nworld)              line-search evaluations of phi of the last step (the
+                                                     island with the most) */
   int* ncon_solved;       /* (nworld)              contacts the last solve held rows for (contact_screen=1; else 0) */
   int* ncon_promoted;     /* (nworld)              contacts the screen left out, found pushing at the answer and
                              promoted (the solve redone) in the last step (contact_screen=1) */

@@ -125,6 +125,11 @@ typedef struct sapOptions {
    * warm start and the free motion, the others verified idle at the answer and promoted (the
    * solve redone) when not; the answer is the full list's to the solver tolerance (0) */
   int contact_screen;
+  /* island_newton (issue 16): the one-lane solve (CPU; GPU solve_kernel=thread) runs one Newton
+   * loop per island of the world's problem (its own iterations, line search and stop rules);
+   * 0: one loop over every island (the islands still factor apart). The warp solve is one
+   * loop always (1) */
+  int island_newton;
   /* step retry (seed 000, CPU backend; the GPU refuses retry_depth > 0): a world whose solve
    * fails (line-search failure, iteration cap, factorization failure, non-finite result) redoes
    * the step from its saved state with h/2, then h/4, ... down to h / 2^retry_depth, and
@@ -315,10 +320,11 @@ typedef struct sapWorldInfo {
   int flags;          /* SAP_WORLD_* bits */
   int ncon;           /* live contacts */
   int ncon_dropped;   /* contacts dropped by capacity */
-  int newton_iter;    /* Newton iterations */
-  int ls_iter;        /* line-search iterations */
-  int nfactor;        /* factorizations */
-  int ls_eval;        /* line-search evaluations of phi (every trial step, probes included) */
+  int newton_iter;    /* Newton iterations (island_newton: of the island that needed the most) */
+  int ls_iter;        /* line-search iterations (the same) */
+  int nfactor;        /* factorizations (island_newton: every island's, summed) */
+  int ls_eval;        /* line-search evaluations of phi (every trial step, probes included; the
+                         island with the most) */
 } sapWorldInfo;
 sapStatus sap_worldInfo(sapSim* s, const int* worlds, int n, sapWorldInfo* out);
 
