@@ -189,8 +189,9 @@ const sapoKey sapo_keys[] = {
          "Newton loop start: the last velocity or its extrapolation"),
     ENUM("contact_screen", NULL, contact_screen, bool_names, 0, NULL,
          "CPU: solve rows only for contacts that can act (verified idle at the answer, else promoted)"),
-    ENUM("island_newton", NULL, island_newton, bool_names, 1, NULL,
-         "one-lane solve (CPU, GPU thread): one Newton loop per island, or one loop over all"),
+    ENUM("island_newton", NULL, island_newton, bool_names, -1, "preset",
+         "one-lane solve (CPU, GPU thread): one Newton loop per island, or one loop over all "
+         "(approx32/approx64: 1; drake: 0, Drake's one loop)"),
     INT("retry_depth", NULL, retry_depth, 0, 20, 0, NULL,
         "step retry (CPU): halvings of h a failed world may take (0: off)"),
     INT("retry_recover_steps", NULL, retry_recover_steps, 1, 1000000, 8, NULL,
@@ -360,15 +361,16 @@ sapStatus sap_optionsSetPair(sapOptions* opt, const char* kv) {
 typedef struct {
   int free_motion, contact_solve, linear_solve, weight, boundary_pose;
   int weight_mode, contact_point, integration;
+  int island_newton; /* Drake's SapSolver runs one Newton loop over the whole problem */
 } sapPresetKnobs;
 
 static const sapPresetKnobs preset_table[3] = {
     /* approx32 */ {SAP_FP32, SAP_FP64, SAP_FP32, SAP_FP32, SAP_FP32, SAP_WEIGHT_BODY_INERTIA,
-                    SAP_POINT_WITNESS, SAP_INTEGRATE_MIDPOINT},
+                    SAP_POINT_WITNESS, SAP_INTEGRATE_MIDPOINT, 1},
     /* approx64 */ {SAP_FP64, SAP_FP64, SAP_FP64, SAP_FP64, SAP_FP64, SAP_WEIGHT_BODY_INERTIA,
-                    SAP_POINT_WITNESS, SAP_INTEGRATE_MIDPOINT},
+                    SAP_POINT_WITNESS, SAP_INTEGRATE_MIDPOINT, 1},
     /* drake */    {SAP_FP64, SAP_FP64, SAP_FP64, SAP_FP64, SAP_FP64, SAP_WEIGHT_DIAG_DELASSUS,
-                    SAP_POINT_MIDPOINT, SAP_INTEGRATE_SAP_EULER},
+                    SAP_POINT_MIDPOINT, SAP_INTEGRATE_SAP_EULER, 0},
 };
 
 /* a sapOptions filled in directly gets the rules sap_optionsSet applies to text: each
@@ -426,6 +428,7 @@ sapStatus sap_optionsExpand(const sapOptions* in, sapOptions* out) {
   if (o.weight_mode < 0) o.weight_mode = p->weight_mode;
   if (o.contact_point < 0) o.contact_point = p->contact_point;
   if (o.integration < 0) o.integration = p->integration;
+  if (o.island_newton < 0) o.island_newton = p->island_newton;
 
   /* line-search dependent defaults (sapwarp_spec.md §7, §9) */
   int monotone = o.line_search == SAP_LS_MONOTONE;

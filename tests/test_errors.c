@@ -394,13 +394,13 @@ static void test_option_combinations(void) {
 
 /* the preset table of seed 002 (DESIGN.md §5) */
 static void test_preset_table(void) {
-  struct { int preset, fm, cs, ls, wp, bp, wm, cp, integ; } want[3] = {
+  struct { int preset, fm, cs, ls, wp, bp, wm, cp, integ, isl; } want[3] = {
       {SAP_PRESET_APPROX32, SAP_FP32, SAP_FP64, SAP_FP32, SAP_FP32, SAP_FP32,
-       SAP_WEIGHT_BODY_INERTIA, SAP_POINT_WITNESS, SAP_INTEGRATE_MIDPOINT},
+       SAP_WEIGHT_BODY_INERTIA, SAP_POINT_WITNESS, SAP_INTEGRATE_MIDPOINT, 1},
       {SAP_PRESET_APPROX64, SAP_FP64, SAP_FP64, SAP_FP64, SAP_FP64, SAP_FP64,
-       SAP_WEIGHT_BODY_INERTIA, SAP_POINT_WITNESS, SAP_INTEGRATE_MIDPOINT},
+       SAP_WEIGHT_BODY_INERTIA, SAP_POINT_WITNESS, SAP_INTEGRATE_MIDPOINT, 1},
       {SAP_PRESET_DRAKE, SAP_FP64, SAP_FP64, SAP_FP64, SAP_FP64, SAP_FP64,
-       SAP_WEIGHT_DIAG_DELASSUS, SAP_POINT_MIDPOINT, SAP_INTEGRATE_SAP_EULER}};
+       SAP_WEIGHT_DIAG_DELASSUS, SAP_POINT_MIDPOINT, SAP_INTEGRATE_SAP_EULER, 0}};
   for (int i = 0; i < 3; i++) {
     sapOptions o, e;
     sap_optionsDefault(&o);
@@ -409,7 +409,7 @@ static void test_preset_table(void) {
     CHECK(e.free_motion_precision == want[i].fm && e.contact_solve_precision == want[i].cs &&
           e.linear_solve_precision == want[i].ls && e.weight_precision == want[i].wp &&
           e.boundary_pose_precision == want[i].bp && e.weight_mode == want[i].wm &&
-          e.contact_point == want[i].cp && e.integration == want[i].integ,
+          e.contact_point == want[i].cp && e.integration == want[i].integ && e.island_newton == want[i].isl,
           "preset %d knobs", i);
   }
   sapOptions o, e;

@@ -121,8 +121,8 @@ static int compare(const char* opts, int nstep, int* bad_stats, int verbose) {
 }
 
 static void test_islands_as_lone_objects(void) {
-  static const char* presets[] = {"preset=approx32", "preset=approx64", "preset=drake",
-                                  "preset=approx64 line_search=exact_root", "preset=drake warm_start=qvel"};
+  static const char* presets[] = {"preset=approx32", "preset=approx64", "preset=drake island_newton=1",
+                                  "preset=approx64 line_search=exact_root", "preset=drake warm_start=qvel island_newton=1"};
   for (int p = 0; p < 5; p++) {
     int bad = 0, nd = compare(presets[p], 150, &bad, 1);
     CHECK(nd == 0 && bad == 0, "%s: %d steps differ from the lone runs, %d steps' counters", presets[p], nd, bad);
