@@ -58,6 +58,7 @@
 #define CL_BOX_SEPEPS (sizeof(SAP_REAL) == 4 ? 1e-6 : 1e-13)
 #define CL_BOX_AMBIG (sizeof(SAP_REAL) == 4 ? 1e-5 : 1e-9)
 #define CL_BOX_EDGE_BIAS 1e-6
+#define CL_BOX_SKIP_EPS 128     /* edge axes skipped from the tables: slack in eps x scale (collision_t.h) */
 
 #include "sap_f32.h"
 #include "collision_t.h"
