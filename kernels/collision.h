@@ -58,6 +58,7 @@
 #define CL_BOX_SEPEPS (sizeof(SAP_REAL) == 4 ? 1e-6 : 1e-13)
 #define CL_BOX_AMBIG (sizeof(SAP_REAL) == 4 ? 1e-5 : 1e-9)
 #define CL_BOX_EDGE_BIAS 1e-6
+#define CL_BOX_SKIP_EPS 128     /* edge axes skipped from the tables: slack in eps x scale (collision_t.h) */
 
 #include "sap_f32.h"
 #include "collision_t.h"
@@ -436,7 +437,10 @@ SAP_HD_BIG int sapw_collideList(const sapModel* m, const sapData* d, int w, int 
   o.drop[1] = 0;
   if (gc) sapw_geomCacheClear(m, gc);
   for (int p = 0; p < m->npair_max && !frozen && !nan; p++) {
-    if (mask && !(mask[p >> 5] >> (p & 31) & 1u)) continue;
+    if (mask && !(mask[p >> 5] >> (p & 31) & 1u)) {
+      if (!(mask[p >> 5] >> (p & 31))) p |= 31;  // no pair left in this word: to the next one
+      continue;
+    }
     int g0 = m->pair_geom[2 * p], g1 = m->pair_geom[2 * p + 1];
     if (sapw_sleepSkipPair(m, d, w, g0, g1)) continue;  // no awake side (kernels/sleep.h)
     int nc = sapw_collidePairCached(m, xpos, xmat, g0, g1, m->pair_detect[p], fp64, c, gc);

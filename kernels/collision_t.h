@@ -53,6 +53,7 @@ SAP_HD void SAPT(cl_cross)(R* r, const R* a, const R* b) {
   r[1] = a[2] * b[0] - a[0] * b[2];
   r[2] = a[0] * b[1] - a[1] * b[0];
 }
+SAP_HD R SAPT(cl_absSum)(const R* a) { return CL_FABS(a[0]) + CL_FABS(a[1]) + CL_FABS(a[2]); }
 SAP_HD R SAPT(cl_norm)(const R* a) { return CL_SQRT(SAPT(cl_dot)(a, a)); }
 /* normalise in place; returns the old norm (vector untouched when ~0) */
 SAP_HD R SAPT(cl_normalize)(R* a) {
@@ -1390,6 +1391,30 @@ SAP_HD_BIG int SAPT(cl_boxFace)(const G* r, const G* in, const R* nr, const R* n
   for (int k = 1; k < 3; k++) if (CL_FABS(l[k]) > CL_FABS(l[ki])) ki = k;
   const R su[4] = {-1, 1, 1, -1}, sv[4] = {-1, -1, 1, 1};
   int u = (ki + 1) % 3, v = (ki + 2) % 3, nb = 4, cur = 0;
+  /* exact early out: the incident face's extent along a side axis j of the reference face,
+   * t = (in.pos - cr).e_j + pk in_ki.e_j -+ (size_u |in_u.e_j| + size_v |in_v.e_j|), entirely
+   * beyond the side plane |t| <= size_j by more than the clip's rounding: then every point
+   * the clip holds (the corners and their interpolations, each within ~16 eps W of the exact
+   * polygon after 4 planes; W = the coordinates' and sizes' scale) lies beyond that plane,
+   * cl_clipPlane empties the set there and the result is no contact, bit for bit;
+   * CL_BOX_SKIP_EPS eps W is 4x that (a NaN fails the test) */
+  {
+    R W = SAPT(cl_absSum)(r->pos) + SAPT(cl_absSum)(in->pos) + r->size[0] + r->size[1] + r->size[2] +
+          in->size[0] + in->size[1] + in->size[2];
+    R slk = (R)CL_BOX_SKIP_EPS * CL_EPS * W, ai[3], dc[3];
+    SAPT(cl_sub)(dc, in->pos, cr);
+    for (int j = 0; j < 3; j++) {
+      if (j == kf) continue;
+      SAPT(cl_axis)(e, r, j);
+      SAPT(cl_axis)(ai, in, ki);
+      R t0 = SAPT(cl_dot)(dc, e) + (l[ki] > 0 ? in->size[ki] : -in->size[ki]) * SAPT(cl_dot)(ai, e);
+      SAPT(cl_axis)(ai, in, u);
+      R ext = in->size[u] * CL_FABS(SAPT(cl_dot)(ai, e));
+      SAPT(cl_axis)(ai, in, v);
+      ext += in->size[v] * CL_FABS(SAPT(cl_dot)(ai, e));
+      if (t0 - ext - r->size[j] > slk || t0 + ext + r->size[j] < -slk) return 0;
+    }
+  }
   for (int i = 0; i < 4; i++) {
     p[ki] = l[ki] > 0 ? in->size[ki] : -in->size[ki];
     p[u] = su[i] * in->size[u];
@@ -1496,34 +1521,79 @@ SAP_HD_BIG int SAPT(cl_boxBox)(const G* a, const G* b, R margin, C* con) {
     }
     for (int j = 0; j < 3; j++) AB[i][j] = SAPT(cl_dot)(A[i], B[j]);
   }
-  for (int i = 0; i < 15; i++) {
+  // face axes: a's 0-2, then b's 3-5 (strictly larger wins, so a's face on ties)
+  for (int i = 0; i < 6; i++) {
     // sep = |d.L| - r_a(L) - r_b(L), r_g(L) = sum_k size_k |axis_k . L| (cl_boxRadius)
     R dl, ra, rb;
     if (i < 3) {
       dl = dA[i];
       ra = sa[0] * CL_FABS(AA[0][i]) + sa[1] * CL_FABS(AA[1][i]) + sa[2] * CL_FABS(AA[2][i]);
       rb = sb[0] * CL_FABS(AB[i][0]) + sb[1] * CL_FABS(AB[i][1]) + sb[2] * CL_FABS(AB[i][2]);
-    } else if (i < 6) {
+    } else {
       int j = i - 3;
       dl = dB[j];
       ra = sa[0] * CL_FABS(AB[0][j]) + sa[1] * CL_FABS(AB[1][j]) + sa[2] * CL_FABS(AB[2][j]);
       rb = sb[0] * CL_FABS(BB[0][j]) + sb[1] * CL_FABS(BB[1][j]) + sb[2] * CL_FABS(BB[2][j]);
-    } else {
-      SAPT(cl_cross)(L, A[(i - 6) / 3], B[(i - 6) % 3]);
-      if (!(SAPT(cl_normalize)(L) >= (R)CL_BOX_PARALLEL)) continue;  // cl_boxAxis's test
-      dl = SAPT(cl_dot)(d, L);
-      ra = sa[0] * CL_FABS(SAPT(cl_dot)(A[0], L)) + sa[1] * CL_FABS(SAPT(cl_dot)(A[1], L)) +
-           sa[2] * CL_FABS(SAPT(cl_dot)(A[2], L));
-      rb = sb[0] * CL_FABS(SAPT(cl_dot)(B[0], L)) + sb[1] * CL_FABS(SAPT(cl_dot)(B[1], L)) +
-           sb[2] * CL_FABS(SAPT(cl_dot)(B[2], L));
     }
     R sep = CL_FABS(dl) - ra - rb;
     if (sep > septol) return 0;
-    if (i < 6 ? sep > best : (sep - (R)CL_BOX_EDGE_BIAS * CL_FABS(sep) > best && sep > bestface)) {
+    if (sep > best) {
       best = sep;
       ibest = i;
     }
-    if (i == 5) { bestface = best; iface = ibest; }
+  }
+  bestface = best;
+  iface = ibest;
+  /* Skipping an edge axis exactly. An edge axis changes the result only when its sep > septol
+   * (no contact) or sep > bestface (it may win); with thr = min(septol, bestface), an axis
+   * whose computed sep is certainly <= thr is skipped without its normalisation and 7 dots.
+   * For unit-orthogonal axes, c = a_i x b_j gives a_k . c = +-(a_m . b_j) and
+   * b_k . c = +-(a_i . b_n) (m, n: the third indices), so sep |c| = S =
+   * |d.c| - sa_k1 |AB[k2][j]| - sa_k2 |AB[k1][j]| - sb_n1 |AB[i][n2]| - sb_n2 |AB[i][n1]|.
+   * Rounding (eps: this precision's): the full path's sep |c| is within 10 eps scale of
+   * S_exact (the cross's error turned by 1/|c|, the dots' and sums'); the table's S within
+   * 44 eps scale of it when each box's Gram matrix G is within 8 eps of I (checked below:
+   * a_k x a_i = +-det(A) A G^-1 e_m, 4.5 x 8 eps per term, plus the tables' rounding); l
+   * within 3 eps of |c|: under 60 eps (scale + |thr|) in all, and CL_BOX_SKIP_EPS = 128 is
+   * twice that; scale = |d|_1 + both boxes' half sizes. A NaN or an overflow anywhere fails
+   * the test and the axis goes the full way. */
+  R scale = CL_FABS(d[0]) + CL_FABS(d[1]) + CL_FABS(d[2]) + sa[0] + sa[1] + sa[2] + sb[0] + sb[1] + sb[2];
+  int ortho = 1;
+  for (int i = 0; i < 3; i++)
+    for (int k = 0; k < 3; k++)
+      ortho = ortho && CL_FABS(AA[i][k] - (i == k)) <= (R)8 * CL_EPS && CL_FABS(BB[i][k] - (i == k)) <= (R)8 * CL_EPS;
+  R thr = septol < bestface ? septol : bestface;
+  R slack = (R)CL_BOX_SKIP_EPS * CL_EPS * (scale + CL_FABS(thr));
+  // finite scales and a threshold that is a number, else every axis in full
+  ortho = ortho && scale < (R)1e30 && CL_FABS(thr) < (R)1e30 && slack < (R)1e30;
+  // edge axes 6 + 3 ia + jb: a_ia x b_jb, which must beat the best face by CL_BOX_EDGE_BIAS
+  for (int ia = 0; ia < 3; ia++) {
+    int a1 = ia == 2 ? 0 : ia + 1, a2 = ia == 0 ? 2 : ia - 1;
+    for (int jb = 0; jb < 3; jb++) {
+      int b1 = jb == 2 ? 0 : jb + 1, b2 = jb == 0 ? 2 : jb - 1;
+      SAPT(cl_cross)(L, A[ia], B[jb]);
+      R l = SAPT(cl_norm)(L);  // cl_normalize's length and cl_boxAxis's test
+      if (!(l >= (R)CL_BOX_PARALLEL)) continue;
+      /* the exact skip (above): S ~ sep l from the tables; an axis whose sep is certainly
+       * at most thr neither separates nor wins */
+      if (ortho) {
+        R S = CL_FABS(SAPT(cl_dot)(d, L)) - sa[a1] * CL_FABS(AB[a2][jb]) - sa[a2] * CL_FABS(AB[a1][jb]) -
+              sb[b1] * CL_FABS(AB[ia][b2]) - sb[b2] * CL_FABS(AB[ia][b1]);
+        if (S + slack <= thr * l) continue;
+      }
+      if (l > CL_TINY) { L[0] /= l; L[1] /= l; L[2] /= l; }  // cl_normalize's division
+      R dl = SAPT(cl_dot)(d, L);
+      R ra = sa[0] * CL_FABS(SAPT(cl_dot)(A[0], L)) + sa[1] * CL_FABS(SAPT(cl_dot)(A[1], L)) +
+             sa[2] * CL_FABS(SAPT(cl_dot)(A[2], L));
+      R rb = sb[0] * CL_FABS(SAPT(cl_dot)(B[0], L)) + sb[1] * CL_FABS(SAPT(cl_dot)(B[1], L)) +
+             sb[2] * CL_FABS(SAPT(cl_dot)(B[2], L));
+      R sep = CL_FABS(dl) - ra - rb;
+      if (sep > septol) return 0;
+      if (sep - (R)CL_BOX_EDGE_BIAS * CL_FABS(sep) > best && sep > bestface) {
+        best = sep;
+        ibest = 6 + 3 * ia + jb;
+      }
+    }
   }
   /* no axis compared (a separation that is not a number: a size or pose that overflows the
    * precision, e.g. a 1e89 m box in fp32): no contact rather than an axis index of -1 */
