@@ -243,7 +243,11 @@ SAP_HD void SAPT(sapw_hessian)(SAPT(sapProblem)* P) {
       int i = dofs[a];
       const double* Ai = P->A + (long)i * nv;
       SAP_REAL* Ha = Hk + (long)a * n;  // Ha[iloc[j]]: j of i's tree (all in island k)
-      for (int j = P->tlo[i]; j <= i; j++) Ha[P->iloc[j]] = (SAP_REAL)Ai[j];
+      /* a tree's dofs are consecutive in the island's ascending list too (the island holds all
+         of them, and no other dof lies between), so iloc[j] = j + off on i's tree: a straight
+         copy instead of one index load per entry */
+      int lo = P->tlo[i], off = P->iloc[lo] - lo;
+      for (int j = lo; j <= i; j++) Ha[j + off] = (SAP_REAL)Ai[j];
     }
   }
   for (int a = 0, nci = SAPT(sapw_ncon)(P); a < nci; a++) {
