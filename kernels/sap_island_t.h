@@ -293,6 +293,7 @@ SAP_HD void SAPT(sapw_islands)(const sapModel* m, SAPT(sapProblem)* P) {
     }
     SAPT(sapw_treeSegments)(P->ipar + o, 0, n, P->iseg + o);
     P->itree[k] = 9 * ops < 2 * (long)n * n * n;
+    if (P->itree[k] && SAPT(sapw_treePreorder)(P->ipar + o, 0, n)) P->itree[k] = 2;  // left-looking
   }
   P->nisl = nisl;
   SAPT(sapw_islandOffsets)(P);

@@ -347,7 +347,7 @@ SAP_HD int SAPT(sapw_direction)(SAPT(sapProblem)* P) {
         x[i] = (float)-P->grad[dofs[i]];
       }
       if (tree) {
-        info = sapw_treeFactor_f32(L, 0, n, n, par, seg);
+        info = P->itree[k] == 2 ? sapw_treeFactorPre_f32(L, 0, n, n, par, seg) : sapw_treeFactor_f32(L, 0, n, n, par, seg);
         if (!info) sapw_treeSolve_f32(L, 0, n, n, par, seg, x);
       } else {
         info = sapw_cholFactor_f32(L, n, n, SAP_CHOL_BLOCK);
@@ -362,7 +362,7 @@ SAP_HD int SAPT(sapw_direction)(SAPT(sapProblem)* P) {
         x[i] = (double)-P->grad[dofs[i]];
       }
       if (tree) {
-        info = sapw_treeFactor_f64(L, 0, n, n, par, seg);
+        info = P->itree[k] == 2 ? sapw_treeFactorPre_f64(L, 0, n, n, par, seg) : sapw_treeFactor_f64(L, 0, n, n, par, seg);
         if (!info) sapw_treeSolve_f64(L, 0, n, n, par, seg, x);
       } else {
         info = sapw_cholFactor_f64(L, n, n, SAP_CHOL_BLOCK);

@@ -78,7 +78,8 @@ typedef struct SAPT(sapProblem) {
   int *ipar, *iseg;         /* (nv) island k's a-th dof's parent, local: ipar[ibeg[k] + a], -1 at a
                                root, and its segment start (sapw_treeFactor) */
   int* itree;               /* (nv + 1) island k factors by its dof forest (no fill) when its H
-                               keeps the forest's pattern: its flops pay against the dense block */
+                               keeps the forest's pattern: its flops pay against the dense block;
+                               2: the forest is in pre-order (sapw_treeFactorPre) */
   long* hoff;               /* (nv + 1) island k's n_k x n_k block of H (and of L) at hoff[k];
                                the right-hand side at nv x nv + ibeg[k] */
   /* block-sparse factorization of islands of several trees (sap_island_t.h sapw_islandTrees,
