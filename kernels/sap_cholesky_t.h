@@ -122,18 +122,27 @@ SAP_HD int SAPT(sapw_treePreorder)(const int* par, int k0, int k1) {
   return 1;
 }
 
-/* sapw_treeFactor left-looking, for a forest in pre-order (sapw_treePreorder): row i, from
- * the leaves up, first takes the updates of its descendants k (the run (i, e]), from the
+/* end[j] = the last descendant of j (j itself at a leaf) over [k0, k1), a forest in pre-order:
+ * j's subtree is the run [j, end[j]] */
+SAP_HD void SAPT(sapw_treeEnds)(const int* par, int k0, int k1, int* end) {
+  for (int j = k0; j < k1; j++) end[j] = j;
+  for (int j = k1 - 1; j > k0; j--)  // children after parents: end[j] is final here
+    if (par[j] >= 0 && end[j] > end[par[j]]) end[par[j]] = end[j];
+}
+
+/* sapw_treeFactor left-looking, for a forest in pre-order (sapw_treePreorder; end from
+ * sapw_treeEnds): row i, from the leaves up, first takes the updates of its descendants k
+ * (the run (i, end[i]]), from the
  * last one up, the order in which sapw_treeFactor applies them, each entry summed in a
  * register:  a[i][x] -= L[k][i] L[k][x],  x = i and its ancestors,  k = e, e - 1, ..., i + 1;
  * then its pivot and scaling. The same operations in the same order on every entry, so the
  * factor and the failed pivot are sapw_treeFactor's bit for bit; one short loop per entry
  * instead of a loop per (descendant, ancestor) pair (fewer loop set-ups on short segments). */
-SAP_HD int SAPT(sapw_treeFactorPre)(SAP_REAL* a, int k0, int k1, int lda, const int* par, const int* seg) {
+SAP_HD int SAPT(sapw_treeFactorPre)(SAP_REAL* a, int k0, int k1, int lda, const int* par, const int* seg,
+                                     const int* end) {
   for (int i = k1 - 1; i >= k0; i--) {
     SAP_REAL* ai = a + (long)i * lda;
-    int e = i;
-    while (e + 1 < k1 && par[e + 1] >= i) e++;  // the descendants of i: (i, e]
+    int e = end[i];  // the descendants of i: (i, e]
     if (e > i) {
       const SAP_REAL* ae = a + (long)e * lda;
       for (int j = i; j >= 0; j = par[seg[j]])

@@ -77,9 +77,13 @@ typedef struct SAPT(sapProblem) {
   int *tlo, *thi;           /* (nv) dof range [tlo, thi) of each dof's tree: A's nonzero block */
   int *ipar, *iseg;         /* (nv) island k's a-th dof's parent, local: ipar[ibeg[k] + a], -1 at a
                                root, and its segment start (sapw_treeFactor) */
-  int* itree;               /* (nv + 1) island k factors by its dof forest (no fill) when its H
-                               keeps the forest's pattern: its flops pay against the dense block;
-                               2: the forest is in pre-order (sapw_treeFactorPre) */
+  int* itree;               /* (nv + 1) island k's flags: bit 0, it factors by its dof forest (no
+                               fill) when its H keeps the forest's pattern (its flops pay against
+                               the dense block); bit 1, the forest is in pre-order (iend holds
+                               the subtrees: sapw_treeFactorPre); bit 2, besides, every row of A
+                               is zero after its dof's subtree (A x stops there: sapw_treeDot) */
+  int* iend;                /* (nv) island k's a-th dof's last descendant, local: iend[ibeg[k] + a]
+                               (with itree bit 1) */
   long* hoff;               /* (nv + 1) island k's n_k x n_k block of H (and of L) at hoff[k];
                                the right-hand side at nv x nv + ibeg[k] */
   /* block-sparse factorization of islands of several trees (sap_island_t.h sapw_islandTrees,
@@ -131,7 +135,7 @@ SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   SAPW_TAKE(P->cpar, SAP_REAL*, R * (SAP_CPAR_OF(cd) * (long)c + SAP_SPAR * ns));  // cpar, spar
   SAPW_TAKE(P->vc, SAP_REAL*, R * 3 * (cd * (long)c + ns));                        // vc, dvc, gam
   SAPW_TAKE(P->sidx, int*, 4 * ((long)ns * snz + nv + ns));                        // sidx, chain, stag
-  SAPW_TAKE(P->isl, int*, 4 * (9 * (long)nv + 2));  // isl, iloc, idof, tlo, thi, ibeg, ipar, iseg, itree
+  SAPW_TAKE(P->isl, int*, 4 * (10 * (long)nv + 2));  // isl, iloc, idof, tlo, thi, ibeg, ipar, iseg, itree, iend
   SAPW_TAKE(P->hoff, long*, 8 * ((long)nv + 1));
   SAPW_TAKE(P->ntr, int*, 4 * (5 * (long)nv + 1));  // ntr, tix, tst, tord, tpos
   SAPW_TAKE(P->poff, long*, 8 * ((long)nv + 1));
@@ -161,6 +165,7 @@ SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   SAPW_AFTER(P->ipar, P->ibeg, nv + 1);
   SAPW_AFTER(P->iseg, P->ipar, nv);
   SAPW_AFTER(P->itree, P->iseg, nv);
+  SAPW_AFTER(P->iend, P->itree, nv + 1);
   SAPW_AFTER(P->tix, P->ntr, nv + 1);
   SAPW_AFTER(P->tst, P->tix, nv);
   SAPW_AFTER(P->tord, P->tst, nv);

@@ -361,15 +361,23 @@ static void test_tree_cholesky(void) {
         npre += pre;
         nnot += !pre;
         if (pre) {
+          int* end = malloc(sizeof(int) * lda);
+          sapw_treeEnds_f64(par, n0, N, end);
+          for (int i = n0; i < N; i++) {  // the last k whose root path holds i
+            int e = i;
+            for (int k = i; k < N; k++)
+              if (is_ancestor(par, k, i)) e = k;
+            CHECK(end[i] == e, "shape %d n %d: subtree of %d ends at %d, not %d", shape, n, i, end[i], e);
+          }
           double* L2 = malloc(sizeof(double) * lda * lda);
           float* Lf2 = malloc(sizeof(float) * lda * lda);
           for (int i = 0; i < lda * lda; i++) L2[i] = A[i], Lf2[i] = (float)A[i];
-          CHECK(sapw_treeFactorPre_f64(L2, n0, N, lda, par, seg) == 0, "shape %d n %d: left-looking", shape, n);
-          CHECK(sapw_treeFactorPre_f32(Lf2, n0, N, lda, par, seg) == 0, "shape %d n %d: left-looking f32", shape, n);
+          CHECK(sapw_treeFactorPre_f64(L2, n0, N, lda, par, seg, end) == 0, "shape %d n %d: left-looking", shape, n);
+          CHECK(sapw_treeFactorPre_f32(Lf2, n0, N, lda, par, seg, end) == 0, "shape %d n %d: left-looking f32", shape, n);
           CHECK(!memcmp(L2, L, sizeof(double) * lda * lda), "shape %d n %d: left-looking factor differs", shape, n);
           CHECK(!memcmp(Lf2, Lf, sizeof(float) * lda * lda), "shape %d n %d: left-looking f32 factor differs", shape,
                 n);
-          free(L2); free(Lf2);
+          free(L2); free(Lf2); free(end);
         }
         // L' L = A on the pattern, and the entries off the pattern were left alone
         double ferr = 0, amax = 0;
@@ -421,7 +429,10 @@ static void test_tree_cholesky(void) {
           if (sapw_treePreorder_f64(par, n0, N)) {  // the left-looking one fails at the same row
             for (int q = 0; q < lda * lda; q++) L[q] = A[q];
             L[k * lda + k] = -1;
-            int f2 = sapw_treeFactorPre_f64(L, n0, N, lda, par, seg);
+            int* end = malloc(sizeof(int) * lda);
+            sapw_treeEnds_f64(par, n0, N, end);
+            int f2 = sapw_treeFactorPre_f64(L, n0, N, lda, par, seg, end);
+            free(end);
             CHECK(f2 == f, "shape %d n %d: left-looking pivot %d, right-looking %d", shape, n, f2 - 1, f - 1);
           }
         }
