@@ -109,6 +109,59 @@ SAP_HD int SAPT(sapw_treeFactor)(SAP_REAL* a, int k0, int k1, int lda, const int
   return 0;
 }
 
+/* 1 if the forest over [k0, k1) is in depth-first pre-order (MuJoCo's dof order): each dof's
+ * parent is the previous dof or one of its ancestors, so the descendants of i are the run
+ * after i whose parents are >= i (sapw_treeFactorPre) */
+SAP_HD int SAPT(sapw_treePreorder)(const int* par, int k0, int k1) {
+  for (int k = k0 + 1; k < k1; k++) {
+    int q = k - 1;
+    if (par[k] < 0) continue;
+    while (q > par[k]) q = par[q];
+    if (q != par[k]) return 0;
+  }
+  return 1;
+}
+
+/* end[j] = the last descendant of j (j itself at a leaf) over [k0, k1), a forest in pre-order:
+ * j's subtree is the run [j, end[j]] */
+SAP_HD void SAPT(sapw_treeEnds)(const int* par, int k0, int k1, int* end) {
+  for (int j = k0; j < k1; j++) end[j] = j;
+  for (int j = k1 - 1; j > k0; j--)  // children after parents: end[j] is final here
+    if (par[j] >= 0 && end[j] > end[par[j]]) end[par[j]] = end[j];
+}
+
+/* sapw_treeFactor left-looking, for a forest in pre-order (sapw_treePreorder; end from
+ * sapw_treeEnds): row i, from the leaves up, first takes the updates of its descendants k
+ * (the run (i, end[i]]), from the
+ * last one up, the order in which sapw_treeFactor applies them, each entry summed in a
+ * register:  a[i][x] -= L[k][i] L[k][x],  x = i and its ancestors,  k = e, e - 1, ..., i + 1;
+ * then its pivot and scaling. The same operations in the same order on every entry, so the
+ * factor and the failed pivot are sapw_treeFactor's bit for bit; one short loop per entry
+ * instead of a loop per (descendant, ancestor) pair (fewer loop set-ups on short segments). */
+SAP_HD int SAPT(sapw_treeFactorPre)(SAP_REAL* a, int k0, int k1, int lda, const int* par, const int* seg,
+                                     const int* end) {
+  for (int i = k1 - 1; i >= k0; i--) {
+    SAP_REAL* ai = a + (long)i * lda;
+    int e = end[i];  // the descendants of i: (i, e]
+    if (e > i) {
+      const SAP_REAL* ae = a + (long)e * lda;
+      for (int j = i; j >= 0; j = par[seg[j]])
+        for (int x = seg[j]; x <= j; x++) {
+          SAP_REAL t = ai[x];
+          for (const SAP_REAL* ak = ae; ak != ai; ak -= lda) t -= ak[i] * ak[x];
+          ai[x] = t;
+        }
+    }
+    SAP_REAL d = ai[i];
+    if (!(d > 0) || !isfinite(d)) return i + 1;
+    d = SAP_SQRT(d);
+    ai[i] = d;
+    for (int j = par[i]; j >= 0; j = par[seg[j]])
+      for (int x = seg[j]; x <= j; x++) ai[x] /= d;
+  }
+  return 0;
+}
+
 /* solve L' L x = b over [k0, k1) in place (x holds b on entry): L' y = b from the leaves up,
  * L x = y from the roots down */
 SAP_HD void SAPT(sapw_treeSolve)(const SAP_REAL* L, int k0, int k1, int lda, const int* par, const int* seg,

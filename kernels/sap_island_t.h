@@ -44,6 +44,20 @@ SAP_HD int SAPT(sapw_treeRanges)(const sapModel* m, int nv, int* tlo, int* thi) 
   return ok;
 }
 
+/* 1 if every row of A over island k's dofs (pre-order, iend set) is exactly zero after its
+ * dof's subtree up to its tree's end (no fixed tendon's armature links two branches there):
+ * then A x skips those entries bit for bit (sapw_treeDot) */
+SAP_HD int SAPT(sapw_subtreeRows)(const SAPT(sapProblem)* P, int k) {
+  int o = P->ibeg[k], n = P->ibeg[k + 1] - o;
+  for (int a = 0; a < n; a++) {
+    int i = P->idof[o + a];
+    const double* Ai = P->A + (long)i * P->nv;
+    for (int j = i + P->iend[o + a] - a + 1; j < P->thi[i]; j++)
+      if (Ai[j] != 0) return 0;
+  }
+  return 1;
+}
+
 /* the block offsets hoff from the island sizes in ibeg */
 SAP_HD void SAPT(sapw_islandOffsets)(SAPT(sapProblem)* P) {
   P->hoff[0] = 0;
@@ -293,6 +307,10 @@ SAP_HD void SAPT(sapw_islands)(const sapModel* m, SAPT(sapProblem)* P) {
     }
     SAPT(sapw_treeSegments)(P->ipar + o, 0, n, P->iseg + o);
     P->itree[k] = 9 * ops < 2 * (long)n * n * n;
+    if (SAPT(sapw_treePreorder)(P->ipar + o, 0, n)) {  // MuJoCo's order: the subtrees are runs
+      SAPT(sapw_treeEnds)(P->ipar + o, 0, n, P->iend + o);
+      P->itree[k] |= 2 | 4 * SAPT(sapw_subtreeRows)(P, k);
+    }
   }
   P->nisl = nisl;
   SAPT(sapw_islandOffsets)(P);

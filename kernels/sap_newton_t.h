@@ -13,13 +13,16 @@ SAP_HD SAP_REAL SAPT(sapw_rowDot)(const double* row, const SAP_REAL* x, int n) {
   return s;
 }
 
-/* (A x)_i over dof i's tree block [tlo, thi) of the fp64 matrix A (nv x nv): the entries
- * outside it are exact zeros, and so are the dense sum's terms skipped (the partial sum starts
- * at +0 and adding +-0 changes no sum), so the result is the dense row's bit for bit for finite
- * x (sapw_islands / sapw_islandsOne set the ranges) */
+/* (A x)_i over dof i's tree block [tlo, thi) of the fp64 matrix A (nv x nv), and only up to
+ * the end of i's subtree where the island's flags say that A's row is zero after it (itree
+ * bit 2: MuJoCo's pre-order, no tendon armature linking branches): the entries skipped are
+ * exact zeros, and so are the dense sum's terms skipped (the partial sum starts at +0 and
+ * adding +-0 changes no sum), so the result is the dense row's bit for bit for finite x
+ * (sapw_islands / sapw_islandsOne set the ranges and flags) */
 SAP_HD SAP_REAL SAPT(sapw_treeDot)(const SAPT(sapProblem)* P, const double* A, int i, const SAP_REAL* x) {
-  int lo = P->tlo[i];
-  return SAPT(sapw_rowDot)(A + (long)i * P->nv + lo, x + lo, P->thi[i] - lo);
+  int lo = P->tlo[i], hi = P->thi[i], k = P->isl[i];
+  if (k >= 0 && (P->itree[k] & 4)) hi = i + P->iend[P->ibeg[k] + P->iloc[i]] - P->iloc[i] + 1;  // subtree's end
+  return SAPT(sapw_rowDot)(A + (long)i * P->nv + lo, x + lo, hi - lo);
 }
 
 /* contact i's cost at vc + alpha dvc, added to acc[0], with -gamma . dvc (d/dalpha) and
@@ -243,7 +246,11 @@ SAP_HD void SAPT(sapw_hessian)(SAPT(sapProblem)* P) {
       int i = dofs[a];
       const double* Ai = P->A + (long)i * nv;
       SAP_REAL* Ha = Hk + (long)a * n;  // Ha[iloc[j]]: j of i's tree (all in island k)
-      for (int j = P->tlo[i]; j <= i; j++) Ha[P->iloc[j]] = (SAP_REAL)Ai[j];
+      /* a tree's dofs are consecutive in the island's ascending list too (the island holds all
+         of them, and no other dof lies between), so iloc[j] = j + off on i's tree: a straight
+         copy instead of one index load per entry */
+      int lo = P->tlo[i], off = P->iloc[lo] - lo;
+      for (int j = lo; j <= i; j++) Ha[j + off] = (SAP_REAL)Ai[j];
     }
   }
   for (int a = 0, nci = SAPT(sapw_ncon)(P); a < nci; a++) {
@@ -334,7 +341,7 @@ SAP_HD int SAPT(sapw_direction)(SAPT(sapProblem)* P) {
     /* dense block, or by the dof forest when every entry off the forest's pattern is zero
      * (each contact and row of the island acts along one root path, A's tree pattern) */
     const int *par = P->ipar + o, *seg = P->iseg + o;
-    int tree = P->itree[k] && SAPT(sapw_treePattern)(H, 0, n, n, par, seg);
+    int tree = (P->itree[k] & 1) && SAPT(sapw_treePattern)(H, 0, n, n, par, seg);
     if (P->lin_fp32) {
       float* L = (float*)P->L + P->hoff[k];
       float* x = (float*)P->L + (long)nv * nv + o;
@@ -343,7 +350,8 @@ SAP_HD int SAPT(sapw_direction)(SAPT(sapProblem)* P) {
         x[i] = (float)-P->grad[dofs[i]];
       }
       if (tree) {
-        info = sapw_treeFactor_f32(L, 0, n, n, par, seg);
+        info = P->itree[k] & 2 ? sapw_treeFactorPre_f32(L, 0, n, n, par, seg, P->iend + o)
+                               : sapw_treeFactor_f32(L, 0, n, n, par, seg);
         if (!info) sapw_treeSolve_f32(L, 0, n, n, par, seg, x);
       } else {
         info = sapw_cholFactor_f32(L, n, n, SAP_CHOL_BLOCK);
@@ -358,7 +366,8 @@ SAP_HD int SAPT(sapw_direction)(SAPT(sapProblem)* P) {
         x[i] = (double)-P->grad[dofs[i]];
       }
       if (tree) {
-        info = sapw_treeFactor_f64(L, 0, n, n, par, seg);
+        info = P->itree[k] & 2 ? sapw_treeFactorPre_f64(L, 0, n, n, par, seg, P->iend + o)
+                               : sapw_treeFactor_f64(L, 0, n, n, par, seg);
         if (!info) sapw_treeSolve_f64(L, 0, n, n, par, seg, x);
       } else {
         info = sapw_cholFactor_f64(L, n, n, SAP_CHOL_BLOCK);

@@ -77,8 +77,13 @@ typedef struct SAPT(sapProblem) {
   int *tlo, *thi;           /* (nv) dof range [tlo, thi) of each dof's tree: A's nonzero block */
   int *ipar, *iseg;         /* (nv) island k's a-th dof's parent, local: ipar[ibeg[k] + a], -1 at a
                                root, and its segment start (sapw_treeFactor) */
-  int* itree;               /* (nv + 1) island k factors by its dof forest (no fill) when its H
-                               keeps the forest's pattern: its flops pay against the dense block */
+  int* itree;               /* (nv + 1) island k's flags: bit 0, it factors by its dof forest (no
+                               fill) when its H keeps the forest's pattern (its flops pay against
+                               the dense block); bit 1, the forest is in pre-order (iend holds
+                               the subtrees: sapw_treeFactorPre); bit 2, besides, every row of A
+                               is zero after its dof's subtree (A x stops there: sapw_treeDot) */
+  int* iend;                /* (nv) island k's a-th dof's last descendant, local: iend[ibeg[k] + a]
+                               (with itree bit 1) */
   long* hoff;               /* (nv + 1) island k's n_k x n_k block of H (and of L) at hoff[k];
                                the right-hand side at nv x nv + ibeg[k] */
   /* block-sparse factorization of islands of several trees (sap_island_t.h sapw_islandTrees,
@@ -130,7 +135,7 @@ SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   SAPW_TAKE(P->cpar, SAP_REAL*, R * (SAP_CPAR_OF(cd) * (long)c + SAP_SPAR * ns));  // cpar, spar
   SAPW_TAKE(P->vc, SAP_REAL*, R * 3 * (cd * (long)c + ns));                        // vc, dvc, gam
   SAPW_TAKE(P->sidx, int*, 4 * ((long)ns * snz + nv + ns));                        // sidx, chain, stag
-  SAPW_TAKE(P->isl, int*, 4 * (9 * (long)nv + 2));  // isl, iloc, idof, tlo, thi, ibeg, ipar, iseg, itree
+  SAPW_TAKE(P->isl, int*, 4 * (10 * (long)nv + 2));  // isl, iloc, idof, tlo, thi, ibeg, ipar, iseg, itree, iend
   SAPW_TAKE(P->hoff, long*, 8 * ((long)nv + 1));
   SAPW_TAKE(P->ntr, int*, 4 * (5 * (long)nv + 1));  // ntr, tix, tst, tord, tpos
   SAPW_TAKE(P->poff, long*, 8 * ((long)nv + 1));
@@ -160,6 +165,7 @@ SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   SAPW_AFTER(P->ipar, P->ibeg, nv + 1);
   SAPW_AFTER(P->iseg, P->ipar, nv);
   SAPW_AFTER(P->itree, P->iseg, nv);
+  SAPW_AFTER(P->iend, P->itree, nv + 1);
   SAPW_AFTER(P->tix, P->ntr, nv + 1);
   SAPW_AFTER(P->tst, P->tix, nv);
   SAPW_AFTER(P->tord, P->tst, nv);
@@ -260,6 +266,24 @@ SAP_HD void SAPT(sapw_bodyVelocity)(const SAPT(sapProblem)* P, const SAP_REAL* x
   P->body6[6 * b + k] = t;
 }
 
+/* all six components of body b's velocity at once (the one-lane J v): per component the same
+ * sum in the same order as sapw_bodyVelocity (parent's, then + cdof_jk x_j over b's dofs), so
+ * the result is its bit for bit; the parent and dof range are read once instead of six times */
+SAP_HD void SAPT(sapw_bodyVelocity6)(const SAPT(sapProblem)* P, const SAP_REAL* x, int b) {
+  const sapModel* m = P->m;
+  SAP_REAL t[6] = {0, 0, 0, 0, 0, 0};
+  if (b > 0) {
+    const SAP_REAL* Vp = P->body6 + 6 * m->body_parentid[b];
+    for (int k = 0; k < 6; k++) t[k] = Vp[k];
+    for (int j = m->body_dofadr[b], j1 = j + m->body_dofnum[b]; j < j1; j++) {
+      const double* c = P->cdof + 6 * j;
+      SAP_REAL xj = x[j];
+      for (int k = 0; k < 6; k++) t[k] += (SAP_REAL)c[k] * xj;
+    }
+  }
+  for (int k = 0; k < 6; k++) P->body6[6 * b + k] = t[k];
+}
+
 /* out[cd i .. cd i + cd - 1] = J_i x for contact i (after the body velocities of x): rows t1, t2, n
  * of the point velocity, then (cd > 3) n, t1, t2 of the relative angular velocity
  * (sapw_contactSpin) */
@@ -291,7 +315,7 @@ SAP_HD SAP_REAL SAPT(sapw_rowVelocity)(const SAPT(sapProblem)* P, int s, const S
 SAP_HD void SAPT(sapw_constraintVelocities)(const SAPT(sapProblem)* P, const SAP_REAL* x, SAP_REAL* out) {
   if (P->nc > 0) {
     for (int a = 0, n = SAPT(sapw_nbody)(P); a < n; a++)
-      for (int k = 0; k < 6; k++) SAPT(sapw_bodyVelocity)(P, x, SAPT(sapw_bodyAt)(P, a), k);
+      SAPT(sapw_bodyVelocity6)(P, x, SAPT(sapw_bodyAt)(P, a));
     if (P->vk < 0)
       for (int i = 0; i < P->nc; i++) SAPT(sapw_contactVelocity)(P, i, out);
     else

@@ -124,6 +124,65 @@ static int check_partition(const char* name, const sapModel* m, const sapProblem
   return P->nisl;
 }
 
+/* the subtree flags of sapw_islands (itree bits 1, 2; iend) against brute force, and A x by
+ * sapw_treeDot against the dense row sum bit for bit; then an entry planted in A after a
+ * subtree (what a tendon armature linking two branches would put there) clears bit 2 and
+ * the dot stays the dense one's. Returns the dofs whose rows stop before their tree's end. */
+static int check_subtrees(const char* name, const sapModel* m, sapProblem_f64* P) {
+  int nv = m->nv, bad = 0, shorter = 0;
+  double* x = (double*)malloc(sizeof(double) * nv);
+  double* A2 = (double*)malloc(sizeof(double) * nv * nv);
+  for (int j = 0; j < nv; j++) x[j] = check_uniform(-1, 1) * pow(10, check_uniform(-3, 3));
+  for (int plant = 0; plant < 2; plant++) {
+    for (int k = 0; k < P->nisl; k++) {
+      int o = P->ibeg[k], n = P->ibeg[k + 1] - o, pre = 1, zero = 1;
+      for (int a = 1; a < n; a++) {  // pre-order: the parent is the previous dof or its ancestor
+        int par = m->dof_parentid[P->idof[o + a]], q = P->idof[o + a - 1];
+        while (par >= 0 && q > par) q = m->dof_parentid[q];
+        if (par >= 0 && q != par) pre = 0;
+      }
+      if (((P->itree[k] >> 1) & 1) != pre) bad++;
+      if (!pre) continue;
+      for (int a = 0; a < n; a++) {
+        int i = P->idof[o + a], e = i;
+        for (int j = i + 1; j < nv; j++)
+          for (int q = j; q >= 0; q = m->dof_parentid[q])
+            if (q == i) e = j;
+        if (P->iend[o + a] != P->iloc[e]) bad++;
+        for (int j = e + 1; j < P->thi[i]; j++) zero &= P->A[(long)i * nv + j] == 0;
+        shorter += !plant && e + 1 < P->thi[i];
+      }
+      if (((P->itree[k] >> 2) & 1) != zero) bad++;
+    }
+    for (int i = 0; i < nv; i++) {
+      double dense = 0;
+      for (int j = 0; j < nv; j++) dense += P->A[(long)i * nv + j] * x[j];
+      double t = sapw_treeDot_f64(P, P->A, i, x);
+      if (P->isl[i] >= 0 && memcmp(&t, &dense, sizeof(double))) bad++;
+    }
+    if (plant || !shorter) break;
+    // plant A[i][e + 1] = A[e + 1][i] = 1e-3 A[i][i] after the first subtree that ends early
+    memcpy(A2, P->A, sizeof(double) * nv * nv);
+    for (int i = 0; i < nv; i++) {
+      int k = P->isl[i];
+      if (k < 0 || !(P->itree[k] & 4)) continue;
+      int e = i + P->iend[P->ibeg[k] + P->iloc[i]] - P->iloc[i];
+      if (e + 1 >= P->thi[i]) continue;
+      A2[(long)i * nv + e + 1] = A2[(long)(e + 1) * nv + i] = 1e-3 * A2[(long)i * nv + i];
+      break;
+    }
+    P->A = A2;
+    sapw_islands_f64(m, P);
+    int still = 0;
+    for (int k = 0; k < P->nisl; k++) still += (P->itree[k] & 4) != 0 && P->ibeg[k + 1] - P->ibeg[k] == nv;
+    CHECK(P->nisl != 1 || !still, "%s: an entry after a subtree left the island's A x flag set", name);
+  }
+  CHECK(bad == 0, "%s: %d disagreements in the subtree flags, ends or A x", name, bad);
+  free(x);
+  free(A2);
+  return shorter;
+}
+
 /* the step dv at the assembled problem's warm start, island-wise and dense; checks the
  * partition, the dense H's zeros between islands, dv against the dense path and LAPACKE.
  * Returns the number of islands (-1: no constraint) */
@@ -137,6 +196,11 @@ static int check_world(const char* name, sapSim* s, int w) {
   if (!assemble(s, w, &prm, &P)) return -1;
   sapw_islands_f64(m, &P);
   int nisl = check_partition(name, m, &P);
+  int shorter = check_subtrees(name, m, &P);
+  if (strstr(name, "humanoid") || strstr(name, "arm7"))  // trees with branches, or a chain
+    CHECK(shorter > 0 || strstr(name, "arm7"), "%s: no row of A stops before its tree's end", name);
+  assemble(s, w, &prm, &P);
+  sapw_islands_f64(m, &P);
   int* isl = (int*)malloc(sizeof(int) * nv);
   memcpy(isl, P.isl, sizeof(int) * nv);
   sapw_evaluate_f64(&P);

@@ -260,6 +260,43 @@ static void forest(int shape, int n, int* par) {
     }
     if (par[j] >= j) par[j] = j - 1;
   }
+  if (shape == 6) {  // the random forest renumbered depth-first, children in index order
+    int *id = malloc(sizeof(int) * n), *stack = malloc(sizeof(int) * n), *old = malloc(sizeof(int) * n), m = 0;
+    for (int j = 0; j < n; j++) old[j] = j == 0 || check_uniform(0, 1) < 0.1 ? -1 : (int)check_uniform(0, j);
+    for (int r = 0; r < n; r++) {
+      if (old[r] >= 0) continue;
+      int top = 0;
+      stack[top++] = r;
+      while (top) {
+        int v = stack[--top];
+        id[v] = m++;
+        for (int c = n - 1; c > v; c--)  // pushed last to first: popped first to last
+          if (old[c] == v) stack[top++] = c;
+      }
+    }
+    for (int j = 0; j < n; j++) par[id[j]] = old[j] < 0 ? -1 : id[old[j]];
+    free(id); free(stack); free(old);
+  }
+}
+
+/* 1 if the forest over [k0, k1) is numbered in depth-first pre-order: a walk from each root
+ * in turn, children in index order, visits k0, k0 + 1, ... */
+static int is_preorder(const int* par, int k0, int k1) {
+  int* stack = malloc(sizeof(int) * (k1 - k0 + 1));
+  int next = k0, ok = 1;
+  for (int r = k0; r < k1 && ok; r++) {
+    if (par[r] >= 0) continue;
+    int top = 0;
+    stack[top++] = r;
+    while (top && ok) {
+      int v = stack[--top];
+      ok = v == next++;
+      for (int c = k1 - 1; c > v; c--)
+        if (par[c] == v) stack[top++] = c;
+    }
+  }
+  free(stack);
+  return ok;
 }
 
 static int is_ancestor(const int* par, int i, int j) {  // j is i or an ancestor of i
@@ -290,7 +327,8 @@ static void forest_matrix(const int* par, int n0, int n, int lda, double scale_d
 
 static void test_tree_cholesky(void) {
   int sizes[] = {1, 2, 5, 13, 27, 64};
-  for (int shape = 0; shape < 6; shape++)
+  int npre = 0, nnot = 0;
+  for (int shape = 0; shape < 7; shape++)
     for (unsigned t = 0; t < sizeof(sizes) / sizeof(sizes[0]); t++) {
       int n = sizes[t], lda = n + 3, n0 = 2, N = n0 + n;  // a forest at rows [2, 2 + n) of a larger array
       int *par = malloc(sizeof(int) * lda), *seg = malloc(sizeof(int) * lda), *lp = malloc(sizeof(int) * n);
@@ -315,6 +353,32 @@ static void test_tree_cholesky(void) {
         CHECK(sapw_treeFactor_f32(Lf, n0, N, lda, par, seg) == 0, "shape %d n %d: factor f32", shape, n);
         sapw_treeSolve_f64(L, n0, N, lda, par, seg, x);
         sapw_treeSolve_f32(Lf, n0, N, lda, par, seg, xf);
+        /* the left-looking factorization (the Newton solve's on pre-order forests): the
+           pre-order test against a depth-first walk, then the same factor bit for bit */
+        int pre = sapw_treePreorder_f64(par, n0, N);
+        CHECK(pre == is_preorder(par, n0, N), "shape %d n %d: pre-order %d, walk says %d", shape, n, pre,
+              is_preorder(par, n0, N));
+        npre += pre;
+        nnot += !pre;
+        if (pre) {
+          int* end = malloc(sizeof(int) * lda);
+          sapw_treeEnds_f64(par, n0, N, end);
+          for (int i = n0; i < N; i++) {  // the last k whose root path holds i
+            int e = i;
+            for (int k = i; k < N; k++)
+              if (is_ancestor(par, k, i)) e = k;
+            CHECK(end[i] == e, "shape %d n %d: subtree of %d ends at %d, not %d", shape, n, i, end[i], e);
+          }
+          double* L2 = malloc(sizeof(double) * lda * lda);
+          float* Lf2 = malloc(sizeof(float) * lda * lda);
+          for (int i = 0; i < lda * lda; i++) L2[i] = A[i], Lf2[i] = (float)A[i];
+          CHECK(sapw_treeFactorPre_f64(L2, n0, N, lda, par, seg, end) == 0, "shape %d n %d: left-looking", shape, n);
+          CHECK(sapw_treeFactorPre_f32(Lf2, n0, N, lda, par, seg, end) == 0, "shape %d n %d: left-looking f32", shape, n);
+          CHECK(!memcmp(L2, L, sizeof(double) * lda * lda), "shape %d n %d: left-looking factor differs", shape, n);
+          CHECK(!memcmp(Lf2, Lf, sizeof(float) * lda * lda), "shape %d n %d: left-looking f32 factor differs", shape,
+                n);
+          free(L2); free(Lf2); free(end);
+        }
         // L' L = A on the pattern, and the entries off the pattern were left alone
         double ferr = 0, amax = 0;
         for (int i = n0; i < N; i++)
@@ -362,11 +426,21 @@ static void test_tree_cholesky(void) {
           L[k * lda + k] = -1;
           int f = sapw_treeFactor_f64(L, n0, N, lda, par, seg);
           CHECK(f >= k + 1 && f <= N, "shape %d n %d: pivot %d reported as %d", shape, n, k, f - 1);
+          if (sapw_treePreorder_f64(par, n0, N)) {  // the left-looking one fails at the same row
+            for (int q = 0; q < lda * lda; q++) L[q] = A[q];
+            L[k * lda + k] = -1;
+            int* end = malloc(sizeof(int) * lda);
+            sapw_treeEnds_f64(par, n0, N, end);
+            int f2 = sapw_treeFactorPre_f64(L, n0, N, lda, par, seg, end);
+            free(end);
+            CHECK(f2 == f, "shape %d n %d: left-looking pivot %d, right-looking %d", shape, n, f2 - 1, f - 1);
+          }
         }
         free(A); free(L); free(Lf); free(b); free(x); free(xr); free(xf);
       }
       free(par); free(seg); free(lp);
     }
+  CHECK(npre > 0 && nnot > 0, "forests in pre-order %d, not %d: both kinds needed", npre, nnot);
 }
 
 /* ---- line searches on analytic 1-D costs ----------------------------------------- */
