@@ -171,10 +171,13 @@ SAP_HD void SAPT(sapw_chainSolveN)(const SAP_REAL* L, int k0, int n, int lda, SA
   }
 }
 
-/* a loop the compiler unrolls in full (constant bounds) */
+/* a loop the compiler unrolls in full (constant bounds): nvcc's device pass and gcc; nothing
+ * in nvcc's host pass (its front end knows no GCC pragma; the CPU build is gcc's) */
 #ifndef SAP_UNROLL
-#ifdef __CUDACC__
+#if defined(__CUDA_ARCH__)
 #define SAP_UNROLL _Pragma("unroll")
+#elif defined(__CUDACC__)
+#define SAP_UNROLL
 #else
 #define SAP_UNROLL _Pragma("GCC unroll 8")
 #endif
