@@ -298,6 +298,11 @@ SAP_HD int SAPT(sapw_treeEnd)(const sapModel* m, int t0, int contiguous) {
   return t1;
 }
 
+/* the dofs [t0, t1) of a tree form one chain (one segment: dof_parentid[j] = j - 1 after
+ * t0): a free or ball body alone, a chain of one-dof bodies. Every entry of its block lies
+ * on the ancestor pattern */
+SAP_HD int SAPT(sapw_treeIsChain)(const sapModel* m, int t0, int t1) { return m->dof_segstart[t1 - 1] == t0; }
+
 /* composite rigid body algorithm: M (with armature), lower and upper filled within the dof
  * trees' diagonal blocks (contiguous), else the whole matrix; the entries between two trees
  * are not touched (exact zeros that no one writes: sapw_freeMotion keeps them so). The
@@ -316,7 +321,8 @@ SAP_HD void SAPT(sapw_crb)(const sapModel* m, const sreal* cinert, const double*
   }
   for (int t0 = 0, t1; t0 < nv; t0 = t1) {
     t1 = SAPT(sapw_treeEnd)(m, t0, contiguous);
-    if (sapw_treeSleeps(ta, m->dof_treeid[t0])) continue;
+    // a chain's entries are all written by sapw_crbColumn: no zeros to lay first
+    if (sapw_treeSleeps(ta, m->dof_treeid[t0]) || SAPT(sapw_treeIsChain)(m, t0, t1)) continue;
     for (int i = t0; i < t1; i++)
       for (int j = t0; j < t1; j++) M[(long)i * nv + j] = 0;
   }
@@ -1213,7 +1219,10 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
     int t1 = SAPT(sapw_treeEnd)(m, t0, contiguous);
     if (!sapw_treeSleeps(ta, m->dof_treeid[t0])) {
       const int *par = m->dof_parentid, *seg = m->dof_segstart;
-      if (SAPT(sapw_treePattern)(L, t0, t1, nv, par, seg)) {
+      if (SAPT(sapw_treeIsChain)(m, t0, t1)) {  // one segment: its pattern is the whole block
+        int fail = SAPT(sapw_chainFactorSolve)(L, t0, t1, nv, x);
+        if (fail) return fail;
+      } else if (SAPT(sapw_treePattern)(L, t0, t1, nv, par, seg)) {
         int fail = SAPT(sapw_treeFactor)(L, t0, t1, nv, par, seg);
         if (fail) return fail;
         SAPT(sapw_treeSolve)(L, t0, t1, nv, par, seg, x);

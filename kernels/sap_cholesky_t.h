@@ -181,3 +181,99 @@ SAP_HD void SAPT(sapw_treeSolve)(const SAP_REAL* L, int k0, int k1, int lda, con
     x[k] = s / Lk[k];
   }
 }
+
+/* ---- one chain: the tree-sparse factorization of a tree whose dofs form one segment (a
+ * free or ball body alone, a chain of one-dof bodies: par[j] = j - 1 over (k0, k1), the
+ * pattern the whole lower triangle) ----
+ * The same operations in the same order as sapw_treeFactor / sapw_treeSolve on such a tree
+ * (bitwise the same result) without the parent walks; a 6-dof chain (a free body alone)
+ * runs unrolled with its block in registers (sapw_chainFactorSolve6). */
+
+/* rows [k0, k0 + n) of a = L' L in place (sapw_treeFactor over one segment) */
+SAP_HD int SAPT(sapw_chainFactorN)(SAP_REAL* a, int k0, int n, int lda) {
+  for (int k = n - 1; k >= 0; k--) {
+    SAP_REAL* ak = a + (long)(k0 + k) * lda + k0;
+    SAP_REAL d = ak[k];
+    if (!(d > 0) || !isfinite(d)) return k0 + k + 1;
+    d = SAP_SQRT(d);
+    ak[k] = d;
+    for (int x = 0; x < k; x++) ak[x] /= d;
+    for (int i = k - 1; i >= 0; i--) {
+      SAP_REAL lki = ak[i];
+      SAP_REAL* ai = a + (long)(k0 + i) * lda + k0;
+      for (int x = 0; x <= i; x++) ai[x] -= lki * ak[x];
+    }
+  }
+  return 0;
+}
+
+/* solve L' L x = b over [k0, k0 + n) in place (sapw_treeSolve over one segment) */
+SAP_HD void SAPT(sapw_chainSolveN)(const SAP_REAL* L, int k0, int n, int lda, SAP_REAL* x) {
+  x += k0;
+  for (int k = n - 1; k >= 0; k--) {
+    const SAP_REAL* Lk = L + (long)(k0 + k) * lda + k0;
+    SAP_REAL y = x[k] / Lk[k];
+    x[k] = y;
+    for (int i = 0; i < k; i++) x[i] -= Lk[i] * y;
+  }
+  for (int k = 0; k < n; k++) {
+    const SAP_REAL* Lk = L + (long)(k0 + k) * lda + k0;
+    SAP_REAL s = x[k];
+    for (int i = 0; i < k; i++) s -= Lk[i] * x[i];
+    x[k] = s / Lk[k];
+  }
+}
+
+/* a loop the compiler unrolls in full (constant bounds): nvcc's device pass and gcc; nothing
+ * in nvcc's host pass (its front end knows no GCC pragma; the CPU build is gcc's) */
+#ifndef SAP_UNROLL
+#if defined(__CUDA_ARCH__)
+#define SAP_UNROLL _Pragma("unroll")
+#elif defined(__CUDACC__)
+#define SAP_UNROLL
+#else
+#define SAP_UNROLL _Pragma("GCC unroll 8")
+#endif
+#endif
+
+/* sapw_chainFactorN then sapw_chainSolveN for a 6-dof chain (a free body alone), the
+ * block's lower triangle in registers: the same operations in the same order */
+SAP_HD int SAPT(sapw_chainFactorSolve6)(SAP_REAL* a, int k0, int lda, SAP_REAL* xx) {
+  SAP_REAL l[6][6], x[6];
+  SAP_UNROLL for (int i = 0; i < 6; i++)
+    SAP_UNROLL for (int j = 0; j <= i; j++) l[i][j] = a[(long)(k0 + i) * lda + k0 + j];
+  SAP_UNROLL for (int k = 5; k >= 0; k--) {
+    SAP_REAL d = l[k][k];
+    if (!(d > 0) || !isfinite(d)) return k0 + k + 1;
+    d = SAP_SQRT(d);
+    l[k][k] = d;
+    SAP_UNROLL for (int j = 0; j < k; j++) l[k][j] /= d;
+    SAP_UNROLL for (int i = k - 1; i >= 0; i--) {
+      SAP_REAL lki = l[k][i];
+      SAP_UNROLL for (int j = 0; j <= i; j++) l[i][j] -= lki * l[k][j];
+    }
+  }
+  SAP_UNROLL for (int i = 0; i < 6; i++)
+    SAP_UNROLL for (int j = 0; j <= i; j++) a[(long)(k0 + i) * lda + k0 + j] = l[i][j];
+  SAP_UNROLL for (int i = 0; i < 6; i++) x[i] = xx[k0 + i];
+  SAP_UNROLL for (int k = 5; k >= 0; k--) {
+    SAP_REAL y = x[k] / l[k][k];
+    x[k] = y;
+    SAP_UNROLL for (int i = 0; i < k; i++) x[i] -= l[k][i] * y;
+  }
+  SAP_UNROLL for (int k = 0; k < 6; k++) {
+    SAP_REAL s = x[k];
+    SAP_UNROLL for (int i = 0; i < k; i++) s -= l[k][i] * x[i];
+    x[k] = s / l[k][k];
+  }
+  SAP_UNROLL for (int i = 0; i < 6; i++) xx[k0 + i] = x[i];
+  return 0;
+}
+
+/* factor and solve one chain [k0, k1); returns sapw_chainFactorN's code */
+SAP_HD int SAPT(sapw_chainFactorSolve)(SAP_REAL* a, int k0, int k1, int lda, SAP_REAL* x) {
+  if (k1 - k0 == 6) return SAPT(sapw_chainFactorSolve6)(a, k0, lda, x);
+  int fail = SAPT(sapw_chainFactorN)(a, k0, k1 - k0, lda);
+  if (!fail) SAPT(sapw_chainSolveN)(a, k0, k1 - k0, lda, x);
+  return fail;
+}
