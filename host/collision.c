@@ -74,7 +74,7 @@ static int pairStageSlots(const sapModel* m, int p) {
 
 /* pair_order: the candidate pairs grouped by narrow-phase routine (a stable counting sort
  * on the geom type pair), so that a GPU warp runs one routine; pair_stageadr: each pair's
- * first staging slot, in model order */
+ * first staging slot, in model order; pair_geomadr: each geom's first pair as g0 */
 static void pairOrder(sapModel* m) {
   enum { NKEY = SAP_NGEOMTYPES * SAP_NGEOMTYPES };
   int start[NKEY + 1];
@@ -85,6 +85,11 @@ static void pairOrder(sapModel* m) {
   for (int p = 0; p < m->npair_max; p++) m->pair_order[start[pairRoutine(m, p)]++] = p;
   m->pair_stageadr[0] = 0;
   for (int p = 0; p < m->npair_max; p++) m->pair_stageadr[p + 1] = m->pair_stageadr[p] + pairStageSlots(m, p);
+  if (!m->pair_geomadr) return;
+  for (int g = 0, p = 0; g <= m->ngeom; g++) {  // pair_geom sorted by g0 (model_load.c)
+    while (p < m->npair_max && m->pair_geom[2 * p] < g) p++;
+    m->pair_geomadr[g] = p;
+  }
 }
 
 /* SAP material and detection distance of every candidate pair from the resolved
@@ -218,19 +223,6 @@ int sapc_collisionStaged(const sapSim* s) {
   return stage <= sapc_collisionStageBudget && stage <= s->d.nscratch;
 }
 
-/* index of pair (g0 < g1) in the sorted candidate list, -1 if absent */
-static int findPair(const sapModel* m, int g0, int g1) {
-  int lo = 0, hi = m->npair_max - 1;
-  while (lo <= hi) {
-    int mid = (lo + hi) / 2;
-    int a = m->pair_geom[2 * mid], b = m->pair_geom[2 * mid + 1];
-    if (a == g0 && b == g1) return mid;
-    if (a < g0 || (a == g0 && b < g1)) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
-}
-
 /* sweep-and-prune of world w along a fixed skew axis: geoms as intervals of
  * their bounding sphere + geom_detect (planes: infinite); marks the candidate pairs
  * whose intervals overlap in a bit mask (conservative: the bounding test follows) */
@@ -255,7 +247,7 @@ static const unsigned* sweepWorld(const sapModel* m, const sapData* d, int w, un
   for (int i = 0; i < m->ngeom; i++)
     for (int j = i + 1; j < m->ngeom && it[j].lo <= it[i].hi; j++) {
       int a = it[i].g < it[j].g ? it[i].g : it[j].g, b = it[i].g < it[j].g ? it[j].g : it[i].g;
-      int p = findPair(m, a, b);
+      int p = sapw_findPair(m, a, b);
       if (p >= 0) mask[p >> 5] |= 1u << (p & 31);
     }
   return mask;

@@ -102,6 +102,7 @@
   X(double, pair_taud, (m)->npair_max)                           \
   X(int, pair_order, (m)->npair_max)                             \
   X(int, pair_stageadr, (m)->npair_max + 1)                      \
+  X(int, pair_geomadr, (m)->ngeom + 1)                           \
   X(int, actuator_kind, (m)->nu)                                 \
   X(int, actuator_trntype, (m)->nu)                              \
   X(int, actuator_trnid, (m)->nu)                                \

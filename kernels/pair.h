@@ -8,10 +8,17 @@
 #include "sap_real.h"
 #include "sapsim/model.h"
 
-/* the pair of geoms g0 < g1 (as collision writes them): binary search of the sorted
- * candidate pairs; -1 when absent */
+/* the pair of geoms g0 < g1 (as collision writes them) in the sorted candidate pairs: g0's
+ * run (pair_geomadr) read at g1's offset when the run has no gaps, else binary search of
+ * the run (of the whole list where the model has no index); -1 when absent */
 SAP_HD int sapw_findPair(const sapModel* m, int g0, int g1) {
   int lo = 0, hi = m->npair_max - 1;
+  if (m->pair_geomadr && g0 >= 0 && g0 < m->ngeom) {
+    lo = m->pair_geomadr[g0];
+    hi = m->pair_geomadr[g0 + 1] - 1;
+    int guess = lo <= hi ? lo + g1 - m->pair_geom[2 * lo + 1] : -1;  // g0's run without gaps
+    if (guess >= lo && guess <= hi && m->pair_geom[2 * guess + 1] == g1) return guess;
+  }
   while (lo <= hi) {
     int mid = (lo + hi) / 2, a = m->pair_geom[2 * mid], b = m->pair_geom[2 * mid + 1];
     if (a == g0 && b == g1) return mid;

@@ -907,6 +907,38 @@ static void test_rigid_motion(void) { runVariant(V_MOTION); }
 /* the fp32 narrow phase follows the fp64 one */
 static void test_fp32_vs_fp64(void) { runVariant(V_FP32); }
 
+/* ---- the candidate pair index ------------------------------------------------------ */
+
+/* pair_geomadr and sapw_findPair against a linear scan of pair_geom: every geom's first
+ * pair as g0, and every (g0, g1) with g0 < g1, present or not, found at its one index or
+ * -1; the same with the index taken away (the whole-list search). Returns the pairs found. */
+static int checkPairIndex(sapModel* m, const char* label) {
+  int ng = m->ngeom, found = 0, bad = 0, gaps = 0;
+  for (int g = 0; g <= ng; g++) {
+    int first = 0;
+    while (first < m->npair_max && m->pair_geom[2 * first] < g) first++;
+    if (m->pair_geomadr[g] != first && bad++ < 5)
+      fprintf(stderr, "  %s: pair_geomadr[%d] = %d, first pair with g0 >= %d is %d\n", label, g, m->pair_geomadr[g], g, first);
+  }
+  int* saved = m->pair_geomadr;
+  for (int pass = 0; pass < 2; pass++, m->pair_geomadr = NULL)
+    for (int a = -1; a <= ng; a++)
+      for (int b = a + 1; b <= ng; b++) {
+        int want = -1;
+        for (int p = 0; p < m->npair_max; p++)
+          if (m->pair_geom[2 * p] == a && m->pair_geom[2 * p + 1] == b) want = p;
+        int got = sapw_findPair(m, a, b);
+        found += pass == 0 && want >= 0;
+        gaps += pass == 0 && want < 0 && a >= 0 && b < ng;
+        if (got != want && bad++ < 5)
+          fprintf(stderr, "  %s%s: pair (%d, %d) found at %d, listed at %d\n", label, pass ? " (no index)" : "", a, b, got, want);
+      }
+  m->pair_geomadr = saved;
+  CHECK(bad == 0, "%s: %d pair index errors", label, bad);
+  fprintf(stderr, "  %s: %d pairs of %d geoms found at their index, %d absent pairs not found\n", label, found, ng, gaps);
+  return found;
+}
+
 /* ---- static filtering against MuJoCo's mj_collision ----------------------------- */
 
 /* every geom overlaps every other: MuJoCo's contact pairs are exactly the pairs
@@ -970,6 +1002,7 @@ static void test_static_filtering(void) {
           if (!found) fprintf(stderr, "  MuJoCo pair %s-%s missing in sapsim\n", mj_id2name(mj, mjOBJ_GEOM, a), mj_id2name(mj, mjOBJ_GEOM, b));
         }
   fprintf(stderr, "  %d candidate pairs of %d geoms, all reported by MuJoCo and no other\n", nsap, ng);
+  CHECK(checkPairIndex(sm, "filtered scene") == nsap, "pair index: not every pair found");
   CHECK(nmj >= 20, "scene too small: %d MuJoCo pairs", nmj);
   free(inmj);
   mj_deleteData(md);
@@ -1166,6 +1199,7 @@ static void test_broadphase_and_determinism(void) {
   const int nworld = 24;
   double* qpos = malloc(sizeof(double) * m->nq * nworld);
   heapPoses(m, nworld, qpos);
+  CHECK(checkPairIndex(m, "heap") == m->npair_max, "pair index: not every pair found");
   sapSim* pairs = heapCollide(m, nworld, -1, SAP_BROAD_PAIRS, 0, qpos);
   sapSim* sweep = heapCollide(m, nworld, -1, SAP_BROAD_SWEEP, 0, qpos);
   sapSim* again = heapCollide(m, nworld, -1, SAP_BROAD_PAIRS, 1, qpos);

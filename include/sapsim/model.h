@@ -305,6 +305,9 @@ typedef struct sapModel {
                            *               stable): the order the GPU's threads walk them in */
   int* pair_stageadr;     /* (npair_max + 1) first slot of pair p in a world's contact staging area
                            *               (GPU one-pass collision); [npair_max]: slots in all */
+  int* pair_geomadr;      /* (ngeom + 1)  first candidate pair whose g0 is geom g (pair_geom is
+                           *               sorted by g0, then g1): pair (g0, g1) lies in
+                           *               [pair_geomadr[g0], pair_geomadr[g0 + 1]) (kernels/pair.h) */
 
   /* actuators (MuJoCo semantics; length l = gear * q for a joint, gear * tendon length):
    *   motor:    force = gain u + bias
