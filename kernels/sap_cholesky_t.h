@@ -182,6 +182,29 @@ SAP_HD void SAPT(sapw_treeSolve)(const SAP_REAL* L, int k0, int k1, int lda, con
   }
 }
 
+/* sapw_treeSolve for a forest in pre-order (end from sapw_treeEnds, as sapw_treeFactorPre):
+ * the forward pass L' y = b left-looking, row i taking the updates of its descendants k (the
+ * run (i, end[i]]) from the last one up in a register: y_i = (b_i - sum_k L[k][i] y_k) / L[i][i],
+ * k = e, e - 1, ..., i + 1, the order in which sapw_treeSolve subtracts them from x[i], with
+ * the same products; the backward pass is sapw_treeSolve's. Bit for bit sapw_treeSolve's x,
+ * without the parent walks of the forward pass. */
+SAP_HD void SAPT(sapw_treeSolvePre)(const SAP_REAL* L, int k0, int k1, int lda, const int* par, const int* seg,
+                                    const int* end, SAP_REAL* x) {
+  for (int i = k1 - 1; i >= k0; i--) {
+    const SAP_REAL* Li = L + (long)i * lda;
+    SAP_REAL t = x[i];
+    for (int k = end[i]; k > i; k--) t -= L[(long)k * lda + i] * x[k];
+    x[i] = t / Li[i];
+  }
+  for (int k = k0; k < k1; k++) {
+    const SAP_REAL* Lk = L + (long)k * lda;
+    SAP_REAL s = x[k];
+    for (int j = par[k]; j >= 0; j = par[seg[j]])
+      for (int i = seg[j]; i <= j; i++) s -= Lk[i] * x[i];
+    x[k] = s / Lk[k];
+  }
+}
+
 /* ---- one chain: the tree-sparse factorization of a tree whose dofs form one segment (a
  * free or ball body alone, a chain of one-dof bodies: par[j] = j - 1 over (k0, k1), the
  * pattern the whole lower triangle) ----

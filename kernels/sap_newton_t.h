@@ -350,9 +350,13 @@ SAP_HD int SAPT(sapw_direction)(SAPT(sapProblem)* P) {
         x[i] = (float)-P->grad[dofs[i]];
       }
       if (tree) {
-        info = P->itree[k] & 2 ? sapw_treeFactorPre_f32(L, 0, n, n, par, seg, P->iend + o)
-                               : sapw_treeFactor_f32(L, 0, n, n, par, seg);
-        if (!info) sapw_treeSolve_f32(L, 0, n, n, par, seg, x);
+        if (P->itree[k] & 2) {  // pre-order: left-looking factor and forward pass
+          info = sapw_treeFactorPre_f32(L, 0, n, n, par, seg, P->iend + o);
+          if (!info) sapw_treeSolvePre_f32(L, 0, n, n, par, seg, P->iend + o, x);
+        } else {
+          info = sapw_treeFactor_f32(L, 0, n, n, par, seg);
+          if (!info) sapw_treeSolve_f32(L, 0, n, n, par, seg, x);
+        }
       } else {
         info = sapw_cholFactor_f32(L, n, n, SAP_CHOL_BLOCK);
         if (!info) sapw_cholSolve_f32(L, n, n, x);
@@ -366,9 +370,13 @@ SAP_HD int SAPT(sapw_direction)(SAPT(sapProblem)* P) {
         x[i] = (double)-P->grad[dofs[i]];
       }
       if (tree) {
-        info = P->itree[k] & 2 ? sapw_treeFactorPre_f64(L, 0, n, n, par, seg, P->iend + o)
-                               : sapw_treeFactor_f64(L, 0, n, n, par, seg);
-        if (!info) sapw_treeSolve_f64(L, 0, n, n, par, seg, x);
+        if (P->itree[k] & 2) {  // pre-order: left-looking factor and forward pass
+          info = sapw_treeFactorPre_f64(L, 0, n, n, par, seg, P->iend + o);
+          if (!info) sapw_treeSolvePre_f64(L, 0, n, n, par, seg, P->iend + o, x);
+        } else {
+          info = sapw_treeFactor_f64(L, 0, n, n, par, seg);
+          if (!info) sapw_treeSolve_f64(L, 0, n, n, par, seg, x);
+        }
       } else {
         info = sapw_cholFactor_f64(L, n, n, SAP_CHOL_BLOCK);
         if (!info) sapw_cholSolve_f64(L, n, n, x);

@@ -377,6 +377,15 @@ static void test_tree_cholesky(void) {
           CHECK(!memcmp(L2, L, sizeof(double) * lda * lda), "shape %d n %d: left-looking factor differs", shape, n);
           CHECK(!memcmp(Lf2, Lf, sizeof(float) * lda * lda), "shape %d n %d: left-looking f32 factor differs", shape,
                 n);
+          // the left-looking forward pass: sapw_treeSolve's x bit for bit
+          double* x2 = malloc(sizeof(double) * lda);
+          float* xf2 = malloc(sizeof(float) * lda);
+          for (int i = 0; i < lda; i++) x2[i] = b[i], xf2[i] = (float)b[i];
+          sapw_treeSolvePre_f64(L2, n0, N, lda, par, seg, end, x2);
+          sapw_treeSolvePre_f32(Lf2, n0, N, lda, par, seg, end, xf2);
+          CHECK(!memcmp(x2, x, sizeof(double) * lda), "shape %d n %d: left-looking solve differs", shape, n);
+          CHECK(!memcmp(xf2, xf, sizeof(float) * lda), "shape %d n %d: left-looking f32 solve differs", shape, n);
+          free(x2); free(xf2);
           free(L2); free(Lf2); free(end);
         }
         // L' L = A on the pattern, and the entries off the pattern were left alone
