@@ -1213,8 +1213,12 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
   }
   /* one thread per world, by dof trees: each tree's block factors and solves on its own
    * (the whole matrix's factorization without its exact-zero terms), from the leaves up
-   * without fill (sapw_treeFactor) unless an entry off the tree's pattern is nonzero (fixed
-   * tendons' armature across branches), then dense */
+   * without fill (sapw_treeFactor; left-looking, sapw_treeFactorPre, when the dofs are in
+   * pre-order: the same operations in the same order) unless an entry off the tree's pattern
+   * is nonzero, then dense. Only a fixed tendon's armature could put one there (crb zeroes a
+   * tree's block and writes its ancestor pairs, the damping the diagonal, a spatial tendon's
+   * armature ancestor pairs): without one the pattern is not scanned */
+  int scan = sapt_hasFixedArmature(m);
   for (int t0 = 0; t0 < nv;) {
     int t1 = SAPT(sapw_treeEnd)(m, t0, contiguous);
     if (!sapw_treeSleeps(ta, m->dof_treeid[t0])) {
@@ -1222,8 +1226,9 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
       if (SAPT(sapw_treeIsChain)(m, t0, t1)) {  // one segment: its pattern is the whole block
         int fail = SAPT(sapw_chainFactorSolve)(L, t0, t1, nv, x);
         if (fail) return fail;
-      } else if (SAPT(sapw_treePattern)(L, t0, t1, nv, par, seg)) {
-        int fail = SAPT(sapw_treeFactor)(L, t0, t1, nv, par, seg);
+      } else if (!scan || SAPT(sapw_treePattern)(L, t0, t1, nv, par, seg)) {
+        int fail = m->dof_treeend[t0] >= 0 ? SAPT(sapw_treeFactorPre)(L, t0, t1, nv, par, seg, m->dof_treeend)
+                                           : SAPT(sapw_treeFactor)(L, t0, t1, nv, par, seg);
         if (fail) return fail;
         SAPT(sapw_treeSolve)(L, t0, t1, nv, par, seg, x);
       } else {
