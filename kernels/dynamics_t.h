@@ -280,8 +280,10 @@ SAP_HD void SAPT(sapw_crbColumn)(const sapModel* m, const sreal* crb, const doub
 }
 
 /* the dof trees are contiguous (MuJoCo's depth-first order: every dof's parent dof lies in
- * the run since the last dof without a parent) */
+ * the run since the last dof without a parent); a forest in pre-order (dof_treeend, set at
+ * load) is, without the scan */
 SAP_HD int SAPT(sapw_treesContiguous)(const sapModel* m) {
+  if (m->nv > 0 && m->dof_treeend[0] >= 0) return 1;
   for (int j = 0, t0 = 0; j < m->nv; j++) {
     int p = m->dof_parentid[j];
     if (p < 0) t0 = j;
@@ -290,10 +292,12 @@ SAP_HD int SAPT(sapw_treesContiguous)(const sapModel* m) {
   return 1;
 }
 
-/* one past the last dof of the tree that starts at dof t0 (all dofs when not contiguous) */
+/* one past the last dof of the tree that starts at dof t0 (all dofs when not contiguous;
+ * dof_treeend's + 1 in pre-order, without the walk) */
 SAP_HD int SAPT(sapw_treeEnd)(const sapModel* m, int t0, int contiguous) {
   int t1 = t0 + 1;
   if (!contiguous) return m->nv;
+  if (m->dof_treeend[t0] >= 0) return m->dof_treeend[t0] + 1;
   while (t1 < m->nv && m->dof_parentid[t1] >= 0) t1++;
   return t1;
 }

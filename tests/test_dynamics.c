@@ -474,7 +474,7 @@ static void test_gravity_shift(void) {
 /* dof_treeend (the free motion's left-looking factor) against brute force on MuJoCo's own
  * dof_parentid: the descendants of j (the dofs whose parent walk reaches j) and j itself are
  * exactly the run [j, dof_treeend[j]] (MuJoCo's order is pre-order: never -1 here); and
- * sapt_hasFixedArmature */
+ * sapt_hasFixedArmature, sapw_treeEnd and sapw_treesContiguous against the walks */
 static void test_dof_treeend(void) {
   static const char* more[] = {"scenes/tendon_armature.xml", "scenes/gripper2.xml", "scenes/quadruped_roll.xml",
                                "scenes/box_pile.xml", "scenes/planar_loops.xml", "scenes/ant_sensors.xml"};
@@ -501,6 +501,15 @@ static void test_dof_treeend(void) {
             path, j, m->dof_treeend[j], lo, hi, n);
       nchecked++;
       nbranch += n > 1 && mj->dof_parentid[hi] != hi - 1;
+    }
+    /* each tree's end (the run of dofs after its root with a parent) and contiguity */
+    CHECK(sapw_treesContiguous_f64(m) == 1, "%s: contiguous", path);
+    for (int t0 = 0; t0 < mj->nv; t0++) {
+      if (mj->dof_parentid[t0] >= 0) continue;
+      int t1 = t0 + 1;
+      while (t1 < mj->nv && mj->dof_parentid[t1] >= 0) t1++;
+      CHECK(sapw_treeEnd_f64(m, t0, 1) == t1 && sapw_treeEnd_f32(m, t0, 1) == t1, "%s tree at %d: end %d, want %d", path,
+            t0, sapw_treeEnd_f64(m, t0, 1), t1);
     }
     /* the free motion scans A's pattern iff some fixed tendon (joint wraps) has armature, its
      * own or an actuator's (MuJoCo's arrays) */
