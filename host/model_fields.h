@@ -37,6 +37,7 @@
   X(int, dof_jntid, (m)->nv)                                     \
   X(int, dof_parentid, (m)->nv)                                  \
   X(int, dof_segstart, (m)->nv)                                  \
+  X(int, dof_treeend, (m)->nv)                                   \
   X(double, dof_armature, (m)->nv)                               \
   X(double, dof_damping, (m)->nv)                                \
   X(double, dof_dampingpoly, (m)->nv * SAP_NPOLY)                \

@@ -704,6 +704,24 @@ static void copy_sizes(sapModel* m, const mjModel* mj) {
 }
 
 static void copy_int(int* dst, const int* src, int n) { memcpy(dst, src, sizeof(int) * n); }
+
+/* dof_treeend from dof_parentid (parents before children): each dof's last descendant when the
+ * dof forest is in depth-first pre-order (every dof's parent is -1, the previous dof or one of
+ * its ancestors: MuJoCo's order), so that a dof's subtree is the run [dof, dof_treeend];
+ * otherwise -1 at every dof (the free motion then factors right-looking) */
+static void dof_treeends(sapModel* m) {
+  const int* par = m->dof_parentid;
+  int pre = 1;
+  for (int k = 1; k < m->nv && pre; k++) {
+    int q = k - 1;
+    if (par[k] < 0) continue;
+    while (q > par[k]) q = par[q];
+    pre = q == par[k];
+  }
+  for (int j = 0; j < m->nv; j++) m->dof_treeend[j] = pre ? j : -1;
+  for (int j = m->nv - 1; pre && j > 0; j--)  // children after parents: end[j] is final here
+    if (par[j] >= 0 && m->dof_treeend[j] > m->dof_treeend[par[j]]) m->dof_treeend[par[j]] = m->dof_treeend[j];
+}
 static void copy_num(double* dst, const double* src, int n) { memcpy(dst, src, sizeof(double) * n); }
 
 static void copy_bodies(sapModel* m, const mjModel* mj) {
@@ -755,6 +773,7 @@ static void copy_joints(sapModel* m, const mjModel* mj) {
   copy_int(m->dof_parentid, mj->dof_parentid, mj->nv);
   for (int j = 0; j < mj->nv; j++)
     m->dof_segstart[j] = j > 0 && mj->dof_parentid[j] == j - 1 ? m->dof_segstart[j - 1] : j;
+  dof_treeends(m);
   copy_num(m->dof_armature, mj->dof_armature, mj->nv);
   copy_num(m->dof_damping, mj->dof_damping, mj->nv);
   copy_num(m->dof_dampingpoly, mj->dof_dampingpoly, SAP_NPOLY * mj->nv);

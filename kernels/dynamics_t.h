@@ -280,8 +280,10 @@ SAP_HD void SAPT(sapw_crbColumn)(const sapModel* m, const sreal* crb, const doub
 }
 
 /* the dof trees are contiguous (MuJoCo's depth-first order: every dof's parent dof lies in
- * the run since the last dof without a parent) */
+ * the run since the last dof without a parent); a forest in pre-order (dof_treeend, set at
+ * load) is, without the scan */
 SAP_HD int SAPT(sapw_treesContiguous)(const sapModel* m) {
+  if (m->nv > 0 && m->dof_treeend[0] >= 0) return 1;
   for (int j = 0, t0 = 0; j < m->nv; j++) {
     int p = m->dof_parentid[j];
     if (p < 0) t0 = j;
@@ -290,10 +292,12 @@ SAP_HD int SAPT(sapw_treesContiguous)(const sapModel* m) {
   return 1;
 }
 
-/* one past the last dof of the tree that starts at dof t0 (all dofs when not contiguous) */
+/* one past the last dof of the tree that starts at dof t0 (all dofs when not contiguous;
+ * dof_treeend's + 1 in pre-order, without the walk) */
 SAP_HD int SAPT(sapw_treeEnd)(const sapModel* m, int t0, int contiguous) {
   int t1 = t0 + 1;
   if (!contiguous) return m->nv;
+  if (m->dof_treeend[t0] >= 0) return m->dof_treeend[t0] + 1;
   while (t1 < m->nv && m->dof_parentid[t1] >= 0) t1++;
   return t1;
 }
@@ -1213,8 +1217,12 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
   }
   /* one thread per world, by dof trees: each tree's block factors and solves on its own
    * (the whole matrix's factorization without its exact-zero terms), from the leaves up
-   * without fill (sapw_treeFactor) unless an entry off the tree's pattern is nonzero (fixed
-   * tendons' armature across branches), then dense */
+   * without fill (sapw_treeFactor; left-looking, sapw_treeFactorPre, when the dofs are in
+   * pre-order: the same operations in the same order) unless an entry off the tree's pattern
+   * is nonzero, then dense. Only a fixed tendon's armature could put one there (crb zeroes a
+   * tree's block and writes its ancestor pairs, the damping the diagonal, a spatial tendon's
+   * armature ancestor pairs): without one the pattern is not scanned */
+  int scan = sapt_hasFixedArmature(m);
   for (int t0 = 0; t0 < nv;) {
     int t1 = SAPT(sapw_treeEnd)(m, t0, contiguous);
     if (!sapw_treeSleeps(ta, m->dof_treeid[t0])) {
@@ -1222,8 +1230,9 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
       if (SAPT(sapw_treeIsChain)(m, t0, t1)) {  // one segment: its pattern is the whole block
         int fail = SAPT(sapw_chainFactorSolve)(L, t0, t1, nv, x);
         if (fail) return fail;
-      } else if (SAPT(sapw_treePattern)(L, t0, t1, nv, par, seg)) {
-        int fail = SAPT(sapw_treeFactor)(L, t0, t1, nv, par, seg);
+      } else if (!scan || SAPT(sapw_treePattern)(L, t0, t1, nv, par, seg)) {
+        int fail = m->dof_treeend[t0] >= 0 ? SAPT(sapw_treeFactorPre)(L, t0, t1, nv, par, seg, m->dof_treeend)
+                                           : SAPT(sapw_treeFactor)(L, t0, t1, nv, par, seg);
         if (fail) return fail;
         SAPT(sapw_treeSolve)(L, t0, t1, nv, par, seg, x);
       } else {

@@ -39,6 +39,15 @@ SAP_HD int sapt_hasSpatialArmature(const sapModel* m) {
   return 0;
 }
 
+/* some fixed tendon has armature: the only writer of the free motion's A that reaches an entry
+ * off its trees' ancestor pattern, were sapw_tendonArmaturePair to keep a cross-branch pair (it
+ * drops them, as MuJoCo 4 does); without one the pattern holds by construction (sapw_freeMotion) */
+SAP_HD int sapt_hasFixedArmature(const sapModel* m) {
+  for (int t = 0; t < m->ntendon; t++)
+    if (!m->tendon_spatial[t] && m->tendon_armature[t] != 0) return 1;
+  return 0;
+}
+
 /* sparse scalar row (idx, val) of at most cap entries, -1 after the last */
 typedef struct sapRow { int* idx; double* val; int n, cap; } sapRow;
 

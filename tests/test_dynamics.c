@@ -471,6 +471,66 @@ static void test_gravity_shift(void) {
   mj_deleteModel(mj);
 }
 
+/* dof_treeend (the free motion's left-looking factor) against brute force on MuJoCo's own
+ * dof_parentid: the descendants of j (the dofs whose parent walk reaches j) and j itself are
+ * exactly the run [j, dof_treeend[j]] (MuJoCo's order is pre-order: never -1 here); and
+ * sapt_hasFixedArmature, sapw_treeEnd and sapw_treesContiguous against the walks */
+static void test_dof_treeend(void) {
+  static const char* more[] = {"scenes/tendon_armature.xml", "scenes/gripper2.xml", "scenes/quadruped_roll.xml",
+                               "scenes/box_pile.xml", "scenes/planar_loops.xml", "scenes/ant_sensors.xml"};
+  int nchecked = 0, nbranch = 0, nfixedarm = 0;
+  for (int s = 0; s < NSCENE + 6; s++) {
+    const char* path = s < NSCENE ? scenes[s] : more[s - NSCENE];
+    mjModel* mj = fx_mjModel(path);
+    sapModel* m = NULL;
+    if (!mj || sap_loadModel(path, &m) != SAP_OK) {
+      CHECK(0, "%s: %s", path, sap_lastError());
+      if (mj) mj_deleteModel(mj);
+      continue;
+    }
+    for (int j = 0; j < mj->nv; j++) {
+      int lo = mj->nv, hi = -1, n = 0;
+      for (int k = 0; k < mj->nv; k++) {
+        int q = k;
+        while (q > j) q = mj->dof_parentid[q];
+        if (q != j) continue;
+        n++;
+        lo = k < lo ? k : lo, hi = k > hi ? k : hi;
+      }
+      CHECK(m->dof_treeend[j] == hi && lo == j && n == hi - j + 1, "%s dof %d: treeend %d, subtree [%d, %d] of %d",
+            path, j, m->dof_treeend[j], lo, hi, n);
+      nchecked++;
+      nbranch += n > 1 && mj->dof_parentid[hi] != hi - 1;
+    }
+    /* each tree's end (the run of dofs after its root with a parent) and contiguity */
+    CHECK(sapw_treesContiguous_f64(m) == 1, "%s: contiguous", path);
+    for (int t0 = 0; t0 < mj->nv; t0++) {
+      if (mj->dof_parentid[t0] >= 0) continue;
+      int t1 = t0 + 1;
+      while (t1 < mj->nv && mj->dof_parentid[t1] >= 0) t1++;
+      CHECK(sapw_treeEnd_f64(m, t0, 1) == t1 && sapw_treeEnd_f32(m, t0, 1) == t1, "%s tree at %d: end %d, want %d", path,
+            t0, sapw_treeEnd_f64(m, t0, 1), t1);
+    }
+    /* the free motion scans A's pattern iff some fixed tendon (joint wraps) has armature, its
+     * own or an actuator's (MuJoCo's arrays) */
+    int fixedarm = 0;
+    for (int t = 0; t < mj->ntendon; t++) {
+      double a = mj->tendon_armature[t];
+      for (int i = 0; i < mj->nu; i++)
+        if (mj->actuator_trntype[i] == mjTRN_TENDON && mj->actuator_trnid[2 * i] == t) a += mj->actuator_armature[i];
+      fixedarm |= mj->wrap_type[mj->tendon_adr[t]] == mjWRAP_JOINT && a != 0;
+    }
+    CHECK(sapt_hasFixedArmature(m) == fixedarm, "%s: fixed-tendon armature %d", path, fixedarm);
+    nfixedarm += fixedarm;
+    sap_freeModel(m);
+    mj_deleteModel(mj);
+  }
+  CHECK(nbranch > 0, "some subtree branches");
+  CHECK(nfixedarm > 0, "some scene has a fixed tendon with armature");
+  printf("  dof_treeend: %d dofs over %d scenes match brute force (%d branching subtrees)\n", nchecked, NSCENE + 6,
+         nbranch);
+}
+
 int main(void) {
   mju_user_warning = NULL;
   RUN(test_oracle_fp64);
@@ -480,5 +540,6 @@ int main(void) {
   RUN(test_model_features_active);
   RUN(test_scratch_from_carve);
   RUN(test_gravity_shift);
+  RUN(test_dof_treeend);
   return check_summary("test_dynamics");
 }

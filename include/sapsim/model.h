@@ -210,6 +210,10 @@ typedef struct sapModel {
   int* dof_segstart;      /* (nv)         first dof of this dof's run of consecutive parent links
                            *               (dof_parentid[k] = k - 1 after it, up to this dof):
                            *               the tree factorization's contiguous segments */
+  int* dof_treeend;       /* (nv)         last dof of this dof's subtree (the run [dof, dof_treeend]
+                           *               holds it and its descendants), or -1 at every dof when
+                           *               the dof forest is not in depth-first pre-order: the
+                           *               left-looking tree factorization (sapw_treeFactorPre) */
   double* dof_armature;   /* (nv)         armature added to M's diagonal */
   double* dof_damping;    /* (nv)         implicit joint damping (A = M + h D) */
   double* dof_dampingpoly;/* (nv x SAP_NPOLY) the damper's higher-order terms (MuJoCo 4's dampingpoly:
