@@ -15,26 +15,27 @@
 
 static long align64(long n) { return (n + 63) & ~63L; }
 
-/* bytes of the solve's problem in a world's scratch (0 without contacts) */
-static long problem_bytes(const sapModel* m, const sapOptions* o, int ncon_max) {
+/* bytes of the solve's problem in a world's scratch (0 without contacts); hl_carved: with H and
+ * L (GPU), else without (the CPU's solve keeps them per thread, host/solve.c) */
+static long problem_bytes(const sapModel* m, const sapOptions* o, int ncon_max, int hl_carved) {
   if (!o->contacts) return 0;
   int lin = o->linear_solve_precision == SAP_FP32 ? 4 : 8;
   return o->contact_solve_precision == SAP_FP32
              ? sapw_problemBytes_f32(m->nv, m->nbody, ncon_max, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin,
-                                     SAP_SOLVE_NHALF(m))
+                                     SAP_SOLVE_NHALF(m), hl_carved)
              : sapw_problemBytes_f64(m->nv, m->nbody, ncon_max, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin,
-                                     SAP_SOLVE_NHALF(m));
+                                     SAP_SOLVE_NHALF(m), hl_carved);
 }
 
-long sapc_sensorScratchBytes(const sapModel* m, const sapOptions* o, int ncon_max) {
+long sapc_sensorScratchBytes(const sapModel* m, const sapOptions* o, int ncon_max, int hl_carved) {
   if (m->nsensor == 0) return 0;
   /* the work area lies past the solve's problem: the acceleration stage reads its impulses */
-  return align64(problem_bytes(m, o, ncon_max)) + (long)sizeof(double) * sapw_sensorWork(m);
+  return align64(problem_bytes(m, o, ncon_max, hl_carved)) + (long)sizeof(double) * sapw_sensorWork(m);
 }
 
 void sapc_sensorSetup(sapSim* s) {
   const sapModel* m = s->m;
-  s->sensor_work_off = align64(problem_bytes(m, &s->opt, s->d.ncon_max));
+  s->sensor_work_off = align64(problem_bytes(m, &s->opt, s->d.ncon_max, s->hl_carved));
   s->sensor_gam_off = s->sensor_tag_off = s->sensor_sidx_off = s->sensor_sval_off = 0;
   if ((m->nsensor == 0 && !s->opt.body_outputs) || !s->opt.contacts) return;
   /* the impulses' place in the solver's scratch layout (sapw_carve), measured on world 0's
@@ -44,7 +45,7 @@ void sapc_sensorSetup(sapSim* s) {
   if (s->opt.contact_solve_precision == SAP_FP32) {
     sapProblem_f32 P;
     sapw_carve_f32(&P, base, m->nv, m->nbody, s->d.ncon_max, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin,
-                   SAP_SOLVE_NHALF(m));
+                   SAP_SOLVE_NHALF(m), s->hl_carved);
     s->sensor_gam_off = (long)((unsigned char*)P.gam - base);
     s->sensor_tag_off = (long)((unsigned char*)P.stag - base);
     s->sensor_sidx_off = (long)((unsigned char*)P.sidx - base);
@@ -52,7 +53,7 @@ void sapc_sensorSetup(sapSim* s) {
   } else {
     sapProblem_f64 P;
     sapw_carve_f64(&P, base, m->nv, m->nbody, s->d.ncon_max, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin,
-                   SAP_SOLVE_NHALF(m));
+                   SAP_SOLVE_NHALF(m), s->hl_carved);
     s->sensor_gam_off = (long)((unsigned char*)P.gam - base);
     s->sensor_tag_off = (long)((unsigned char*)P.stag - base);
     s->sensor_sidx_off = (long)((unsigned char*)P.sidx - base);

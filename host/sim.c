@@ -32,7 +32,7 @@ static unsigned long long world_bytes(const sapModel* m, int ncon_max) {
 /* per-world scratch bytes: the largest stage-local need (free motion in fp64 and the
  * integrator's backup, each its carve's size; collision's broad phase, the SAP solve's
  * problem in its precisions); stages run one after another and share it */
-static long scratch_bytes(const sapModel* m, const sapOptions* o, int ncon_max) {
+static long scratch_bytes(const sapModel* m, const sapOptions* o, int ncon_max, int hl_carved) {
   long fm = (long)sizeof(double) * sapw_scratchFreeMotion_f64(m);
   long integ = sapw_integrateScratchBytes(m);
   fm = fm > integ ? fm : integ;
@@ -43,13 +43,13 @@ static long scratch_bytes(const sapModel* m, const sapOptions* o, int ncon_max) 
                                                       : sapw_screenBytes_f64(ncon_max, SAP_SOLVE_CD(m));
   long sol = o->contact_solve_precision == SAP_FP32
                  ? sapw_problemBytes_f32(m->nv, m->nbody, ncon_max, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin,
-                                         SAP_SOLVE_NHALF(m))
+                                         SAP_SOLVE_NHALF(m), hl_carved)
                  : sapw_problemBytes_f64(m->nv, m->nbody, ncon_max, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m), lin,
-                                         SAP_SOLVE_NHALF(m));
+                                         SAP_SOLVE_NHALF(m), hl_carved);
   long n = fm > col ? fm : col;
   sol += scr;  /* the screen's rows past the problem (kernels/sap_world_t.h) */
   n = n > sol ? n : sol;
-  long sens = sapc_sensorScratchBytes(m, o, ncon_max);  /* 0 without sensors */
+  long sens = sapc_sensorScratchBytes(m, o, ncon_max, hl_carved);  /* 0 without sensors */
   return n > sens ? n : sens;  /* below 2^31 for nv <= SAP_MAX_NV and ncon_max <= 2^20 */
 }
 
@@ -98,16 +98,25 @@ static void apply_material(sapModel* m, const sapOptions* opt) {
     }
 }
 
-/* The batch layout is dense per world: A and the Newton matrix are nv x nv, and the
- * kernels index them with int. Models past SAP_MAX_NV are refused with the size
- * they would need rather than overflowing. */
-#define SAP_MAX_NV 4096
-static sapStatus check_model_size(const sapModel* m) {
-  if (m->nv > SAP_MAX_NV)
+/* Size limits. The GPU batch holds the Newton matrix H and its factor L dense in every world's
+ * scratch (nv x nv each), so there nv is at most SAP_MAX_NV_GPU. On the CPU H and L hold only
+ * the step's islands (one buffer per thread, host/solve.c), but an island's n x n block is
+ * indexed with int: nv at most SAP_MAX_NV (46340^2 < 2^31). A world's scratch, counted in an
+ * int, stays below 2 GiB. Models past a limit are refused with the size they would need
+ * rather than overflowing. */
+#define SAP_MAX_NV 46340
+#define SAP_MAX_NV_GPU 4096
+static sapStatus check_model_size(const sapModel* m, int hl_carved, long scratch, int ncon_max) {
+  int max = hl_carved ? SAP_MAX_NV_GPU : SAP_MAX_NV;
+  if (m->nv > max)
     return sap_fail(SAP_ERR_MEMORY,
-                    "sap_create: the model has nv = %d degrees of freedom; its dense nv x nv matrices "
-                    "would need %.1f GB per world, and sapsim's batch layout supports nv up to %d",
-                    m->nv, 3.0 * 8.0 * (double)m->nv * (double)m->nv / 1e9, SAP_MAX_NV);
+                    "sap_create: the model has nv = %d degrees of freedom; %s supports nv up to %d (its "
+                    "dense nv x nv matrices would need %.1f GB per world)", m->nv,
+                    hl_carved ? "the GPU batch layout" : "the CPU solve", max,
+                    3.0 * 8.0 * (double)m->nv * (double)m->nv / 1e9);
+  if (scratch > 0x7fffffffL - 64)
+    return sap_fail(SAP_ERR_MEMORY, "sap_create: a world's stage scratch would need %.2f GB (nv = %d, ncon_max = "
+                    "%d); the limit is 2 GiB per world", scratch / 1e9, m->nv, ncon_max);
   return SAP_OK;
 }
 
@@ -115,6 +124,7 @@ static void free_sim(sapSim* s) {
   if (!s) return;
   sapb_free(s);
   sapc_retryFree(s);
+  sapc_hlFree(s);
   if (s->m) sapm_worldParamsFree(s);
   free(s->d.buffer);
   free(s->init_qpos);
@@ -133,7 +143,6 @@ sapStatus sap_create(const sapModel* m, const sapOptions* opt_in, int nworld, sa
   sapStatus st = sap_optionsExpand(opt_in ? opt_in : &def, &opt);
   if (st != SAP_OK) return st;
 
-  if ((st = check_model_size(m)) != SAP_OK) return st;
   sapSim* s = (sapSim*)calloc(1, sizeof(sapSim));
   if (!s) return sap_fail(SAP_ERR_MEMORY, "sap_create: out of memory");
   s->opt = opt;
@@ -154,7 +163,16 @@ sapStatus sap_create(const sapModel* m, const sapOptions* opt_in, int nworld, sa
   /* sizes and the single allocation */
   s->d.nworld = nworld;
   s->d.ncon_max = !opt.contacts ? 0 : opt.ncon_max >= 0 ? opt.ncon_max : sapc_estimateNconMax(s->m, opt.contact_screen);
-  s->d.nscratch = (int)SAP_ALIGN(scratch_bytes(s->m, &opt, s->d.ncon_max));
+  /* the solve's H and L: in every world's scratch for the GPU (nv x nv each), else one buffer
+   * per CPU thread sized by the step's islands (host/solve.c); decided before the scratch is
+   * sized, as sapb_init below will decide the device */
+  s->hl_carved = opt.device != SAP_DEVICE_CPU && !s->m->sleep && sap_cudaUsable(NULL, 0);
+  long scratch = scratch_bytes(s->m, &opt, s->d.ncon_max, s->hl_carved);
+  if ((st = check_model_size(s->m, s->hl_carved, scratch, s->d.ncon_max)) != SAP_OK) {
+    free_sim(s);
+    return st;
+  }
+  s->d.nscratch = (int)SAP_ALIGN(scratch);
   unsigned long long nbytes = sapd_bytes(s->m, nworld, s->d.ncon_max, s->d.nscratch);
   void* buf = nbytes < (1ULL << 46) ? calloc(1, nbytes) : NULL;
   if (!buf) {
@@ -188,7 +206,7 @@ sapStatus sap_create(const sapModel* m, const sapOptions* opt_in, int nworld, sa
     free_sim(s);
     return st;
   }
-  if ((st = sapc_retryInit(s)) != SAP_OK) {
+  if ((st = sapc_retryInit(s)) != SAP_OK || (st = sapc_hlInit(s)) != SAP_OK) {
     free_sim(s);
     return st;
   }
@@ -772,4 +790,10 @@ void sap_timers(const sapSim* s, sapTimers* out) {
 
 unsigned long long sap_bytesPerWorld(const sapSim* s) {
   return s ? world_bytes(s->m, s->d.ncon_max) + (unsigned long long)s->d.nscratch : 0;
+}
+
+unsigned long long sap_bytesShared(const sapSim* s) {
+  unsigned long long n = 0;
+  for (int t = 0; s && t < s->nhl; t++) n += (unsigned long long)s->hl[t].cap;
+  return n;
 }

@@ -46,7 +46,26 @@ struct sapSim {
   int* rt_level_max;        /* (nworld) deepest depth used since creation or sap_retryClear */
   long long* rt_retries;    /* (nworld) substeps redone since creation or sap_retryClear */
   double* rt_hlast;         /* (nworld) step of the world's last accepted substep (qacc_free) */
+  /* the solve's Newton matrix H and factor L (host/solve.c): in each world's scratch on the GPU
+   * (hl_carved, nv x nv), else one buffer per CPU thread sized by the step's islands */
+  int hl_carved;
+  struct sapcBuf* hl;       /* (nhl) per OpenMP thread */
+  int nhl;
 };
+
+/* a CPU thread's growing buffer (host/solve.c) */
+typedef struct sapcBuf {
+  void* p;
+  long cap;  /* bytes */
+} sapcBuf;
+
+/* the solve's parameters for a one-lane solve on the calling thread (sap_solveParams, with H
+ * and L in the thread's buffer unless the scratch holds them); sapc_hlInit makes the sim's
+ * thread buffers (empty until a solve needs them), sapc_hlFree frees them */
+sapStatus sapc_hlInit(sapSim* s);
+struct sapSolveParams;
+void sapc_solveParams(sapSim* s, double h, struct sapSolveParams* prm);
+void sapc_hlFree(sapSim* s);
 
 /* step retry state (host/step.c): allocate when the options ask for it (refused on the GPU),
  * free, and put world w back at the nominal step (sap_reset) */
@@ -64,13 +83,12 @@ void sapc_collision(sapSim* s);
 void sapc_collisionWorld(sapSim* s, int w);  /* one world: the CPU step's one-region path */
 void sapc_solveWorld(sapSim* s, int w, double h);  /* h: the world's step */
 void sapc_freeMotion(sapSim* s);
-void sapc_solve(sapSim* s);
 void sapc_integrate(sapSim* s);
 
 /* sensors (host/sensor.c, kernels/sensor.h): scratch bytes a world needs for them (0 without
  * sensors), the offsets in sapSim, pos/vel sensors of the worlds in mask (NULL: every world
  * without a flag of skip), acc sensors after the solve; S: a sapSensorSolve */
-long sapc_sensorScratchBytes(const sapModel* m, const sapOptions* o, int ncon_max);
+long sapc_sensorScratchBytes(const sapModel* m, const sapOptions* o, int ncon_max, int hl_carved);
 void sapc_sensorSetup(sapSim* s);
 int sapm_accSensors(const sapModel* m);
 void sapc_sensorSolveInfo(const sapSim* s, void* S);

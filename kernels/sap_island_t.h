@@ -58,13 +58,23 @@ SAP_HD int SAPT(sapw_subtreeRows)(const SAPT(sapProblem)* P, int k) {
   return 1;
 }
 
-/* the block offsets hoff from the island sizes in ibeg */
+/* the block offsets hoff from the island sizes in ibeg; with hl_grow (H and L outside the
+ * carve) H and L of exactly those blocks: H (when the linear solve has another precision),
+ * then L's blocks and its nv right-hand sides at lrhs = hoff[nisl] */
 SAP_HD void SAPT(sapw_islandOffsets)(SAPT(sapProblem)* P) {
   P->hoff[0] = 0;
   for (int k = 0; k < P->nisl; k++) {
     long n = P->ibeg[k + 1] - P->ibeg[k];
     P->hoff[k + 1] = P->hoff[k] + n * n;
   }
+  if (!P->hl_grow) return;
+  long R = sizeof(SAP_REAL), lb = P->lin_bytes, nh = P->hoff[P->nisl];
+  long hbytes = lb == R ? 0 : (R * nh + 7) / 8 * 8;
+  unsigned char* buf = (unsigned char*)P->hl_grow(P->hl_ctx, hbytes + lb * (nh + P->nv));
+  P->hl_fail = buf == (unsigned char*)0;
+  P->L = buf ? (void*)(buf + hbytes) : (void*)0;
+  P->H = lb == R ? (SAP_REAL*)P->L : (SAP_REAL*)buf;
+  P->lrhs = nh;
 }
 
 /* one island of all nv dofs in order, every tree range [0, nv): the dense problem (problems

@@ -267,7 +267,7 @@ SAP_HD void SAPT(sapw_hessian)(SAPT(sapProblem)* P) {
 
 /* dv = -H^-1 grad in the linear-solve precision, island by island: each island's block of H
  * (at hoff[k], n_k x n_k) is factored where it lies in L (in place when H is L), its
- * right-hand side at L + nv x nv + ibeg[k]; dofs in no island get dv = 0. One island of all
+ * right-hand side at L + lrhs + ibeg[k]; dofs in no island get dv = 0. One island of all
  * dofs in order is the dense solve of H. Returns 0 or 1 + the dof (world index) of the first
  * failed pivot. */
 /* island k's factor L (lin: its precision) loaded from H for the block-sparse factorization
@@ -320,7 +320,7 @@ SAP_HD int SAPT(sapw_direction)(SAPT(sapProblem)* P) {
       const unsigned* pat = P->tpat + P->poff[k];
       if (P->lin_fp32) {
         float* L = (float*)P->L + P->hoff[k];
-        float* x = (float*)P->L + (long)nv * nv + o;
+        float* x = (float*)P->L + P->lrhs + o;
         SAPT(sapw_blockLoad_float)(P, k, L);
         for (int i = 0; i < n; i++) x[i] = (float)-P->grad[dofs[i]];
         info = sapb_factor_f32(L, n, T, P->tst + o, P->tord + o, P->tpos + o, pat, W);
@@ -328,7 +328,7 @@ SAP_HD int SAPT(sapw_direction)(SAPT(sapProblem)* P) {
         for (int i = 0; i < n; i++) P->dv[dofs[i]] = (SAP_REAL)x[i];
       } else {
         double* L = (double*)P->L + P->hoff[k];
-        double* x = (double*)P->L + (long)nv * nv + o;
+        double* x = (double*)P->L + P->lrhs + o;
         SAPT(sapw_blockLoad_double)(P, k, L);
         for (int i = 0; i < n; i++) x[i] = (double)-P->grad[dofs[i]];
         info = sapb_factor_f64(L, n, T, P->tst + o, P->tord + o, P->tpos + o, pat, W);
@@ -344,7 +344,7 @@ SAP_HD int SAPT(sapw_direction)(SAPT(sapProblem)* P) {
     int tree = (P->itree[k] & 1) && SAPT(sapw_treePattern)(H, 0, n, n, par, seg);
     if (P->lin_fp32) {
       float* L = (float*)P->L + P->hoff[k];
-      float* x = (float*)P->L + (long)nv * nv + o;
+      float* x = (float*)P->L + P->lrhs + o;
       for (int i = 0; i < n; i++) {
         for (int j = 0; j <= i; j++) L[i * n + j] = (float)H[i * n + j];
         x[i] = (float)-P->grad[dofs[i]];
@@ -364,7 +364,7 @@ SAP_HD int SAPT(sapw_direction)(SAPT(sapProblem)* P) {
       for (int i = 0; i < n; i++) P->dv[dofs[i]] = (SAP_REAL)x[i];
     } else {
       double* L = (double*)P->L + P->hoff[k];
-      double* x = (double*)P->L + (long)nv * nv + o;
+      double* x = (double*)P->L + P->lrhs + o;
       for (int i = 0; i < n; i++) {
         for (int j = 0; j <= i; j++) L[i * n + j] = (double)H[i * n + j];
         x[i] = (double)-P->grad[dofs[i]];

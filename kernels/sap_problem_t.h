@@ -57,6 +57,14 @@ typedef struct SAPT(sapProblem) {
   SAP_REAL* H;              /* (nv x nv) Newton matrix (lower triangle); the first nv x nv of L
                                when the linear solve runs in the objective's precision */
   void* L;                  /* (nv x (nv + 1)) factor and right-hand side, linear-solve precision */
+  long lrhs;                /* the right-hand sides at L + lrhs + ibeg[k]: nv x nv in the carve */
+  /* H and L outside the carve (the CPU's one-lane solve): when hl_grow is set, sapw_carve
+     leaves them out and sapw_islandOffsets asks hl_grow(hl_ctx, bytes) for the islands'
+     blocks only, sum n_k^2 (+ nv right-hand sides) instead of nv^2: a world of many small
+     islands needs memory linear in its dofs. A null answer sets hl_fail (the solve stops) */
+  void* (*hl_grow)(void* ctx, long bytes);
+  void* hl_ctx;
+  int hl_fail;
   void* Lfast;              /* GPU warp solve: L's place in shared memory, or null (use L) */
   SAP_REAL* body6;          /* (nbody x 6) body velocities or wrenches of the tree passes */
   SAP_REAL* rows;           /* (cd x nv) one contact's Jacobian rows, zero outside its chains */
@@ -85,7 +93,7 @@ typedef struct SAPT(sapProblem) {
   int* iend;                /* (nv) island k's a-th dof's last descendant, local: iend[ibeg[k] + a]
                                (with itree bit 1) */
   long* hoff;               /* (nv + 1) island k's n_k x n_k block of H (and of L) at hoff[k];
-                               the right-hand side at nv x nv + ibeg[k] */
+                               the right-hand side at L + lrhs + ibeg[k] */
   /* block-sparse factorization of islands of several trees (sap_island_t.h sapw_islandTrees,
      sap_block_t.h): per island k, at ibeg[k] + t for its trees t = 0 .. ntr[k] - 1 */
   int sparse;               /* 0: dense islands; 1: block-sparse where its flops pay (default);
@@ -112,6 +120,7 @@ typedef struct SAPT(sapProblem) {
   double* half;             /* (SAP_SOLVE_NHALF) the half step's frames of the equality rows under
                                the midpoint rule (sap_solve.h sapw_eqFrames); null without equalities */
   int lin_fp32;             /* the linear solve runs in fp32 */
+  int lin_bytes;            /* its element size: 4 or 8 */
   SAP_REAL mom;             /* momentum cost 1/2 (v - v*)' A (v - v*) at v */
   SAP_REAL m1, m2;          /* line coefficients dv' A (v - v*), dv' A dv */
   SAPT(sapLoop)* loop;      /* the loop state of the per-iteration launches */
@@ -120,16 +129,26 @@ typedef struct SAPT(sapProblem) {
 /* carve a problem's scratch (8-byte aligned) into its arrays; returns its size in bytes,
  * every block a multiple of 8 bytes. With work NULL it only counts (the pointers stay
  * NULL): sapw_problemBytes is this carve, so the size cannot disagree with the layout
- * (tests/test_sap_math.c checks it with guard bytes) */
+ * (tests/test_sap_math.c checks it with guard bytes). hl_carved 0 leaves H and L out: the
+ * caller sets hl_grow, and sapw_islandOffsets places them by the islands' sizes */
 SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody, int c, int cd, int ns,
-                             int snz, int lin_bytes, long nhalf) {
+                             int snz, int lin_bytes, long nhalf, int hl_carved) {
   unsigned char* base = (unsigned char*)work;
   long R = sizeof(SAP_REAL), n = 0;
 #define SAPW_TAKE(ptr, type, bytes) ptr = base ? (type)(base + n) : (type)0, n += ((long)(bytes) + 7) / 8 * 8
   SAPW_TAKE(P->sval, double*, 8 * (long)ns * snz);
-  if (lin_bytes != R) SAPW_TAKE(P->H, SAP_REAL*, R * nv * nv);
-  SAPW_TAKE(P->L, void*, (long)lin_bytes * nv * (nv + 1));
-  if (lin_bytes == R) P->H = (SAP_REAL*)P->L;     // same precision: factor H in place
+  P->H = (SAP_REAL*)0;
+  P->L = (void*)0;
+  if (hl_carved) {  // else sapw_islandOffsets places them (hl_grow)
+    if (lin_bytes != R) SAPW_TAKE(P->H, SAP_REAL*, R * nv * nv);
+    SAPW_TAKE(P->L, void*, (long)lin_bytes * nv * (nv + 1));
+    if (lin_bytes == R) P->H = (SAP_REAL*)P->L;  // same precision: factor H in place
+  }
+  P->lrhs = (long)nv * nv;
+  P->lin_bytes = lin_bytes;
+  P->hl_grow = 0;
+  P->hl_ctx = (void*)0;
+  P->hl_fail = 0;
   SAPW_TAKE(P->v, SAP_REAL*, R * (8 + cd) * nv);  // v and 8 more vectors, rows
   SAPW_TAKE(P->body6, SAP_REAL*, R * 6 * nbody);
   SAPW_TAKE(P->cpar, SAP_REAL*, R * (SAP_CPAR_OF(cd) * (long)c + SAP_SPAR * ns));  // cpar, spar
@@ -192,9 +211,10 @@ SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
 }
 
 /* bytes of one problem's scratch: its carve over a null arena */
-SAP_HD long SAPT(sapw_problemBytes)(int nv, int nbody, int c, int cd, int ns, int snz, int lin_bytes, long nhalf) {
+SAP_HD long SAPT(sapw_problemBytes)(int nv, int nbody, int c, int cd, int ns, int snz, int lin_bytes, long nhalf,
+                                    int hl_carved) {
   SAPT(sapProblem) P;
-  return SAPT(sapw_carve)(&P, (void*)0, nv, nbody, c, cd, ns, snz, lin_bytes, nhalf);
+  return SAPT(sapw_carve)(&P, (void*)0, nv, nbody, c, cd, ns, snz, lin_bytes, nhalf, hl_carved);
 }
 
 /* ---- contact geometry ------------------------------------------------------------- */

@@ -90,6 +90,9 @@ typedef struct sapSolveParams {
   int warm_extrapolate;           /* warm_start=extrapolate (sap_loop_t.h warmStart) */
   int contact_screen;             /* CPU: rows only for contacts that can act (sapw_solveWorldScreened) */
   int island_newton;              /* one-lane solve: one Newton loop per island (sapw_newtonIslands) */
+  void* (*hl_grow)(void* ctx, long bytes);  /* CPU: H and L outside the world's scratch, sized by
+                                     the step's islands (sapProblem.hl_grow); null: in the carve */
+  void* hl_ctx;
 } sapSolveParams;
 
 /* one world's frames that its equality rows are built from (sap_equality_t.h): the step's at q,
@@ -425,6 +428,8 @@ static inline void sap_solveParams(const sapOptions* o, const sapModel* m, doubl
   p->warm_extrapolate = o->warm_start == SAP_WARM_EXTRAPOLATE;
   p->contact_screen = o->contact_screen;
   p->island_newton = o->island_newton;
+  p->hl_grow = 0;  // H and L in the world's scratch (the CPU driver points them elsewhere)
+  p->hl_ctx = (void*)0;
 }
 
 #endif

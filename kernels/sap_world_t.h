@@ -312,7 +312,9 @@ SAP_HD void SAPT(sapw_worldProblem)(const sapModel* m, const sapData* d, int w, 
                                     SAPT(sapProblem)* P) {
   int nv = m->nv, cmax = d->ncon_max;
   SAPT(sapw_carve)(P, d->scratch + (long)w * d->nscratch, nv, m->nbody, cmax, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m),
-                   SAP_SOLVE_NNZ(m), prm->linear_fp32 ? 4 : 8, SAP_SOLVE_NHALF(m));
+                   SAP_SOLVE_NNZ(m), prm->linear_fp32 ? 4 : 8, SAP_SOLVE_NHALF(m), !prm->hl_grow);
+  P->hl_grow = prm->hl_grow;  // H and L by the islands' sizes (CPU), else in the carve
+  P->hl_ctx = prm->hl_ctx;
   P->A = d->qA + (long)w * nv * nv;
   P->vstar = d->vstar + (long)w * nv;
   P->vprev = d->vnext + (long)w * nv;
@@ -500,7 +502,7 @@ SAP_HD void SAPT(sapw_solveWorldScreened)(const sapModel* m, const sapData* d, i
   int n = P.nc, cd = P.cd, np = SAP_CPAR_OF(cd), none = 0;
   // the screen's scratch past the problem's
   long off = SAPT(sapw_problemBytes)(nv, m->nbody, cmax, cd, SAP_SOLVE_NS(m), SAP_SOLVE_NNZ(m),
-                                     prm->linear_fp32 ? 4 : 8, SAP_SOLVE_NHALF(m));
+                                     prm->linear_fp32 ? 4 : 8, SAP_SOLVE_NHALF(m), !prm->hl_grow);
   unsigned char* base = d->scratch + (long)w * d->nscratch + off;
   int* cg = (int*)base;
   int* slot = cg + 2 * cmax;

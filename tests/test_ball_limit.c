@@ -195,7 +195,7 @@ static void test_solver_rows_sensors(void) {
   int nv = mj->nv, nq = mj->nq;
   double *q = malloc(sizeof(double) * nq), *v = malloc(sizeof(double) * nv), *Jm = malloc(sizeof(double) * nv);
   sapSolveParams prm;
-  sap_solveParams(&s->opt, m, s->h, &prm);
+  sapc_solveParams(s, s->h, &prm);
   prm.linear_fp32 = 0;
   int kept = 0, dropped = 0, sens_nz = 0;
   for (int k = 0; k < 200; k++) {

@@ -257,7 +257,7 @@ static void test_options_struct(void) {
   sap_freeModel(m);
   /* accessors and option helpers take NULL without crashing */
   CHECK(sap_nworld(NULL) == 0 && sap_model(NULL) == NULL && sap_options(NULL) == NULL &&
-        sap_onGPU(NULL) == 0 && sap_data(NULL) == NULL && sap_bytesPerWorld(NULL) == 0 &&
+        sap_onGPU(NULL) == 0 && sap_data(NULL) == NULL && sap_bytesPerWorld(NULL) == 0 && sap_bytesShared(NULL) == 0 &&
         sap_fieldSize(NULL, SAP_FIELD_QPOS) == 0 && sap_deviceName(NULL) != NULL, "NULL accessors");
   sapTimers tm;
   sap_timers(NULL, &tm);
@@ -267,26 +267,35 @@ static void test_options_struct(void) {
   CHECK(sap_optionsDescribe(NULL, NULL, 0) == 0, "sap_optionsDescribe(NULL)");
 }
 
-/* a model past the dense batch layout is refused with the size it would need,
- * not overflowed: 700 free bodies have nv = 4200 */
-static void test_model_too_large(void) {
-  size_t cap = 700 * 96 + 256;
+/* nb free bodies apart (nv = 6 nb), touching nothing */
+static sapModel* free_bodies(int nb) {
+  size_t cap = (size_t)nb * 96 + 256;
   char* xml = malloc(cap);
   int n = snprintf(xml, cap, "<mujoco><worldbody>");
-  for (int i = 0; i < 700; i++)
+  for (int i = 0; i < nb; i++)
     n += snprintf(xml + n, cap - n, "<body pos='%d 0 1'><freejoint/><geom size='.1' contype='0' conaffinity='0'/></body>", i);
   snprintf(xml + n, cap - n, "</worldbody></mujoco>");
   sapModel* m = NULL;
   CHECK(sap_loadModel(write_scene("large", xml), &m) == SAP_OK, "%s", sap_lastError());
   free(xml);
+  return m;
+}
+
+/* the CPU solve keeps only the islands' blocks of its Newton matrix, so a model past the GPU's
+ * dense layout (nv = 4200 > 4096) runs there. (Past the CPU's limit, nv > 46340, sap_create
+ * refuses; MuJoCo 4 itself cannot allocate such a model's data, so no scene reaches it.) */
+static void test_model_too_large(void) {
+  sapModel* m = free_bodies(700);
   if (!m) return;
   sapOptions o;
   sap_optionsDefault(&o);
   o.device = SAP_DEVICE_CPU;
   sapSim* s = NULL;
-  CHECK(sap_create(m, &o, 4, &s) == SAP_ERR_MEMORY && s == NULL, "nv 4200 refused");
-  CHECK(strstr(sap_lastError(), "nv = 4200") && strstr(sap_lastError(), "GB per world"), "message '%s'",
-        sap_lastError());
+  CHECK(sap_create(m, &o, 4, &s) == SAP_OK && s, "nv 4200 on the CPU: %s", sap_lastError());
+  if (s) {
+    CHECK(sap_step(s, 1) == SAP_OK, "step: %s", sap_lastError());
+    sap_free(s);
+  }
   sap_freeModel(m);
 }
 

@@ -272,7 +272,7 @@ static void rows_run(const char* path, const mjModel* mj, const char* opts, int 
   int nq = mj->nq, nv = mj->nv, compared = 0;
   double q[32], v[32], Jm[32], Js[32], h = m->timestep, hd = half ? 0.5 * h : h, gerr = 0, jerr = 0;
   sapSolveParams prm;
-  sap_solveParams(&s->opt, m, s->h, &prm);
+  sapc_solveParams(s, s->h, &prm);
   CHECK(prm.eq_half == half && prm.eq_curvature == 0, "%s: rows at q_h %d, curvature %g", opts, prm.eq_half,
         prm.eq_curvature);
   mjData* md = mj_makeData(mj);

@@ -12,7 +12,10 @@
  *    dense path's and with LAPACKE's solve of the dense matrix to rounding;
  *  - 100 steps of a scene whose contacts come and go against the dense path (rounding);
  *  - free fall of objects that touch nothing in a many-object scene against MuJoCo 4 and the
- *    analytic semi-implicit Euler fall. */
+ *    analytic semi-implicit Euler fall;
+ *  - a world past the old dense limit (nv = 4800 > 4096): it loads, its falling objects match
+ *    the analytic fall, and the solve's H and L take the islands' sizes, counted here from the
+ *    scene (one 6-dof island per object on the plane): 8 (sum 36 + nv) bytes, not 8 nv^2. */
 #include <lapacke.h>
 #include <mujoco/mujoco.h>
 #include <stdlib.h>
@@ -190,7 +193,7 @@ static int check_world(const char* name, sapSim* s, int w) {
   const sapModel* m = s->m;
   int nv = m->nv;
   sapSolveParams prm;
-  sap_solveParams(&s->opt, m, s->h, &prm);
+  sapc_solveParams(s, s->h, &prm);
   prm.linear_fp32 = 0;
   sapProblem_f64 P;
   if (!assemble(s, w, &prm, &P)) return -1;
@@ -306,7 +309,7 @@ static void random_spheres(int n, int seed) {
   CHECK(got == (want ? want : -1), "%s: %d islands, the overlap graph has %d", name, got, want);
   // same island for two spheres iff same component (free joint: 6 dofs per body, in order)
   sapSolveParams prm;
-  sap_solveParams(&s->opt, s->m, s->h, &prm);
+  sapc_solveParams(s, s->h, &prm);
   sapProblem_f64 P;
   if (assemble(s, 0, &prm, &P)) {
     sapw_islands_f64(s->m, &P);
@@ -408,7 +411,7 @@ static double* run_stages(const char* scene, int nstep, int islands) {
   if (!s) return NULL;
   const sapModel* m = s->m;
   sapSolveParams prm;
-  sap_solveParams(&s->opt, m, s->h, &prm);
+  sapc_solveParams(s, s->h, &prm);
   for (int n = 0; n < nstep; n++) {
     stage(s);
     sapw_solveWorldIslands_f64(m, &s->d, 0, &prm, islands);
@@ -482,11 +485,73 @@ static void test_free_fall(void) {
   sap_free(s);
 }
 
+/* N objects on the plane (spheres, boxes, capsules, sizes over a decade, some sliding) in a grid,
+ * and M more falling from 5 m and above: every object on the plane is its own island */
+static void test_large_world(void) {
+  const int N = 700, M = 100;
+  size_t cap = (size_t)(N + M) * 160 + 200;
+  char* xml = (char*)malloc(cap);
+  int len = sprintf(xml, "<mujoco><option timestep='0.004'/><worldbody><geom type='plane' size='60 60 .1'/>");
+  for (int i = 0; i < N + M; i++) {
+    const char* type = i % 3 == 0 ? "sphere" : i % 3 == 1 ? "box" : "capsule";
+    double sz = 0.02 * pow(10, (i % 7) / 6.0), x = 0.8 * (i % 40), y = 0.8 * (i / 40);
+    double z = i < N ? sz : 5.0 + 0.01 * i;  // resting on the plane (capsules lie along x), or falling
+    len += snprintf(xml + len, cap - len,
+                    "<body pos='%g %g %g'%s><freejoint/><geom type='%s' size='%g %g %g'/></body>", x, y, z,
+                    i % 3 == 2 ? " euler='0 90 0'" : "", type, sz, 0.7 * sz, sz);
+  }
+  snprintf(xml + len, cap - len, "</worldbody></mujoco>");
+  sapSim* s = fx_sim(xml, 1, "preset=drake integration=sap_euler");
+  sapSim* s32 = fx_sim(xml, 1, "preset=approx32");  // fp64 objective, fp32 linear solve: H apart from L
+  free(xml);
+  if (!s || !s32) {
+    if (s) sap_free(s);
+    if (s32) sap_free(s32);
+    return;
+  }
+  int nv = s->m->nv;
+  CHECK(nv == 6 * (N + M), "nv %d", nv);
+  double* qvel = (double*)calloc(nv, sizeof(double));
+  for (int i = 0; i < N; i += 5) qvel[6 * i] = 0.2;  // every fifth one slides along x
+  sap_set(s, SAP_FIELD_QVEL, NULL, 1, qvel);
+  sap_set(s32, SAP_FIELD_QVEL, NULL, 1, qvel);
+  int nstep = 20;
+  double h = 0.004, g = 9.81;
+  for (int n = 0; n < nstep; n++) {
+    sap_step(s, 1);
+    sap_step(s32, 1);
+    CHECK(s->d.world_flags[0] & s32->d.world_flags[0] & SAP_WORLD_CONVERGED, "step %d: flags %d %d", n,
+          s->d.world_flags[0], s32->d.world_flags[0]);
+  }
+  double e_an = 0;
+  for (int i = N; i < N + M; i++) {
+    double z = s->d.qpos[7 * i + 2], zan = 5.0 + 0.01 * i - g * h * h * nstep * (nstep + 1) / 2;
+    e_an = fmax(e_an, fabs(z - zan));
+  }
+  CHECK(e_an <= 1e-12, "falling objects: |z - analytic| %g", e_an);
+  /* every object on the plane is in contact from the second step on, so the largest need is
+     reached then and the buffer grown once more to it and a quarter (host/solve.c hl_grow).
+     drake: fp64 objective and linear solve, L is H (in place), 8 bytes an entry and the nv
+     right-hand sides; approx32: H in fp64 and L in fp32 */
+  long nh = 36L * N, need = 8 * (nh + nv), need32 = 8 * nh + 4 * (nh + nv);
+  long got = (long)sap_bytesShared(s), got32 = (long)sap_bytesShared(s32);
+  double dense = 8.0 * nv * (nv + 1);
+  CHECK(got == need + need / 4, "drake: solve buffers %ld bytes; the islands need %ld (+ 1/4)", got, need);
+  CHECK(got32 == need32 + need32 / 4, "approx32: solve buffers %ld bytes; the islands need %ld (+ 1/4)", got32,
+        need32);
+  printf("  nv %d: solve buffers %ld bytes (islands' need %ld; dense H and L %.0f), approx32 %ld; %llu bytes per "
+         "world\n", nv, got, need, dense, got32, sap_bytesPerWorld(s));
+  free(qvel);
+  sap_free(s);
+  sap_free(s32);
+}
+
 int main(void) {
   RUN(test_known_structures);
   RUN(test_random_spheres);
   RUN(test_scenes_dv);
   RUN(test_trajectory_vs_dense);
   RUN(test_free_fall);
+  RUN(test_large_world);
   return check_summary("test_sap_islands");
 }

@@ -80,7 +80,7 @@ static void check_scene(const char* scene, int nworld, int nstep, int* ncontacts
   double* x = (double*)malloc(sizeof(double) * nv);
   for (int midpoint = 0; midpoint < 2; midpoint++) {
     sapSolveParams prm;
-    sap_solveParams(&s->opt, m, s->h, &prm);
+    sapc_solveParams(s, s->h, &prm);
     prm.contact_point = midpoint ? SAP_POINT_MIDPOINT : SAP_POINT_WITNESS;
     for (int w = 0; w < nworld; w++) {
       sapProblem_f64 P;

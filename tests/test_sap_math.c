@@ -648,7 +648,8 @@ static void test_linesearch_newton_wolfe(void) {
  * every array must still hold its own byte (no two overlap) and start aligned to its elements, the last byte filled must be the
  * buffer's last padded byte (the size is not larger than the layout) and no guard byte may
  * change (not smaller). Sizes over decades, 3/4/6 rows per contact, fp32/fp64 objective and
- * fp32/fp64 linear solve */
+ * fp32/fp64 linear solve, H and L in the carve (GPU) or not (the CPU's thread buffers: then
+ * H and L are null until sapw_islandOffsets) */
 #define CARVE_GUARD 256
 typedef struct { unsigned char* p; long bytes; int elem; } CarveArr;  /* elem: element bytes */
 
@@ -657,8 +658,8 @@ typedef struct { unsigned char* p; long bytes; int elem; } CarveArr;  /* elem: e
     long nr_ = cd * (long)c + ns;                                                                               \
     n = 0;                                                                                                      \
     a[n++] = (CarveArr){(unsigned char*)(P)->sval, 8L * ns * snz, 8};                                           \
-    if (lin != (R)) a[n++] = (CarveArr){(unsigned char*)(P)->H, (R) * (long)nv * nv, (R)};                      \
-    a[n++] = (CarveArr){(unsigned char*)(P)->L, (long)lin * nv * (nv + 1), lin};                                \
+    if (hl && lin != (R)) a[n++] = (CarveArr){(unsigned char*)(P)->H, (R) * (long)nv * nv, (R)};                \
+    if (hl) a[n++] = (CarveArr){(unsigned char*)(P)->L, (long)lin * nv * (nv + 1), lin};                        \
     T* vecs_[8] = {(P)->v, (P)->r, (P)->grad, (P)->jc, (P)->dv, (P)->Adv, (P)->pstar, (P)->dscale};             \
     for (int k_ = 0; k_ < 8; k_++) a[n++] = (CarveArr){(unsigned char*)vecs_[k_], (R) * nv, (R)};               \
     a[n++] = (CarveArr){(unsigned char*)(P)->rows, (R) * cd * nv, (R)};                                         \
@@ -699,22 +700,25 @@ static void test_problem_scratch_from_carve(void) {
   for (unsigned si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
     for (int ci = 0; ci < 3; ci++)
       for (int fp32 = 0; fp32 < 2; fp32++)
-        for (int lin = 4; lin <= 8; lin += 4) {
+        for (int lhl = 0; lhl < 4; lhl++) {
+          int lin = lhl & 1 ? 8 : 4, hl = lhl >> 1;
           int nv = sizes[si][0], nbody = sizes[si][1], c = sizes[si][2], ns = sizes[si][3], snz = sizes[si][4];
           int cd = cds[ci], n;
           long nhalf = si % 2 ? 14L * nv + 22L * nbody : 0;  // half-step frames of equality rows (or none)
-          long bytes = fp32 ? sapw_problemBytes_f32(nv, nbody, c, cd, ns, snz, lin, nhalf)
-                            : sapw_problemBytes_f64(nv, nbody, c, cd, ns, snz, lin, nhalf);
+          long bytes = fp32 ? sapw_problemBytes_f32(nv, nbody, c, cd, ns, snz, lin, nhalf, hl)
+                            : sapw_problemBytes_f64(nv, nbody, c, cd, ns, snz, lin, nhalf, hl);
           unsigned char* buf = aligned_alloc(64, (size_t)(bytes + CARVE_GUARD + 63) / 64 * 64);
           memset(buf, 0xA5, (size_t)(bytes + CARVE_GUARD));
           sapProblem_f32 P32;
           sapProblem_f64 P64;
           if (fp32) {
-            long got = sapw_carve_f32(&P32, buf, nv, nbody, c, cd, ns, snz, lin, nhalf);
+            long got = sapw_carve_f32(&P32, buf, nv, nbody, c, cd, ns, snz, lin, nhalf, hl);
+            CHECK(hl || (!P32.H && !P32.L), "H and L carved with hl_carved 0");
             CHECK(got == bytes, "carve returns %ld, problemBytes %ld", got, bytes);
             CARVE_ARRAYS(float, &P32, 4L);
           } else {
-            long got = sapw_carve_f64(&P64, buf, nv, nbody, c, cd, ns, snz, lin, nhalf);
+            long got = sapw_carve_f64(&P64, buf, nv, nbody, c, cd, ns, snz, lin, nhalf, hl);
+            CHECK(hl || (!P64.H && !P64.L), "H and L carved with hl_carved 0");
             CHECK(got == bytes, "carve returns %ld, problemBytes %ld", got, bytes);
             CARVE_ARRAYS(double, &P64, 8L);
           }
@@ -741,7 +745,7 @@ static void test_problem_scratch_from_carve(void) {
           free(buf);
           checked++;
         }
-  CHECK(checked == 72, "layouts checked: %d", checked);
+  CHECK(checked == 144, "layouts checked: %d", checked);
 }
 
 /* ---- Newton on small problems ---------------------------------------------------- */
@@ -756,8 +760,8 @@ typedef struct {
 static void prob_init(Prob* q, int nv, int nc, int ns, const double* A, const double* vstar) {
   memset(q, 0, sizeof(*q));
   int nbody = 2;
-  CHECK(sapw_problemBytes_f64(nv, nbody, nc, 3, ns, nv, 8, 0) <= (long)sizeof(q->work), "work size");
-  sapw_carve_f64(&q->P, q->work, nv, nbody, nc, 3, ns, nv, 8, 0);
+  CHECK(sapw_problemBytes_f64(nv, nbody, nc, 3, ns, nv, 8, 0, 1) <= (long)sizeof(q->work), "work size");
+  sapw_carve_f64(&q->P, q->work, nv, nbody, nc, 3, ns, nv, 8, 0, 1);
   q->P.nv = nv; q->P.nc = nc; q->P.ns = ns;
   q->P.A = A; q->P.vstar = vstar;
   for (int j = 0; j < nv; j++) q->P.dscale[j] = 1 / sqrt(A[j * nv + j]);

@@ -128,6 +128,7 @@ static double run_case(int T, int kind, double decades, int mode, int natural, c
   P.nv = n;
   P.H = Hsep;
   P.L = L;
+  P.lrhs = (long)n * n;  // the right-hand side after the factor, as in the carve
   P.lin_fp32 = mode == 2;
   P.nisl = 1;
   P.isl = isl;
@@ -246,7 +247,7 @@ static void stage(sapSim* s) {
 static int pile_islands(sapSim* s, int sparse, int* ntree, long* nzblk) {
   const sapModel* m = s->m;
   sapSolveParams prm;
-  sap_solveParams(&s->opt, m, s->h, &prm);
+  sapc_solveParams(s, s->h, &prm);
   sapProblem_f64 P;
   sapw_worldProblem_f64(m, &s->d, 0, &prm, &P);
   for (int k = 0; k < P.cd * m->nv; k++) P.rows[k] = 0;
@@ -290,7 +291,7 @@ static double* run_stages(const char* scene, const char* opts, int nstep, int is
   if (vw >= 0)  // the initial velocity of tests/test_golden.c's world vw
     for (int i = 0; i < m->nv; i++) s->d.qvel[i] += 0.0625 * (((7 * i + 13 * vw) % 11) - 5);
   sapSolveParams prm;
-  sap_solveParams(&s->opt, m, s->h, &prm);
+  sapc_solveParams(s, s->h, &prm);
   for (int n = 0; n < nstep; n++) {
     stage(s);
     sapw_solveWorldIslands_f64(m, &s->d, 0, &prm, islands);

@@ -727,7 +727,8 @@ static void test_no_sensors_no_cost(void) {
   sapOptions opt;
   sap_optionsDefault(&opt);
   opt.device = SAP_DEVICE_CPU;
-  CHECK(sapc_sensorScratchBytes(m, &opt, 64) == 0, "scratch reserved for no sensors");
+  CHECK(sapc_sensorScratchBytes(m, &opt, 64, 0) == 0 && sapc_sensorScratchBytes(m, &opt, 64, 1) == 0,
+        "scratch reserved for no sensors");
   sap_freeModel(m);
 }
 

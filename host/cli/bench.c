@@ -46,12 +46,34 @@ static double p95(int* x, int n) {
   return x[i < 0 ? 0 : i];
 }
 
-/* MuJoCo's mj_step on the same worlds: seconds for nstep steps of nworld worlds */
-static double mujoco_seconds(const char* scene, int nworld, int nstep, int key, const double* ctrl,
-                             int threads) {
+/* MuJoCo's side of a bench row: seconds for nstep steps of nworld worlds, and its solver's
+ * iterations per world-step over the timed run, counted as sapsim counts its own (a world-step's
+ * Newton iterations: the most any of its islands took, as sapsim's per-island loops report;
+ * line-search evaluations: mjSolverStat.neval summed over that island's iterations, the most
+ * over the islands) */
+typedef struct {
+  double seconds;
+  double newton_mean, newton_p95, ls_mean, ls_p95;
+} sapMjRun;
+
+/* world d's last step: the most Newton iterations and line-search evaluations of an island */
+static void mujoco_iterations(const mjData* d, int* newton, int* evals) {
+  int nisl = d->nisland < 1 ? 1 : d->nisland < mjNISLAND ? d->nisland : mjNISLAND;
+  *newton = *evals = 0;
+  for (int i = 0; i < nisl; i++) {
+    int it = d->solver_niter[i], ne = 0;
+    for (int k = 0; k < it && k < mjNSOLVER; k++) ne += d->solver[i * mjNSOLVER + k].neval;
+    if (it > *newton) *newton = it;
+    if (ne > *evals) *evals = ne;
+  }
+}
+
+/* MuJoCo's mj_step on the same worlds and controls */
+static sapMjRun mujoco_run(const char* scene, int nworld, int nstep, int key, const double* ctrl, int threads) {
+  sapMjRun out = {NAN, NAN, NAN, NAN, NAN};
   char err[1000];
   mjModel* mj = mj_loadXML(scene, NULL, err, sizeof(err));
-  if (!mj) return NAN;
+  if (!mj) return out;
   mjData** d = malloc(sizeof(mjData*) * nworld);
   for (int w = 0; w < nworld; w++) {
     d[w] = mj_makeData(mj);
@@ -68,15 +90,30 @@ static double mujoco_seconds(const char* scene, int nworld, int nstep, int key, 
     else mj_resetData(mj, d[w]);
     memcpy(d[w]->ctrl, ctrl + (size_t)w * mj->nu, sizeof(double) * mj->nu);
   }
+  int* newton = malloc(sizeof(int) * 2 * (size_t)nworld * nstep);  // per world-step, then evaluations
   double t0 = now_s();
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (int w = 0; w < nworld; w++)
-    for (int k = 0; k < nstep; k++) mj_step(mj, d[w]);
-  double t = now_s() - t0;
+    for (int k = 0; k < nstep; k++) {
+      mj_step(mj, d[w]);
+      long i = (long)w * nstep + k;
+      if (newton) mujoco_iterations(d[w], newton + i, newton + (long)nworld * nstep + i);
+    }
+  out.seconds = now_s() - t0;
+  if (newton) {
+    int n = nworld * nstep;
+    double sn = 0, se = 0;
+    for (int i = 0; i < n; i++) sn += newton[i], se += newton[n + i];
+    out.newton_mean = sn / n;
+    out.ls_mean = se / n;
+    out.newton_p95 = p95(newton, n);
+    out.ls_p95 = p95(newton + n, n);
+  }
+  free(newton);
   for (int w = 0; w < nworld; w++) mj_deleteData(d[w]);
   free(d);
   mj_deleteModel(mj);
-  return t;
+  return out;
 }
 
 static void progress(const sapCli* cli, int done, int total, const char* what) {
@@ -91,6 +128,7 @@ static void progress(const sapCli* cli, int done, int total, const char* what) {
 typedef struct {
   double steps_per_s, mj_steps_per_s;
   sapIterStats it;
+  double mj_newton_mean, mj_newton_p95;  /* MuJoCo's Newton iterations per world-step (NAN: none) */
   char preset[16], ls[16], variant[SAP_VARIANT_LEN];
   int nworld;
 } sapBenchRow;
@@ -172,7 +210,8 @@ static int bench_measure(const sapCli* cli, const sapModel* m, sapSim* s, const 
 
 /* one JSON line (DESIGN.md §10; keys read by bench/plot_bench.py and python/tests) */
 static const char* bench_report(const sapCli* cli, sapSim* s, const char* variant, int nworld,
-                                const sapBenchResult* r, double sps, double mj_sps, char* line, int nline) {
+                                const sapBenchResult* r, double sps, const sapMjRun* mjr, char* line, int nline) {
+  double mj_sps = cli->mujoco ? (double)nworld * cli->steps / mjr->seconds : NAN;
   const sapOptions* o = sap_options(s);
   const sapTimers* tm = &r->tm;
   double ns_per = 1e9 / ((double)nworld * cli->steps);  /* seconds -> ns per world-step */
@@ -223,14 +262,21 @@ static const char* bench_report(const sapCli* cli, sapSim* s, const char* varian
   sapj_int(&j, "retries", r->retries);
   sapj_num(&j, "h_min", r->h_min, 6);
   sapj_int(&j, "bytes_per_world", (long long)sap_bytesPerWorld(s));
+  sapj_int(&j, "bytes_shared", (long long)sap_bytesShared(s));
   sapj_num(&j, "mujoco_steps_per_s", cli->mujoco ? mj_sps : 0.0, 6);
   sapj_num(&j, "ratio_vs_mujoco", cli->mujoco ? sps / mj_sps : 0.0, 4);
+  if (cli->mujoco) {  // MuJoCo's Newton solver over the same run (mujoco_run)
+    sapj_num(&j, "mujoco_newton_mean", mjr->newton_mean, 4);
+    sapj_num(&j, "mujoco_newton_p95", mjr->newton_p95, 6);
+    sapj_num(&j, "mujoco_ls_eval_mean", mjr->ls_mean, 4);
+    sapj_num(&j, "mujoco_ls_eval_p95", mjr->ls_p95, 6);
+  }
   return sapj_end(&j);
 }
 
 /* one configuration: create, measure, MuJoCo beside it (once per nworld), the JSON line */
 static int bench_one(const sapCli* cli, const sapModel* m, const sapOptions* opt, const char* variant,
-                     int nworld, FILE* json, double* mj_cache, sapBenchRow* row) {
+                     int nworld, FILE* json, sapMjRun* mj_cache, sapBenchRow* row) {
   sapSim* s = NULL;
   if (sap_create(m, opt, nworld, &s) != SAP_OK) {
     fprintf(stderr, "\nsapsim bench: %s\n", sap_lastError());
@@ -250,13 +296,13 @@ static int bench_one(const sapCli* cli, const sapModel* m, const sapOptions* opt
   if (mr) goto fail;
   int slot = 0;
   while (cli->worlds[slot] != nworld) slot++;
-  if (cli->mujoco && isnan(mj_cache[slot]))
-    mj_cache[slot] = mujoco_seconds(cli->scene, nworld, cli->steps, key, ctrl, opt->threads > 0
-                                    ? opt->threads : max_threads());
+  if (cli->mujoco && isnan(mj_cache[slot].seconds))
+    mj_cache[slot] = mujoco_run(cli->scene, nworld, cli->steps, key, ctrl, opt->threads > 0
+                                ? opt->threads : max_threads());
   double sps = (double)nworld * cli->steps / r.tm.total;
-  double mj_sps = cli->mujoco ? (double)nworld * cli->steps / mj_cache[slot] : NAN;
+  double mj_sps = cli->mujoco ? (double)nworld * cli->steps / mj_cache[slot].seconds : NAN;
   char line[4096];
-  if (!bench_report(cli, s, variant, nworld, &r, sps, mj_sps, line, sizeof(line))) {
+  if (!bench_report(cli, s, variant, nworld, &r, sps, &mj_cache[slot], line, sizeof(line))) {
     fprintf(stderr, "\nsapsim bench: the JSON line passes %d bytes (scene path too long?)\n", (int)sizeof(line));
     goto done;
   }
@@ -268,6 +314,8 @@ static int bench_one(const sapCli* cli, const sapModel* m, const sapOptions* opt
   const sapOptions* o = sap_options(s);
   row->steps_per_s = sps;
   row->mj_steps_per_s = mj_sps;
+  row->mj_newton_mean = cli->mujoco ? mj_cache[slot].newton_mean : NAN;
+  row->mj_newton_p95 = cli->mujoco ? mj_cache[slot].newton_p95 : NAN;
   row->nworld = nworld;
   row->it = r.it;
   snprintf(row->preset, sizeof(row->preset), "%s", sapo_valueName("preset", o->preset));
@@ -393,8 +441,8 @@ int sapcli_benchMain(sapCli* cli) {
   }
   int total = np * nl * nv * cli->nworlds, done = 0, rc = 0;
   sapBenchRow* rows = calloc(total, sizeof(sapBenchRow));
-  double mj_cache[64];
-  for (int i = 0; i < 64; i++) mj_cache[i] = NAN;
+  sapMjRun mj_cache[64];
+  for (int i = 0; i < 64; i++) mj_cache[i].seconds = NAN;
   for (int p = 0; p < np && !rc; p++)
     for (int l = 0; l < nl && !rc; l++)
       for (int v = 0; v < nv && !rc; v++)
@@ -413,13 +461,14 @@ int sapcli_benchMain(sapCli* cli) {
   if (!cli->quiet && !rc) {
     int vw = cli->vary ? 40 : 0;  // the variant column only with --vary
     /* newton, ls: mean / p95 per world-step over every step of the timed run */
-    fprintf(stderr, "%-10s %-15s %-*s %8s %14s %14s %8s %11s %11s\n", "preset", "line_search", vw,
-            vw ? "variant" : "", "nworld", "steps/s", "mujoco/s", "ratio", "newton", "ls_evals");
+    /* mj_newton: MuJoCo's Newton iterations per world-step over the same run, mean / p95 */
+    fprintf(stderr, "%-10s %-15s %-*s %8s %14s %14s %8s %11s %11s %11s\n", "preset", "line_search", vw,
+            vw ? "variant" : "", "nworld", "steps/s", "mujoco/s", "ratio", "newton", "ls_evals", "mj_newton");
     for (int i = 0; i < done; i++)
-      fprintf(stderr, "%-10s %-15s %-*s %8d %14.4g %14.4g %8.3g %6.2f/%-4g %6.2f/%-4g\n", rows[i].preset,
+      fprintf(stderr, "%-10s %-15s %-*s %8d %14.4g %14.4g %8.3g %6.2f/%-4g %6.2f/%-4g %6.2f/%-4g\n", rows[i].preset,
               rows[i].ls, vw, rows[i].variant, rows[i].nworld, rows[i].steps_per_s, rows[i].mj_steps_per_s,
               rows[i].steps_per_s / rows[i].mj_steps_per_s, rows[i].it.newton_mean, rows[i].it.newton_p95,
-              rows[i].it.ls_mean, rows[i].it.ls_p95);
+              rows[i].it.ls_mean, rows[i].it.ls_p95, rows[i].mj_newton_mean, rows[i].mj_newton_p95);
   }
   int json_bad = json && (fflush(json) != 0 || ferror(json));
   if (json && fclose(json) != 0) json_bad = 1;

@@ -508,6 +508,12 @@ class Sim(ParamsMixin):
         return int(lib.sap_bytesPerWorld(self._h.sim))
 
     @property
+    def bytes_shared(self) -> int:
+        """Memory held beside the worlds' arrays (bytes): on the CPU the solve's Newton matrix
+        and factor, one buffer per thread grown to the largest islands stepped so far."""
+        return int(lib.sap_bytesShared(self._h.sim))
+
+    @property
     def options(self) -> dict[str, Union[int, float, str]]:
         """The expanded options (preset knobs resolved) as ``{key: value}``; reals are
         printed by the C library as text that reads back to the same double."""
