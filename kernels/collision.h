@@ -11,6 +11,7 @@
 #include "sapsim/model.h"
 #include "sapsim/data.h"
 #include "world_flags.h"
+#include "bits.h"
 #include "pair.h"
 #include "sleep.h"
 
@@ -438,7 +439,9 @@ SAP_HD_BIG int sapw_collideList(const sapModel* m, const sapData* d, int w, int 
   if (gc) sapw_geomCacheClear(m, gc);
   for (int p = 0; p < m->npair_max && !frozen && !nan; p++) {
     if (mask && !(mask[p >> 5] >> (p & 31) & 1u)) {
-      if (!(mask[p >> 5] >> (p & 31))) p |= 31;  // no pair left in this word: to the next one
+      unsigned rest = mask[p >> 5] >> (p & 31);  // this word's pairs from p on
+      if (!rest) p |= 31;                        // none: to the next word
+      else p += sapb_ctz(rest) - 1;              // to the next marked pair (the loop's p++)
       continue;
     }
     int g0 = m->pair_geom[2 * p], g1 = m->pair_geom[2 * p + 1];

@@ -10,6 +10,7 @@
 #include "sapsim/model.h"
 #include "sap_real.h"
 #include "actuator.h"
+#include "bits.h"
 #include "pair.h"
 #include "tendon.h"
 #include "spring.h"
@@ -35,22 +36,6 @@ SAP_HD sapWorldContacts sapw_worldContacts(const sapData* d, int w) {
 /* tree t sleeps in the world whose tree_asleep row is ta (kernels/sleep.h; MuJoCo 4's
  * encoding: >= 0 asleep); ta NULL: no tree sleeps, t < 0: a static body's "tree" */
 SAP_HD int sapw_treeSleeps(const int* ta, int t) { return ta && t >= 0 && ta[t] >= 0; }
-
-/* bit helpers of the block-sparse Cholesky's tree patterns (kernels/sap_block_t.h) */
-SAP_HD int sapb_ctz(unsigned x) {
-#ifdef __CUDA_ARCH__
-  return __ffs((int)x) - 1;
-#else
-  return __builtin_ctz(x);
-#endif
-}
-SAP_HD int sapb_popc(unsigned x) {
-#ifdef __CUDA_ARCH__
-  return __popc(x);
-#else
-  return __builtin_popcount(x);
-#endif
-}
 
 /* G(q + hs v) - G(q), the midpoint rule's gravity shift of the free motion (gravity_shift.h,
  * defined after the templates, whose kinematics it calls) */

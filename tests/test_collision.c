@@ -1013,31 +1013,34 @@ static void test_static_filtering(void) {
 /* ---- batched stage: capacity, broad phase, determinism ------------------------------- */
 
 /* a heap of 12 free bodies of every type over a plane */
-static const char* heapScene(void) {
+static const char* heapSceneN(int nb) {
   static const char* types[6] = {"type='sphere' size='0.08'", "type='capsule' size='0.05 0.1'",
                                  "type='box' size='0.1 0.07 0.05'", "type='cylinder' size='0.07 0.08'",
                                  "type='ellipsoid' size='0.1 0.07 0.05'", "type='mesh' mesh='hull'"};
-  static char xml[8192];
+  static char xml[16384];
   int n = snprintf(xml, sizeof(xml), "<mujoco>%s<worldbody><geom type='plane' size='0 0 1'/>", MESH_ASSET);
-  for (int i = 0; i < 12; i++)
+  for (int i = 0; i < nb; i++)
     n += snprintf(xml + n, sizeof(xml) - n, "<body pos='0 0 %g'><freejoint/><geom %s/></body>", 0.3 + 0.3 * i, types[i % 6]);
   snprintf(xml + n, sizeof(xml) - n, "</worldbody></mujoco>");
   const char* path = tmpPath("heap");
   writeFile(path, xml);
   return path;
 }
+static const char* heapScene(void) { return heapSceneN(12); }
 
-/* random heap poses (bodies within a 0.5 m box above the plane) for nworld worlds */
-static void heapPoses(const sapModel* m, int nworld, double* qpos) {
+/* random heap poses of the model's free bodies for nworld worlds: within a box of half-width
+ * half (x, y) and height 0.3 above the plane */
+static void heapPosesIn(const sapModel* m, int nworld, double half, double* qpos) {
   for (int w = 0; w < nworld; w++)
-    for (int b = 0; b < 12; b++) {
+    for (int b = 0; b < m->nq / 7; b++) {
       double* q = qpos + (long)w * m->nq + 7 * b;
-      q[0] = check_uniform(-0.2, 0.2);
-      q[1] = check_uniform(-0.2, 0.2);
+      q[0] = check_uniform(-half, half);
+      q[1] = check_uniform(-half, half);
       q[2] = check_uniform(0.0, 0.3);
       randomQuat(q + 3);
     }
 }
+static void heapPoses(const sapModel* m, int nworld, double* qpos) { heapPosesIn(m, nworld, 0.2, qpos); }
 
 /* sim on the CPU with the heap at qpos, kinematics + collision run once */
 static sapSim* heapCollide(const sapModel* m, int nworld, int ncon_max, int broadphase, int threads, const double* qpos) {
@@ -1189,16 +1192,17 @@ static void test_heap_list_matches_plain(void) {
 }
 
 /* sweep-and-prune and the candidate-pair broad phase give identical lists;
- * reruns, thread counts and the world's slot in the batch change nothing */
-static void test_broadphase_and_determinism(void) {
+ * reruns, thread counts and the world's slot in the batch change nothing. Heaps of 12 bodies
+ * (the sweep's insertion sort) and of 90 bodies spread over 1.6 m (its qsort, past 48 geoms) */
+static void broadphase_case(int nb, double half) {
   sapModel* m = NULL;
-  const char* path = heapScene();
+  const char* path = heapSceneN(nb);
   CHECK(sap_loadModel(path, &m) == SAP_OK, "%s", sap_lastError());
   remove(path);
   if (!m) return;
   const int nworld = 24;
   double* qpos = malloc(sizeof(double) * m->nq * nworld);
-  heapPoses(m, nworld, qpos);
+  heapPosesIn(m, nworld, half, qpos);
   CHECK(checkPairIndex(m, "heap") == m->npair_max, "pair index: not every pair found");
   sapSim* pairs = heapCollide(m, nworld, -1, SAP_BROAD_PAIRS, 0, qpos);
   sapSim* sweep = heapCollide(m, nworld, -1, SAP_BROAD_SWEEP, 0, qpos);
@@ -1222,6 +1226,10 @@ static void test_broadphase_and_determinism(void) {
   sap_freeModel(m);
 }
 
+static void test_broadphase_and_determinism(void) {
+  broadphase_case(12, 0.2);
+  broadphase_case(90, 0.8);
+}
 
 int main(void) {
   RUN(test_oracle_same_algorithm);
