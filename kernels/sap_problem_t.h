@@ -103,9 +103,11 @@ typedef struct SAPT(sapProblem) {
   int* tix;                 /* (nv) each dof's tree index within its island */
   int *tst, *tord, *tpos;   /* (nv) tree t's first local dof, elimination order, its inverse */
   long* poff;               /* (nv + 1) island k's pattern: T_k x W_k words at tpat + poff[k] */
-  unsigned* tpat;           /* (nv W + W), W = ceil(nv / 32): tree adjacency, then the symbolic
-                               factor (bit u of tree v's row: L_uv != 0, u after v); the last W
-                               words: the ordering's scratch */
+  unsigned* tpat;           /* (T W + W), T = min(nv, nbody) bounds the dof trees (each has a
+                               dof and a body), W = ceil(T / 32): tree adjacency, then the
+                               symbolic factor (bit u of tree v's row: L_uv != 0, u after v); the
+                               last W words: the ordering's scratch. Linear in the trees for
+                               separate objects, not nv^2 / 32 */
   /* the island view (sapw_newtonIslands): with vk >= 0 the one-lane loops visit island vk
      alone (its dofs, its trees' bodies after every static body, its contacts and scalar
      rows, its block of H), so each island runs its own Newton loop; vk = -1: the whole problem */
@@ -158,7 +160,8 @@ SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   SAPW_TAKE(P->hoff, long*, 8 * ((long)nv + 1));
   SAPW_TAKE(P->ntr, int*, 4 * (5 * (long)nv + 1));  // ntr, tix, tst, tord, tpos
   SAPW_TAKE(P->poff, long*, 8 * ((long)nv + 1));
-  SAPW_TAKE(P->tpat, unsigned*, 4 * ((long)nv + 1) * ((nv + 31) / 32));
+  long T = nv < nbody ? nv : nbody;  // the dof trees at most
+  SAPW_TAKE(P->tpat, unsigned*, 4 * (T + 1) * ((T + 31) / 32));
   SAPW_TAKE(P->loop, SAPT(sapLoop)*, sizeof(SAPT(sapLoop)));
   SAPW_TAKE(P->adof, int*, 4 * ((long)nv + nbody));  // adof, abody
   SAPW_TAKE(P->cptw, SAP_REAL*, R * 6 * (long)c);
