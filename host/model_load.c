@@ -739,9 +739,11 @@ static void dof_Alayout(sapModel* m) {
   for (int j = nv - 1; j >= 0; j--) hi[j] = j + 1 < nv && lo[j + 1] == lo[j] ? hi[j + 1] : j + 1;
   if (!ok)
     for (int j = 0; j < nv; j++) lo[j] = 0, hi[j] = nv;
+  /* row j's block starts after the rows before it: A[j][k] at n - lo[j] + k, k in [lo, hi);
+   * n - lo[j] >= 0 (the earlier trees' sum n_t^2 >= their sum n_t = lo[j]) */
   long n = 0;
   for (int j = 0; j < nv; j++) {
-    m->dof_Aadr[j] = (int)n;
+    m->dof_Aadr[j] = (int)(n - lo[j]);
     n += hi[j] - lo[j];
   }
   m->nA = (int)n;

@@ -695,12 +695,12 @@ sapStatus sap_getMassMatrix(sapSim* s, int world, double* out) {
   const double* A = s->d.qA + (size_t)world * m->nA;
   sapStatus st = sapb_fetch(s, A, sizeof(double) * (size_t)m->nA);
   if (st != SAP_OK) return st;
-  /* row i's block [Alo, Ahi) at dof_Aadr[i] (kernels.h sapw_Arow); zeros elsewhere */
+  /* A[i][j] at dof_Aadr[i] + j, j in [Alo, Ahi) (kernels.h sapw_Arow); zeros elsewhere */
   for (int i = 0; i < nv; i++) {
     double* row = out + (size_t)i * nv;
     int lo = m->dof_Alo[i], hi = m->dof_Ahi[i];
     for (int j = 0; j < nv; j++) row[j] = 0;
-    memcpy(row + lo, A + m->dof_Aadr[i], sizeof(double) * (size_t)(hi - lo));
+    memcpy(row + lo, A + m->dof_Aadr[i] + lo, sizeof(double) * (size_t)(hi - lo));
   }
   return SAP_OK;
 }

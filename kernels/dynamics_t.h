@@ -1196,7 +1196,7 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
   for (int t0 = 0, t1; t0 < nv; t0 = t1) {
     t1 = SAPT(sapw_treeEnd)(m, t0, contiguous);
     if (sapw_treeSleeps(ta, m->dof_treeid[t0])) continue;
-    for (int i = t0; i < t1; i++) SAPT(sapw_store)(qA + sapw_Aoff(m, nv, i), L + (long)i * nv + t0, t1 - t0);
+    for (int i = t0; i < t1; i++) SAPT(sapw_store)(qA + sapw_Aoff(m, nv, i) + t0, L + (long)i * nv + t0, t1 - t0);
   }
   SAPT(sapw_rne)(m, qvel, cinert, cdof, cvel, cacc, cfrc, qfrc_bias, ta);
   for (int i = 0; fs.tenbias && i < nv; i++)  // spatial tendons' armature bias (mj_tendonBias)

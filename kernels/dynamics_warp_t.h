@@ -72,8 +72,8 @@ SAP_DEV int SAPT(sapv_freeMotion)(const sapModel* m, double h, int explicit_driv
   __syncwarp();
 
   for (int i = lane; i < nv; i += SAPV_LANES) {  // A's tree blocks (sapModel.dof_Aadr)
-    int lo = sapw_Alo(m, i);
-    for (int j = lo, hi = sapw_Ahi(m, nv, i); j < hi; j++) qA[sapw_Aoff(m, nv, i) + j - lo] = (double)L[i * nv + j];
+    double* Ai = qA + sapw_Aoff(m, nv, i);
+    for (int j = sapw_Alo(m, i), hi = sapw_Ahi(m, nv, i); j < hi; j++) Ai[j] = (double)L[i * nv + j];
   }
   for (int i = lane; i < nv; i += SAPV_LANES) {
     qfrc_bias[i] = SAPT(sapw_rneProject)(m, i, cdof, cfrc);

@@ -37,27 +37,25 @@ SAP_HD sapWorldContacts sapw_worldContacts(const sapData* d, int w) {
 SAP_HD int sapw_treeSleeps(const int* ta, int t) { return ta && t >= 0 && ta[t] >= 0; }
 
 /* one world's A = M + armature + h damping by dof tree blocks (sapModel.dof_Alo, dof_Ahi,
- * dof_Aadr; sapData.qA): row i holds its columns [Alo, Ahi) from A + Aadr[i]; A is zero
- * outside. m null or without the layout (the tests' hand-made problems): A dense nv x nv */
+ * dof_Aadr; sapData.qA): A[i][j] at A + Aadr[i] + j for j in [Alo, Ahi); A is zero outside.
+ * m null or without the layout (the tests' hand-made problems): A dense nv x nv */
 SAP_HD int sapw_Alo(const sapModel* m, int i) { return m && m->dof_Aadr ? m->dof_Alo[i] : 0; }
 SAP_HD int sapw_Ahi(const sapModel* m, int nv, int i) { return m && m->dof_Aadr ? m->dof_Ahi[i] : nv; }
 SAP_HD long sapw_Aoff(const sapModel* m, int nv, int i) { return m && m->dof_Aadr ? m->dof_Aadr[i] : (long)i * nv; }
 
-/* pointer to A[i][Alo(i)] */
+/* row i of A, indexed by column: sapw_Arow(...)[j] = A[i][j] for j in [Alo(i), Ahi(i)) (the
+ * pointer itself lies inside A: Aadr >= 0) */
 SAP_HD const double* sapw_Arow(const sapModel* m, const double* A, int nv, int i) {
   return A + sapw_Aoff(m, nv, i);
 }
 
 /* A[i][j] (exactly 0 outside i's block) */
 SAP_HD double sapw_Aat(const sapModel* m, const double* A, int nv, int i, int j) {
-  int lo = sapw_Alo(m, i);
-  return j >= lo && j < sapw_Ahi(m, nv, i) ? A[sapw_Aoff(m, nv, i) + j - lo] : 0.0;
+  return j >= sapw_Alo(m, i) && j < sapw_Ahi(m, nv, i) ? A[sapw_Aoff(m, nv, i) + j] : 0.0;
 }
 
 /* A[j][j] */
-SAP_HD double sapw_Adiag(const sapModel* m, const double* A, int nv, int j) {
-  return A[sapw_Aoff(m, nv, j) + j - sapw_Alo(m, j)];
-}
+SAP_HD double sapw_Adiag(const sapModel* m, const double* A, int nv, int j) { return A[sapw_Aoff(m, nv, j) + j]; }
 
 /* bit helpers of the block-sparse Cholesky's tree patterns (kernels/sap_block_t.h) */
 SAP_HD int sapb_ctz(unsigned x) {

@@ -279,8 +279,8 @@ SAP_HD int SAPT(sapw_buildEquality)(const sapModel* m, const sapData* d, int w, 
   const double* vn = d->qvel + (long)w * nv;
   double vav = 0;
   for (int i = 0; i < nv && prm->eq_curvature != 0 && m->neq > 0; i++)
-    for (int j = sapw_Alo(m, i), lo = j, hi = sapw_Ahi(m, nv, i); j < hi; j++)  // A's zeros add nothing
-      vav += vn[i] * sapw_Arow(m, P->A, nv, i)[j - lo] * vn[j];
+    for (int j = sapw_Alo(m, i), hi = sapw_Ahi(m, nv, i); j < hi; j++)  // A's zeros add nothing
+      vav += vn[i] * sapw_Arow(m, P->A, nv, i)[j] * vn[j];
   for (int e = 0; e < m->neq; e++) {
     if (!active[e]) continue;
     double g[6], kap[6] = {0, 0, 0, 0, 0, 0}, wn[2] = {0, 0};

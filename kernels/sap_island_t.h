@@ -28,10 +28,10 @@ SAP_HD void SAPT(sapw_ufUnion)(int* uf, int a, int b) {
   else if (b < a) uf[a] = b;
 }
 
-/* A's row i from column tlo[i] of i's tree range (A stored by the model's tree blocks,
- * kernels.h sapw_Arow, whose first column is tlo[i] whenever the model has that layout) */
+/* A's row i indexed by column, over i's tree range [tlo, thi) (P->Aadr: A stored by the
+ * model's tree blocks, kernels.h sapw_Arow, which are these ranges) */
 SAP_HD const double* SAPT(sapw_Atree)(const SAPT(sapProblem)* P, const double* A, int i) {
-  return sapw_Arow(P->m, A, P->nv, i) + (P->tlo[i] - sapw_Alo(P->m, i));
+  return A + P->Aadr[i];
 }
 
 /* tree ranges: tlo[j] = the first dof of dof j's tree (the ancestor without a parent dof),
@@ -63,9 +63,9 @@ SAP_HD int SAPT(sapw_subtreeRows)(const SAPT(sapProblem)* P, int k) {
   int o = P->ibeg[k], n = P->ibeg[k + 1] - o;
   for (int a = 0; a < n; a++) {
     int i = P->idof[o + a];
-    const double* Ai = SAPT(sapw_Atree)(P, P->A, i);  // from column tlo[i]
+    const double* Ai = SAPT(sapw_Atree)(P, P->A, i);
     for (int j = i + P->iend[o + a] - a + 1; j < P->thi[i]; j++)
-      if (Ai[j - P->tlo[i]] != 0) return 0;
+      if (Ai[j] != 0) return 0;
   }
   return 1;
 }

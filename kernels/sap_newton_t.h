@@ -22,7 +22,7 @@ SAP_HD SAP_REAL SAPT(sapw_rowDot)(const double* row, const SAP_REAL* x, int n) {
 SAP_HD SAP_REAL SAPT(sapw_treeDot)(const SAPT(sapProblem)* P, const double* A, int i, const SAP_REAL* x) {
   int lo = P->tlo[i], hi = P->thi[i], k = P->isl[i];
   if (k >= 0 && (P->itree[k] & 4)) hi = i + P->iend[P->ibeg[k] + P->iloc[i]] - P->iloc[i] + 1;  // subtree's end
-  return SAPT(sapw_rowDot)(SAPT(sapw_Atree)(P, A, i), x + lo, hi - lo);
+  return SAPT(sapw_rowDot)(SAPT(sapw_Atree)(P, A, i) + lo, x + lo, hi - lo);
 }
 
 /* contact i's cost at vc + alpha dvc, added to acc[0], with -gamma . dvc (d/dalpha) and
@@ -243,13 +243,13 @@ SAP_HD void SAPT(sapw_hessian)(SAPT(sapProblem)* P) {
         for (int b = 0; b <= a; b++) Hk[a * n + b] = 0;
     for (int a = 0; a < n; a++) {
       int i = dofs[a];
-      const double* Ai = SAPT(sapw_Atree)(P, P->A, i);  // from column tlo[i]
+      const double* Ai = SAPT(sapw_Atree)(P, P->A, i);
       SAP_REAL* Ha = Hk + (long)a * n;  // Ha[iloc[j]]: j of i's tree (all in island k)
       /* a tree's dofs are consecutive in the island's ascending list too (the island holds all
          of them, and no other dof lies between), so iloc[j] = j + off on i's tree: a straight
          copy instead of one index load per entry */
       int lo = P->tlo[i], off = P->iloc[lo] - lo;
-      for (int j = lo; j <= i; j++) Ha[j + off] = (SAP_REAL)Ai[j - lo];
+      for (int j = lo; j <= i; j++) Ha[j + off] = (SAP_REAL)Ai[j];
     }
   }
   for (int a = 0, nci = SAPT(sapw_ncon)(P); a < nci; a++) {
@@ -451,8 +451,8 @@ SAP_HD void SAPT(sapw_momentumScale)(SAPT(sapProblem)* P) {
   for (int a = 0, nd = SAPT(sapw_ndof)(P); a < nd; a++) {
     int i = SAPT(sapw_dofAt)(P, a);
     SAP_REAL s = 0;
-    const double* Ai = SAPT(sapw_Atree)(P, P->A, i);  // from column tlo[i]
-    for (int j = P->tlo[i], lo = j; j < P->thi[i]; j++) s += (SAP_REAL)Ai[j - lo] * (SAP_REAL)P->vstar[j];
+    const double* Ai = SAPT(sapw_Atree)(P, P->A, i);
+    for (int j = P->tlo[i]; j < P->thi[i]; j++) s += (SAP_REAL)Ai[j] * (SAP_REAL)P->vstar[j];
     P->pstar[i] = s;
   }
 }

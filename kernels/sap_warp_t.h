@@ -59,7 +59,7 @@ SAP_DEV void SAPT(sapv_generalizedImpulse)(const SAPT(sapProblem)* P, const SAP_
  * row's sum bit for bit, the terms left out being exact zeros (sapw_treeDot) */
 SAP_DEV SAP_REAL SAPT(sapv_Adot)(const SAPT(sapProblem)* P, int i, const SAP_REAL* x) {
   int lo = sapw_Alo(P->m, i);
-  return SAPT(sapw_rowDot)(sapw_Arow(P->m, P->A, P->nv, i), x + lo, sapw_Ahi(P->m, P->nv, i) - lo);
+  return SAPT(sapw_rowDot)(sapw_Arow(P->m, P->A, P->nv, i) + lo, x + lo, sapw_Ahi(P->m, P->nv, i) - lo);
 }
 
 /* l(v) at P->v: vc, gamma, r = A (v - v*), jc = J'gamma, grad = r - jc (sapw_evaluate) */
@@ -237,9 +237,8 @@ SAP_DEV void SAPT(sapv_momentumScale)(SAPT(sapProblem)* P, int lane) {
   int nv = P->nv;
   for (int i = lane; i < nv; i += SAPV_LANES) {
     SAP_REAL s = 0;
-    const double* Ai = sapw_Arow(P->m, P->A, nv, i);  // from column Alo: A's tree block
-    for (int j = sapw_Alo(P->m, i), lo = j, hi = sapw_Ahi(P->m, nv, i); j < hi; j++)
-      s += (SAP_REAL)Ai[j - lo] * (SAP_REAL)P->vstar[j];
+    const double* Ai = sapw_Arow(P->m, P->A, nv, i);  // A's tree block, by column
+    for (int j = sapw_Alo(P->m, i), hi = sapw_Ahi(P->m, nv, i); j < hi; j++) s += (SAP_REAL)Ai[j] * (SAP_REAL)P->vstar[j];
     P->pstar[i] = s;
   }
   __syncwarp();

@@ -295,7 +295,7 @@ SAP_HD void SAPT(sapw_participation)(const sapModel* m, const sapData* d, int w,
   P->nadof = P->nabody = 0;
   for (int j = 0; j < nv; j++) {
     int part = tree[m->body_rootid[m->dof_bodyid[j]]] != 0;
-    double a = sapw_Adiag(m, P->A, nv, j);
+    double a = P->A[P->Aadr[j] + j];
     P->dscale[j] = part ? (SAP_REAL)(1 / sqrt(a > 1e-12 ? a : 1e-12)) : 0;
     P->v[j] = part ? (SAP_REAL)qvel[j] : (SAP_REAL)P->vstar[j];
     if (part) P->adof[P->nadof++] = j;
@@ -315,6 +315,7 @@ SAP_HD void SAPT(sapw_worldProblem)(const sapModel* m, const sapData* d, int w, 
   SAPT(sapw_carve)(P, d->scratch + (long)w * d->nscratch, nv, m->nbody, cmax, SAP_SOLVE_CD(m), SAP_SOLVE_NS(m),
                    SAP_SOLVE_NNZ(m), prm->linear_fp32 ? 4 : 8, SAP_SOLVE_NHALF(m));
   P->A = d->qA + (long)w * m->nA;
+  P->Aadr = m->dof_Aadr;
   P->vstar = d->vstar + (long)w * nv;
   P->vprev = d->vnext + (long)w * nv;
   P->lin_fp32 = prm->linear_fp32;

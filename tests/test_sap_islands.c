@@ -168,8 +168,7 @@ static int check_subtrees(const char* name, const sapModel* m, sapProblem_f64* P
       if (k < 0 || !(P->itree[k] & 4)) continue;
       int e = i + P->iend[P->ibeg[k] + P->iloc[i]] - P->iloc[i];
       if (e + 1 >= P->thi[i]) continue;
-      A2[sapw_Aoff(m, nv, i) + e + 1 - m->dof_Alo[i]] = A2[sapw_Aoff(m, nv, e + 1) + i - m->dof_Alo[e + 1]] =
-          1e-3 * sapw_Adiag(m, A2, nv, i);
+      A2[sapw_Aoff(m, nv, i) + e + 1] = A2[sapw_Aoff(m, nv, e + 1) + i] = 1e-3 * sapw_Adiag(m, A2, nv, i);
       break;
     }
     P->A = A2;

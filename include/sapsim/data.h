@@ -78,9 +78,9 @@ typedef struct sapData {
 
   /* dynamics */
   double* qA;             /* (nworld x nA)         A = M + diag(armature) + h diag(damping), by dof
-                             tree blocks: row i's entries in columns [dof_Alo, dof_Ahi) at
-                             dof_Aadr[i] (A is zero between trees); sap_getMassMatrix expands one
-                             world's A to dense nv x nv */
+                             tree blocks: A[i][j] at dof_Aadr[i] + j for j in [dof_Alo, dof_Ahi)
+                             (A is zero between trees); sap_getMassMatrix expands one world's A
+                             to dense nv x nv */
   double* qfrc_bias;      /* (nworld x nv)         c(q,v): Coriolis, centrifugal, gravity */
   double* qfrc_passive;   /* (nworld x nv)         spring forces */
   double* qfrc_actuator;  /* (nworld x nv)         actuator forces (explicit laws; with option

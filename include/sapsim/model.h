@@ -220,9 +220,10 @@ typedef struct sapModel {
                            *               is zero outside [dof_Alo, dof_Ahi); 0 at every dof when a
                            *               tree's dofs are not contiguous (one nv x nv block) */
   int* dof_Ahi;           /* (nv)         one past the last dof of that block */
-  int* dof_Aadr;          /* (nv)         index of A[dof][dof_Alo] in one world's A (sapData.qA):
-                           *               the row's dof_Ahi - dof_Alo entries follow it, a block's
-                           *               rows follow one another (kernels.h sapw_Arow) */
+  int* dof_Aadr;          /* (nv)         A[dof][j] is at dof_Aadr + j in one world's A (sapData.qA)
+                           *               for j in [dof_Alo, dof_Ahi): the row's entries follow
+                           *               one another, a block's rows too (kernels.h sapw_Arow);
+                           *               >= 0 (the index of A[dof][dof_Alo] minus dof_Alo) */
   double* dof_armature;   /* (nv)         armature added to M's diagonal */
   double* dof_damping;    /* (nv)         implicit joint damping (A = M + h D) */
   double* dof_dampingpoly;/* (nv x SAP_NPOLY) the damper's higher-order terms (MuJoCo 4's dampingpoly:
