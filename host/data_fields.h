@@ -30,7 +30,7 @@
   X(double, geom_xmat, (m)->ngeom * 9)                            \
   X(double, cref, (m)->nbody * 3)                                 \
   X(double, cdof, (m)->nv * 6)                                    \
-  X(double, qA, (long long)(m)->nv * (m)->nv)                    \
+  X(double, qA, (m)->nA)                                          \
   X(double, qfrc_bias, (m)->nv)                                   \
   X(double, qfrc_passive, (m)->nv)                                \
   X(double, qfrc_actuator, (m)->nv)                               \

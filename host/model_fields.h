@@ -38,6 +38,9 @@
   X(int, dof_parentid, (m)->nv)                                  \
   X(int, dof_segstart, (m)->nv)                                  \
   X(int, dof_treeend, (m)->nv)                                   \
+  X(int, dof_Alo, (m)->nv)                                       \
+  X(int, dof_Ahi, (m)->nv)                                       \
+  X(int, dof_Aadr, (m)->nv)                                      \
   X(double, dof_armature, (m)->nv)                               \
   X(double, dof_damping, (m)->nv)                                \
   X(double, dof_dampingpoly, (m)->nv * SAP_NPOLY)                \

@@ -722,6 +722,32 @@ static void dof_treeends(sapModel* m) {
   for (int j = m->nv - 1; pre && j > 0; j--)  // children after parents: end[j] is final here
     if (par[j] >= 0 && m->dof_treeend[j] > m->dof_treeend[par[j]]) m->dof_treeend[par[j]] = m->dof_treeend[j];
 }
+
+/* A's layout by dof tree blocks (dof_Alo, dof_Ahi, dof_Aadr, nA): A = M + armature + h damping
+ * is zero between two trees (MuJoCo's sparse M drops tendon armature across trees, and so does
+ * sapw_tendonArmature), so one world's A stores each tree's n_t x n_t block, rows in dof order.
+ * The ranges are the solve's (kernels/sap_island_t.h sapw_treeRanges: the first dof of a tree
+ * is the ancestor without a parent dof); when a tree's dofs are not contiguous, one nv x nv
+ * block [0, nv) (the dense matrix, as the free motion's and the solve's fallbacks) */
+static void dof_Alayout(sapModel* m) {
+  int nv = m->nv, ok = 1, *lo = m->dof_Alo, *hi = m->dof_Ahi;
+  for (int j = 0; j < nv; j++) {
+    int p = m->dof_parentid[j];
+    lo[j] = p < 0 ? j : lo[p];
+    if (p >= 0 && lo[j] != lo[j - 1]) ok = 0;  // a tree's dofs must follow one another
+  }
+  for (int j = nv - 1; j >= 0; j--) hi[j] = j + 1 < nv && lo[j + 1] == lo[j] ? hi[j + 1] : j + 1;
+  if (!ok)
+    for (int j = 0; j < nv; j++) lo[j] = 0, hi[j] = nv;
+  /* row j's block starts after the rows before it: A[j][k] at n - lo[j] + k, k in [lo, hi);
+   * n - lo[j] >= 0 (the earlier trees' sum n_t^2 >= their sum n_t = lo[j]) */
+  long n = 0;
+  for (int j = 0; j < nv; j++) {
+    m->dof_Aadr[j] = (int)(n - lo[j]);
+    n += hi[j] - lo[j];
+  }
+  m->nA = (int)n;
+}
 static void copy_num(double* dst, const double* src, int n) { memcpy(dst, src, sizeof(double) * n); }
 
 static void copy_bodies(sapModel* m, const mjModel* mj) {
@@ -774,6 +800,7 @@ static void copy_joints(sapModel* m, const mjModel* mj) {
   for (int j = 0; j < mj->nv; j++)
     m->dof_segstart[j] = j > 0 && mj->dof_parentid[j] == j - 1 ? m->dof_segstart[j - 1] : j;
   dof_treeends(m);
+  dof_Alayout(m);
   copy_num(m->dof_armature, mj->dof_armature, mj->nv);
   copy_num(m->dof_damping, mj->dof_damping, mj->nv);
   copy_num(m->dof_dampingpoly, mj->dof_dampingpoly, SAP_NPOLY * mj->nv);

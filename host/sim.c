@@ -704,6 +704,25 @@ sapStatus sap_getEqActive(sapSim* s, int* buf) {
   return st;
 }
 
+sapStatus sap_getMassMatrix(sapSim* s, int world, double* out) {
+  if (!s || !out) return sap_fail(SAP_ERR_ARG, "sap_getMassMatrix: null argument");
+  const sapModel* m = s->m;
+  int nv = m->nv;
+  if (world < 0 || world >= s->d.nworld)
+    return sap_fail(SAP_ERR_ARG, "sap_getMassMatrix: world %d out of range [0, %d)", world, s->d.nworld);
+  const double* A = s->d.qA + (size_t)world * m->nA;
+  sapStatus st = sapb_fetch(s, A, sizeof(double) * (size_t)m->nA);
+  if (st != SAP_OK) return st;
+  /* A[i][j] at dof_Aadr[i] + j, j in [Alo, Ahi) (kernels.h sapw_Arow); zeros elsewhere */
+  for (int i = 0; i < nv; i++) {
+    double* row = out + (size_t)i * nv;
+    int lo = m->dof_Alo[i], hi = m->dof_Ahi[i];
+    for (int j = 0; j < nv; j++) row[j] = 0;
+    memcpy(row + lo, A + m->dof_Aadr[i] + lo, sizeof(double) * (size_t)(hi - lo));
+  }
+  return SAP_OK;
+}
+
 sapStatus sap_worldInfo(sapSim* s, const int* worlds, int n, sapWorldInfo* out) {
   if (!s || !out) return sap_fail(SAP_ERR_ARG, "sap_worldInfo: null argument");
   sapStatus st = check_worlds(s, "sap_worldInfo", worlds, n);

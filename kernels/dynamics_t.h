@@ -1178,9 +1178,9 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
   /* A and its factor by dof trees: A is zero between two dofs unless one is an ancestor of
    * the other (sapw_crbColumn), so each tree (the dofs below a dof without a parent dof,
    * contiguous in MuJoCo's order) is a diagonal block; only those blocks of L and qA are
-   * written (O(sum n_t^2), not nv^2): qA's entries between trees are the zeros of its
-   * allocation, written by no one. A tree order that is not contiguous uses the whole matrix
-   * (and then computes the sleeping trees too). */
+   * written (O(sum n_t^2), not nv^2): qA stores those blocks alone (sapModel.dof_Aadr). A
+   * tree order that is not contiguous uses the whole matrix (and then computes the sleeping
+   * trees too). */
   int contiguous = SAPT(sapw_treesContiguous)(m);
   if (!contiguous) ta = (const int*)0;
   /* the sleeping trees of ta (kernels/sleep.h; NULL: none) cost nothing from here on: their
@@ -1196,7 +1196,7 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
   for (int t0 = 0, t1; t0 < nv; t0 = t1) {
     t1 = SAPT(sapw_treeEnd)(m, t0, contiguous);
     if (sapw_treeSleeps(ta, m->dof_treeid[t0])) continue;
-    for (int i = t0; i < t1; i++) SAPT(sapw_store)(qA + (long)i * nv + t0, L + (long)i * nv + t0, t1 - t0);
+    for (int i = t0; i < t1; i++) SAPT(sapw_store)(qA + sapw_Aoff(m, nv, i) + t0, L + (long)i * nv + t0, t1 - t0);
   }
   SAPT(sapw_rne)(m, qvel, cinert, cdof, cvel, cacc, cfrc, qfrc_bias, ta);
   for (int i = 0; fs.tenbias && i < nv; i++)  // spatial tendons' armature bias (mj_tendonBias)

@@ -71,7 +71,10 @@ SAP_DEV int SAPT(sapv_freeMotion)(const sapModel* m, double h, int explicit_driv
   }
   __syncwarp();
 
-  for (int i = lane; i < nv * nv; i += SAPV_LANES) qA[i] = (double)L[i];
+  for (int i = lane; i < nv; i += SAPV_LANES) {  // A's tree blocks (sapModel.dof_Aadr)
+    double* Ai = qA + sapw_Aoff(m, nv, i);
+    for (int j = sapw_Alo(m, i), hi = sapw_Ahi(m, nv, i); j < hi; j++) Ai[j] = (double)L[i * nv + j];
+  }
   for (int i = lane; i < nv; i += SAPV_LANES) {
     qfrc_bias[i] = SAPT(sapw_rneProject)(m, i, cdof, cfrc);
     if (fs.tenbias) qfrc_bias[i] += fs.tenbias[i];  // spatial tendons' armature bias (mj_tendonBias)

@@ -37,6 +37,27 @@ SAP_HD sapWorldContacts sapw_worldContacts(const sapData* d, int w) {
  * encoding: >= 0 asleep); ta NULL: no tree sleeps, t < 0: a static body's "tree" */
 SAP_HD int sapw_treeSleeps(const int* ta, int t) { return ta && t >= 0 && ta[t] >= 0; }
 
+/* one world's A = M + armature + h damping by dof tree blocks (sapModel.dof_Alo, dof_Ahi,
+ * dof_Aadr; sapData.qA): A[i][j] at A + Aadr[i] + j for j in [Alo, Ahi); A is zero outside.
+ * m null or without the layout (the tests' hand-made problems): A dense nv x nv */
+SAP_HD int sapw_Alo(const sapModel* m, int i) { return m && m->dof_Aadr ? m->dof_Alo[i] : 0; }
+SAP_HD int sapw_Ahi(const sapModel* m, int nv, int i) { return m && m->dof_Aadr ? m->dof_Ahi[i] : nv; }
+SAP_HD long sapw_Aoff(const sapModel* m, int nv, int i) { return m && m->dof_Aadr ? m->dof_Aadr[i] : (long)i * nv; }
+
+/* row i of A, indexed by column: sapw_Arow(...)[j] = A[i][j] for j in [Alo(i), Ahi(i)) (the
+ * pointer itself lies inside A: Aadr >= 0) */
+SAP_HD const double* sapw_Arow(const sapModel* m, const double* A, int nv, int i) {
+  return A + sapw_Aoff(m, nv, i);
+}
+
+/* A[i][j] (exactly 0 outside i's block) */
+SAP_HD double sapw_Aat(const sapModel* m, const double* A, int nv, int i, int j) {
+  return j >= sapw_Alo(m, i) && j < sapw_Ahi(m, nv, i) ? A[sapw_Aoff(m, nv, i) + j] : 0.0;
+}
+
+/* A[j][j] */
+SAP_HD double sapw_Adiag(const sapModel* m, const double* A, int nv, int j) { return A[sapw_Aoff(m, nv, j) + j]; }
+
 /* G(q + hs v) - G(q), the midpoint rule's gravity shift of the free motion (gravity_shift.h,
  * defined after the templates, whose kinematics it calls) */
 SAP_HD const double* sapw_gravityShift(const sapModel* m, int pose_fp32, const double* qpos, const double* qvel,

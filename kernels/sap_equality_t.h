@@ -160,7 +160,7 @@ SAP_HD int SAPT(sapw_eqConnect)(const sapModel* m, const sapEqFrames* F, const d
       double u[3] = {cd[3] + cd[1] * x[2] - cd[2] * x[1], cd[4] + cd[2] * x[0] - cd[0] * x[2],
                      cd[5] + cd[0] * x[1] - cd[1] * x[0]};
       for (int r = 0; r < 3; r++) SAPT(sapw_rowAccum)(&row[r], j, sign * u[r], &ok);
-      *wn += SAPT(sapw_eqNoiseWeight)(cd, x, p, 1, P->A[(long)j * nv + j]);
+      *wn += SAPT(sapw_eqNoiseWeight)(cd, x, p, 1, sapw_Adiag(m, P->A, nv, j));
     }
   }
   return ok;
@@ -230,7 +230,7 @@ SAP_HD int SAPT(sapw_eqWeld)(const sapModel* m, const sapEqFrames* F, const doub
                      cd[5] + cd[0] * x[1] - cd[1] * x[0], 0, 0, 0};
       for (int r = 0; r < 3; r++) u[3 + r] = M[3 * r] * cd[0] + M[3 * r + 1] * cd[1] + M[3 * r + 2] * cd[2];
       for (int r = 0; r < nr; r++) SAPT(sapw_rowAccum)(&row[r], j, sign * u[r], &ok);
-      double Ajj = P->A[(long)j * nv + j], cda[6] = {cd[0], cd[1], cd[2], 0, 0, 0};
+      double Ajj = sapw_Adiag(m, P->A, nv, j), cda[6] = {cd[0], cd[1], cd[2], 0, 0, 0};
       wn[0] += SAPT(sapw_eqNoiseWeight)(cd, x, p, 1, Ajj);
       wn[1] += SAPT(sapw_eqNoiseWeight)(cda, zero, zero, 0.5 * fabs(a[10]), Ajj);
     }
@@ -279,7 +279,8 @@ SAP_HD int SAPT(sapw_buildEquality)(const sapModel* m, const sapData* d, int w, 
   const double* vn = d->qvel + (long)w * nv;
   double vav = 0;
   for (int i = 0; i < nv && prm->eq_curvature != 0 && m->neq > 0; i++)
-    for (int j = 0; j < nv; j++) vav += vn[i] * P->A[(long)i * nv + j] * vn[j];
+    for (int j = sapw_Alo(m, i), hi = sapw_Ahi(m, nv, i); j < hi; j++)  // A's zeros add nothing
+      vav += vn[i] * sapw_Arow(m, P->A, nv, i)[j] * vn[j];
   for (int e = 0; e < m->neq; e++) {
     if (!active[e]) continue;
     double g[6], kap[6] = {0, 0, 0, 0, 0, 0}, wn[2] = {0, 0};
@@ -304,7 +305,7 @@ SAP_HD int SAPT(sapw_buildEquality)(const sapModel* m, const sapData* d, int w, 
       // is b^2 ~ (h omega)^2/2 w v'Av, far inside; a row the dofs can hardly move (w -> 0, the
       // radial row of a connect on a hinge's own circle: redundant rows, tests/test_eq_active.c)
       // would otherwise ask for an unbounded velocity
-      SAP_REAL wr = SAPT(sapw_rowDelassus)(&row, P->A, nv);
+      SAP_REAL wr = SAPT(sapw_rowDelassus)(&row, m, P->A, nv);
       double b = prm->eq_curvature * prm->h * kap[r], cap = sqrt(0.1 * (double)wr * vav);
       b = b > cap ? cap : b < -cap ? -cap : b;
       // a point or rotation row whose Jacobian is rounding (the out-of-plane row of a planar

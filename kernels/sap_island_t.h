@@ -28,11 +28,23 @@ SAP_HD void SAPT(sapw_ufUnion)(int* uf, int a, int b) {
   else if (b < a) uf[a] = b;
 }
 
+/* A's row i indexed by column, over i's tree range [tlo, thi) (P->Aadr: A stored by the
+ * model's tree blocks, kernels.h sapw_Arow, which are these ranges) */
+SAP_HD const double* SAPT(sapw_Atree)(const SAPT(sapProblem)* P, const double* A, int i) {
+  return A + P->Aadr[i];
+}
+
 /* tree ranges: tlo[j] = the first dof of dof j's tree (the ancestor without a parent dof),
  * thi[j] one past its last. Returns 0 when a tree's dofs are not contiguous (not MuJoCo's
- * order; then every range is [0, nv), one block). */
+ * order; then every range is [0, nv), one block). A model with A's layout has them already
+ * (dof_Alo, dof_Ahi, computed at load by this rule, host/model_load.c dof_Alayout): copied,
+ * so that A's stored blocks are these ranges (the return value is then 1). */
 SAP_HD int SAPT(sapw_treeRanges)(const sapModel* m, int nv, int* tlo, int* thi) {
   int ok = 1;
+  if (m->dof_Aadr) {
+    for (int j = 0; j < nv; j++) tlo[j] = m->dof_Alo[j], thi[j] = m->dof_Ahi[j];
+    return 1;
+  }
   for (int j = 0; j < nv; j++) {
     int p = m->dof_parentid[j];
     tlo[j] = p < 0 ? j : tlo[p];
@@ -51,7 +63,7 @@ SAP_HD int SAPT(sapw_subtreeRows)(const SAPT(sapProblem)* P, int k) {
   int o = P->ibeg[k], n = P->ibeg[k + 1] - o;
   for (int a = 0; a < n; a++) {
     int i = P->idof[o + a];
-    const double* Ai = P->A + (long)i * P->nv;
+    const double* Ai = SAPT(sapw_Atree)(P, P->A, i);
     for (int j = i + P->iend[o + a] - a + 1; j < P->thi[i]; j++)
       if (Ai[j] != 0) return 0;
   }
@@ -78,7 +90,8 @@ SAP_HD void SAPT(sapw_islandOffsets)(SAPT(sapProblem)* P) {
 }
 
 /* one island of all nv dofs in order, every tree range [0, nv): the dense problem (problems
- * without a model's tree structure, the tests' synthetic ones) */
+ * without a model's tree structure, the tests' synthetic ones); a model with A stored by tree
+ * blocks keeps its trees' ranges (A's rows hold no more; the entries between trees are zeros) */
 SAP_HD void SAPT(sapw_islandsOne)(SAPT(sapProblem)* P) {
   int nv = P->nv;
   for (int j = 0; j < nv; j++) {
@@ -86,8 +99,8 @@ SAP_HD void SAPT(sapw_islandsOne)(SAPT(sapProblem)* P) {
     P->iloc[j] = P->idof[j] = j;
     P->ipar[j] = -1;  // no dof tree known: the dense factorization
     P->iseg[j] = j;
-    P->tlo[j] = 0;
-    P->thi[j] = nv;
+    P->tlo[j] = sapw_Alo(P->m, j);
+    P->thi[j] = sapw_Ahi(P->m, nv, j);
   }
   P->nisl = 1;
   P->ibeg[0] = 0;

@@ -13,7 +13,7 @@ SAP_HD SAP_REAL SAPT(sapw_rowDot)(const double* row, const SAP_REAL* x, int n) {
   return s;
 }
 
-/* (A x)_i over dof i's tree block [tlo, thi) of the fp64 matrix A (nv x nv), and only up to
+/* (A x)_i over dof i's tree block [tlo, thi) of the fp64 matrix A (by tree blocks), and only up to
  * the end of i's subtree where the island's flags say that A's row is zero after it (itree
  * bit 2: MuJoCo's pre-order, no tendon armature linking branches): the entries skipped are
  * exact zeros, and so are the dense sum's terms skipped (the partial sum starts at +0 and
@@ -22,7 +22,7 @@ SAP_HD SAP_REAL SAPT(sapw_rowDot)(const double* row, const SAP_REAL* x, int n) {
 SAP_HD SAP_REAL SAPT(sapw_treeDot)(const SAPT(sapProblem)* P, const double* A, int i, const SAP_REAL* x) {
   int lo = P->tlo[i], hi = P->thi[i], k = P->isl[i];
   if (k >= 0 && (P->itree[k] & 4)) hi = i + P->iend[P->ibeg[k] + P->iloc[i]] - P->iloc[i] + 1;  // subtree's end
-  return SAPT(sapw_rowDot)(A + (long)i * P->nv + lo, x + lo, hi - lo);
+  return SAPT(sapw_rowDot)(SAPT(sapw_Atree)(P, A, i) + lo, x + lo, hi - lo);
 }
 
 /* contact i's cost at vc + alpha dvc, added to acc[0], with -gamma . dvc (d/dalpha) and
@@ -232,7 +232,6 @@ SAP_HD void SAPT(sapw_hessianRow)(SAPT(sapProblem)* P, int s) {
  * zero between trees). An idle contact (cone region 0: G = 0, e.g. a speculative one that is
  * not closing) is skipped: it would add exact zeros. */
 SAP_HD void SAPT(sapw_hessian)(SAPT(sapProblem)* P) {
-  int nv = P->nv;
   if (!P->nisl) SAPT(sapw_islandsOne)(P);
   int k0 = P->vk < 0 ? 0 : P->vk, k1 = P->vk < 0 ? P->nisl : P->vk + 1;  // every island, or the view's
   for (int k = k0; k < k1; k++) {
@@ -244,7 +243,7 @@ SAP_HD void SAPT(sapw_hessian)(SAPT(sapProblem)* P) {
         for (int b = 0; b <= a; b++) Hk[a * n + b] = 0;
     for (int a = 0; a < n; a++) {
       int i = dofs[a];
-      const double* Ai = P->A + (long)i * nv;
+      const double* Ai = SAPT(sapw_Atree)(P, P->A, i);
       SAP_REAL* Ha = Hk + (long)a * n;  // Ha[iloc[j]]: j of i's tree (all in island k)
       /* a tree's dofs are consecutive in the island's ascending list too (the island holds all
          of them, and no other dof lies between), so iloc[j] = j + off on i's tree: a straight
@@ -448,12 +447,12 @@ SAP_HD int SAPT(sapw_optimal)(SAPT(sapProblem)* P, const sapSolveParams* prm) {
 /* p* = A v* by tree blocks (the loop's momentum scale; sap_loop_t.h), after the one-island
  * split when the islands were not split */
 SAP_HD void SAPT(sapw_momentumScale)(SAPT(sapProblem)* P) {
-  int nv = P->nv;
   if (!P->nisl) SAPT(sapw_islandsOne)(P);  // no islands split: one dense block
   for (int a = 0, nd = SAPT(sapw_ndof)(P); a < nd; a++) {
     int i = SAPT(sapw_dofAt)(P, a);
     SAP_REAL s = 0;
-    for (int j = P->tlo[i]; j < P->thi[i]; j++) s += (SAP_REAL)P->A[(long)i * nv + j] * (SAP_REAL)P->vstar[j];
+    const double* Ai = SAPT(sapw_Atree)(P, P->A, i);
+    for (int j = P->tlo[i]; j < P->thi[i]; j++) s += (SAP_REAL)Ai[j] * (SAP_REAL)P->vstar[j];
     P->pstar[i] = s;
   }
 }

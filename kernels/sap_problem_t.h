@@ -24,7 +24,9 @@ typedef struct SAPT(sapLoop) {
 typedef struct SAPT(sapProblem) {
   int nv, nc, ns;           /* dofs, contacts, scalar constraints */
   int cd;                   /* rows per contact: 3, or 4 / 6 (torsion, rolling; m->ncondim) */
-  const double* A;          /* (nv x nv) dynamics matrix, fp64 storage */
+  const double* A;          /* (nA) dynamics matrix by dof-tree blocks, fp64 storage */
+  const int* Aadr;          /* (nv) A[i][j] at A + Aadr[i] + j over i's tree range [tlo, thi)
+                               (sapModel.dof_Aadr; a dense nv x nv A: i nv) */
   const double* vstar;      /* (nv) free-motion velocity */
   const double* vprev;      /* (nv) the velocity before qvel (sapData.vnext at solve time: the
                                integration swaps them), qvel after a reset or a qvel edit */

@@ -55,6 +55,13 @@ SAP_DEV void SAPT(sapv_generalizedImpulse)(const SAPT(sapProblem)* P, const SAP_
   __syncwarp();
 }
 
+/* (A x)_i over row i's block of A (the model's tree blocks, kernels.h sapw_Arow): the dense
+ * row's sum bit for bit, the terms left out being exact zeros (sapw_treeDot) */
+SAP_DEV SAP_REAL SAPT(sapv_Adot)(const SAPT(sapProblem)* P, int i, const SAP_REAL* x) {
+  int lo = sapw_Alo(P->m, i);
+  return SAPT(sapw_rowDot)(sapw_Arow(P->m, P->A, P->nv, i) + lo, x + lo, sapw_Ahi(P->m, P->nv, i) - lo);
+}
+
 /* l(v) at P->v: vc, gamma, r = A (v - v*), jc = J'gamma, grad = r - jc (sapw_evaluate) */
 SAP_DEV SAP_REAL SAPT(sapv_evaluate)(SAPT(sapProblem)* P, int lane) {
   int nv = P->nv;
@@ -66,7 +73,7 @@ SAP_DEV SAP_REAL SAPT(sapv_evaluate)(SAPT(sapProblem)* P, int lane) {
   __syncwarp();
   SAP_REAL mom = 0;
   for (int i = lane; i < nv; i += SAPV_LANES) {
-    P->r[i] = SAPT(sapw_rowDot)(P->A + (long)i * nv, P->dv, nv);
+    P->r[i] = SAPT(sapv_Adot)(P, i, P->dv);
     mom += P->dv[i] * P->r[i];
   }
   __syncwarp();
@@ -103,7 +110,7 @@ static __device__ __noinline__ void SAPT(sapv_contactHessianAddN)(SAPT(sapProble
 SAP_DEV void SAPT(sapv_hessian)(SAPT(sapProblem)* P, int lane) {
   int nv = P->nv;
   for (int t = lane; t < nv * nv; t += SAPV_LANES)
-    if (t % nv <= t / nv) P->H[t] = (SAP_REAL)P->A[t];
+    if (t % nv <= t / nv) P->H[t] = (SAP_REAL)sapw_Aat(P->m, P->A, nv, t / nv, t % nv);
   __syncwarp();
   for (int c = 0; c < P->nc; c++) {
     if (P->cd == 3) {
@@ -196,7 +203,7 @@ SAP_DEV SAP_REAL SAPT(sapv_lineSetup)(SAPT(sapProblem)* P, int need_d2, int lane
   int nv = P->nv;
   SAP_REAL m1 = 0, m2 = 0;
   for (int i = lane; i < nv; i += SAPV_LANES) {
-    P->Adv[i] = SAPT(sapw_rowDot)(P->A + (long)i * nv, P->dv, nv);
+    P->Adv[i] = SAPT(sapv_Adot)(P, i, P->dv);
     m1 += P->dv[i] * P->r[i];
     m2 += P->dv[i] * P->Adv[i];
   }
@@ -225,12 +232,13 @@ SAP_DEV int SAPT(sapv_optimal)(SAPT(sapProblem)* P, const sapSolveParams* prm, i
   return res <= (SAP_REAL)prm->opt_abs + (SAP_REAL)prm->opt_rel * scale;
 }
 
-/* p* = A v* on the lanes (dense rows; sap_loop_t.h's momentum scale) */
+/* p* = A v* on the lanes (A's tree blocks; sap_loop_t.h's momentum scale) */
 SAP_DEV void SAPT(sapv_momentumScale)(SAPT(sapProblem)* P, int lane) {
   int nv = P->nv;
   for (int i = lane; i < nv; i += SAPV_LANES) {
     SAP_REAL s = 0;
-    for (int j = 0; j < nv; j++) s += (SAP_REAL)P->A[(long)i * nv + j] * (SAP_REAL)P->vstar[j];
+    const double* Ai = sapw_Arow(P->m, P->A, nv, i);  // A's tree block, by column
+    for (int j = sapw_Alo(P->m, i), hi = sapw_Ahi(P->m, nv, i); j < hi; j++) s += (SAP_REAL)Ai[j] * (SAP_REAL)P->vstar[j];
     P->pstar[i] = s;
   }
   __syncwarp();

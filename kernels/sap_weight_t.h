@@ -72,8 +72,8 @@ SAP_HD int SAPT(sapw_angularBlock)(const sapModel* m, int j) {
  * w_F = R w_b in the joint's parent frame F (the world for a free joint), R the rotation of
  * the joint's quaternion q. diag(A) depends on that choice: in F the columns are C R' and
  * the block R A_bb R' (drake_sap_spec.md §1.3 takes the diagonal of Drake's A). */
-SAP_HD void SAPT(sapw_addAngularBlock)(SAP_REAL* W, const void* J3, int J3_fp32, int a0, const double* A,
-                                       int nv, const double* quat) {
+SAP_HD void SAPT(sapw_addAngularBlock)(SAP_REAL* W, const void* J3, int J3_fp32, int a0, const sapModel* m,
+                                       const double* A, int nv, const double* quat) {
   SAP_REAL q[4], n = 0, R[9], C[3][3];
   for (int k = 0; k < 4; k++) n += (SAP_REAL)quat[k] * (SAP_REAL)quat[k];
   n = n > 0 ? 1 / SAP_SQRT(n) : 0;
@@ -86,7 +86,7 @@ SAP_HD void SAPT(sapw_addAngularBlock)(SAP_REAL* W, const void* J3, int J3_fp32,
     SAP_REAL c[3] = {0, 0, 0}, a = 0;  // column i of C R' and (R A_bb R')_ii
     for (int l = 0; l < 3; l++) {
       for (int r = 0; r < 3; r++) c[r] += C[l][r] * R[3 * i + l];
-      for (int p = 0; p < 3; p++) a += R[3 * i + l] * (SAP_REAL)A[(a0 + l) * nv + a0 + p] * R[3 * i + p];
+      for (int p = 0; p < 3; p++) a += R[3 * i + l] * (SAP_REAL)sapw_Aat(m, A, nv, a0 + l, a0 + p) * R[3 * i + p];
     }
     if (c[0] != 0 || c[1] != 0 || c[2] != 0) SAPT(sapw_addOuter)(W, c, a);
   }
@@ -94,7 +94,8 @@ SAP_HD void SAPT(sapw_addAngularBlock)(SAP_REAL* W, const void* J3, int J3_fp32,
 
 /* diag_delassus: W = J diag(A)^-1 J' (3x3, A_jj >= 1e-12) over the columns cols[0..n) of the
  * rows J3 (3 x nv, fp32 or fp64 storage; cols NULL: columns 0..n-1), in Drake's velocity
- * coordinates (free and ball joints: sapw_addAngularBlock; qpos: this world's; m NULL: as given),
+ * coordinates (free and ball joints: sapw_addAngularBlock; qpos: this world's; m NULL: as given,
+ * A dense; else A by the model's tree blocks),
  * w = max(||W||_F / 3, 1e-12) */
 SAP_HD double SAPT(sapw_weightDelassus)(const sapModel* m, const double* qpos, const void* J3, int J3_fp32,
                                         const int* cols, int n, const double* A, int nv) {
@@ -106,14 +107,14 @@ SAP_HD double SAPT(sapw_weightDelassus)(const sapModel* m, const double* qpos, c
       if (j == a0) {
         int jn = m->dof_jntid[j];
         const double* quat = qpos + m->jnt_qposadr[jn] + (m->jnt_type[jn] == SAP_JNT_FREE ? 3 : 0);
-        SAPT(sapw_addAngularBlock)(W, J3, J3_fp32, a0, A, nv, quat);
+        SAPT(sapw_addAngularBlock)(W, J3, J3_fp32, a0, m, A, nv, quat);
       }
       continue;
     }
     SAP_REAL c[3];
     SAPT(sapw_rowsColumn)(c, J3, J3_fp32, j, nv);
     if (c[0] == 0 && c[1] == 0 && c[2] == 0) continue;
-    SAPT(sapw_addOuter)(W, c, (SAP_REAL)A[j * nv + j]);
+    SAPT(sapw_addOuter)(W, c, (SAP_REAL)sapw_Adiag(m, A, nv, j));
   }
   SAP_REAL f2 = W[0] * W[0] + W[4] * W[4] + W[8] * W[8] + 2 * (W[1] * W[1] + W[2] * W[2] + W[5] * W[5]);
   SAP_REAL wv = SAP_SQRT(f2) / 3;

@@ -62,12 +62,13 @@ SAP_HD void SAPT(sapw_buildContact)(const sapModel* m, const sapData* d, int w, 
   }
 }
 
-/* delassus estimate of one scalar row: w = sum_j s_j^2 / A_jj (drake §1.3 with n_i = 1) */
-SAP_HD SAP_REAL SAPT(sapw_rowDelassus)(const sapRow* row, const double* A, int nv) {
+/* delassus estimate of one scalar row: w = sum_j s_j^2 / A_jj (drake §1.3 with n_i = 1; A by
+ * m's tree blocks, sapw_Adiag) */
+SAP_HD SAP_REAL SAPT(sapw_rowDelassus)(const sapRow* row, const sapModel* m, const double* A, int nv) {
   SAP_REAL wv = 0;
   for (int k = 0; k < row->n; k++) {
     int j = row->idx[k];
-    SAP_REAL a = (SAP_REAL)A[j * nv + j];
+    SAP_REAL a = (SAP_REAL)sapw_Adiag(m, A, nv, j);
     wv += (SAP_REAL)(row->val[k] * row->val[k]) / (a > (SAP_REAL)1e-12 ? a : (SAP_REAL)1e-12);
   }
   return wv;
@@ -125,7 +126,7 @@ SAP_HD int SAPT(sapw_buildDrives)(const sapModel* m, const sapData* d, int w, co
       flo = (SAP_REAL)m->actuator_forcerange[2 * u];
       fhi = (SAP_REAL)m->actuator_forcerange[2 * u + 1];
     }
-    SAPT(sapw_pdClipGains)(h, SAPT(sapw_rowDelassus)(&row, P->A, nv), &kp, &kd);
+    SAPT(sapw_pdClipGains)(h, SAPT(sapw_rowDelassus)(&row, P->m, P->A, nv), &kp, &kd);
     P->stag[ns] = SAP_ROW_TAG(SAP_ROW_DRIVE, u);
     ns += SAPT(sapw_pdSetup)(h, kp, kd, (SAP_REAL)len, qd, vd, 0, flo, fhi, P->spar + SAP_SPAR * ns);
   }
@@ -143,7 +144,7 @@ SAP_HD int SAPT(sapw_limitSide)(const sapModel* m, const sapData* d, int w, cons
   double dq = prm->h * (fabs(a) > fabs(b) ? fabs(a) : fabs(b));
   if (!(g <= SAP_LIMIT_WINDOW * dq)) return 0;
   SAP_REAL h = (SAP_REAL)prm->h;
-  SAPT(sapw_limitSetup)(h, (SAP_REAL)g, SAPT(sapw_rowDelassus)(row, d->qA + (long)w * nv * nv, nv),
+  SAPT(sapw_limitSetup)(h, (SAP_REAL)g, SAPT(sapw_rowDelassus)(row, m, d->qA + (long)w * m->nA, nv),
                         (SAP_REAL)SAP_LIMIT_K, h, (SAP_REAL)SAP_LIMIT_BETA, par);
   return 1;
 }
@@ -221,7 +222,7 @@ SAP_HD int SAPT(sapw_buildFriction)(const sapModel* m, const sapData* d, int w, 
     else sapw_anyTendonRow(m, qpos, d->xpos + (long)w * 3 * m->nbody, d->xmat + (long)w * 9 * m->nbody, P->cref,
                            P->cdof, id, 1, &row, &ok);
     if (!ok) continue;
-    SAPT(sapw_frictionSetup)(h, SAPT(sapw_rowDelassus)(&row, P->A, nv), (SAP_REAL)prm->sigma, (SAP_REAL)f,
+    SAPT(sapw_frictionSetup)(h, SAPT(sapw_rowDelassus)(&row, P->m, P->A, nv), (SAP_REAL)prm->sigma, (SAP_REAL)f,
                              P->spar + SAP_SPAR * ns);
     P->stag[ns++] = SAP_ROW_TAG(SAP_ROW_FRICTION, j);
   }
@@ -294,7 +295,7 @@ SAP_HD void SAPT(sapw_participation)(const sapModel* m, const sapData* d, int w,
   P->nadof = P->nabody = 0;
   for (int j = 0; j < nv; j++) {
     int part = tree[m->body_rootid[m->dof_bodyid[j]]] != 0;
-    double a = P->A[(long)j * nv + j];
+    double a = P->A[P->Aadr[j] + j];
     P->dscale[j] = part ? (SAP_REAL)(1 / sqrt(a > 1e-12 ? a : 1e-12)) : 0;
     P->v[j] = part ? (SAP_REAL)qvel[j] : (SAP_REAL)P->vstar[j];
     if (part) P->adof[P->nadof++] = j;
@@ -315,7 +316,8 @@ SAP_HD void SAPT(sapw_worldProblem)(const sapModel* m, const sapData* d, int w, 
                    SAP_SOLVE_NNZ(m), prm->linear_fp32 ? 4 : 8, SAP_SOLVE_NHALF(m), !prm->hl_grow);
   P->hl_grow = prm->hl_grow;  // H and L by the islands' sizes (CPU), else in the carve
   P->hl_ctx = prm->hl_ctx;
-  P->A = d->qA + (long)w * nv * nv;
+  P->A = d->qA + (long)w * m->nA;
+  P->Aadr = m->dof_Aadr;
   P->vstar = d->vstar + (long)w * nv;
   P->vprev = d->vnext + (long)w * nv;
   P->lin_fp32 = prm->linear_fp32;

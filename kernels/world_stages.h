@@ -65,7 +65,7 @@ SAP_HD void sapw_kinematicsWorld(const sapModel* m, const sapData* d, int w, int
       (d)->xipos + 3 * (size_t)(mw)->nbody * (w), (d)->ximat + 9 * (size_t)(mw)->nbody * (w),              \
       (d)->xanchor + 3 * (size_t)(mw)->njnt * (w), (d)->xaxis + 3 * (size_t)(mw)->njnt * (w),              \
       (d)->cref + 3 * (size_t)(mw)->nbody * (w), (d)->cdof + 6 * (size_t)(mw)->nv * (w),                   \
-      (d)->qA + (size_t)(mw)->nv * (mw)->nv * (w), (d)->qfrc_bias + (size_t)(w) * (mw)->nv,                \
+      (d)->qA + (size_t)(mw)->nA * (w), (d)->qfrc_bias + (size_t)(w) * (mw)->nv,                \
       (d)->qfrc_passive + (size_t)(w) * (mw)->nv, (d)->qfrc_actuator + (size_t)(w) * (mw)->nv,             \
       (d)->vstar + (size_t)(w) * (mw)->nv, (T*)((d)->scratch + (size_t)(w) * (d)->nscratch), (con)
 

@@ -213,6 +213,7 @@ static void free_motion_scene(const char* path) {
     sapc_freeMotion(both[k]);
   }
   double* M = malloc(sizeof(double) * nv * nv);
+  double* Ad = malloc(sizeof(double) * nv * nv);
   const sapData *d = sap_data(s), *dp = sap_data(plain);
   double tol = 1e-10;
   for (int w = 0; w < NW; w++) {
@@ -224,10 +225,11 @@ static void free_motion_scene(const char* path) {
     mj_fullM(mw, dw, M);
     /* the overridden worlds differ from the plain batch; the others are it, bit for bit */
     int same = !memcmp(d->vstar + w * nv, dp->vstar + w * nv, sizeof(double) * nv) &&
-               !memcmp(d->qA + (size_t)w * nv * nv, dp->qA + (size_t)w * nv * nv, sizeof(double) * nv * nv);
+               !memcmp(d->qA + (size_t)w * m->nA, dp->qA + (size_t)w * m->nA, sizeof(double) * m->nA);
     if (w == 1 || w == 3) CHECK(!same, "%s world %d: overrides change the free motion", path, w);
     else CHECK(same, "%s world %d: no override, bitwise the plain batch's free motion", path, w);
-    double* A = d->qA + (size_t)w * nv * nv;
+    double* A = Ad;  // dense, from the tree blocks
+    CHECK(sap_getMassMatrix(s, w, A) == SAP_OK, "%s", sap_lastError());
     double damp[512];
     sap_getParam(s, SAP_PARAM_DOF_DAMPING, &w, 1, damp);
     for (int i = 0; i < nv; i++) A[i * nv + i] -= s->h * damp[i];
@@ -249,6 +251,7 @@ static void free_motion_scene(const char* path) {
     mj_deleteModel(mw);
   }
   free(M);
+  free(Ad);
   free(qpos);
   free(qvel);
   free(ctrl);

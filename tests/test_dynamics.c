@@ -6,6 +6,7 @@
 #include <mujoco/mujoco.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fixture.h"
 #include "fixture_mj.h"
@@ -74,21 +75,16 @@ static void check_scene(const char* path, int precision) {
 
   /* poison outputs, then run the stages under test */
   sapData* d = (sapData*)sap_data(s);
-  /* qA: the dof trees' diagonal blocks (the stage writes those; the entries between trees
-   * are the allocation's zeros, written by no one, checked below against MuJoCo's M) */
-  int* root = malloc(sizeof(int) * (nv + 1));
-  for (int j = 0; j < nv; j++) root[j] = s->m->dof_parentid[j] < 0 ? j : root[s->m->dof_parentid[j]];
-  for (long w = 0; w < NWORLD; w++)
-    for (int i = 0; i < nv; i++)
-      for (int j = 0; j < nv; j++)
-        if (root[i] == root[j]) d->qA[(w * nv + i) * nv + j] = NAN;
-  free(root);
+  /* qA: the dof trees' diagonal blocks, all the stage writes (sapModel.dof_Aadr; the dense
+   * expansion's zeros between trees are checked below against MuJoCo's M) */
+  for (long i = 0; i < (long)NWORLD * s->m->nA; i++) d->qA[i] = NAN;
   for (long i = 0; i < (long)NWORLD * nv; i++) d->qfrc_bias[i] = d->vstar[i] = NAN;
   sapc_kinematics(s);
   sapc_freeMotion(s);
 
   double tol = precision == SAP_FP64 ? 1e-10 : 2e-4;
   double* M = malloc(sizeof(double) * nv * nv);
+  double* A = malloc(sizeof(double) * nv * nv);
   for (int w = 0; w < NWORLD; w++) {
     fx_mjForwardAt(mj, md, qpos + w * nq, qvel + w * nv, ctrl + w * nu);
     mj_fullM(mj, md, M);
@@ -104,8 +100,8 @@ static void check_scene(const char* path, int precision) {
     snprintf(what, sizeof(what), "%s world %d geom_xmat", path, w);
     check_arrays(what, d->geom_xmat + w * 9 * mj->ngeom, md->geom_xmat, 9 * mj->ngeom, tol, tol);
 
-    /* A - h diag(damping) = M with armature = MuJoCo's qM */
-    double* A = d->qA + (size_t)w * nv * nv;
+    /* A - h diag(damping) = M with armature = MuJoCo's qM (A expanded by sap_getMassMatrix) */
+    CHECK(sap_getMassMatrix(s, w, A) == SAP_OK, "%s", sap_lastError());
     for (int i = 0; i < nv; i++) A[i * nv + i] -= s->h * mj->dof_damping[i];
     double Mscale = 0;
     for (int i = 0; i < nv * nv; i++) Mscale = fmax(Mscale, fabs(M[i]));
@@ -132,6 +128,7 @@ static void check_scene(const char* path, int precision) {
     check_arrays(what, d->qfrc_actuator + w * nv, md->qfrc_actuator, nv, atol * ascale, atol);
   }
   free(M);
+  free(A);
   free(qpos);
   free(qvel);
   free(ctrl);
@@ -181,13 +178,16 @@ static void test_free_motion_residual(void) {
             shift[i] += (half ? 1 : -1) * (md->qfrc_spring[i] - md->qfrc_bias[i] + md->qfrc_gravcomp[i]);
         }
       }
+      double* A = malloc(sizeof(double) * nv * nv);
+      CHECK(sap_getMassMatrix(s, 0, A) == SAP_OK, "%s", sap_lastError());
       for (int i = 0; i < nv; i++) {
         double r = 0;
-        for (int j = 0; j < nv; j++) r += d->qA[i * nv + j] * (d->vstar[j] - v[j]) / s->h;
+        for (int j = 0; j < nv; j++) r += A[i * nv + j] * (d->vstar[j] - v[j]) / s->h;
         double rhs = d->qfrc_passive[i] + d->qfrc_actuator[i] - d->qfrc_bias[i] + shift[i];
         CHECK_CLOSE(r, rhs, 1e-8, 1e-8, "%s dof %d (%s): A (v*-v)/h vs tau - c", scenes[sc], i,
                     mid ? "midpoint" : "sap_euler");
       }
+      free(A);
       free(v);
       free(shift);
       sap_free(s);
@@ -253,6 +253,7 @@ static void check_features(const char* flags) {
   double *qpos = malloc(sizeof(double) * NWORLD * nq), *qvel = malloc(sizeof(double) * NWORLD * nv);
   double* ctrl = malloc(sizeof(double) * NWORLD * nu);
   double* M = malloc(sizeof(double) * nv * nv);
+  double* A = malloc(sizeof(double) * nv * nv);
   for (int w = 0; w < NWORLD; w++) {
     random_state(mj, qpos + w * nq, qvel + w * nv, ctrl + w * nu);
     for (int i = 0; i < nu; i++) ctrl[w * nu + i] *= 3;  /* past ctrlrange and the force limits */
@@ -267,7 +268,7 @@ static void check_features(const char* flags) {
     fx_mjForwardAt(mj, md, qpos + w * nq, qvel + w * nv, ctrl + w * nu);
     mj_fullM(mj, md, M);
     /* MuJoCo's damping, read off its damper force (diagonal): -qfrc_damper / qvel */
-    const double* A = d->qA + (size_t)w * nv * nv;
+    CHECK(sap_getMassMatrix(s, w, A) == SAP_OK, "%s", sap_lastError());
     for (int i = 0; i < nv; i++)
       for (int j = 0; j < nv; j++) {
         double Dij = i == j ? -md->qfrc_damper[i] / md->qvel[i] : 0;
@@ -281,6 +282,7 @@ static void check_features(const char* flags) {
     }
   }
   free(M);
+  free(A);
   free(qpos);
   free(qvel);
   free(ctrl);
@@ -531,6 +533,116 @@ static void test_dof_treeend(void) {
          nbranch);
 }
 
+/* a model whose dof trees differ in size: a 3-hinge chain, a free body, a ball joint, a slider,
+ * a free body with a hinge child (7) and a branching hinge tree (4) */
+static const char* mixed_xml =
+    "<mujoco><option timestep='0.004'/><worldbody>"
+    "<body pos='0 0 1'><joint type='hinge' axis='0 1 0' damping='0.3'/><geom type='capsule' fromto='0 0 0 0.3 0 0' size='0.03'/>"
+    " <body pos='0.3 0 0'><joint type='hinge' axis='0 1 0'/><geom type='capsule' fromto='0 0 0 0.2 0 0' size='0.02'/>"
+    "  <body pos='0.2 0 0'><joint type='hinge' axis='1 0 0' armature='0.01'/><geom type='box' size='0.02 0.03 0.05'/></body></body></body>"
+    "<body pos='1 0 1'><freejoint/><geom type='box' size='0.4 0.1 0.02'/></body>"
+    "<body pos='2 0 1'><joint type='ball' damping='2'/><geom type='sphere' pos='0 0 -0.5' size='0.05'/></body>"
+    "<body pos='3 0 1'><joint type='slide' axis='1 0 0' armature='3'/><geom type='sphere' size='0.5'/></body>"
+    "<body pos='4 0 1'><freejoint/><geom type='sphere' size='0.002'/>"
+    " <body pos='0 0 -0.01'><joint type='hinge' axis='0 0 1' damping='1e-3'/><geom type='box' size='0.001 0.003 0.002'/></body></body>"
+    "<body pos='5 0 1'><joint type='hinge' axis='0 1 0'/><geom type='sphere' size='0.1'/>"
+    " <body pos='0.2 0 0'><joint type='hinge' axis='0 1 0'/><geom type='sphere' size='0.1'/></body>"
+    " <body pos='-0.2 0 0'><joint type='hinge' axis='1 0 0'/><geom type='sphere' size='0.1'/>"
+    "  <body pos='0 0 -0.2'><joint type='hinge' axis='0 0 1'/><geom type='sphere' size='0.1'/></body></body></body>"
+    "</worldbody></mujoco>";
+
+/* A's storage by dof-tree blocks (dof_Alo, dof_Ahi, dof_Aadr, nA) against brute force on
+ * MuJoCo's dof_parentid (each dof's tree: the dofs its parent walk shares a root with; rows
+ * packed in dof order, n_t entries each), and the stored A, expanded by sap_getMassMatrix,
+ * against MuJoCo 4's mj_fullM + h diag(damping) (zeros between trees included) on scenes whose
+ * trees differ in size and number: free bodies, the humanoid (one tree), a fixed tendon's
+ * armature, a fixed-base arm, the mixed model above, 20 separate objects */
+static void test_A_layout(void) {
+  enum { NW = 3 };
+  char mixed[64], many[64], cmd[160];
+  snprintf(mixed, sizeof(mixed), "/tmp/sapsim_alayout_mixed_%d.xml", (int)getpid());
+  snprintf(many, sizeof(many), "/tmp/sapsim_alayout_many_%d.xml", (int)getpid());
+  FILE* f = fopen(mixed, "w");
+  CHECK(f != NULL, "cannot write %s", mixed);
+  if (!f) return;
+  fputs(mixed_xml, f);
+  fclose(f);
+  snprintf(cmd, sizeof(cmd), "python3 bench/many_objects.py 20 > %s", many);
+  CHECK(system(cmd) == 0, "%s failed", cmd);
+  const char* paths[] = {"scenes/box_pile.xml", "scenes/humanoid.xml", "scenes/tendon_armature.xml",
+                         "scenes/arm7.xml", mixed, many};
+  int ntrees = 0, nentries = 0;
+  double worst = 0;
+  for (int p = 0; p < 6; p++) {
+    const char* path = paths[p];
+    mjModel* mj = fx_mjModel(path);
+    if (!mj) continue;
+    mjData* md = mj_makeData(mj);
+    sapSim* s = fx_sim(path, NW, "contacts=0 device=cpu preset=approx64");
+    if (!s) { mj_deleteData(md); mj_deleteModel(mj); continue; }
+    const sapModel* m = sap_model(s);
+    int nv = mj->nv, nq = mj->nq;
+    /* brute force: root of each dof's tree, the tree's first and last dof and size */
+    long addr = 0;
+    for (int i = 0; i < nv; i++) {
+      int r = i, lo = nv, hi = -1, n = 0;
+      while (mj->dof_parentid[r] >= 0) r = mj->dof_parentid[r];
+      for (int k = 0; k < nv; k++) {
+        int q = k;
+        while (mj->dof_parentid[q] >= 0) q = mj->dof_parentid[q];
+        if (q != r) continue;
+        n++;
+        lo = k < lo ? k : lo, hi = k > hi ? k : hi;
+      }
+      CHECK(hi - lo + 1 == n, "%s dof %d: tree [%d, %d] of %d dofs is not contiguous", path, i, lo, hi, n);
+      CHECK(m->dof_Alo[i] == lo && m->dof_Ahi[i] == hi + 1 && m->dof_Aadr[i] + lo == addr,
+            "%s dof %d: A block [%d, %d) at %d, want [%d, %d) at %ld", path, i, m->dof_Alo[i], m->dof_Ahi[i],
+            m->dof_Aadr[i] + m->dof_Alo[i], lo, hi + 1, addr);
+      addr += n;
+      ntrees += i == r;
+    }
+    CHECK(m->nA == addr, "%s: nA %d, want sum n_t^2 = %ld", path, m->nA, addr);
+    /* the stored blocks, expanded, against MuJoCo's M + h D at random states */
+    double *qpos = malloc(sizeof(double) * NW * nq), *qvel = malloc(sizeof(double) * NW * nv);
+    double *M = malloc(sizeof(double) * nv * nv), *A = malloc(sizeof(double) * nv * nv);
+    double* ctrl = malloc(sizeof(double) * (NW * mj->nu + 1));  // drawn, unused: A does not read it
+    for (int w = 0; w < NW; w++) random_state(mj, qpos + w * nq, qvel + w * nv, ctrl + w * mj->nu);
+    sap_set(s, SAP_FIELD_QPOS, NULL, NW, qpos);
+    sap_set(s, SAP_FIELD_QVEL, NULL, NW, qvel);
+    sapData* d = (sapData*)sap_data(s);
+    for (long i = 0; i < (long)NW * m->nA; i++) d->qA[i] = NAN;  // poison: every entry is written
+    sapc_kinematics(s);
+    sapc_freeMotion(s);
+    for (int w = 0; w < NW; w++) {
+      fx_mjForwardAt(mj, md, qpos + w * nq, qvel + w * nv, NULL);
+      mj_fullM(mj, md, M);
+      double scale = 0;
+      for (int i = 0; i < nv * nv; i++) scale = fmax(scale, fabs(M[i]));
+      for (int i = 0; i < nv; i++) M[i * nv + i] += s->h * mj->dof_damping[i];
+      for (int i = 0; i < nv * nv; i++) A[i] = NAN;
+      CHECK(sap_getMassMatrix(s, w, A) == SAP_OK, "%s", sap_lastError());
+      for (int i = 0; i < nv * nv; i++) {
+        double e = fabs(A[i] - M[i]);
+        worst = fmax(worst, e / scale);
+        CHECK(e <= 1e-10 * scale, "%s world %d A[%d][%d] %.17g, MuJoCo 4's M + h D %.17g", path, w, i / nv, i % nv,
+              A[i], M[i]);
+      }
+      nentries += nv * nv;
+    }
+    CHECK(sap_getMassMatrix(s, NW, A) == SAP_ERR_ARG && strstr(sap_lastError(), "world 3"), "world: %s",
+          sap_lastError());
+    free(qpos), free(qvel), free(M), free(A), free(ctrl);
+    sap_free(s);
+    mj_deleteData(md);
+    mj_deleteModel(mj);
+  }
+  remove(mixed);
+  remove(many);
+  CHECK(ntrees >= 20 + 6, "trees seen: %d", ntrees);
+  printf("  A by tree blocks: %d trees over 6 scenes, %d dense entries vs MuJoCo 4's M + h D, worst %.2g of max|M|\n",
+         ntrees, nentries, worst);
+}
+
 int main(void) {
   mju_user_warning = NULL;
   RUN(test_oracle_fp64);
@@ -541,5 +653,6 @@ int main(void) {
   RUN(test_scratch_from_carve);
   RUN(test_gravity_shift);
   RUN(test_dof_treeend);
+  RUN(test_A_layout);
   return check_summary("test_dynamics");
 }

@@ -134,7 +134,7 @@ static int check_partition(const char* name, const sapModel* m, const sapProblem
 static int check_subtrees(const char* name, const sapModel* m, sapProblem_f64* P) {
   int nv = m->nv, bad = 0, shorter = 0;
   double* x = (double*)malloc(sizeof(double) * nv);
-  double* A2 = (double*)malloc(sizeof(double) * nv * nv);
+  double* A2 = (double*)malloc(sizeof(double) * m->nA);  // A by tree blocks (sapModel.dof_Aadr)
   for (int j = 0; j < nv; j++) x[j] = check_uniform(-1, 1) * pow(10, check_uniform(-3, 3));
   for (int plant = 0; plant < 2; plant++) {
     for (int k = 0; k < P->nisl; k++) {
@@ -152,26 +152,26 @@ static int check_subtrees(const char* name, const sapModel* m, sapProblem_f64* P
           for (int q = j; q >= 0; q = m->dof_parentid[q])
             if (q == i) e = j;
         if (P->iend[o + a] != P->iloc[e]) bad++;
-        for (int j = e + 1; j < P->thi[i]; j++) zero &= P->A[(long)i * nv + j] == 0;
+        for (int j = e + 1; j < P->thi[i]; j++) zero &= sapw_Aat(m, P->A, nv, i, j) == 0;
         shorter += !plant && e + 1 < P->thi[i];
       }
       if (((P->itree[k] >> 2) & 1) != zero) bad++;
     }
     for (int i = 0; i < nv; i++) {
       double dense = 0;
-      for (int j = 0; j < nv; j++) dense += P->A[(long)i * nv + j] * x[j];
+      for (int j = 0; j < nv; j++) dense += sapw_Aat(m, P->A, nv, i, j) * x[j];  // the dense row, zeros between trees
       double t = sapw_treeDot_f64(P, P->A, i, x);
       if (P->isl[i] >= 0 && memcmp(&t, &dense, sizeof(double))) bad++;
     }
     if (plant || !shorter) break;
     // plant A[i][e + 1] = A[e + 1][i] = 1e-3 A[i][i] after the first subtree that ends early
-    memcpy(A2, P->A, sizeof(double) * nv * nv);
+    memcpy(A2, P->A, sizeof(double) * m->nA);
     for (int i = 0; i < nv; i++) {
       int k = P->isl[i];
       if (k < 0 || !(P->itree[k] & 4)) continue;
       int e = i + P->iend[P->ibeg[k] + P->iloc[i]] - P->iloc[i];
       if (e + 1 >= P->thi[i]) continue;
-      A2[(long)i * nv + e + 1] = A2[(long)(e + 1) * nv + i] = 1e-3 * A2[(long)i * nv + i];
+      A2[sapw_Aoff(m, nv, i) + e + 1] = A2[sapw_Aoff(m, nv, e + 1) + i] = 1e-3 * sapw_Adiag(m, A2, nv, i);
       break;
     }
     P->A = A2;

@@ -133,10 +133,10 @@ static void check_scene(const char* scene, int nworld, int nstep, int* ncontacts
         sapw_coneProject_f64(P.cpar + SAP_CPAR * i, P.vc + 3 * i, g, &l, G + 9 * i);
       }
       sapw_hessian_f64(&P);
-      double err_h = 0, hs = max_abs(P.A, (long)nv * nv);
+      double err_h = 0, hs = max_abs(P.A, m->nA);  // A by tree blocks (sapModel.dof_Aadr)
       for (int a = 0; a < nv; a++)
         for (int b = 0; b <= a; b++) {
-          double t = P.A[a * nv + b];
+          double t = sapw_Aat(m, P.A, nv, a, b);  // 0 between trees
           for (int i = 0; i < nc; i++)
             for (int r = 0; r < 3; r++)
               for (int c = 0; c < 3; c++)

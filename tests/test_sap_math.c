@@ -755,6 +755,7 @@ static void test_problem_scratch_from_carve(void) {
 typedef struct {
   sapProblem_f64 P;
   double work[4096];
+  int aadr[64];  // A dense: row i at i nv (sapProblem.Aadr)
 } Prob;
 
 /* carve a problem with nv dofs, nc contacts (of a model with nbody bodies), ns scalar rows of
@@ -766,6 +767,9 @@ static void prob_init(Prob* q, int nv, int nc, int ns, const double* A, const do
   sapw_carve_f64(&q->P, q->work, nv, nbody, nc, 3, ns, nv, 8, 0, 1);
   q->P.nv = nv; q->P.nc = nc; q->P.ns = ns;
   q->P.A = A; q->P.vstar = vstar;
+  CHECK(nv <= 64, "nv %d", nv);
+  for (int i = 0; i < nv; i++) q->aadr[i] = i * nv;
+  q->P.Aadr = q->aadr;
   for (int j = 0; j < nv; j++) q->P.dscale[j] = 1 / sqrt(A[j * nv + j]);
   for (int k = 0; k < ns * nv; k++) q->P.sidx[k] = -1;
 }

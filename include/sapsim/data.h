@@ -77,9 +77,10 @@ typedef struct sapData {
   double* cdof;           /* (nworld x nv x 6)     motion subspace [ang; lin] at cref */
 
   /* dynamics */
-  double* qA;             /* (nworld x nv x nv)    A = M + diag(armature) + h diag(damping); the
-                             CPU stage writes the dof trees' diagonal blocks only (A is zero between
-                             trees: those entries keep the allocation's zeros) */
+  double* qA;             /* (nworld x nA)         A = M + diag(armature) + h diag(damping), by dof
+                             tree blocks: A[i][j] at dof_Aadr[i] + j for j in [dof_Alo, dof_Ahi)
+                             (A is zero between trees); sap_getMassMatrix expands one world's A
+                             to dense nv x nv */
   double* qfrc_bias;      /* (nworld x nv)         c(q,v): Coriolis, centrifugal, gravity */
   double* qfrc_passive;   /* (nworld x nv)         spring forces */
   double* qfrc_actuator;  /* (nworld x nv)         actuator forces (explicit laws; with option

@@ -129,6 +129,8 @@ typedef struct sapModel {
   int nadhesion;   /* candidate pairs with adhesion (MuJoCo 4's geom / pair adhesion); 0: no
                       contact is adhesive (pair_adhesion all 0) */
   int ntree;       /* kinematic trees under the world body (MuJoCo's ntree): the units that sleep */
+  int nA;          /* entries of one world's A (sapData.qA): sum over dof trees of n_t^2, stored
+                      by tree blocks (dof_Aadr); nv^2 when the trees' dofs are not contiguous */
 
   /* options */
   double timestep;      /* h (s) */
@@ -214,6 +216,14 @@ typedef struct sapModel {
                            *               holds it and its descendants), or -1 at every dof when
                            *               the dof forest is not in depth-first pre-order: the
                            *               left-looking tree factorization (sapw_treeFactorPre) */
+  int* dof_Alo;           /* (nv)         first dof of this dof's block of A (its dof tree): A's row
+                           *               is zero outside [dof_Alo, dof_Ahi); 0 at every dof when a
+                           *               tree's dofs are not contiguous (one nv x nv block) */
+  int* dof_Ahi;           /* (nv)         one past the last dof of that block */
+  int* dof_Aadr;          /* (nv)         A[dof][j] is at dof_Aadr + j in one world's A (sapData.qA)
+                           *               for j in [dof_Alo, dof_Ahi): the row's entries follow
+                           *               one another, a block's rows too (kernels.h sapw_Arow);
+                           *               >= 0 (the index of A[dof][dof_Alo] minus dof_Alo) */
   double* dof_armature;   /* (nv)         armature added to M's diagonal */
   double* dof_damping;    /* (nv)         implicit joint damping (A = M + h D) */
   double* dof_dampingpoly;/* (nv x SAP_NPOLY) the damper's higher-order terms (MuJoCo 4's dampingpoly:

@@ -314,6 +314,11 @@ int sap_paramOverridden(const sapSim* s, sapParam p, int w);
 sapStatus sap_setEqActive(sapSim* s, int world, int eq, int active);
 sapStatus sap_setEqActiveArray(sapSim* s, const int* buf);
 sapStatus sap_getEqActive(sapSim* s, int* buf);
+/* world w's A = M + diag(armature) + h diag(damping) of the last step (MuJoCo's mj_fullM plus
+ * the armature and h times the damping slope) expanded to dense nv x nv row-major in out:
+ * sapData.qA stores only its dof trees' diagonal blocks (sapModel.dof_Aadr); the entries
+ * between trees are exactly 0. On the GPU it fetches that world's A first. */
+sapStatus sap_getMassMatrix(sapSim* s, int world, double* out);
 
 /* per-world diagnostics of the last step */
 typedef struct sapWorldInfo {

@@ -162,6 +162,7 @@ _declare("sap_worldInfo", c_int, _P, POINTER(c_int), c_int, POINTER(SapWorldInfo
 _declare("sap_setEqActive", c_int, _P, c_int, c_int, c_int)
 _declare("sap_setEqActiveArray", c_int, _P, POINTER(c_int))
 _declare("sap_getEqActive", c_int, _P, POINTER(c_int))
+_declare("sap_getMassMatrix", c_int, _P, c_int, POINTER(c_double))
 _declare("sap_nworld", c_int, _P)
 _declare("sap_model", c_void_p, _P)
 _declare("sap_options", c_void_p, _P)

@@ -864,6 +864,16 @@ class Sim(ParamsMixin):
         if buf.size:
             check(lib.sap_setEqActiveArray(self._h.sim, _ptr(buf, c_int)))
 
+    def mass_matrix(self, world: int = 0) -> np.ndarray:
+        """(nv, nv) world ``world``'s A = M + diag(armature) + h diag(damping) of the last
+        step, dense (MuJoCo's ``mj_fullM`` plus armature and h times the damping slope). The
+        batch stores A by dof-tree blocks (``array("qA")``, ``Model.array("dof_Aadr")``);
+        this expands one world's (``sap_getMassMatrix``), zeros between trees. A new array."""
+        nv = self.nv
+        buf = np.empty(nv * nv, dtype=np.float64)
+        check(lib.sap_getMassMatrix(self._h.sim, int(world), _ptr(buf, c_double)))
+        return buf.reshape(nv, nv)
+
     def set_eq_active(self, eq: int, active: bool, worlds: WorldSelection = None) -> None:
         """Switch equality constraint ``eq`` (model order; -1: all) on or off in
         ``worlds`` (None: all). Out-of-range indices raise :class:`ArgumentError`

@@ -474,10 +474,10 @@ def qfrc_constraint(sim: Sim) -> np.ndarray:
     """(nworld, nv) generalized constraint force of each world's last step, MuJoCo's
     ``qfrc_constraint`` (J' f: limits, contacts, equalities, SAP drives): from SAP's momentum
     balance A (v_{n+1} - v*) = J' gamma, J' gamma / h = A (v_{n+1} - v*) / h, with A = M +
-    armature + h damping (``sim.array("qA")``) and v* the step's free-motion velocity. Valid
+    armature + h damping (``sim.mass_matrix(w)``) and v* the step's free-motion velocity. Valid
     after a step (not after a reset or state edit)."""
     n, nv, h = sim.nworld, sim.nv, sim.timestep
-    A = np.array(sim.array("qA")).reshape(n, nv, nv)
+    A = np.stack([sim.mass_matrix(w) for w in range(n)]) if n else np.zeros((0, nv, nv))
     dv = np.array(sim.qvel).reshape(n, nv) - np.array(sim.array("vstar")).reshape(n, nv)
     return np.einsum("nij,nj->ni", A, dv) / h
 
