@@ -33,7 +33,11 @@ static unsigned long long world_bytes(const sapModel* m, int ncon_max) {
  * integrator's backup, each its carve's size; collision's broad phase, the SAP solve's
  * problem in its precisions); stages run one after another and share it */
 static long scratch_bytes(const sapModel* m, const sapOptions* o, int ncon_max, int hl_carved) {
-  long fm = (long)sizeof(double) * sapw_scratchFreeMotion_f64(m);
+  /* the free motion's M by dof-tree blocks on the CPU; the GPU's warp free motion takes it
+     dense (nv x nv), and its sims get room for either */
+  long fm = (long)sizeof(double) * sapw_scratchFreeMotion_f64(m, 0);
+  long fmd = hl_carved ? (long)sizeof(double) * sapw_scratchFreeMotion_f64(m, 1) : 0;
+  fm = fm > fmd ? fm : fmd;
   long integ = sapw_integrateScratchBytes(m);
   fm = fm > integ ? fm : integ;
   long col = sapc_collisionScratchBytes(m, ncon_max, o->device != SAP_DEVICE_CPU);

@@ -15,8 +15,12 @@ typedef struct {
   sreal* cvel;    /* (nbody x 6) */
   sreal* cacc;    /* (nbody x 6) */
   sreal* cfrc;    /* (nbody x 6) */
-  sreal* L;       /* (nv x nv) M + h D, then its Cholesky factor */
+  sreal* L;       /* M + h D, then its Cholesky factor: by dof-tree blocks as A (sapModel.nA,
+                     row i at dof_Aadr[i], sapw_mrow) on one lane; (nv x nv) in the warp free
+                     motion (dense), whose Cholesky takes the whole matrix */
   sreal* x;       /* (nv) the force, then the acceleration */
+  int* loc;       /* (3 nv) one lane: a tree's parents, segment starts and subtree ends, local to
+                     its block (its factorization runs on the block alone); NULL when dense */
   double* grav;   /* (sapw_gravityShiftDoubles) the midpoint rule's gravity shift (gravity_shift.h) */
   double* tenJ;   /* (nv) a spatial tendon's Jacobian; NULL without spatial tendon armature */
   double* tenbias; /* (nv) the spatial tendons' armature bias a J (dJ/dt qvel); NULL alike */
@@ -26,17 +30,21 @@ typedef struct {
  * base NULL it only counts (the pointers stay NULL): sapw_scratchFreeMotion is this carve,
  * so the size cannot disagree with the layout (tests/test_dynamics.c checks it with guard
  * bytes) */
-SAP_HD long SAPT(sapw_freeMotionCarve)(const sapModel* m, sreal* base, SAPT(sapFreeMotionScratch)* fs) {
+SAP_HD long SAPT(sapw_freeMotionCarve)(const sapModel* m, sreal* base, SAPT(sapFreeMotionScratch)* fs, int dense) {
   long n = 0, nv = m->nv, nb = m->nbody;
+  dense = dense || !m->dof_Aadr;  // a model without the layout (hand-made): dense
 #define SAPW_FM_TAKE(f, count) fs->f = base ? base + n : (sreal*)0, n += (count)
   SAPW_FM_TAKE(cinert, 10 * nb);
   SAPW_FM_TAKE(crb, 10 * nb);
   SAPW_FM_TAKE(cvel, 6 * nb);
   SAPW_FM_TAKE(cacc, 6 * nb);
   SAPW_FM_TAKE(cfrc, 6 * nb);
-  SAPW_FM_TAKE(L, nv * nv);
+  SAPW_FM_TAKE(L, dense ? nv * nv : (long)m->nA);
   SAPW_FM_TAKE(x, nv);
 #undef SAPW_FM_TAKE
+  long per_int = (long)(sizeof(sreal) / sizeof(int));  // 1 or 2 ints per sreal
+  fs->loc = base && !dense ? (int*)(base + n) : (int*)0;
+  if (!dense) n += (3 * nv + per_int - 1) / per_int;
   /* doubles, 8-byte aligned in a float arena (the world's scratch starts aligned) */
   long per = (long)(sizeof(double) / sizeof(sreal));
   n = (n + per - 1) / per * per;
@@ -50,9 +58,15 @@ SAP_HD long SAPT(sapw_freeMotionCarve)(const sapModel* m, sreal* base, SAPT(sapF
 }
 
 /* scratch per world (in sreal units) of the free-motion stage: its carve over a null arena */
-SAP_HD long SAPT(sapw_scratchFreeMotion)(const sapModel* m) {
+SAP_HD long SAPT(sapw_scratchFreeMotion)(const sapModel* m, int dense) {
   SAPT(sapFreeMotionScratch) fs;
-  return SAPT(sapw_freeMotionCarve)(m, (sreal*)0, &fs);
+  return SAPT(sapw_freeMotionCarve)(m, (sreal*)0, &fs, dense);
+}
+
+/* row i of the free motion's M (and factor): M + radr[i] by dof-tree blocks (radr =
+ * sapModel.dof_Aadr: M[i][j] = row[j] for j of i's tree), or dense nv x nv (radr NULL) */
+SAP_HD sreal* SAPT(sapw_mrow)(sreal* M, const int* radr, int nv, int i) {
+  return M + (radr ? (long)radr[i] : (long)i * nv);
 }
 
 SAP_HD void SAPT(sapw_load3)(sreal* r, const double* a) { r[0] = (sreal)a[0]; r[1] = (sreal)a[1]; r[2] = (sreal)a[2]; }
@@ -267,16 +281,18 @@ SAP_HD void SAPT(sapw_cinert)(const sapModel* m, const double* xipos, const doub
 
 /* entries M[i][j] = M[j][i] of dof i and its ancestors j from the composite inertias,
  * armature on the diagonal (distinct dofs write distinct entries) */
-SAP_HD void SAPT(sapw_crbColumn)(const sapModel* m, const sreal* crb, const double* cdof, int i, sreal* M) {
+SAP_HD void SAPT(sapw_crbColumn)(const sapModel* m, const sreal* crb, const double* cdof, int i, sreal* M,
+                                  const int* radr) {
   int nv = m->nv;
   sreal si[6], f[6], sj[6];
+  sreal* Mi = SAPT(sapw_mrow)(M, radr, nv, i);
   for (int k = 0; k < 6; k++) si[k] = (sreal)cdof[6 * i + k];
   SAPT(sapu_mulInertVec)(f, crb + 10 * m->dof_bodyid[i], si);
   for (int j = i; j >= 0; j = m->dof_parentid[j]) {
     for (int k = 0; k < 6; k++) sj[k] = (sreal)cdof[6 * j + k];
-    M[i * nv + j] = M[j * nv + i] = SAPT(sapu_dot6)(sj, f);
+    Mi[j] = SAPT(sapw_mrow)(M, radr, nv, j)[i] = SAPT(sapu_dot6)(sj, f);
   }
-  M[i * nv + i] += (sreal)m->dof_armature[i];
+  Mi[i] += (sreal)m->dof_armature[i];
 }
 
 /* the dof trees are contiguous (MuJoCo's depth-first order: every dof's parent dof lies in
@@ -313,7 +329,7 @@ SAP_HD int SAPT(sapw_treeIsChain)(const sapModel* m, int t0, int t1) { return m-
  * sleeping trees of ta (NULL: none; only with contiguous trees) are skipped: their blocks
  * are left as they are */
 SAP_HD void SAPT(sapw_crb)(const sapModel* m, const sreal* cinert, const double* cdof,
-                           sreal* crb, sreal* M, int contiguous, const int* ta) {
+                           sreal* crb, sreal* M, int contiguous, const int* ta, const int* radr) {
   int nv = m->nv;
   for (int b = 0; b < m->nbody; b++)
     if (!sapw_treeSleeps(ta, m->body_treeid[b]))
@@ -327,11 +343,13 @@ SAP_HD void SAPT(sapw_crb)(const sapModel* m, const sreal* cinert, const double*
     t1 = SAPT(sapw_treeEnd)(m, t0, contiguous);
     // a chain's entries are all written by sapw_crbColumn: no zeros to lay first
     if (sapw_treeSleeps(ta, m->dof_treeid[t0]) || SAPT(sapw_treeIsChain)(m, t0, t1)) continue;
-    for (int i = t0; i < t1; i++)
-      for (int j = t0; j < t1; j++) M[(long)i * nv + j] = 0;
+    for (int i = t0; i < t1; i++) {
+      sreal* Mi = SAPT(sapw_mrow)(M, radr, nv, i);
+      for (int j = t0; j < t1; j++) Mi[j] = 0;
+    }
   }
   for (int i = 0; i < nv; i++)
-    if (!sapw_treeSleeps(ta, m->dof_treeid[i])) SAPT(sapw_crbColumn)(m, crb, cdof, i, M);
+    if (!sapw_treeSleeps(ta, m->dof_treeid[i])) SAPT(sapw_crbColumn)(m, crb, cdof, i, M, radr);
 }
 
 /* the world's frames a spatial tendon reads (kernels/tendon.h): body frames, cref, cdof */
@@ -346,7 +364,7 @@ typedef struct { const double *xpos, *xmat, *cref, *cdof; } SAPT(sapTenFrames);
  * adds to qfrc_bias after RNE. The dofs of the sleeping trees of ta (NULL: none) are skipped
  * (a tendon spans one tree under sleep: the loader refuses more) */
 SAP_HD void SAPT(sapw_tendonArmature)(const sapModel* m, const SAPT(sapTenFrames)* fr, const double* qvel,
-                                      const int* ta, double* tenJ, double* tenbias, sreal* M) {
+                                      const int* ta, double* tenJ, double* tenbias, sreal* M, const int* radr) {
   int nv = m->nv;
   if (tenbias)
     for (int i = 0; i < nv; i++) tenbias[i] = 0;
@@ -358,7 +376,7 @@ SAP_HD void SAPT(sapw_tendonArmature)(const sapModel* m, const SAPT(sapTenFrames
         for (int w = m->tendon_adr[t]; w < m->tendon_adr[t] + m->tendon_num[t]; w++) {
           int i, j;
           double a = sapw_tendonArmaturePair(m, t, u, w, &i, &j);
-          if (a != 0) M[(long)i * nv + j] += (sreal)a;
+          if (a != 0) SAPT(sapw_mrow)(M, radr, nv, i)[j] += (sreal)a;
         }
       continue;
     }
@@ -375,8 +393,8 @@ SAP_HD void SAPT(sapw_tendonArmature)(const sapModel* m, const SAPT(sapTenFrames
       double ai = arm * tenJ[i];
       for (int j = i; j >= 0; j = m->dof_parentid[j]) {  // row i's entries: i and its ancestors
         sreal c = (sreal)(ai * tenJ[j]);
-        M[(long)i * nv + j] += c;
-        if (j != i) M[(long)j * nv + i] += c;
+        SAPT(sapw_mrow)(M, radr, nv, i)[j] += c;
+        if (j != i) SAPT(sapw_mrow)(M, radr, nv, j)[i] += c;
       }
     }
   }
@@ -1171,9 +1189,10 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
                                  sreal* scratch, const sapWorldContacts* con, const int* ta) {
   int nv = m->nv;
   SAPT(sapFreeMotionScratch) fs;
-  SAPT(sapw_freeMotionCarve)(m, scratch, &fs);
+  SAPT(sapw_freeMotionCarve)(m, scratch, &fs, 0);
   sreal *cinert = fs.cinert, *crb = fs.crb, *cvel = fs.cvel, *cacc = fs.cacc, *cfrc = fs.cfrc, *L = fs.L,
         *x = fs.x;
+  const int* radr = fs.loc ? m->dof_Aadr : (const int*)0;  // L by tree blocks, as A; else dense
 
   /* A and its factor by dof trees: A is zero between two dofs unless one is an ancestor of
    * the other (sapw_crbColumn), so each tree (the dofs below a dof without a parent dof,
@@ -1188,15 +1207,17 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
    * alike) and their v* is 0; the explicit forces below are cheap and run over every dof */
   SAPT(sapw_comPos)(m, xpos, xmat, xanchor, xaxis, cref, cdof, ta);
   SAPT(sapw_cinert)(m, xipos, ximat, cref, cinert, ta);
-  SAPT(sapw_crb)(m, cinert, cdof, crb, L, contiguous, ta);
+  SAPT(sapw_crb)(m, cinert, cdof, crb, L, contiguous, ta, radr);
   for (int i = 0; i < nv; i++)
-    L[i * nv + i] += (sreal)(h * sapw_damperSlope(m->dof_damping[i], m->dof_dampingpoly + SAP_NPOLY * i, qvel[i]));
+    SAPT(sapw_mrow)(L, radr, nv, i)[i] +=
+        (sreal)(h * sapw_damperSlope(m->dof_damping[i], m->dof_dampingpoly + SAP_NPOLY * i, qvel[i]));
   SAPT(sapTenFrames) fr = {xpos, xmat, cref, cdof};
-  SAPT(sapw_tendonArmature)(m, &fr, qvel, ta, fs.tenJ, fs.tenbias, L);  // after the damping, as the warp free motion
+  SAPT(sapw_tendonArmature)(m, &fr, qvel, ta, fs.tenJ, fs.tenbias, L, radr);  // after the damping, as the warp free motion
   for (int t0 = 0, t1; t0 < nv; t0 = t1) {
     t1 = SAPT(sapw_treeEnd)(m, t0, contiguous);
     if (sapw_treeSleeps(ta, m->dof_treeid[t0])) continue;
-    for (int i = t0; i < t1; i++) SAPT(sapw_store)(qA + sapw_Aoff(m, nv, i) + t0, L + (long)i * nv + t0, t1 - t0);
+    for (int i = t0; i < t1; i++)
+      SAPT(sapw_store)(qA + sapw_Aoff(m, nv, i) + t0, SAPT(sapw_mrow)(L, radr, nv, i) + t0, t1 - t0);
   }
   SAPT(sapw_rne)(m, qvel, cinert, cdof, cvel, cacc, cfrc, qfrc_bias, ta);
   for (int i = 0; fs.tenbias && i < nv; i++)  // spatial tendons' armature bias (mj_tendonBias)
@@ -1222,25 +1243,42 @@ SAP_HD int SAPT(sapw_freeMotion)(const sapModel* m, double h, int explicit_drive
    * is nonzero, then dense. Only a fixed tendon's armature could put one there (crb zeroes a
    * tree's block and writes its ancestor pairs, the damping the diagonal, a spatial tendon's
    * armature ancestor pairs): without one the pattern is not scanned */
+  /* Each tree factors in its own block Lt (rows of lda entries from M[t0][t0]) with indices
+   * local to it: the parents, segment starts and subtree ends shifted by t0 (loc), so the same
+   * operations in the same order as on the whole matrix; a failed pivot's local index + t0 */
   int scan = sapt_hasFixedArmature(m);
   for (int t0 = 0; t0 < nv;) {
-    int t1 = SAPT(sapw_treeEnd)(m, t0, contiguous);
+    int t1 = SAPT(sapw_treeEnd)(m, t0, contiguous), n = t1 - t0;
     if (!sapw_treeSleeps(ta, m->dof_treeid[t0])) {
+      // dense: the whole matrix and the model's indices; by blocks: the tree's block, local ones
+      sreal* Lt = radr ? SAPT(sapw_mrow)(L, radr, nv, t0) + t0 : L;
+      int lda = radr ? n : nv, k0 = radr ? 0 : t0, k1 = radr ? n : t1, fail;  // the rows in Lt's indices
+      sreal* xt = radr ? x + t0 : x;
       const int *par = m->dof_parentid, *seg = m->dof_segstart;
-      if (SAPT(sapw_treeIsChain)(m, t0, t1)) {  // one segment: its pattern is the whole block
-        int fail = SAPT(sapw_chainFactorSolve)(L, t0, t1, nv, x);
-        if (fail) return fail;
-      } else if (!scan || SAPT(sapw_treePattern)(L, t0, t1, nv, par, seg)) {
-        int fail = m->dof_treeend[t0] >= 0 ? SAPT(sapw_treeFactorPre)(L, t0, t1, nv, par, seg, m->dof_treeend)
-                                           : SAPT(sapw_treeFactor)(L, t0, t1, nv, par, seg);
-        if (fail) return fail;
-        SAPT(sapw_treeSolve)(L, t0, t1, nv, par, seg, x);
-      } else {
-        sreal* Lt = L + (long)t0 * nv + t0;
-        int fail = SAPT(sapw_cholFactor)(Lt, t1 - t0, nv, t1 - t0);
-        if (fail) return t0 + fail;
-        SAPT(sapw_cholSolve)(Lt, t1 - t0, nv, x + t0);
+      const int* tend = m->dof_treeend[t0] >= 0 ? m->dof_treeend : (const int*)0;
+      if (radr) {
+        int *lp = fs.loc, *ls = lp + nv, *le = ls + nv;
+        for (int i = 0; i < n; i++) {
+          int p = m->dof_parentid[t0 + i];
+          lp[i] = p >= 0 ? p - t0 : -1;
+          ls[i] = m->dof_segstart[t0 + i] - t0;
+          if (tend) le[i] = m->dof_treeend[t0 + i] - t0;
+        }
+        par = lp, seg = ls, tend = tend ? le : (const int*)0;
       }
+      if (SAPT(sapw_treeIsChain)(m, t0, t1)) {  // one segment: its pattern is the whole block
+        fail = SAPT(sapw_chainFactorSolve)(Lt, k0, k1, lda, xt);
+      } else if (!scan || SAPT(sapw_treePattern)(Lt, k0, k1, lda, par, seg)) {
+        fail = tend ? SAPT(sapw_treeFactorPre)(Lt, k0, k1, lda, par, seg, tend)
+                    : SAPT(sapw_treeFactor)(Lt, k0, k1, lda, par, seg);
+        if (!fail) SAPT(sapw_treeSolve)(Lt, k0, k1, lda, par, seg, xt);
+      } else {
+        sreal* Lb = Lt + (long)k0 * lda + k0;
+        fail = SAPT(sapw_cholFactor)(Lb, n, lda, n);
+        if (fail) fail += k0;  // in Lt's indices, as the others
+        else SAPT(sapw_cholSolve)(Lb, n, lda, xt + k0);
+      }
+      if (fail) return fail + (radr ? t0 : 0);
     }
     t0 = t1;
   }

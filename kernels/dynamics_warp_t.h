@@ -20,7 +20,7 @@ SAP_DEV int SAPT(sapv_freeMotion)(const sapModel* m, double h, int explicit_driv
                                   sreal* scratch, const sapWorldContacts* con, int lane) {
   int nv = m->nv, nb = m->nbody;
   SAPT(sapFreeMotionScratch) fs;  // the layout of sapw_freeMotion (its carve)
-  SAPT(sapw_freeMotionCarve)(m, scratch, &fs);
+  SAPT(sapw_freeMotionCarve)(m, scratch, &fs, 1);  // dense L: the warp Cholesky takes the whole matrix
   sreal *cinert = fs.cinert, *crb = fs.crb, *cvel = fs.cvel, *cacc = fs.cacc, *cfrc = fs.cfrc, *L = fs.L,
         *x = fs.x;
 
@@ -48,13 +48,13 @@ SAP_DEV int SAPT(sapv_freeMotion)(const sapModel* m, double h, int explicit_driv
   for (int b = 1 + lane; b < nb; b += SAPV_LANES) SAPT(sapw_rneBodyForce)(m, b, cinert, cvel, cacc, cfrc);
   __syncwarp();
   for (int i = lane; i < nv; i += SAPV_LANES) {
-    SAPT(sapw_crbColumn)(m, crb, cdof, i, L);
+    SAPT(sapw_crbColumn)(m, crb, cdof, i, L, (const int*)0);
     L[i * nv + i] += (sreal)(h * sapw_damperSlope(m->dof_damping[i], m->dof_dampingpoly + SAP_NPOLY * i, qvel[i]));
   }
   if (m->ntendon) {  // tendons' armature onto the columns just written; the spatial ones' bias
     __syncwarp();
     SAPT(sapTenFrames) fr = {xpos, xmat, cref, cdof};
-    if (lane == 0) SAPT(sapw_tendonArmature)(m, &fr, qvel, (const int*)0, fs.tenJ, fs.tenbias, L);
+    if (lane == 0) SAPT(sapw_tendonArmature)(m, &fr, qvel, (const int*)0, fs.tenJ, fs.tenbias, L, (const int*)0);
   }
   if (lane < 6)
     for (int b = nb - 1; b > 0; b--) {

@@ -353,7 +353,7 @@ static void test_scratch_from_carve(void) {
       CHECK(sap_step(s, 1) == SAP_OK, "%s: step: %s", sc < 4 ? scenes[sc] : "chain", sap_lastError());
       const sapModel* m = sap_model(s);
       sapData* d = (sapData*)sap_data(s);
-      long n = fp32 ? (long)sizeof(float) * sapw_scratchFreeMotion_f32(m) : (long)sizeof(double) * sapw_scratchFreeMotion_f64(m);
+      long n = fp32 ? (long)sizeof(float) * sapw_scratchFreeMotion_f32(m, 0) : (long)sizeof(double) * sapw_scratchFreeMotion_f64(m, 0);
       unsigned char* buf = malloc(n + FM_GUARD);
       memset(buf, 0xA5, n + FM_GUARD);
       int nb = m->nbody, nv = m->nv;
