@@ -390,6 +390,14 @@ SAP_HD void SAPT(sapw_overflowFlag)(const sapModel* m, const sapData* d, int w, 
   else d->world_flags[w] |= SAP_WORLD_CONTACT_OVERFLOW;
 }
 
+/* P's islands (or its one block of all dofs) with H and L in place: 0 when H and L outside the
+ * carve could not be had (sapProblem.hl_grow answered null). The world then keeps its velocity,
+ * flagged SAP_WORLD_FACTORFAIL like a solve stopped before its first step */
+SAP_HD int SAPT(sapw_islandsReady)(SAPT(sapProblem)* P) {
+  if (!P->nisl) SAPT(sapw_islandsOne)(P);
+  return !P->hl_fail;
+}
+
 /* solve world w: assemble, split into islands (else one dense block: the tests' reference),
  * Newton, write vnext and the diagnostics. islands: 0 one dense block; 1 islands, each dense;
  * 2 islands, those of several trees block-sparse where the flop estimate pays (the solve's
@@ -414,8 +422,14 @@ SAP_HD void SAPT(sapw_solveWorldIslands)(const sapModel* m, const sapData* d, in
     SAPT(sapw_participation)(m, d, w, &P);
     P.sparse = islands >= 2 ? islands - 1 : 0;  // 2: block-sparse where it pays (sapw_islandTrees)
     if (islands) SAPT(sapw_islands)(m, &P);
-    SAPT(sapw_newtonIslands)(&P, prm, &st);
-    for (int j = 0; j < nv; j++) vnext[j] = (double)P.v[j];
+    if (SAPT(sapw_islandsReady)(&P)) {
+      SAPT(sapw_newtonIslands)(&P, prm, &st);
+      for (int j = 0; j < nv; j++) vnext[j] = (double)P.v[j];
+    } else {  // no memory for H and L: no impulses (sensors read them)
+      for (int j = 0; j < nv; j++) vnext[j] = d->qvel[(long)w * nv + j];
+      for (int k = 0; k < P.cd * P.nc + P.ns; k++) P.gam[k] = 0;
+      st.flags = SAP_WORLD_FACTORFAIL;
+    }
   }
   sapw_recordSolve(d, w, &st, st.flags);
   SAPT(sapw_overflowFlag)(m, d, w, &P, vnext, prm->h);
@@ -542,6 +556,13 @@ SAP_HD void SAPT(sapw_solveWorldScreened)(const sapModel* m, const sapData* d, i
       SAPT(sapw_participation)(m, d, w, &P);
       P.sparse = 1;
       SAPT(sapw_islands)(m, &P);
+      if (!SAPT(sapw_islandsReady)(&P)) {  // no memory for H and L: as the plain solve
+        for (int j = 0; j < nv; j++) P.v[j] = (SAP_REAL)qvel[j];
+        for (int k = 0; k < P.cd * P.nc + P.ns; k++) P.gam[k] = 0;  // no impulses
+        st.iters = st.ls_iters = st.nfactor = st.ls_evals = 0;
+        st.flags = SAP_WORLD_FACTORFAIL;
+        break;
+      }
       SAPT(sapw_newtonIslands)(&P, prm, &st);
     }
     sum.iters += st.iters;

@@ -436,6 +436,49 @@ static void test_trajectory_vs_dense(void) {
   free(b);
 }
 
+/* H and L outside the carve (sapSolveParams.hl_grow): the solve asks for exactly its islands'
+ * blocks, sum n_k^2 entries in the objective's precision for H, then the linear solve's L and
+ * its nv right-hand sides (counted here from the islands' sizes); when the memory is not
+ * there (a null answer) the world keeps its velocity with no impulses, flagged FACTORFAIL,
+ * plain and screened */
+static long grow_asked;
+static void* grow_fail(void* ctx, long bytes) {
+  (void)ctx;
+  grow_asked = bytes;
+  return NULL;
+}
+
+static void test_hl_out_of_memory(void) {
+  for (int screen = 0; screen < 2; screen++) {
+    sapSim* s = fx_sim("scenes/box_pile.xml", 1, screen ? "preset=approx32 contact_screen=1" : "preset=approx32");
+    if (!s) return;
+    const sapModel* m = s->m;
+    sap_step(s, 40);  // the pile lands: contacts in every world
+    stage(s);
+    sapSolveParams prm;
+    sapc_solveParams(s, s->h, &prm);
+    sapProblem_f64 P;
+    CHECK(assemble(s, 0, &prm, &P), "box_pile has constraints");
+    sapw_islands_f64(m, &P);
+    long nh = P.hoff[P.nisl], need = 8 * nh + 4 * (nh + m->nv);  // approx32: fp64 H, fp32 L
+    for (int k = 0; k < P.nisl; k++) nh -= (long)(P.ibeg[k + 1] - P.ibeg[k]) * (P.ibeg[k + 1] - P.ibeg[k]);
+    CHECK(nh == 0, "islands' blocks: %ld entries besides the sum of n_k^2", nh);
+    prm.hl_grow = grow_fail;
+    grow_asked = 0;
+    const double* gam = P.gam;  // the impulses' place in world 0's scratch (the same carve)
+    if (screen) sapw_solveWorldScreened_f64(m, &s->d, 0, &prm);
+    else sapw_solveWorld_f64(m, &s->d, 0, &prm);
+    int same = 1, zero = 1;
+    for (int j = 0; j < m->nv; j++) same &= s->d.vnext[j] == s->d.qvel[j];
+    for (int k = 0; k < 3 * s->d.ncon[0]; k++) zero &= gam[k] == 0;
+    CHECK(s->d.world_flags[0] & SAP_WORLD_FACTORFAIL, "screen %d: not flagged (%d)", screen, s->d.world_flags[0]);
+    CHECK(!(s->d.world_flags[0] & SAP_WORLD_CONVERGED), "screen %d: flagged converged", screen);
+    CHECK(same && zero, "screen %d: velocity kept %d, impulses zero %d", screen, same, zero);
+    CHECK(screen || grow_asked == need, "asked %ld bytes, the islands need %ld", grow_asked, need);
+    sap_free(s);
+  }
+}
+
 /* ---- free fall in a many-object scene: MuJoCo 4 and the analytic fall ------------------ */
 
 static void test_free_fall(void) {
@@ -553,5 +596,6 @@ int main(void) {
   RUN(test_trajectory_vs_dense);
   RUN(test_free_fall);
   RUN(test_large_world);
+  RUN(test_hl_out_of_memory);
   return check_summary("test_sap_islands");
 }
