@@ -13,6 +13,7 @@
 
 #include <mujoco/mujoco.h>
 
+#include "kernels.h"
 #include "model.h"
 #include "model_fields.h"
 #include "sim.h"
@@ -730,15 +731,8 @@ static void dof_treeends(sapModel* m) {
  * is the ancestor without a parent dof); when a tree's dofs are not contiguous, one nv x nv
  * block [0, nv) (the dense matrix, as the free motion's and the solve's fallbacks) */
 static void dof_Alayout(sapModel* m) {
-  int nv = m->nv, ok = 1, *lo = m->dof_Alo, *hi = m->dof_Ahi;
-  for (int j = 0; j < nv; j++) {
-    int p = m->dof_parentid[j];
-    lo[j] = p < 0 ? j : lo[p];
-    if (p >= 0 && lo[j] != lo[j - 1]) ok = 0;  // a tree's dofs must follow one another
-  }
-  for (int j = nv - 1; j >= 0; j--) hi[j] = j + 1 < nv && lo[j + 1] == lo[j] ? hi[j + 1] : j + 1;
-  if (!ok)
-    for (int j = 0; j < nv; j++) lo[j] = 0, hi[j] = nv;
+  int nv = m->nv, *lo = m->dof_Alo, *hi = m->dof_Ahi;
+  sapw_dofTreeRanges(m->dof_parentid, nv, lo, hi);
   /* row j's block starts after the rows before it: A[j][k] at n - lo[j] + k, k in [lo, hi);
    * n - lo[j] >= 0 (the earlier trees' sum n_t^2 >= their sum n_t = lo[j]) */
   long n = 0;

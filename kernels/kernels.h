@@ -37,6 +37,23 @@ SAP_HD sapWorldContacts sapw_worldContacts(const sapData* d, int w) {
  * encoding: >= 0 asleep); ta NULL: no tree sleeps, t < 0: a static body's "tree" */
 SAP_HD int sapw_treeSleeps(const int* ta, int t) { return ta && t >= 0 && ta[t] >= 0; }
 
+/* dof tree ranges from the dof parents (MuJoCo's order): lo[j] = the first dof of j's tree (the
+ * ancestor without a parent dof), hi[j] one past its last. Returns 0 when a tree's dofs are not
+ * contiguous; then every range is [0, nv), one block. The model's dof_Alo / dof_Ahi are these
+ * (host/model_load.c), and so are the solve's tree ranges */
+SAP_HD int sapw_dofTreeRanges(const int* parent, int nv, int* lo, int* hi) {
+  int ok = 1;
+  for (int j = 0; j < nv; j++) {
+    int p = parent[j];
+    lo[j] = p < 0 ? j : lo[p];
+    if (p >= 0 && lo[j] != lo[j - 1]) ok = 0;  // a tree's dofs must follow one another
+  }
+  for (int j = nv - 1; j >= 0; j--) hi[j] = j + 1 < nv && lo[j + 1] == lo[j] ? hi[j + 1] : j + 1;
+  if (!ok)
+    for (int j = 0; j < nv; j++) lo[j] = 0, hi[j] = nv;
+  return ok;
+}
+
 /* one world's A = M + armature + h damping by dof tree blocks (sapModel.dof_Alo, dof_Ahi,
  * dof_Aadr; sapData.qA): A[i][j] at A + Aadr[i] + j for j in [Alo, Ahi); A is zero outside.
  * m null or without the layout (the tests' hand-made problems): A dense nv x nv */

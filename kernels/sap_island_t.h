@@ -40,20 +40,11 @@ SAP_HD const double* SAPT(sapw_Atree)(const SAPT(sapProblem)* P, const double* A
  * (dof_Alo, dof_Ahi, computed at load by this rule, host/model_load.c dof_Alayout): copied,
  * so that A's stored blocks are these ranges (the return value is then 1). */
 SAP_HD int SAPT(sapw_treeRanges)(const sapModel* m, int nv, int* tlo, int* thi) {
-  int ok = 1;
   if (m->dof_Aadr) {
     for (int j = 0; j < nv; j++) tlo[j] = m->dof_Alo[j], thi[j] = m->dof_Ahi[j];
     return 1;
   }
-  for (int j = 0; j < nv; j++) {
-    int p = m->dof_parentid[j];
-    tlo[j] = p < 0 ? j : tlo[p];
-    if (p >= 0 && tlo[j] != tlo[j - 1]) ok = 0;  // a tree's dofs must follow one another
-  }
-  for (int j = nv - 1; j >= 0; j--) thi[j] = j + 1 < nv && tlo[j + 1] == tlo[j] ? thi[j + 1] : j + 1;
-  if (!ok)
-    for (int j = 0; j < nv; j++) tlo[j] = 0, thi[j] = nv;
-  return ok;
+  return sapw_dofTreeRanges(m->dof_parentid, nv, tlo, thi);
 }
 
 /* 1 if every row of A over island k's dofs (pre-order, iend set) is exactly zero after its
