@@ -276,6 +276,8 @@ static void random_spheres(int n, int seed) {
     }
   }
   char* xml = (char*)malloc(200 * (n + 4));
+  CHECK(xml != NULL, "out of memory");
+  if (!xml) return;
   int len = sprintf(xml, "<mujoco><option timestep='0.002'/><worldbody><geom type='plane' size='5 5 .1'/>");
   for (int i = 0; i < n; i++)
     len += sprintf(xml + len, "<body pos='%.17g %.17g %.17g'><freejoint/><geom type='sphere' size='%.17g'/></body>",
@@ -534,6 +536,8 @@ static void test_large_world(void) {
   const int N = 700, M = 100;
   size_t cap = (size_t)(N + M) * 160 + 200;
   char* xml = (char*)malloc(cap);
+  CHECK(xml != NULL, "out of memory");
+  if (!xml) return;
   int len = sprintf(xml, "<mujoco><option timestep='0.004'/><worldbody><geom type='plane' size='60 60 .1'/>");
   for (int i = 0; i < N + M; i++) {
     const char* type = i % 3 == 0 ? "sphere" : i % 3 == 1 ? "box" : "capsule";
