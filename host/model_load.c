@@ -1251,6 +1251,13 @@ static void count_solve_rows(sapModel* m) {
     if (nnz > m->nsolve_nnz) m->nsolve_nnz = nnz;
   }
   m->nsolve_rows = n;
+  int deep = 0;  // the most dofs on a body's root path
+  for (int b = 0; b < m->nbody; b++) {
+    int k = 0;
+    for (int j = last_dof(m, b); j >= 0; j = m->dof_parentid[j]) k++;
+    if (k > deep) deep = k;
+  }
+  m->nsolve_chain = 2 * deep < m->nv ? 2 * deep : m->nv;
 }
 
 /* ---- candidate pairs and their contact parameters (reference mujoco_semantics.md

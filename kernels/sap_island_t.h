@@ -63,7 +63,8 @@ SAP_HD int SAPT(sapw_subtreeRows)(const SAPT(sapProblem)* P, int k) {
 
 /* the block offsets hoff from the island sizes in ibeg; with hl_grow (H and L outside the
  * carve) H and L of exactly those blocks: H (when the linear solve has another precision),
- * then L's blocks and its nv right-hand sides at lrhs = hoff[nisl] */
+ * then L's blocks and its nv right-hand sides at lrhs = hoff[nisl], then the contacts'
+ * Jacobian row cache (nc contacts of at most SAP_SOLVE_NCHAIN chain dofs: jn, jdof, jrow) */
 SAP_HD void SAPT(sapw_islandOffsets)(SAPT(sapProblem)* P) {
   P->hoff[0] = 0;
   for (int k = 0; k < P->nisl; k++) {
@@ -73,11 +74,19 @@ SAP_HD void SAPT(sapw_islandOffsets)(SAPT(sapProblem)* P) {
   if (!P->hl_grow) return;
   long R = sizeof(SAP_REAL), lb = P->lin_bytes, nh = P->hoff[P->nisl];
   long hbytes = lb == R ? 0 : (R * nh + 7) / 8 * 8;
-  unsigned char* buf = (unsigned char*)P->hl_grow(P->hl_ctx, hbytes + lb * (nh + P->nv));
+  long lbytes = (lb * (nh + P->nv) + 7) / 8 * 8;
+  long nc = P->nc, jm = SAP_SOLVE_NCHAIN(P->m), ibytes = (4 * nc * (1 + jm) + 7) / 8 * 8;
+  unsigned char* buf = (unsigned char*)P->hl_grow(P->hl_ctx, hbytes + lbytes + ibytes + R * nc * P->cd * jm);
   P->hl_fail = buf == (unsigned char*)0;
   P->L = buf ? (void*)(buf + hbytes) : (void*)0;
   P->H = lb == R ? (SAP_REAL*)P->L : (SAP_REAL*)buf;
   P->lrhs = nh;
+  P->jmax = buf ? (int)jm : 0;
+  if (!buf) return;
+  P->jn = (int*)(buf + hbytes + lbytes);
+  P->jdof = P->jn + nc;
+  P->jrow = (SAP_REAL*)(buf + hbytes + lbytes + ibytes);
+  for (long i = 0; i < nc; i++) P->jn[i] = -1;  // made at first use
 }
 
 /* one island of all nv dofs in order, every tree range [0, nv): the dense problem (problems

@@ -213,6 +213,43 @@ SAP_HD void SAPT(sapw_hessianRowOfContact)(SAPT(sapProblem)* P, const SAP_REAL* 
   }
 }
 
+/* sapw_hessianRowOfContact over the contact's cached rows (sapw_contactRowsCached): row r of
+ * chain position p at J[r jm + p], its dof chain[p]. The same operations in the same order on
+ * the same values, so H is bit for bit the uncached one; no row rebuilt, no column cleared */
+SAP_HD void SAPT(sapw_hessianRowCached)(SAPT(sapProblem)* P, const SAP_REAL* G, int p, int r, int n,
+                                         const int* chain, const SAP_REAL* J, int jm) {
+  int cd = P->cd, i = chain[p];
+  SAP_REAL* Hi = SAPT(sapw_hRow)(P, i);  // row i of its island's block, columns by iloc
+  const int* loc = P->iloc;
+  if (cd > 3) {
+    SAP_REAL gi[SAP_CDIM_MAX];
+    for (int b = 0; b < cd; b++) {
+      gi[b] = 0;
+      for (int a = 0; a < cd; a++) gi[b] += J[a * jm + p] * G[cd * a + b];
+    }
+    for (int q = 0; q < n; q++) {
+      int j = chain[q];
+      if (j > i) continue;
+      SAP_REAL h = 0;
+      for (int b = 0; b < cd; b++) h += gi[b] * J[b * jm + q];
+      Hi[loc[j]] += h;
+    }
+    return;
+  }
+  const SAP_REAL *J0 = J, *J1 = J + jm, *J2 = J + 2 * jm;
+  SAP_REAL gi[3];  // (J_:i)' G
+  for (int b = 0; b < 3; b++) gi[b] = J0[p] * G[b] + J1[p] * G[3 + b] + J2[p] * G[6 + b];
+  if (p < r) {
+    for (int q = p; q < r; q++) Hi[loc[chain[q]]] += gi[0] * J0[q] + gi[1] * J1[q] + gi[2] * J2[q];
+    for (int q = r; q < n; q++)
+      if (chain[q] <= i) Hi[loc[chain[q]]] += gi[0] * J0[q] + gi[1] * J1[q] + gi[2] * J2[q];
+  } else {
+    for (int q = 0; q < r; q++)
+      if (chain[q] <= i) Hi[loc[chain[q]]] += gi[0] * J0[q] + gi[1] * J1[q] + gi[2] * J2[q];
+    for (int q = p; q < n; q++) Hi[loc[chain[q]]] += gi[0] * J0[q] + gi[1] * J1[q] + gi[2] * J2[q];
+  }
+}
+
 /* H += G_s S_s' S_s (lower triangle) for scalar row s at P->vc */
 SAP_HD void SAPT(sapw_hessianRow)(SAPT(sapProblem)* P, int s) {
   SAP_REAL gam, l, g;
@@ -256,6 +293,14 @@ SAP_HD void SAPT(sapw_hessian)(SAPT(sapProblem)* P) {
     SAP_REAL G[SAP_CDIM_MAX * SAP_CDIM_MAX];  // cd x cd; one thread per world here
     int c = SAPT(sapw_conAt)(P, a);
     if (!SAPT(sapw_contactHessian)(P, c, G)) continue;
+    if (P->jmax) {  // the rows cached at the first iteration
+      const int* chain;
+      const SAP_REAL* J;
+      int n = SAPT(sapw_contactRowsCached)(P, c, &chain, &J), r = 1;
+      while (r < n && chain[r] < chain[r - 1]) r++;  // the descending first run
+      for (int p = 0; p < n; p++) SAPT(sapw_hessianRowCached)(P, G, p, r, n, chain, J, P->jmax);
+      continue;
+    }
     int n = SAPT(sapw_contactRows)(P, c), r = 1;
     while (r < n && P->chain[r] < P->chain[r - 1]) r++;  // the descending first run
     for (int p = 0; p < n; p++) SAPT(sapw_hessianRowOfContact)(P, G, p, r, n);

@@ -71,6 +71,13 @@ typedef struct SAPT(sapProblem) {
   SAP_REAL* body6;          /* (nbody x 6) body velocities or wrenches of the tree passes */
   SAP_REAL* rows;           /* (cd x nv) one contact's Jacobian rows, zero outside its chains */
   int* chain;               /* (nv) the dofs of one contact's chains */
+  /* each contact's Jacobian rows over its chain dofs, made once per solve at the first Newton
+     matrix that needs them (sapw_contactRowsCached) instead of at every iteration: in the H and
+     L buffer after L (hl_grow, the CPU's one-lane solve), else none (jmax 0) */
+  int jmax;                 /* dofs per contact cached: SAP_SOLVE_NCHAIN, 0 without a cache */
+  int* jn;                  /* (nc) contact i's chain length, -1 until made */
+  int* jdof;                /* (nc x jmax) its chain dofs in sapw_contactChain's order */
+  SAP_REAL* jrow;           /* (nc x cd x jmax) its rows: J_i[r][jdof[p]] at jrow[(cd i + r) jmax + p] */
   /* contact points, once per solve (sapw_contactPoints): every J v, J' gamma and Jacobian row
      of contact i reads them instead of recomputing them from the witnesses (the same values) */
   SAP_REAL* cpt;            /* (nc x 6) velocity point of sides 0, 1 about its tree's cref, or
@@ -212,6 +219,9 @@ SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   P->vk = -1;                 // the whole problem
   P->sparse = 0;
   P->cpt = (SAP_REAL*)0;  // no cached points until sapw_contactPoints
+  P->jmax = 0;            // no Jacobian row cache (sapw_islandOffsets places one with hl_grow)
+  P->jn = P->jdof = (int*)0;
+  P->jrow = (SAP_REAL*)0;
   return n;
 }
 
@@ -531,4 +541,27 @@ SAP_HD void SAPT(sapw_clearColumn)(const SAPT(sapProblem)* P, int j) {
 
 SAP_HD void SAPT(sapw_clearRows)(const SAPT(sapProblem)* P, int n) {
   for (int k = 0; k < n; k++) SAPT(sapw_clearColumn)(P, P->chain[k]);
+}
+
+/* contact i's chain dofs and rows from the cache (made here at the first use in this solve:
+ * sapw_contactRows, copied compact, rows cleared): *dofs = its chain in sapw_contactChain's
+ * order, *J = row r at (*J)[r jmax + p] for dof (*dofs)[p]; the same values as P->rows, so
+ * sums over them are bit for bit those over the rows. Returns the chain length. */
+SAP_HD int SAPT(sapw_contactRowsCached)(const SAPT(sapProblem)* P, int i, const int** dofs, const SAP_REAL** J) {
+  int jm = P->jmax, cd = P->cd, *jd = P->jdof + (long)jm * i;
+  SAP_REAL* Ji = P->jrow + (long)jm * cd * i;
+  int n = P->jn[i];
+  if (n < 0) {
+    n = SAPT(sapw_contactRows)(P, i);
+    for (int p = 0; p < n; p++) {
+      int j = P->chain[p];
+      jd[p] = j;
+      for (int r = 0; r < cd; r++) Ji[r * jm + p] = P->rows[r * P->nv + j];
+    }
+    SAPT(sapw_clearRows)(P, n);
+    P->jn[i] = n;
+  }
+  *dofs = jd;
+  *J = Ji;
+  return n;
 }

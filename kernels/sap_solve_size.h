@@ -18,6 +18,9 @@
 #define SAP_SOLVE_NHALF(m) \
   ((m)->neq > 0 ? (long)(m)->nq + 22L * (m)->nbody + 6L * (m)->njnt + 6L * (m)->nv : 0L)
 
+/* dofs of one contact's two chains at most (the CPU solve's Jacobian row cache, sapw_islandOffsets) */
+#define SAP_SOLVE_NCHAIN(m) ((m)->nsolve_chain)
+
 /* rows of one contact: 3, or 4 / 6 when the model has torsional / rolling contacts */
 #define SAP_SOLVE_CD(m) ((m)->ncondim > 3 ? (m)->ncondim : 3)
 

@@ -438,9 +438,18 @@ static void test_trajectory_vs_dense(void) {
   free(b);
 }
 
+/* bytes of the contacts' Jacobian row cache after H and L (sapw_islandOffsets): per contact its
+ * chain length and at most nchain dofs (ints, rounded up to 8 bytes), then cd rows of nchain
+ * entries in the objective's precision R */
+static long jcache_bytes(const sapModel* m, long nc, int cd, long R) {
+  long jm = m->nsolve_chain;
+  return (4 * nc * (1 + jm) + 7) / 8 * 8 + R * nc * cd * jm;
+}
+
 /* H and L outside the carve (sapSolveParams.hl_grow): the solve asks for exactly its islands'
  * blocks, sum n_k^2 entries in the objective's precision for H, then the linear solve's L and
- * its nv right-hand sides (counted here from the islands' sizes); when the memory is not
+ * its nv right-hand sides (counted here from the islands' sizes), then the contacts' row
+ * cache (jcache_bytes); when the memory is not
  * there (a null answer) the world keeps its velocity with no impulses, flagged FACTORFAIL,
  * plain and screened */
 static long grow_asked;
@@ -462,7 +471,9 @@ static void test_hl_out_of_memory(void) {
     sapProblem_f64 P;
     CHECK(assemble(s, 0, &prm, &P), "box_pile has constraints");
     sapw_islands_f64(m, &P);
-    long nh = P.hoff[P.nisl], need = 8 * nh + 4 * (nh + m->nv);  // approx32: fp64 H, fp32 L
+    long nh = P.hoff[P.nisl];  // approx32: fp64 H, fp32 L
+    long need = 8 * nh + (4 * (nh + m->nv) + 7) / 8 * 8 + jcache_bytes(m, P.nc, P.cd, 8);
+    CHECK(m->nsolve_chain == 12, "box_pile: %d chain dofs per contact (two free bodies: 12)", m->nsolve_chain);
     for (int k = 0; k < P.nisl; k++) nh -= (long)(P.ibeg[k + 1] - P.ibeg[k]) * (P.ibeg[k + 1] - P.ibeg[k]);
     CHECK(nh == 0, "islands' blocks: %ld entries besides the sum of n_k^2", nh);
     prm.hl_grow = grow_fail;
@@ -564,28 +575,49 @@ static void test_large_world(void) {
   sap_set(s32, SAP_FIELD_QVEL, NULL, 1, qvel);
   int nstep = 20;
   double h = 0.004, g = 9.81;
+  /* the shared buffer's size by its growth rule (host/solve.c hl_grow: a need past the buffer
+     grows it to the need and a quarter), the need of each step from its contacts: every object
+     in contact is an island of one free body (36 entries of H), each contact caches 3 rows of
+     12 chain dofs (jcache_bytes). drake: fp64 objective and linear solve, L is H (in place), 8
+     bytes an entry and the nv right-hand sides; approx32: H in fp64 and L in fp32 */
+  CHECK(s->m->nsolve_chain == 12, "%d chain dofs per contact (one free body: 6, two: 12)", s->m->nsolve_chain);
+  long want = 0, want32 = 0, need = 0, nhmax = 0;
+  char* touch = (char*)malloc(s->m->nbody);
   for (int n = 0; n < nstep; n++) {
     sap_step(s, 1);
     sap_step(s32, 1);
     CHECK(s->d.world_flags[0] & s32->d.world_flags[0] & SAP_WORLD_CONVERGED, "step %d: flags %d %d", n,
           s->d.world_flags[0], s32->d.world_flags[0]);
+    long sz[2];
+    for (int k = 0; k < 2; k++) {
+      sapSim* sk = k ? s32 : s;
+      int nc = sk->d.ncon[0];
+      long objects = 0;
+      memset(touch, 0, (size_t)sk->m->nbody);
+      for (int i = 0; i < nc; i++)
+        for (int e = 0; e < 2; e++) {
+          int b = sk->m->geom_bodyid[sk->d.con_geom[2 * i + e]];
+          if (b > 0 && !touch[b]) touch[b] = 1, objects++;
+        }
+      long nh = 36 * objects;
+      if (nh > nhmax) nhmax = nh;
+      sz[k] = (k ? 8 * nh + (4 * (nh + nv) + 7) / 8 * 8 : 8 * (nh + nv)) + jcache_bytes(sk->m, nc, 3, 8);
+    }
+    if (sz[0] > want) want = sz[0] + sz[0] / 4, need = sz[0];
+    if (sz[1] > want32) want32 = sz[1] + sz[1] / 4;
   }
+  free(touch);
+  CHECK(nhmax == 36L * N, "%ld entries of H at most; every object on the plane in contact: %ld", nhmax, 36L * N);
   double e_an = 0;
   for (int i = N; i < N + M; i++) {
     double z = s->d.qpos[7 * i + 2], zan = 5.0 + 0.01 * i - g * h * h * nstep * (nstep + 1) / 2;
     e_an = fmax(e_an, fabs(z - zan));
   }
   CHECK(e_an <= 1e-12, "falling objects: |z - analytic| %g", e_an);
-  /* every object on the plane is in contact from the second step on, so the largest need is
-     reached then and the buffer grown once more to it and a quarter (host/solve.c hl_grow).
-     drake: fp64 objective and linear solve, L is H (in place), 8 bytes an entry and the nv
-     right-hand sides; approx32: H in fp64 and L in fp32 */
-  long nh = 36L * N, need = 8 * (nh + nv), need32 = 8 * nh + 4 * (nh + nv);
   long got = (long)sap_bytesShared(s), got32 = (long)sap_bytesShared(s32);
   double dense = 8.0 * nv * (nv + 1);
-  CHECK(got == need + need / 4, "drake: solve buffers %ld bytes; the islands need %ld (+ 1/4)", got, need);
-  CHECK(got32 == need32 + need32 / 4, "approx32: solve buffers %ld bytes; the islands need %ld (+ 1/4)", got32,
-        need32);
+  CHECK(got == want, "drake: solve buffers %ld bytes; by the steps' needs %ld", got, want);
+  CHECK(got32 == want32, "approx32: solve buffers %ld bytes; by the steps' needs %ld", got32, want32);
   printf("  nv %d: solve buffers %ld bytes (islands' need %ld; dense H and L %.0f), approx32 %ld; %llu bytes per "
          "world\n", nv, got, need, dense, got32, sap_bytesPerWorld(s));
   free(qvel);

@@ -120,6 +120,8 @@ typedef struct sapModel {
                     + dofs and tendons with frictionloss + equality rows (1 joint/tendon, 3 connect, 6 weld) */
   int nsolve_nnz;  /* entries of a scalar SAP row at most: 1, the longest fixed tendon, or the
                     * longest equality row */
+  int nsolve_chain; /* dofs of one contact's two chains at most: 2 x the most dofs on a root
+                    * path, at most nv (the CPU solve's cache of contact Jacobian rows) */
   int ncondim;     /* solver rows per contact: 3, or the largest pair condim when 4 or 6 */
   int nsensor;     /* sensors (MuJoCo's order) */
   int nsensordata; /* values of all sensors: sum of sensor_dim */
