@@ -1,13 +1,14 @@
 /* One world's SAP problem and its constraint operators (template body in the contact
  * objective precision; include via sap_solve.h):
  *   l(v) = 1/2 (v - v*)' A (v - v*) + sum_c l_c(J_c v) + sum_s l_s(S_s v)
- * The contact Jacobian is never stored. J v runs as one pass down the body tree (body
- * velocities about each tree's reference point, then the point velocities in the contact
+ * The contact Jacobian is never stored as a matrix. J v runs as one pass down the body tree
+ * (body velocities about each tree's reference point, then the point velocities in the contact
  * frames), J' gamma as one pass up it (contact forces as body wrenches, summed into the
  * parents, projected on the dof motions), and the Newton matrix term J_c' G J_c walks the two
- * dof chains of each contact (sapw_contactRows). Scalar rows S_s are stored sparse: at most
- * snz (dof, coefficient) entries each. This keeps the solver's memory per world independent
- * of nv x contact capacity. */
+ * dof chains of each contact (sapw_contactRows; the CPU keeps each contact's rows over its
+ * chain dofs for the rest of the solve, sapw_contactRowsCached, in its per-thread buffer).
+ * Scalar rows S_s are stored sparse: at most snz (dof, coefficient) entries each. This keeps
+ * the solver's memory per world independent of nv x contact capacity. */
 
 /* the Newton loop's state between iterations: in registers when the whole loop runs in one
  * kernel, in the world's scratch when each iteration is its own launch (newton_loop=while or
