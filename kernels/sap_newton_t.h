@@ -168,12 +168,19 @@ SAP_HD void SAPT(sapw_hessianEntry)(SAPT(sapProblem)* P, const SAP_REAL* G, int 
  * order as sapw_hessianEntry per (p, q) (the warp solve's split), so the sums agree bitwise;
  * (J_:i)' G is not recomputed for every q. The list is descending on [0, r) and on [r, n)
  * (two root paths, sapw_contactChain): there j <= i exactly for q >= p, and only the pairs
- * across the two runs need the test. */
+ * across the two runs need the test. Each root path lies in one tree, so in a block-sparse
+ * island the row's entries lie in two places (sapw_hRowTree): i's tree's diagonal block and
+ * the block of the pair with the other side's tree */
 SAP_HD void SAPT(sapw_hessianRowOfContact)(SAPT(sapProblem)* P, const SAP_REAL* G, int p, int r, int n) {
   int nv = P->nv, cd = P->cd, i = P->chain[p];
   const SAP_REAL* J = P->rows;
-  SAP_REAL* Hi = SAPT(sapw_hRow)(P, i);  // row i of its island's block, columns by iloc
-  const int *loc = P->iloc, *chain = P->chain;
+  const int *loc = P->iloc, *chain = P->chain, *tix = P->tix;
+  // Hi: row i over i's tree (a dense island: over all of it, ti = -1); Ho: over the other tree
+  int ti = P->ntr[P->isl[i]] ? tix[i] : -1, jo = i, ci, si, co, so;
+  if (ti >= 0) jo = tix[chain[0]] != ti ? chain[0] : chain[n - 1];
+  SAP_REAL* Hi = SAPT(sapw_hRowTree)(P, i, i, &ci, &si);
+  SAP_REAL* Ho = SAPT(sapw_hRowTree)(P, i, jo, &co, &so);
+#define SAPW_HIJ(j) (ti < 0 || tix[j] == ti ? Hi + (loc[j] - ci) : Ho + (long)(loc[j] - co) * so)
   if (cd > 3) {
     SAP_REAL gi[SAP_CDIM_MAX];
     for (int b = 0; b < cd; b++) {
@@ -185,7 +192,7 @@ SAP_HD void SAPT(sapw_hessianRowOfContact)(SAPT(sapProblem)* P, const SAP_REAL* 
       if (j > i) continue;
       SAP_REAL h = 0;
       for (int b = 0; b < cd; b++) h += gi[b] * J[b * nv + j];
-      Hi[loc[j]] += h;
+      *SAPW_HIJ(j) += h;
     }
     return;
   }
@@ -195,22 +202,23 @@ SAP_HD void SAPT(sapw_hessianRowOfContact)(SAPT(sapProblem)* P, const SAP_REAL* 
   if (p < r) {
     for (int q = p; q < r; q++) {  // i's own run, from i down: j <= i
       int j = chain[q];
-      Hi[loc[j]] += gi[0] * J0[j] + gi[1] * J1[j] + gi[2] * J2[j];
+      *SAPW_HIJ(j) += gi[0] * J0[j] + gi[1] * J1[j] + gi[2] * J2[j];
     }
     for (int q = r; q < n; q++) {
       int j = chain[q];
-      if (j <= i) Hi[loc[j]] += gi[0] * J0[j] + gi[1] * J1[j] + gi[2] * J2[j];
+      if (j <= i) *SAPW_HIJ(j) += gi[0] * J0[j] + gi[1] * J1[j] + gi[2] * J2[j];
     }
   } else {
     for (int q = 0; q < r; q++) {
       int j = chain[q];
-      if (j <= i) Hi[loc[j]] += gi[0] * J0[j] + gi[1] * J1[j] + gi[2] * J2[j];
+      if (j <= i) *SAPW_HIJ(j) += gi[0] * J0[j] + gi[1] * J1[j] + gi[2] * J2[j];
     }
     for (int q = p; q < n; q++) {  // i's own run
       int j = chain[q];
-      Hi[loc[j]] += gi[0] * J0[j] + gi[1] * J1[j] + gi[2] * J2[j];
+      *SAPW_HIJ(j) += gi[0] * J0[j] + gi[1] * J1[j] + gi[2] * J2[j];
     }
   }
+#undef SAPW_HIJ
 }
 
 /* H += G_s S_s' S_s (lower triangle) for scalar row s at P->vc */
@@ -229,8 +237,10 @@ SAP_HD void SAPT(sapw_hessianRow)(SAPT(sapProblem)* P, int s) {
  * Hessians G at P->vc, one block per island (sapw_islands; one block of all dofs if none was
  * split); each contact's rows cover only the dofs of its two chains. A enters by its tree
  * blocks: an island of one tree is copied whole, one of several trees is cleared first (A is
- * zero between trees). An idle contact (cone region 0: G = 0, e.g. a speculative one that is
- * not closing) is skipped: it would add exact zeros. */
+ * zero between trees); a block-sparse island's storage (its trees' blocks, sapw_islandOffsets)
+ * is cleared whole, the fill's blocks included, and A's tree blocks go to the diagonal blocks.
+ * An idle contact (cone region 0: G = 0, e.g. a speculative one that is not closing) is
+ * skipped: it would add exact zeros. */
 SAP_HD void SAPT(sapw_hessian)(SAPT(sapProblem)* P) {
   if (!P->nisl) SAPT(sapw_islandsOne)(P);
   int k0 = P->vk < 0 ? 0 : P->vk, k1 = P->vk < 0 ? P->nisl : P->vk + 1;  // every island, or the view's
@@ -238,6 +248,17 @@ SAP_HD void SAPT(sapw_hessian)(SAPT(sapProblem)* P) {
     const int* dofs = P->idof + P->ibeg[k];
     int n = P->ibeg[k + 1] - P->ibeg[k];
     SAP_REAL* Hk = P->H + P->hoff[k];
+    if (P->ntr[k]) {  // block-sparse: row a of tree t at tbo[t] + (a - st[t]) n_t
+      for (long x = 0, e = P->hoff[k + 1] - P->hoff[k]; x < e; x++) Hk[x] = 0;
+      const int *st = P->tst + P->ibeg[k], *bo = P->tbo + P->ibeg[k];
+      for (int a = 0; a < n; a++) {
+        int i = dofs[a], t = P->tix[i], lo = P->tlo[i], nt = P->thi[i] - lo;
+        const double* Ai = SAPT(sapw_Atree)(P, P->A, i);
+        SAP_REAL* Ha = Hk + bo[t] + (long)(a - st[t]) * nt;
+        for (int j = lo; j <= i; j++) Ha[j - lo] = (SAP_REAL)Ai[j];
+      }
+      continue;
+    }
     if (P->thi[dofs[0]] - P->tlo[dofs[0]] != n)
       for (int a = 0; a < n; a++)
         for (int b = 0; b <= a; b++) Hk[a * n + b] = 0;
@@ -265,39 +286,19 @@ SAP_HD void SAPT(sapw_hessian)(SAPT(sapProblem)* P) {
 }
 
 /* dv = -H^-1 grad in the linear-solve precision, island by island: each island's block of H
- * (at hoff[k], n_k x n_k) is factored where it lies in L (in place when H is L), its
- * right-hand side at L + lrhs + ibeg[k]; dofs in no island get dv = 0. One island of all
- * dofs in order is the dense solve of H. Returns 0 or 1 + the dof (world index) of the first
- * failed pivot. */
+ * (at hoff[k], n_k x n_k, or its trees' blocks) is factored where it lies in L (in place when
+ * H is L), its right-hand side at L + lrhs + ibeg[k]; dofs in no island get dv = 0. One
+ * island of all dofs in order is the dense solve of H. Returns 0 or 1 + the dof (world index)
+ * of the first failed pivot. */
 /* island k's factor L (lin: its precision) loaded from H for the block-sparse factorization
- * (sap_block_t.h): the diagonal tree blocks' lower triangles and every block L_uv of the
- * symbolic factor at its natural place, from H's lower triangle (transposed where u's dofs
- * come before v's); H's zeros give the fill's initial zeros. In place when H is L. */
-#define SAPW_BLOCK_LOAD(lin)                                                                        \
-  SAP_HD void SAPT(sapw_blockLoad_##lin)(const SAPT(sapProblem)* P, int k, lin* L) {                \
-    int n = P->ibeg[k + 1] - P->ibeg[k], T = P->ntr[k], W = (T + 31) / 32, o = P->ibeg[k];           \
-    const SAP_REAL* H = P->H + P->hoff[k];                                                          \
-    const int* st = P->tst + o;                                                                     \
-    const unsigned* pat = P->tpat + P->poff[k];                                                    \
-    int same = (const void*)H == (const void*)L;                                                    \
-    for (int v = 0; v < T; v++) {                                                                   \
-      int a = st[v], nb = SAPT(sapb_size)(st, T, n, v);                                             \
-      if (!same)                                                                                    \
-        for (int r = 0; r < nb; r++)                                                                \
-          for (int c = 0; c <= r; c++) L[(long)(a + r) * n + a + c] = (lin)H[(long)(a + r) * n + a + c]; \
-      for (int w = 0; w < W; w++)                                                                   \
-        for (unsigned bits = pat[(long)v * W + w]; bits; bits &= bits - 1) {                        \
-          int u = 32 * w + sapb_ctz(bits), b = st[u], nu = SAPT(sapb_size)(st, T, n, u);            \
-          for (int r = 0; r < nu; r++)                                                              \
-            for (int c = 0; c < nb; c++) {                                                          \
-              long to = (long)(b + r) * n + a + c;                                                  \
-              if (b > a) {                                                                          \
-                if (!same) L[to] = (lin)H[to];                                                      \
-              } else                                                                                \
-                L[to] = (lin)H[(long)(a + c) * n + b + r];                                          \
-            }                                                                                       \
-        }                                                                                           \
-    }                                                                                               \
+ * (sap_block_t.h): H's storage is the factor's (its trees' blocks in L's orientation,
+ * sapw_hRowTree), so a copy entry by entry, the fill's blocks as H's zeros; nothing when H is
+ * L (in place) */
+#define SAPW_BLOCK_LOAD(lin)                                                                       \
+  SAP_HD void SAPT(sapw_blockLoad_##lin)(const SAPT(sapProblem)* P, int k, lin* L) {               \
+    const SAP_REAL* H = P->H + P->hoff[k];                                                         \
+    if ((const void*)H == (const void*)L) return;                                                  \
+    for (long x = 0, e = P->hoff[k + 1] - P->hoff[k]; x < e; x++) L[x] = (lin)H[x];                \
   }
 SAPW_BLOCK_LOAD(float)
 SAPW_BLOCK_LOAD(double)
@@ -317,21 +318,22 @@ SAP_HD int SAPT(sapw_direction)(SAPT(sapProblem)* P) {
     if (T > 0) {  // block-sparse over the island's trees (sap_block_t.h)
       int W = (T + 31) / 32;
       const unsigned* pat = P->tpat + P->poff[k];
+      const int* rk = P->trk + P->poff[k];
       if (P->lin_fp32) {
         float* L = (float*)P->L + P->hoff[k];
         float* x = (float*)P->L + P->lrhs + o;
         SAPT(sapw_blockLoad_float)(P, k, L);
         for (int i = 0; i < n; i++) x[i] = (float)-P->grad[dofs[i]];
-        info = sapb_factor_f32(L, n, T, P->tst + o, P->tord + o, P->tpos + o, pat, W);
-        if (!info) sapb_solve_f32(L, n, T, P->tst + o, P->tord + o, pat, W, x);
+        info = sapb_factor_f32(L, n, T, P->tst + o, P->tord + o, P->tpos + o, pat, W, P->tbo + o, rk, P->bofs);
+        if (!info) sapb_solve_f32(L, n, T, P->tst + o, P->tord + o, pat, W, P->tbo + o, x);
         for (int i = 0; i < n; i++) P->dv[dofs[i]] = (SAP_REAL)x[i];
       } else {
         double* L = (double*)P->L + P->hoff[k];
         double* x = (double*)P->L + P->lrhs + o;
         SAPT(sapw_blockLoad_double)(P, k, L);
         for (int i = 0; i < n; i++) x[i] = (double)-P->grad[dofs[i]];
-        info = sapb_factor_f64(L, n, T, P->tst + o, P->tord + o, P->tpos + o, pat, W);
-        if (!info) sapb_solve_f64(L, n, T, P->tst + o, P->tord + o, pat, W, x);
+        info = sapb_factor_f64(L, n, T, P->tst + o, P->tord + o, P->tpos + o, pat, W, P->tbo + o, rk, P->bofs);
+        if (!info) sapb_solve_f64(L, n, T, P->tst + o, P->tord + o, pat, W, P->tbo + o, x);
         for (int i = 0; i < n; i++) P->dv[dofs[i]] = (SAP_REAL)x[i];
       }
       if (info) info = dofs[info - 1] + 1;

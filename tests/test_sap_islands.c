@@ -439,10 +439,33 @@ static void test_trajectory_vs_dense(void) {
 }
 
 /* H and L outside the carve (sapSolveParams.hl_grow): the solve asks for exactly its islands'
- * blocks, sum n_k^2 entries in the objective's precision for H, then the linear solve's L and
- * its nv right-hand sides (counted here from the islands' sizes); when the memory is not
- * there (a null answer) the world keeps its velocity with no impulses, flagged FACTORFAIL,
- * plain and screened */
+ * storage in the objective's precision for H, then the linear solve's L, its nv right-hand
+ * sides and the block places (an int per pattern block): n_k^2 entries for a dense island,
+ * sum n_t^2 + sum n_u n_t over the pattern for a block-sparse one (counted here from the
+ * islands' sizes and patterns); when the memory is not there (a null answer) the world keeps
+ * its velocity with no impulses, flagged FACTORFAIL, plain and screened */
+static long island_need(const sapProblem_f64* P, long* nblk) {
+  long e = 0;
+  *nblk = 0;
+  for (int k = 0; k < P->nisl; k++) {
+    int o = P->ibeg[k], n = P->ibeg[k + 1] - o, T = P->ntr[k], W = (T + 31) / 32;
+    if (!T) {
+      e += (long)n * n;
+      continue;
+    }
+    for (int v = 0; v < T; v++) {
+      int nb = (v + 1 < T ? P->tst[o + v + 1] : n) - P->tst[o + v];
+      e += (long)nb * nb;
+      for (int u = 0; u < T; u++)
+        if (P->tpat[P->poff[k] + (long)v * W + u / 32] >> (u % 32) & 1) {
+          e += (long)nb * ((u + 1 < T ? P->tst[o + u + 1] : n) - P->tst[o + u]);
+          ++*nblk;
+        }
+    }
+  }
+  return e;
+}
+
 static long grow_asked;
 static void* grow_fail(void* ctx, long bytes) {
   (void)ctx;
@@ -461,10 +484,11 @@ static void test_hl_out_of_memory(void) {
     sapc_solveParams(s, s->h, &prm);
     sapProblem_f64 P;
     CHECK(assemble(s, 0, &prm, &P), "box_pile has constraints");
+    P.sparse = 1;  // as the solve: block-sparse where it pays
     sapw_islands_f64(m, &P);
-    long nh = P.hoff[P.nisl], need = 8 * nh + 4 * (nh + m->nv);  // approx32: fp64 H, fp32 L
-    for (int k = 0; k < P.nisl; k++) nh -= (long)(P.ibeg[k + 1] - P.ibeg[k]) * (P.ibeg[k + 1] - P.ibeg[k]);
-    CHECK(nh == 0, "islands' blocks: %ld entries besides the sum of n_k^2", nh);
+    long nblk, nh = island_need(&P, &nblk), need = 8 * nh + 4 * (nh + m->nv) + 4 * nblk;  // approx32: fp64 H, fp32 L
+    CHECK(nh == P.hoff[P.nisl] && nblk == P.nblk, "islands' storage: %ld entries in %ld blocks, counted %ld in %ld",
+          P.hoff[P.nisl], P.nblk, nh, nblk);
     prm.hl_grow = grow_fail;
     grow_asked = 0;
     const double* gam = P.gam;  // the impulses' place in world 0's scratch (the same carve)

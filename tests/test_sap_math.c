@@ -677,6 +677,8 @@ typedef struct { unsigned char* p; long bytes; int elem; } CarveArr;  /* elem: e
     a[n++] = (CarveArr){(unsigned char*)(P)->hoff, 8L * (nv + 1), 8};                                           \
     long T_ = nv < nbody ? nv : nbody; /* trees: each has a dof and a body */                                   \
     a[n++] = (CarveArr){(unsigned char*)(P)->tpat, 4 * (T_ + 1) * ((T_ + 31) / 32), 4};                         \
+    a[n++] = (CarveArr){(unsigned char*)(P)->trk, 4 * T_ * ((T_ + 31) / 32), 4};                                \
+    a[n++] = (CarveArr){(unsigned char*)(P)->tbo, 4L * nv, 4};                                                  \
     a[n++] = (CarveArr){(unsigned char*)(P)->loop, (long)sizeof(*(P)->loop), 8};                                \
     a[n++] = (CarveArr){(unsigned char*)(P)->adof, 4L * nv, 4};                                                 \
     a[n++] = (CarveArr){(unsigned char*)(P)->abody, 4L * nbody, 4};                                             \
