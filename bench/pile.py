@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Write a MJCF scene of N free bodies that all touch: spheres, boxes and capsules of one
-size on a cubic lattice (side ceil(N^(1/3)), spacing = the objects' extent), the bottom layer
-on a ground plane, every neighbour within contact distance, so the whole heap is one island
-of N trees from the first step (the block-sparse factor's storage, docs/performance.md).
-Deterministic (no randomness).
+size (10 cm across) on a cubic lattice (side ceil(N^(1/3)), spacing 9.9 cm: each presses
+1 mm into its neighbours, the bottom layer into the ground plane), so the whole heap is one
+island of N trees from the first step under every preset (the block-sparse factor's storage,
+docs/performance.md). Deterministic (no randomness).
 
   python3 bench/pile.py N [spheres|mixed] > /tmp/pile_N.xml
 """
@@ -16,7 +16,7 @@ def main():
     kind = sys.argv[2] if len(sys.argv) > 2 else "mixed"
     if kind not in ("spheres", "mixed"):
         sys.exit("usage: pile.py N [spheres|mixed]")
-    r = 0.05
+    r, d = 0.05, 0.099  # half extent, lattice spacing
     side = int(math.ceil(n ** (1 / 3) - 1e-9))
     bodies = []
     for i in range(n):
@@ -28,7 +28,7 @@ def main():
             geom = "type='box' size='%g %g %g'" % (r, r, r)
         else:  # standing capsule: radius r, total height 2 r
             geom = "type='capsule' size='%g %g'" % (r, 1e-3)
-        pos = (2 * r * (x - side / 2), 2 * r * (y - side / 2), r + 2 * r * z)
+        pos = (d * (x - side / 2), d * (y - side / 2), d / 2 + d * z)
         bodies.append("    <body pos='%.6g %.6g %.6g'><freejoint/><geom %s/></body>" % (pos + (geom,)))
     print("<mujoco model='pile_%d_%s'>" % (n, kind))
     print("  <option timestep='0.002'/>")
