@@ -64,17 +64,18 @@ SAP_HD int SAPT(sapw_subtreeRows)(const SAPT(sapProblem)* P, int k) {
 /* the storage of every island (hoff, in entries), from its size and, for an island of several
  * trees factored block-sparse (ntr[k] > 0, sapw_islandTrees done), from its pattern: a dense
  * island n_k^2 entries; a block-sparse one, per tree t its diagonal block (n_t^2, at tbo) and
- * then its column of L, the blocks n_u x n_t of the trees u in its pattern row (fill included):
- * sum n_t^2 + sum n_u n_t, with each row word's first block number in trk (nblk blocks in
- * all) and, once the memory is there, each block's place in bofs. With hl_grow (H and L outside
- * the carve) H and L of exactly those entries: H (when the linear solve has another
- * precision), then L's entries, its nv right-hand sides at lrhs = hoff[nisl], then bofs. In
- * the carve (nv^2 entries of L before the right-hand sides) bofs follows the islands' entries:
- * they fit, as a block-sparse island's entries and blocks number at most n_k^2 (a pair of
- * trees has n_u n_t >= 1 entries of each of the dense block's two triangles, the pattern takes
- * one block for both) */
+ * then its column of L, the blocks n_u x n_t of the trees u in its pattern row (fill
+ * included): sum n_t^2 + sum n_u n_t, nblk blocks in all, each row word's first block number
+ * in trk (ntrk words: up to the last block-sparse island's pattern) and each block's place in
+ * bofs. With hl_grow (H and L outside the carve) H and L of exactly those entries: H (when
+ * the linear solve has another precision), then L's entries, its nv right-hand sides at
+ * lrhs = hoff[nisl], then bofs and trk. In the carve (nv^2 entries of L before the right-hand
+ * sides; trk carved, T W words) bofs follows the islands' entries (an int in an entry's
+ * room): a block-sparse island's entries plus its blocks are at most n_k^2, as a pair of
+ * trees has 2 n_u n_t places in the dense n_k x n_k array and takes n_u n_t entries and one
+ * place of bofs here */
 SAP_HD void SAPT(sapw_islandOffsets)(SAPT(sapProblem)* P) {
-  long nblk = 0;
+  long nblk = 0, ntrk = 0;
   P->hoff[0] = 0;
   for (int k = 0; k < P->nisl; k++) {
     int o = P->ibeg[k], n = P->ibeg[k + 1] - o, T = P->ntr[k], W = (T + 31) / 32;
@@ -84,39 +85,42 @@ SAP_HD void SAPT(sapw_islandOffsets)(SAPT(sapProblem)* P) {
       const unsigned* pv = P->tpat + P->poff[k] + (long)v * W;
       P->tbo[o + v] = (int)size;
       size += nb * nb;
-      for (int w = 0; w < W; w++) {
-        P->trk[P->poff[k] + (long)v * W + w] = (int)nblk;
+      for (int w = 0; w < W; w++)
         for (unsigned bits = pv[w]; bits; bits &= bits - 1, nblk++)
           size += nb * SAPT(sapb_size)(P->tst + o, T, n, 32 * w + sapb_ctz(bits));
-      }
     }
+    if (T > 0) ntrk = P->poff[k + 1];
     P->hoff[k + 1] = P->hoff[k] + size;
   }
   P->nblk = nblk;
   long R = sizeof(SAP_REAL), lb = P->lin_bytes, nh = P->hoff[P->nisl];
   if (P->hl_grow) {
     long hbytes = lb == R ? 0 : (R * nh + 7) / 8 * 8;
-    unsigned char* buf = (unsigned char*)P->hl_grow(P->hl_ctx, hbytes + lb * (nh + P->nv) + 4 * nblk);
+    unsigned char* buf = (unsigned char*)P->hl_grow(P->hl_ctx, hbytes + lb * (nh + P->nv) + 4 * (nblk + ntrk));
     P->hl_fail = buf == (unsigned char*)0;
     P->L = buf ? (void*)(buf + hbytes) : (void*)0;
     P->H = lb == R ? (SAP_REAL*)P->L : (SAP_REAL*)buf;
     P->lrhs = nh;
     P->bofs = buf ? (int*)(buf + hbytes + lb * (nh + P->nv)) : (int*)0;
+    P->trk = buf ? P->bofs + nblk : (int*)0;
   } else
     P->bofs = P->L ? (int*)((unsigned char*)P->L + lb * nh) : (int*)0;
   if (!P->bofs) return;
-  // each block's place: its tree's column, after the tree's diagonal block, ascending
+  // each row word's first block, each block's place: its tree's column, after the tree's
+  // diagonal block, ascending
   long b = 0;
   for (int k = 0; k < P->nisl; k++) {
     int o = P->ibeg[k], n = P->ibeg[k + 1] - o, T = P->ntr[k], W = (T + 31) / 32;
     for (int v = 0; v < T; v++) {
       int nb = SAPT(sapb_size)(P->tst + o, T, n, v), at = P->tbo[o + v] + nb * nb;
       const unsigned* pv = P->tpat + P->poff[k] + (long)v * W;
-      for (int w = 0; w < W; w++)
+      for (int w = 0; w < W; w++) {
+        P->trk[P->poff[k] + (long)v * W + w] = (int)b;
         for (unsigned bits = pv[w]; bits; bits &= bits - 1) {
           P->bofs[b++] = at;
           at += nb * SAPT(sapb_size)(P->tst + o, T, n, 32 * w + sapb_ctz(bits));
         }
+      }
     }
   }
 }

@@ -56,14 +56,18 @@ typedef struct SAPT(sapProblem) {
   int* abody;               /* (nbody) the static bodies and those of participating trees, ascending */
   SAP_REAL *v, *r, *grad, *jc, *dv, *Adv, *pstar; /* (nv) iterate, A(v-v*), gradient, J'gamma, step, A dv, A v* */
   SAP_REAL *vc, *dvc, *gam; /* (cd nc + ns) constraint velocities, J dv, impulses */
-  SAP_REAL* H;              /* (nv x nv) Newton matrix (lower triangle); the first nv x nv of L
-                               when the linear solve runs in the objective's precision */
-  void* L;                  /* (nv x (nv + 1)) factor and right-hand side, linear-solve precision */
+  SAP_REAL* H;              /* (nv x nv, or the islands' storage: hoff) Newton matrix (lower
+                               triangle); L's entries when the linear solve runs in the
+                               objective's precision */
+  void* L;                  /* (nv x (nv + 1), or the islands' storage + nv) factor and right-hand
+                               side, linear-solve precision */
   long lrhs;                /* the right-hand sides at L + lrhs + ibeg[k]: nv x nv in the carve */
   /* H and L outside the carve (the CPU's one-lane solve): when hl_grow is set, sapw_carve
      leaves them out and sapw_islandOffsets asks hl_grow(hl_ctx, bytes) for the islands'
-     blocks only, sum n_k^2 (+ nv right-hand sides) instead of nv^2: a world of many small
-     islands needs memory linear in its dofs. A null answer sets hl_fail (the solve stops) */
+     storage only (+ nv right-hand sides, + bofs) instead of nv^2: n_k^2 per dense island,
+     its pattern's blocks per block-sparse one, so a world of many small islands needs memory
+     linear in its dofs and one large pile its factor's blocks. A null answer sets hl_fail
+     (the solve stops) */
   void* (*hl_grow)(void* ctx, long bytes);
   void* hl_ctx;
   int hl_fail;
@@ -114,9 +118,10 @@ typedef struct SAPT(sapProblem) {
                                symbolic factor (bit u of tree v's row: L_uv != 0, u after v); the
                                last W words: the ordering's scratch. Linear in the trees for
                                separate objects, not nv^2 / 32 */
-  int* trk;                 /* (T W) the pattern's block numbers: word w of tree v's row (at
-                               poff[k] + v W_k + w) starts at block trk[...]; the block of
-                               tree u in v's row is trk[.. u / 32] + the bits of that word below u */
+  int* trk;                 /* (T W in the carve, else up to the last block-sparse island's words,
+                               after bofs) the pattern's block numbers: word w of tree v's row (at
+                               poff[k] + v W_k + w) starts at block trk[...]; the block of tree u
+                               in v's row is trk[.. u / 32] + the bits of that word below u */
   int* bofs;                /* (the islands' pattern blocks) each block's place from hoff[k], in
                                the order trk numbers them: in L past the right-hand sides when H and
                                L are grown, past the blocks in the carve (sapw_islandOffsets) */
@@ -175,7 +180,8 @@ SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   SAPW_TAKE(P->poff, long*, 8 * ((long)nv + 1));
   long T = nv < nbody ? nv : nbody;  // the dof trees at most
   SAPW_TAKE(P->tpat, unsigned*, 4 * (T + 1) * ((T + 31) / 32));
-  SAPW_TAKE(P->trk, int*, 4 * T * ((T + 31) / 32));
+  P->trk = (int*)0;
+  if (hl_carved) SAPW_TAKE(P->trk, int*, 4 * T * ((T + 31) / 32));  // else with H and L (sapw_islandOffsets)
   SAPW_TAKE(P->loop, SAPT(sapLoop)*, sizeof(SAPT(sapLoop)));
   SAPW_TAKE(P->adof, int*, 4 * ((long)nv + nbody));  // adof, abody
   SAPW_TAKE(P->cptw, SAP_REAL*, R * 6 * (long)c);

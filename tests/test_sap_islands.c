@@ -443,19 +443,23 @@ static void test_trajectory_vs_dense(void) {
 
 /* H and L outside the carve (sapSolveParams.hl_grow): the solve asks for exactly its islands'
  * storage in the objective's precision for H, then the linear solve's L, its nv right-hand
- * sides and the block places (an int per pattern block): n_k^2 entries for a dense island,
+ * sides, the block places (an int per pattern block) and the block numbers (an int per pattern
+ * word, up to the last block-sparse island's): n_k^2 entries for a dense island,
  * sum n_t^2 + sum n_u n_t over the pattern for a block-sparse one (counted here from the
  * islands' sizes and patterns); when the memory is not there (a null answer) the world keeps
  * its velocity with no impulses, flagged FACTORFAIL, plain and screened */
-static long island_need(const sapProblem_f64* P, long* nblk) {
-  long e = 0;
-  *nblk = 0;
+static long island_need(const sapProblem_f64* P, long* nblk, long* ntrk) {
+  long e = 0, words = 0;  // words: the patterns' words of the islands up to k (every tree counted)
+  *nblk = *ntrk = 0;
   for (int k = 0; k < P->nisl; k++) {
-    int o = P->ibeg[k], n = P->ibeg[k + 1] - o, T = P->ntr[k], W = (T + 31) / 32;
+    int o = P->ibeg[k], n = P->ibeg[k + 1] - o, T = P->ntr[k], W = (T + 31) / 32, trees = 0;
+    for (int a = 0; a < n; a++) trees += P->tlo[P->idof[o + a]] == P->idof[o + a];
+    words += (long)trees * ((trees + 31) / 32);
     if (!T) {
       e += (long)n * n;
       continue;
     }
+    *ntrk = words;  // trk reaches to the last block-sparse island's pattern
     for (int v = 0; v < T; v++) {
       int nb = (v + 1 < T ? P->tst[o + v + 1] : n) - P->tst[o + v];
       e += (long)nb * nb;
@@ -489,7 +493,8 @@ static void test_hl_out_of_memory(void) {
     CHECK(assemble(s, 0, &prm, &P), "box_pile has constraints");
     P.sparse = 1;  // as the solve: block-sparse where it pays
     sapw_islands_f64(m, &P);
-    long nblk, nh = island_need(&P, &nblk), need = 8 * nh + 4 * (nh + m->nv) + 4 * nblk;  // approx32: fp64 H, fp32 L
+    long nblk, ntrk, nh = island_need(&P, &nblk, &ntrk);
+    long need = 8 * nh + 4 * (nh + m->nv) + 4 * (nblk + ntrk);  // approx32: fp64 H, fp32 L
     CHECK(nh == P.hoff[P.nisl] && nblk == P.nblk, "islands' storage: %ld entries in %ld blocks, counted %ld in %ld",
           P.hoff[P.nisl], P.nblk, nh, nblk);
     prm.hl_grow = grow_fail;
@@ -672,7 +677,7 @@ static void test_large_pile(void) {
     CHECK(assemble(s, 0, &prm, &P), "%s: pile without contacts", presets[p]);
     P.sparse = 1;  // as the solve
     sapw_islands_f64(m, &P);
-    long nblk, e = island_need(&P, &nblk), need = hb * e + lb * (e + nv) + 4 * nblk;
+    long nblk, ntrk, e = island_need(&P, &nblk, &ntrk), need = hb * e + lb * (e + nv) + 4 * (nblk + ntrk);
     CHECK(P.nisl == 1 && P.ntr[0] == N && P.ibeg[1] == nv, "%s: %d islands, the first of %d trees and %d dofs",
           presets[p], P.nisl, P.ntr[0], P.ibeg[1]);
     CHECK(buf.first == need, "%s: asked %ld bytes, the pattern's blocks need %ld", presets[p], buf.first, need);

@@ -118,7 +118,8 @@ static int tree_size(int sz) {
 }
 
 /* one case: the problem arrays of one island of T trees; mode 0 fp64 in place (H = L, in the
- * carve's nv (nv + 1) entries), 1 fp64 with a separate L, 2 fp32 L (both grown by hl_grow).
+ * carve's nv (nv + 1) entries, trk carved), 1 fp64 with a separate L, 2 fp32 L (both grown by
+ * hl_grow, with the block places and numbers: an int per block and per pattern word).
  * The island's storage (sapw_islandOffsets) holds its trees' blocks only; H's lower triangle
  * goes in by sapw_hAt, the assembly's addressing. natural: natural order. Returns the worst
  * relative error over its bound (<= 1 passes) */
@@ -242,7 +243,7 @@ static double run_case(int T, int kind, int sz, double decades, int mode, int na
   CHECK(wrong == 0, "%s: %d blocks of the dense permuted factor disagree with the symbolic factor", what, wrong);
   CHECK(f > 0 && f <= (double)n * n * n / 3 * (1 + 1e-12) + 3 * n * n, "%s: flop estimate %g for n %d", what, f, n);
   // the storage: exactly dpotrf's nonzero blocks (and the diagonal ones), and what was asked
-  long want = mode == 0 ? 0 : (mode == 2 ? 8 * entries : 0) + lin_bytes * (entries + n) + 4 * nz_blocks;
+  long want = mode == 0 ? 0 : (mode == 2 ? 8 * entries : 0) + lin_bytes * (entries + n) + 4 * (nz_blocks + T * W);
   CHECK(hoff[1] == entries && P.nblk == nz_blocks && case_asked == want,
         "%s: %ld entries stored, %ld blocks, %ld bytes asked; dpotrf's blocks hold %ld entries in %ld blocks (%ld "
         "bytes)", what, hoff[1], P.nblk, case_asked, entries, nz_blocks, want);
