@@ -168,19 +168,12 @@ SAP_HD void SAPT(sapw_hessianEntry)(SAPT(sapProblem)* P, const SAP_REAL* G, int 
  * order as sapw_hessianEntry per (p, q) (the warp solve's split), so the sums agree bitwise;
  * (J_:i)' G is not recomputed for every q. The list is descending on [0, r) and on [r, n)
  * (two root paths, sapw_contactChain): there j <= i exactly for q >= p, and only the pairs
- * across the two runs need the test. Each root path lies in one tree, so in a block-sparse
- * island the row's entries lie in two places (sapw_hRowTree): i's tree's diagonal block and
- * the block of the pair with the other side's tree */
+ * across the two runs need the test. A dense island: row i of its block, columns by iloc. */
 SAP_HD void SAPT(sapw_hessianRowOfContact)(SAPT(sapProblem)* P, const SAP_REAL* G, int p, int r, int n) {
   int nv = P->nv, cd = P->cd, i = P->chain[p];
   const SAP_REAL* J = P->rows;
-  const int *loc = P->iloc, *chain = P->chain, *tix = P->tix;
-  // Hi: row i over i's tree (a dense island: over all of it, ti = -1); Ho: over the other tree
-  int ti = P->ntr[P->isl[i]] ? tix[i] : -1, jo = i, ci, si, co, so;
-  if (ti >= 0) jo = tix[chain[0]] != ti ? chain[0] : chain[n - 1];
-  SAP_REAL* Hi = SAPT(sapw_hRowTree)(P, i, i, &ci, &si);
-  SAP_REAL* Ho = SAPT(sapw_hRowTree)(P, i, jo, &co, &so);
-#define SAPW_HIJ(j) (ti < 0 || tix[j] == ti ? Hi + (loc[j] - ci) : Ho + (long)(loc[j] - co) * so)
+  SAP_REAL* Hi = SAPT(sapw_hRow)(P, i);  // row i of its island's block, columns by iloc
+  const int *loc = P->iloc, *chain = P->chain;
   if (cd > 3) {
     SAP_REAL gi[SAP_CDIM_MAX];
     for (int b = 0; b < cd; b++) {
@@ -192,7 +185,7 @@ SAP_HD void SAPT(sapw_hessianRowOfContact)(SAPT(sapProblem)* P, const SAP_REAL* 
       if (j > i) continue;
       SAP_REAL h = 0;
       for (int b = 0; b < cd; b++) h += gi[b] * J[b * nv + j];
-      *SAPW_HIJ(j) += h;
+      Hi[loc[j]] += h;
     }
     return;
   }
@@ -202,23 +195,118 @@ SAP_HD void SAPT(sapw_hessianRowOfContact)(SAPT(sapProblem)* P, const SAP_REAL* 
   if (p < r) {
     for (int q = p; q < r; q++) {  // i's own run, from i down: j <= i
       int j = chain[q];
-      *SAPW_HIJ(j) += gi[0] * J0[j] + gi[1] * J1[j] + gi[2] * J2[j];
+      Hi[loc[j]] += gi[0] * J0[j] + gi[1] * J1[j] + gi[2] * J2[j];
     }
     for (int q = r; q < n; q++) {
       int j = chain[q];
-      if (j <= i) *SAPW_HIJ(j) += gi[0] * J0[j] + gi[1] * J1[j] + gi[2] * J2[j];
+      if (j <= i) Hi[loc[j]] += gi[0] * J0[j] + gi[1] * J1[j] + gi[2] * J2[j];
     }
   } else {
     for (int q = 0; q < r; q++) {
       int j = chain[q];
-      if (j <= i) *SAPW_HIJ(j) += gi[0] * J0[j] + gi[1] * J1[j] + gi[2] * J2[j];
+      if (j <= i) Hi[loc[j]] += gi[0] * J0[j] + gi[1] * J1[j] + gi[2] * J2[j];
     }
     for (int q = p; q < n; q++) {  // i's own run
       int j = chain[q];
-      *SAPW_HIJ(j) += gi[0] * J0[j] + gi[1] * J1[j] + gi[2] * J2[j];
+      Hi[loc[j]] += gi[0] * J0[j] + gi[1] * J1[j] + gi[2] * J2[j];
     }
   }
-#undef SAPW_HIJ
+}
+
+/* where one contact's entries of H lie in a block-sparse island (sapw_hPair): for the trees
+ * t[s] of its two root paths (side s: s = 0 chain[0]'s, 1 chain[n - 1]'s; sapw_contactChain
+ * lists one path, then the other: chain[q] is in t[0] for q < qs), the diagonal block
+ * d[s] (n_t x n_t, its first local dof c0[s]) and the pair's block, where row a of side s
+ * starts at o[s] + a rs[s] and steps by cs[s] over the other tree's columns (sapw_hRowTree's
+ * orientation) */
+typedef struct SAPT(sapHPair) {
+  int qs;  // chain[q] is in t[0] for q < qs, in t[1] after
+  int t[2], c0[2], nd[2], rs[2], cs[2];
+  SAP_REAL *d[2], *o[2];
+} SAPT(sapHPair);
+
+SAP_HD void SAPT(sapw_hPair)(const SAPT(sapProblem)* P, int n, SAPT(sapHPair)* hp) {
+  int k = P->isl[P->chain[0]], T = P->ntr[k], o = P->ibeg[k], nk = P->ibeg[k + 1] - o, W = (T + 31) / 32;
+  SAP_REAL* Hk = P->H + P->hoff[k];
+  for (int s = 0; s < 2; s++) {
+    int t = P->tix[P->chain[s ? n - 1 : 0]];
+    hp->t[s] = t;
+    hp->c0[s] = P->tst[o + t];
+    hp->nd[s] = SAPT(sapb_size)(P->tst + o, T, nk, t);
+    hp->d[s] = Hk + P->tbo[o + t];
+    hp->o[s] = hp->d[s];  // one tree: no entry across
+    hp->rs[s] = hp->cs[s] = 0;
+  }
+  hp->qs = n;
+  if (hp->t[0] == hp->t[1]) return;
+  while (P->tix[P->chain[hp->qs - 1]] == hp->t[1]) hp->qs--;  // side 1's root path ends the list
+  // the pair's block in the column of the tree eliminated first (side f): L_{t[g] t[f]}, rows t[g]
+  int f = P->tpos[o + hp->t[0]] < P->tpos[o + hp->t[1]] ? 0 : 1, g = 1 - f;
+  SAP_REAL* blk = Hk + sapb_blockAt(P->tpat + P->poff[k], P->trk + P->poff[k], P->bofs, W, hp->t[f], hp->t[g]);
+  hp->o[g] = hp->o[f] = blk;
+  hp->rs[g] = hp->nd[f];  // side g: the block's row a
+  hp->cs[g] = 1;
+  hp->rs[f] = 1;  // side f: the block's column a
+  hp->cs[f] = hp->nd[f];
+}
+
+/* a block-sparse island: the rows of one contact's chain list of H += J' G J, each entry
+ * (i, j <= i) the same sum as sapw_hessianRowOfContact's (one term per contact: the order of
+ * the rows and within a row does not matter), by the two root paths. Row i of side s: its own
+ * path from i down (descending: j <= i exactly there) in its side's diagonal block; the other
+ * side's path in the pair's block, whole when the other tree comes first in the island's dof
+ * order (every j < i: trees are dof ranges), else not at all. Both sides in one tree: every
+ * q with j <= i, in the diagonal block. */
+SAP_HD void SAPT(sapw_hessianContactBlocks)(SAPT(sapProblem)* P, const SAP_REAL* G, int n, const SAPT(sapHPair)* hp) {
+  int nv = P->nv, cd = P->cd, qs = hp->qs, one = hp->t[0] == hp->t[1];
+  const SAP_REAL *J = P->rows, *J0 = J, *J1 = J + nv, *J2 = J + 2 * nv;
+  const int *loc = P->iloc, *chain = P->chain;
+  for (int s = 0; s < 2 - one; s++) {
+    int ci = hp->c0[s], co = hp->c0[1 - s], so = hp->cs[s], nd = hp->nd[s], rs = hp->rs[s];
+    int p0 = s ? qs : 0, p1 = s ? n : qs;                      // side s's rows and own path
+    int o0 = s ? 0 : qs, o1 = one || co > ci ? o0 : s ? qs : n;  // the other path, or none
+    for (int p = p0; p < p1; p++) {
+      int i = chain[p], a = loc[i] - ci;
+      SAP_REAL *Hi = hp->d[s] + (long)a * nd, *Ho = hp->o[s] + (long)a * rs;
+      SAP_REAL gi[SAP_CDIM_MAX];  // (J_:i)' G
+      if (cd > 3) {
+        for (int b = 0; b < cd; b++) {
+          gi[b] = 0;
+          for (int c = 0; c < cd; c++) gi[b] += J[c * nv + i] * G[cd * c + b];
+        }
+        for (int q = one ? p0 : p; q < p1; q++) {
+          int j = chain[q];
+          if (j > i) continue;
+          SAP_REAL h = 0;
+          for (int b = 0; b < cd; b++) h += gi[b] * J[b * nv + j];
+          Hi[loc[j] - ci] += h;
+        }
+        for (int q = o0; q < o1; q++) {
+          int j = chain[q];
+          SAP_REAL h = 0;
+          for (int b = 0; b < cd; b++) h += gi[b] * J[b * nv + j];
+          Ho[(long)(loc[j] - co) * so] += h;
+        }
+        continue;
+      }
+      for (int b = 0; b < 3; b++) gi[b] = J[i] * G[b] + J[nv + i] * G[3 + b] + J[2 * nv + i] * G[6 + b];
+      if (one) {
+        for (int q = p0; q < p1; q++) {
+          int j = chain[q];
+          if (j <= i) Hi[loc[j] - ci] += gi[0] * J0[j] + gi[1] * J1[j] + gi[2] * J2[j];
+        }
+        continue;
+      }
+      for (int q = p; q < p1; q++) {  // own path from i down
+        int j = chain[q];
+        Hi[loc[j] - ci] += gi[0] * J0[j] + gi[1] * J1[j] + gi[2] * J2[j];
+      }
+      for (int q = o0; q < o1; q++) {
+        int j = chain[q];
+        Ho[(long)(loc[j] - co) * so] += gi[0] * J0[j] + gi[1] * J1[j] + gi[2] * J2[j];
+      }
+    }
+  }
 }
 
 /* H += G_s S_s' S_s (lower triangle) for scalar row s at P->vc */
@@ -279,7 +367,13 @@ SAP_HD void SAPT(sapw_hessian)(SAPT(sapProblem)* P) {
     if (!SAPT(sapw_contactHessian)(P, c, G)) continue;
     int n = SAPT(sapw_contactRows)(P, c), r = 1;
     while (r < n && P->chain[r] < P->chain[r - 1]) r++;  // the descending first run
-    for (int p = 0; p < n; p++) SAPT(sapw_hessianRowOfContact)(P, G, p, r, n);
+    if (!P->ntr[P->isl[P->chain[0]]]) {  // a dense island
+      for (int p = 0; p < n; p++) SAPT(sapw_hessianRowOfContact)(P, G, p, r, n);
+    } else {
+      SAPT(sapHPair) hp;
+      SAPT(sapw_hPair)(P, n, &hp);
+      SAPT(sapw_hessianContactBlocks)(P, G, n, &hp);
+    }
     SAPT(sapw_clearRows)(P, n);
   }
   for (int a = 0, n = SAPT(sapw_nrow)(P); a < n; a++) SAPT(sapw_hessianRow)(P, SAPT(sapw_rowAt)(P, a));
