@@ -11,6 +11,9 @@
  *    dense factor of the tree-permuted matrix (random values: no cancellation), and the
  *    storage holds exactly those blocks and the diagonal ones: its entries, block count and
  *    the bytes asked of hl_grow are counted from dpotrf's factor;
+ *  - the assembly's places: one island of spheres on trees of 1, 2, 3 and 6 dofs, its Newton
+ *    matrix in the trees' blocks equal to the dense one-block assembly entry for entry (bit
+ *    for bit), zero between trees the pattern does not link, both orders;
  *  - the order: minimum degree has no more nonzero blocks and flops than the natural order on
  *    the settled cube pile's tree graph, and less than the dense factorization;
  *  - the step: box_pile (contacts coming and going, one island of 27 cubes once settled) and
@@ -395,9 +398,104 @@ static void test_trajectories(void) {
     for (int w = 0; w < 8; w++) trajectory("scenes/box_stack.xml", presets[p], 100, 2, tol[p], w);
 }
 
+/* ---- trees of unlike sizes in one island: the assembly's places ------------------------ */
+
+/* 48 spheres on a 4 x 4 x 3 lattice pressing 1 mm into their neighbours and the plane, each its
+ * own tree of 6 (free), 3 (slides x, y, z), 2 (slide x, hinge y) or 1 (slide z) dofs: one
+ * island of 48 trees of unlike sizes. Its Newton matrix assembled into the trees' blocks
+ * (always block-sparse, minimum degree and natural order) must hold exactly the dense
+ * assembly's entries (the one-block path: the same sums, so bit for bit) at every place of a
+ * tree or of a linked pair, and the dense matrix must be zero between trees the pattern does
+ * not link; the Newton step against the dense one's to rounding. */
+static void test_unlike_trees(void) {
+  const int side = 4, N = side * side * 3;
+  static const char* joints[4] = {"<freejoint/>",
+                                  "<joint type='slide' axis='1 0 0'/><joint type='slide' axis='0 1 0'/>"
+                                  "<joint type='slide' axis='0 0 1'/>",
+                                  "<joint type='slide' axis='1 0 0'/><joint type='hinge' axis='0 1 0'/>",
+                                  "<joint type='slide' axis='0 0 1'/>"};
+  char* xml = (char*)malloc((size_t)N * 300 + 200);
+  CHECK(xml != NULL, "out of memory");
+  if (!xml) return;
+  int len = sprintf(xml, "<mujoco><option timestep='0.002'/><worldbody><geom type='plane' size='5 5 .1'/>");
+  for (int i = 0; i < N; i++)
+    len += sprintf(xml + len, "<body pos='%g %g %g'>%s<geom type='sphere' size='0.05'/></body>", 0.099 * (i % side),
+                   0.099 * (i / side % side), 0.0495 + 0.099 * (i / (side * side)), joints[(i * 7 / 3) % 4]);
+  sprintf(xml + len, "</worldbody></mujoco>");
+  sapSim* s = fx_sim(xml, 1, "preset=drake");
+  free(xml);
+  if (!s) return;
+  const sapModel* m = s->m;
+  int nv = m->nv;
+  stage(s);
+  sapSolveParams prm;
+  sapc_solveParams(s, s->h, &prm);
+  double* Hd = (double*)malloc(sizeof(double) * nv * nv);
+  double *dvd = (double*)malloc(sizeof(double) * nv), *dvb = (double*)malloc(sizeof(double) * nv);
+  for (int order = 0; order < 2; order++) {
+    sapProblem_f64 P;
+    long differ = 0, outside = 0, linked = 0;
+    for (int pass = 0; pass < 2; pass++) {  // 0: one dense block; 1: the islands' trees' blocks
+      sapw_worldProblem_f64(m, &s->d, 0, &prm, &P);
+      for (int k = 0; k < P.cd * nv; k++) P.rows[k] = 0;
+      for (int i = 0; i < P.nc; i++) sapw_buildContact_f64(m, &s->d, 0, i, &prm, &P);
+      P.ns = 0;
+      sapw_participation_f64(m, &s->d, 0, &P);
+      if (pass) {
+        P.sparse = order ? 3 : 2;  // always block-sparse: minimum degree, natural order
+        sapw_islands_f64(m, &P);
+      } else
+        sapw_islandsOne_f64(&P);
+      for (long x = 0; x < P.hoff[P.nisl]; x++) P.H[x] = NAN;  // every place the assembly leaves is read as NaN
+      sapw_evaluate_f64(&P);
+      sapw_hessian_f64(&P);
+      if (!pass) memcpy(Hd, P.H, sizeof(double) * nv * nv);
+      else  // before the factorization (in place: H is L)
+        for (int i = 0; i < nv; i++)
+          for (int j = 0; j <= i; j++) {
+            int k = P.isl[i], u = P.tix[i], v = P.tix[j], W = (P.ntr[k] + 31) / 32;
+            const unsigned* pat = P.tpat + P.poff[k];
+            int in = u == v || (pat[(long)u * W + v / 32] >> (v % 32) & 1) || (pat[(long)v * W + u / 32] >> (u % 32) & 1);
+            if (!in) {
+              outside += Hd[i * nv + j] != 0;
+              continue;
+            }
+            linked += u != v;
+            differ += !(*sapw_hAt_f64(&P, i, j) == Hd[i * nv + j]);
+          }
+      CHECK(sapw_direction_f64(&P) == 0, "unlike trees: factorization failed (pass %d)", pass);
+      memcpy(pass ? dvb : dvd, P.dv, sizeof(double) * nv);
+    }
+    int k = P.isl[0], T = P.ntr[k], sizes[7] = {0};
+    CHECK(P.nisl == 1 && T == N && P.ibeg[1] == nv, "unlike trees: %d islands, %d trees, %d dofs (want 1, %d, %d)",
+          P.nisl, T, P.ibeg[1], N, nv);
+    if (!(P.nisl == 1 && T == N)) break;
+    for (int t = 0; t < T; t++) sizes[(t + 1 < T ? P.tst[t + 1] : nv) - P.tst[t]]++;
+    double e = 0, sc = 0;
+    for (int j = 0; j < nv; j++) {
+      e = fmax(e, fabs(dvb[j] - dvd[j]));
+      sc = fmax(sc, fabs(dvd[j]));
+    }
+    CHECK(sizes[1] && sizes[2] && sizes[3] && sizes[6], "unlike trees: sizes 1/2/3/6: %d %d %d %d", sizes[1], sizes[2],
+          sizes[3], sizes[6]);
+    CHECK(differ == 0 && outside == 0 && linked > 0,
+          "unlike trees (%s): %ld entries differ from the dense assembly, %ld nonzero outside the pattern (%ld linked)",
+          order ? "natural" : "minimum degree", differ, outside, linked);
+    CHECK(e <= 1e-10 * sc, "unlike trees: |dv blocks - dense| %g of %g", e, sc);
+    printf("  unlike trees (%s order): %d trees (%d of 1, %d of 2, %d of 3, %d of 6 dofs), %ld entries between "
+           "trees, %ld blocks: equal to the dense assembly; |dv - dense| %.2g of %.2g\n",
+           order ? "natural" : "minimum degree", T, sizes[1], sizes[2], sizes[3], sizes[6], linked, P.nblk, e, sc);
+  }
+  free(Hd);
+  free(dvd);
+  free(dvb);
+  sap_free(s);
+}
+
 int main(void) {
   RUN(test_random_structures);
   RUN(test_pile_order);
+  RUN(test_unlike_trees);
   RUN(test_trajectories);
   return check_summary("test_sap_sparse");
 }
