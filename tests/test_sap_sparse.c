@@ -13,7 +13,7 @@
  *    the bytes asked of hl_grow are counted from dpotrf's factor;
  *  - the assembly's places: one island of spheres on trees of 1, 2, 3 and 6 dofs, its Newton
  *    matrix in the trees' blocks equal to the dense one-block assembly entry for entry (bit
- *    for bit), zero between trees the pattern does not link, both orders;
+ *    for bit), zero between trees the pattern does not link, both orders, condim 3 and 6;
  *  - the order: minimum degree has no more nonzero blocks and flops than the natural order on
  *    the settled cube pile's tree graph, and less than the dense factorization;
  *  - the step: box_pile (contacts coming and going, one island of 27 cubes once settled) and
@@ -407,7 +407,7 @@ static void test_trajectories(void) {
  * assembly's entries (the one-block path: the same sums, so bit for bit) at every place of a
  * tree or of a linked pair, and the dense matrix must be zero between trees the pattern does
  * not link; the Newton step against the dense one's to rounding. */
-static void test_unlike_trees(void) {
+static void unlike_trees(int condim) {
   const int side = 4, N = side * side * 3;
   static const char* joints[4] = {"<freejoint/>",
                                   "<joint type='slide' axis='1 0 0'/><joint type='slide' axis='0 1 0'/>"
@@ -419,8 +419,9 @@ static void test_unlike_trees(void) {
   if (!xml) return;
   int len = sprintf(xml, "<mujoco><option timestep='0.002'/><worldbody><geom type='plane' size='5 5 .1'/>");
   for (int i = 0; i < N; i++)
-    len += sprintf(xml + len, "<body pos='%g %g %g'>%s<geom type='sphere' size='0.05'/></body>", 0.099 * (i % side),
-                   0.099 * (i / side % side), 0.0495 + 0.099 * (i / (side * side)), joints[(i * 7 / 3) % 4]);
+    len += sprintf(xml + len, "<body pos='%g %g %g'>%s<geom type='sphere' size='0.05' condim='%d'/></body>",
+                   0.099 * (i % side), 0.099 * (i / side % side), 0.0495 + 0.099 * (i / (side * side)),
+                   joints[(i * 7 / 3) % 4], condim);
   sprintf(xml + len, "</worldbody></mujoco>");
   sapSim* s = fx_sim(xml, 1, "preset=drake");
   free(xml);
@@ -478,18 +479,25 @@ static void test_unlike_trees(void) {
     }
     CHECK(sizes[1] && sizes[2] && sizes[3] && sizes[6], "unlike trees: sizes 1/2/3/6: %d %d %d %d", sizes[1], sizes[2],
           sizes[3], sizes[6]);
+    CHECK(P.cd == condim, "unlike trees: %d rows per contact, want %d", P.cd, condim);
     CHECK(differ == 0 && outside == 0 && linked > 0,
-          "unlike trees (%s): %ld entries differ from the dense assembly, %ld nonzero outside the pattern (%ld linked)",
-          order ? "natural" : "minimum degree", differ, outside, linked);
-    CHECK(e <= 1e-10 * sc, "unlike trees: |dv blocks - dense| %g of %g", e, sc);
-    printf("  unlike trees (%s order): %d trees (%d of 1, %d of 2, %d of 3, %d of 6 dofs), %ld entries between "
-           "trees, %ld blocks: equal to the dense assembly; |dv - dense| %.2g of %.2g\n",
-           order ? "natural" : "minimum degree", T, sizes[1], sizes[2], sizes[3], sizes[6], linked, P.nblk, e, sc);
+          "unlike trees (%s, condim %d): %ld entries differ from the dense assembly, %ld nonzero outside the pattern "
+          "(%ld linked)", order ? "natural" : "minimum degree", condim, differ, outside, linked);
+    CHECK(e <= 1e-10 * sc, "unlike trees (condim %d): |dv blocks - dense| %g of %g", condim, e, sc);
+    printf("  unlike trees (%s order, condim %d): %d trees (%d of 1, %d of 2, %d of 3, %d of 6 dofs), %ld entries "
+           "between trees, %ld blocks: equal to the dense assembly; |dv - dense| %.2g of %.2g\n",
+           order ? "natural" : "minimum degree", condim, T, sizes[1], sizes[2], sizes[3], sizes[6], linked, P.nblk, e,
+           sc);
   }
   free(Hd);
   free(dvd);
   free(dvb);
   sap_free(s);
+}
+
+static void test_unlike_trees(void) {
+  unlike_trees(3);
+  unlike_trees(6);  // torsion and rolling rows: the cd > 3 branch
 }
 
 int main(void) {
