@@ -104,8 +104,8 @@ static void apply_material(sapModel* m, const sapOptions* opt) {
 
 /* Size limits. The GPU batch holds the Newton matrix H and its factor L dense in every world's
  * scratch (nv x nv each), so there nv is at most SAP_MAX_NV_GPU. On the CPU H and L hold only
- * the step's islands (one buffer per thread, host/solve.c), but an island's n x n block is
- * indexed with int: nv at most SAP_MAX_NV (46340^2 < 2^31). A world's scratch, counted in an
+ * the step's islands (one buffer per thread, host/solve.c), but an island's storage (at most
+ * n x n entries) is indexed with int: nv at most SAP_MAX_NV (46340^2 < 2^31). A world's scratch, counted in an
  * int, stays below 2 GiB. Models past a limit are refused with the size they would need
  * rather than overflowing. */
 #define SAP_MAX_NV 46340

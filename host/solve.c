@@ -2,8 +2,9 @@
  * (contacts, drives, limits) and run Newton (kernels/sap_solve.h), OpenMP over worlds.
  * Reference backend: the CUDA launcher (kernels/solve.cu) runs the same per-world code.
  * The Newton matrix H and its factor L live outside the worlds' scratch here: one buffer per
- * thread, grown to what the step's islands need (sum n_k^2, not nv^2: kernels/sap_island_t.h
- * sapw_islandOffsets), so a world of many separate objects costs memory linear in its dofs. */
+ * thread, grown to what the step's islands need (n_k^2 per dense island, the factor's blocks
+ * per block-sparse one, not nv^2: kernels/sap_island_t.h sapw_islandOffsets), so a world of
+ * many separate objects costs memory linear in its dofs, and one pile its factor's blocks. */
 #include <stdlib.h>
 #ifdef _OPENMP
 #include <omp.h>

@@ -22,4 +22,12 @@ SAP_HD int sapb_popc(unsigned x) {
 #endif
 }
 
+/* place of the block of tree x in tree y's row of a block-sparse island's pattern (x after y
+ * in the elimination order; kernels/sap_island_t.h sapw_islandOffsets): the row's word x / 32
+ * starts at block number rk[y W + x / 32], the bits of that word below x come before it */
+SAP_HD int sapb_blockAt(const unsigned* pat, const int* rk, const int* bofs, int W, int y, int x) {
+  long r = (long)y * W + x / 32;
+  return bofs[rk[r] + sapb_popc(pat[r] & ((1u << (x % 32)) - 1))];
+}
+
 #endif

@@ -61,32 +61,80 @@ SAP_HD int SAPT(sapw_subtreeRows)(const SAPT(sapProblem)* P, int k) {
   return 1;
 }
 
-/* the block offsets hoff from the island sizes in ibeg; with hl_grow (H and L outside the
- * carve) H and L of exactly those blocks: H (when the linear solve has another precision),
- * then L's blocks and its nv right-hand sides at lrhs = hoff[nisl], then the contacts'
- * Jacobian row cache (nc contacts of at most SAP_SOLVE_NCHAIN chain dofs: jn, jdof, jrow) */
+/* the storage of every island (hoff, in entries), from its size and, for an island of several
+ * trees factored block-sparse (ntr[k] > 0, sapw_islandTrees done), from its pattern: a dense
+ * island n_k^2 entries; a block-sparse one, per tree t its diagonal block (n_t^2, at tbo) and
+ * then its column of L, the blocks n_u x n_t of the trees u in its pattern row (fill
+ * included): sum n_t^2 + sum n_u n_t, nblk blocks in all, each row word's first block number
+ * in trk (ntrk words: up to the last block-sparse island's pattern) and each block's place in
+ * bofs. With hl_grow (H and L outside the carve) H and L of exactly those entries: H (when
+ * the linear solve has another precision), then L's entries, its nv right-hand sides at
+ * lrhs = hoff[nisl], then bofs and trk, then the contacts' Jacobian row cache (nc contacts of
+ * at most SAP_SOLVE_NCHAIN chain dofs: jn, jdof, jrow; none, jmax 0, without hl_grow). In the
+ * carve (nv^2 entries of L before the right-hand sides; trk carved, T W words) bofs follows the islands' entries (an int in an entry's
+ * room): a block-sparse island's entries plus its blocks are at most n_k^2, as a pair of
+ * trees has 2 n_u n_t places in the dense n_k x n_k array and takes n_u n_t entries and one
+ * place of bofs here */
 SAP_HD void SAPT(sapw_islandOffsets)(SAPT(sapProblem)* P) {
+  long nblk = 0, ntrk = 0;
   P->hoff[0] = 0;
   for (int k = 0; k < P->nisl; k++) {
-    long n = P->ibeg[k + 1] - P->ibeg[k];
-    P->hoff[k + 1] = P->hoff[k] + n * n;
+    int o = P->ibeg[k], n = P->ibeg[k + 1] - o, T = P->ntr[k], W = (T + 31) / 32;
+    long size = T > 0 ? 0 : (long)n * n;
+    for (int v = 0; v < T; v++) {
+      long nb = SAPT(sapb_size)(P->tst + o, T, n, v);
+      const unsigned* pv = P->tpat + P->poff[k] + (long)v * W;
+      P->tbo[o + v] = (int)size;
+      size += nb * nb;
+      for (int w = 0; w < W; w++)
+        for (unsigned bits = pv[w]; bits; bits &= bits - 1, nblk++)
+          size += nb * SAPT(sapb_size)(P->tst + o, T, n, 32 * w + sapb_ctz(bits));
+    }
+    if (T > 0) ntrk = P->poff[k + 1];
+    P->hoff[k + 1] = P->hoff[k] + size;
   }
-  if (!P->hl_grow) return;
+  P->nblk = nblk;
   long R = sizeof(SAP_REAL), lb = P->lin_bytes, nh = P->hoff[P->nisl];
-  long hbytes = lb == R ? 0 : (R * nh + 7) / 8 * 8;
-  long lbytes = (lb * (nh + P->nv) + 7) / 8 * 8;
-  long nc = P->nc, jm = SAP_SOLVE_NCHAIN(P->m), ibytes = (4 * nc * (1 + jm) + 7) / 8 * 8;
-  unsigned char* buf = (unsigned char*)P->hl_grow(P->hl_ctx, hbytes + lbytes + ibytes + R * nc * P->cd * jm);
-  P->hl_fail = buf == (unsigned char*)0;
-  P->L = buf ? (void*)(buf + hbytes) : (void*)0;
-  P->H = lb == R ? (SAP_REAL*)P->L : (SAP_REAL*)buf;
-  P->lrhs = nh;
-  P->jmax = buf ? (int)jm : 0;
-  if (!buf) return;
-  P->jn = (int*)(buf + hbytes + lbytes);
-  P->jdof = P->jn + nc;
-  P->jrow = (SAP_REAL*)(buf + hbytes + lbytes + ibytes);
-  for (long i = 0; i < nc; i++) P->jn[i] = -1;  // made at first use
+  if (P->hl_grow) {
+    long hbytes = lb == R ? 0 : (R * nh + 7) / 8 * 8;
+    long lbytes = (lb * (nh + P->nv) + 7) / 8 * 8, bbytes = (4 * (nblk + ntrk) + 7) / 8 * 8;
+    // no cache for a problem without a model (the tests' synthetic ones)
+    long jm = P->m ? SAP_SOLVE_NCHAIN(P->m) : 0, nc = jm ? P->nc : 0, ibytes = (4 * nc * (1 + jm) + 7) / 8 * 8;
+    unsigned char* buf = (unsigned char*)P->hl_grow(P->hl_ctx, hbytes + lbytes + bbytes + ibytes + R * nc * P->cd * jm);
+    P->hl_fail = buf == (unsigned char*)0;
+    P->L = buf ? (void*)(buf + hbytes) : (void*)0;
+    P->H = lb == R ? (SAP_REAL*)P->L : (SAP_REAL*)buf;
+    P->lrhs = nh;
+    P->bofs = buf ? (int*)(buf + hbytes + lbytes) : (int*)0;
+    P->trk = buf ? P->bofs + nblk : (int*)0;
+    P->jmax = buf ? (int)jm : 0;
+    if (buf) {
+      unsigned char* jc = buf + hbytes + lbytes + bbytes;
+      P->jn = (int*)jc;
+      P->jdof = P->jn + nc;
+      P->jrow = (SAP_REAL*)(jc + ibytes);
+      for (long i = 0; i < nc; i++) P->jn[i] = -1;  // made at first use
+    }
+  } else
+    P->bofs = P->L ? (int*)((unsigned char*)P->L + lb * nh) : (int*)0;
+  if (!P->bofs) return;
+  // each row word's first block, each block's place: its tree's column, after the tree's
+  // diagonal block, ascending
+  long b = 0;
+  for (int k = 0; k < P->nisl; k++) {
+    int o = P->ibeg[k], n = P->ibeg[k + 1] - o, T = P->ntr[k], W = (T + 31) / 32;
+    for (int v = 0; v < T; v++) {
+      int nb = SAPT(sapb_size)(P->tst + o, T, n, v), at = P->tbo[o + v] + nb * nb;
+      const unsigned* pv = P->tpat + P->poff[k] + (long)v * W;
+      for (int w = 0; w < W; w++) {
+        P->trk[P->poff[k] + (long)v * W + w] = (int)b;
+        for (unsigned bits = pv[w]; bits; bits &= bits - 1) {
+          P->bofs[b++] = at;
+          at += nb * SAPT(sapb_size)(P->tst + o, T, n, 32 * w + sapb_ctz(bits));
+        }
+      }
+    }
+  }
 }
 
 /* one island of all nv dofs in order, every tree range [0, nv): the dense problem (problems
@@ -336,21 +384,57 @@ SAP_HD void SAPT(sapw_islands)(const sapModel* m, SAPT(sapProblem)* P) {
     }
   }
   P->nisl = nisl;
-  SAPT(sapw_islandOffsets)(P);
   SAPT(sapw_islandTrees)(m, P);
+  SAPT(sapw_islandOffsets)(P);  // the storage by the patterns
 }
 
-/* row of dof i in its island's block of H (index it with iloc[j], j in the same island) */
+/* row of dof i in its island's dense block of H (ntr[k] = 0; index it with iloc[j], j in the
+ * same island) */
 SAP_HD SAP_REAL* SAPT(sapw_hRow)(const SAPT(sapProblem)* P, int i) {
   int k = P->isl[i];
   return P->H + P->hoff[k] + (long)P->iloc[i] * (P->ibeg[k + 1] - P->ibeg[k]);
 }
 
-/* H's entry (i, j) of two dofs of one island, i >= j (lower triangle of the island's block);
- * the dense nv x nv layout while the problem has no islands (the warp solve) */
+/* H's row i over the columns of dof j's tree, j in i's island: H(i, j') = p[(iloc[j'] - *c0) *
+ * *s] for every j' of that tree. Dense island: the row (every j' of the island, c0 = 0, s = 1).
+ * Block-sparse (ntr[k] > 0), trees u of i and t of j: the diagonal block's row when t = u
+ * (s = 1); else the block of the pair in the column of the tree eliminated first, L's
+ * orientation (sap_block_t.h): L_ut (rows u, s = 1) when t goes first, else L_tu (rows t,
+ * s = n_u), so that the factor finds H's entries where it factors them */
+SAP_HD SAP_REAL* SAPT(sapw_hRowTree)(const SAPT(sapProblem)* P, int i, int j, int* c0, int* s) {
+  int k = P->isl[i], T = P->ntr[k];
+  if (!T) {
+    *c0 = 0;
+    *s = 1;
+    return SAPT(sapw_hRow)(P, i);
+  }
+  int o = P->ibeg[k], n = P->ibeg[k + 1] - o, W = (T + 31) / 32, u = P->tix[i], t = P->tix[j];
+  const int* st = P->tst + o;
+  int a = P->iloc[i] - st[u], nu = SAPT(sapb_size)(st, T, n, u);
+  SAP_REAL* Hk = P->H + P->hoff[k];
+  *c0 = st[t];
+  if (t == u) {
+    *s = 1;
+    return Hk + P->tbo[o + u] + (long)a * nu;
+  }
+  const unsigned* pat = P->tpat + P->poff[k];
+  const int* rk = P->trk + P->poff[k];
+  if (P->tpos[o + t] < P->tpos[o + u]) {  // L_ut in t's column: row a
+    *s = 1;
+    return Hk + sapb_blockAt(pat, rk, P->bofs, W, t, u) + (long)a * SAPT(sapb_size)(st, T, n, t);
+  }
+  *s = nu;  // L_tu in u's column: column a
+  return Hk + sapb_blockAt(pat, rk, P->bofs, W, u, t) + a;
+}
+
+/* H's entry (i, j) of two dofs of one island, i >= j (lower triangle of the island's dense
+ * block, or its place among the trees' blocks: sapw_hRowTree); the dense nv x nv layout while
+ * the problem has no islands (the warp solve) */
 SAP_HD SAP_REAL* SAPT(sapw_hAt)(const SAPT(sapProblem)* P, int i, int j) {
   if (!P->nisl) return P->H + (long)i * P->nv + j;
-  return SAPT(sapw_hRow)(P, i) + P->iloc[j];
+  int c0, s;
+  SAP_REAL* p = SAPT(sapw_hRowTree)(P, i, j, &c0, &s);
+  return p + (long)(P->iloc[j] - c0) * s;
 }
 
 /* island k's view (sapw_islandViews done): the dof list is its slice of idof, the body list

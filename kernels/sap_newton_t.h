@@ -168,7 +168,7 @@ SAP_HD void SAPT(sapw_hessianEntry)(SAPT(sapProblem)* P, const SAP_REAL* G, int 
  * order as sapw_hessianEntry per (p, q) (the warp solve's split), so the sums agree bitwise;
  * (J_:i)' G is not recomputed for every q. The list is descending on [0, r) and on [r, n)
  * (two root paths, sapw_contactChain): there j <= i exactly for q >= p, and only the pairs
- * across the two runs need the test. */
+ * across the two runs need the test. A dense island: row i of its block, columns by iloc. */
 SAP_HD void SAPT(sapw_hessianRowOfContact)(SAPT(sapProblem)* P, const SAP_REAL* G, int p, int r, int n) {
   int nv = P->nv, cd = P->cd, i = P->chain[p];
   const SAP_REAL* J = P->rows;
@@ -250,6 +250,105 @@ SAP_HD void SAPT(sapw_hessianRowCached)(SAPT(sapProblem)* P, const SAP_REAL* G, 
   }
 }
 
+/* where one contact's entries of H lie in a block-sparse island (sapw_hPair): for the trees
+ * t[s] of its two root paths (side s: s = 0 chain[0]'s, 1 chain[n - 1]'s; sapw_contactChain
+ * lists one path, then the other: chain[q] is in t[0] for q < qs), the diagonal block
+ * d[s] (n_t x n_t, its first local dof c0[s]) and the pair's block, where row a of side s
+ * starts at o[s] + a rs[s] and steps by cs[s] over the other tree's columns (sapw_hRowTree's
+ * orientation) */
+typedef struct SAPT(sapHPair) {
+  int qs;  // chain[q] is in t[0] for q < qs, in t[1] after
+  int t[2], c0[2], nd[2], rs[2], cs[2];
+  SAP_REAL *d[2], *o[2];
+} SAPT(sapHPair);
+
+SAP_HD void SAPT(sapw_hPair)(const SAPT(sapProblem)* P, const int* chain, int n, SAPT(sapHPair)* hp) {
+  int k = P->isl[chain[0]], T = P->ntr[k], o = P->ibeg[k], nk = P->ibeg[k + 1] - o, W = (T + 31) / 32;
+  SAP_REAL* Hk = P->H + P->hoff[k];
+  for (int s = 0; s < 2; s++) {
+    int t = P->tix[chain[s ? n - 1 : 0]];
+    hp->t[s] = t;
+    hp->c0[s] = P->tst[o + t];
+    hp->nd[s] = SAPT(sapb_size)(P->tst + o, T, nk, t);
+    hp->d[s] = Hk + P->tbo[o + t];
+    hp->o[s] = hp->d[s];  // one tree: no entry across
+    hp->rs[s] = hp->cs[s] = 0;
+  }
+  hp->qs = n;
+  if (hp->t[0] == hp->t[1]) return;
+  while (P->tix[chain[hp->qs - 1]] == hp->t[1]) hp->qs--;  // side 1's root path ends the list
+  // the pair's block in the column of the tree eliminated first (side f): L_{t[g] t[f]}, rows t[g]
+  int f = P->tpos[o + hp->t[0]] < P->tpos[o + hp->t[1]] ? 0 : 1, g = 1 - f;
+  SAP_REAL* blk = Hk + sapb_blockAt(P->tpat + P->poff[k], P->trk + P->poff[k], P->bofs, W, hp->t[f], hp->t[g]);
+  hp->o[g] = hp->o[f] = blk;
+  hp->rs[g] = hp->nd[f];  // side g: the block's row a
+  hp->cs[g] = 1;
+  hp->rs[f] = 1;  // side f: the block's column a
+  hp->cs[f] = hp->nd[f];
+}
+
+/* a block-sparse island: the rows of one contact's chain list of H += J' G J, each entry
+ * (i, j <= i) the same sum as sapw_hessianRowOfContact's (one term per contact: the order of
+ * the rows and within a row does not matter), by the two root paths. Row i of side s: its own
+ * path from i down (descending: j <= i exactly there) in its side's diagonal block; the other
+ * side's path in the pair's block, whole when the other tree comes first in the island's dof
+ * order (every j < i: trees are dof ranges), else not at all. Both sides in one tree: every
+ * q with j <= i, in the diagonal block. */
+SAP_HD void SAPT(sapw_hessianContactBlocks)(SAPT(sapProblem)* P, const SAP_REAL* G, int n, const SAPT(sapHPair)* hp,
+                                            const int* chain, const SAP_REAL* J, int ld, int bypos) {
+  int cd = P->cd, qs = hp->qs, one = hp->t[0] == hp->t[1];
+  const SAP_REAL *J0 = J, *J1 = J + ld, *J2 = J + 2 * ld;
+  const int* loc = P->iloc;
+#define SAPW_JX(q) (bypos ? (q) : chain[q])  // J's column of chain position q
+  for (int s = 0; s < 2 - one; s++) {
+    int ci = hp->c0[s], co = hp->c0[1 - s], so = hp->cs[s], nd = hp->nd[s], rs = hp->rs[s];
+    int p0 = s ? qs : 0, p1 = s ? n : qs;                      // side s's rows and own path
+    int o0 = s ? 0 : qs, o1 = one || co > ci ? o0 : s ? qs : n;  // the other path, or none
+    for (int p = p0; p < p1; p++) {
+      int i = chain[p], a = loc[i] - ci, x = SAPW_JX(p);
+      SAP_REAL *Hi = hp->d[s] + (long)a * nd, *Ho = hp->o[s] + (long)a * rs;
+      SAP_REAL gi[SAP_CDIM_MAX];  // (J_:i)' G
+      if (cd > 3) {
+        for (int b = 0; b < cd; b++) {
+          gi[b] = 0;
+          for (int c = 0; c < cd; c++) gi[b] += J[c * ld + x] * G[cd * c + b];
+        }
+        for (int q = one ? p0 : p; q < p1; q++) {
+          int j = chain[q], y = SAPW_JX(q);
+          if (j > i) continue;
+          SAP_REAL h = 0;
+          for (int b = 0; b < cd; b++) h += gi[b] * J[b * ld + y];
+          Hi[loc[j] - ci] += h;
+        }
+        for (int q = o0; q < o1; q++) {
+          int j = chain[q], y = SAPW_JX(q);
+          SAP_REAL h = 0;
+          for (int b = 0; b < cd; b++) h += gi[b] * J[b * ld + y];
+          Ho[(long)(loc[j] - co) * so] += h;
+        }
+        continue;
+      }
+      for (int b = 0; b < 3; b++) gi[b] = J0[x] * G[b] + J1[x] * G[3 + b] + J2[x] * G[6 + b];
+      if (one) {
+        for (int q = p0; q < p1; q++) {
+          int j = chain[q], y = SAPW_JX(q);
+          if (j <= i) Hi[loc[j] - ci] += gi[0] * J0[y] + gi[1] * J1[y] + gi[2] * J2[y];
+        }
+        continue;
+      }
+      for (int q = p; q < p1; q++) {  // own path from i down
+        int j = chain[q], y = SAPW_JX(q);
+        Hi[loc[j] - ci] += gi[0] * J0[y] + gi[1] * J1[y] + gi[2] * J2[y];
+      }
+      for (int q = o0; q < o1; q++) {
+        int j = chain[q], y = SAPW_JX(q);
+        Ho[(long)(loc[j] - co) * so] += gi[0] * J0[y] + gi[1] * J1[y] + gi[2] * J2[y];
+      }
+    }
+  }
+#undef SAPW_JX
+}
+
 /* H += G_s S_s' S_s (lower triangle) for scalar row s at P->vc */
 SAP_HD void SAPT(sapw_hessianRow)(SAPT(sapProblem)* P, int s) {
   SAP_REAL gam, l, g;
@@ -266,8 +365,10 @@ SAP_HD void SAPT(sapw_hessianRow)(SAPT(sapProblem)* P, int s) {
  * Hessians G at P->vc, one block per island (sapw_islands; one block of all dofs if none was
  * split); each contact's rows cover only the dofs of its two chains. A enters by its tree
  * blocks: an island of one tree is copied whole, one of several trees is cleared first (A is
- * zero between trees). An idle contact (cone region 0: G = 0, e.g. a speculative one that is
- * not closing) is skipped: it would add exact zeros. */
+ * zero between trees); a block-sparse island's storage (its trees' blocks, sapw_islandOffsets)
+ * is cleared whole, the fill's blocks included, and A's tree blocks go to the diagonal blocks.
+ * An idle contact (cone region 0: G = 0, e.g. a speculative one that is not closing) is
+ * skipped: it would add exact zeros. */
 SAP_HD void SAPT(sapw_hessian)(SAPT(sapProblem)* P) {
   if (!P->nisl) SAPT(sapw_islandsOne)(P);
   int k0 = P->vk < 0 ? 0 : P->vk, k1 = P->vk < 0 ? P->nisl : P->vk + 1;  // every island, or the view's
@@ -275,6 +376,17 @@ SAP_HD void SAPT(sapw_hessian)(SAPT(sapProblem)* P) {
     const int* dofs = P->idof + P->ibeg[k];
     int n = P->ibeg[k + 1] - P->ibeg[k];
     SAP_REAL* Hk = P->H + P->hoff[k];
+    if (P->ntr[k]) {  // block-sparse: row a of tree t at tbo[t] + (a - st[t]) n_t
+      for (long x = 0, e = P->hoff[k + 1] - P->hoff[k]; x < e; x++) Hk[x] = 0;
+      const int *st = P->tst + P->ibeg[k], *bo = P->tbo + P->ibeg[k];
+      for (int a = 0; a < n; a++) {
+        int i = dofs[a], t = P->tix[i], lo = P->tlo[i], nt = P->thi[i] - lo;
+        const double* Ai = SAPT(sapw_Atree)(P, P->A, i);
+        SAP_REAL* Ha = Hk + bo[t] + (long)(a - st[t]) * nt;
+        for (int j = lo; j <= i; j++) Ha[j - lo] = (SAP_REAL)Ai[j];
+      }
+      continue;
+    }
     if (P->thi[dofs[0]] - P->tlo[dofs[0]] != n)
       for (int a = 0; a < n; a++)
         for (int b = 0; b <= a; b++) Hk[a * n + b] = 0;
@@ -297,52 +409,44 @@ SAP_HD void SAPT(sapw_hessian)(SAPT(sapProblem)* P) {
       const int* chain;
       const SAP_REAL* J;
       int n = SAPT(sapw_contactRowsCached)(P, c, &chain, &J), r = 1;
+      if (P->ntr[P->isl[chain[0]]]) {  // a block-sparse island
+        SAPT(sapHPair) hp;
+        SAPT(sapw_hPair)(P, chain, n, &hp);
+        SAPT(sapw_hessianContactBlocks)(P, G, n, &hp, chain, J, P->jmax, 1);
+        continue;
+      }
       while (r < n && chain[r] < chain[r - 1]) r++;  // the descending first run
       for (int p = 0; p < n; p++) SAPT(sapw_hessianRowCached)(P, G, p, r, n, chain, J, P->jmax);
       continue;
     }
     int n = SAPT(sapw_contactRows)(P, c), r = 1;
     while (r < n && P->chain[r] < P->chain[r - 1]) r++;  // the descending first run
-    for (int p = 0; p < n; p++) SAPT(sapw_hessianRowOfContact)(P, G, p, r, n);
+    if (!P->ntr[P->isl[P->chain[0]]]) {  // a dense island
+      for (int p = 0; p < n; p++) SAPT(sapw_hessianRowOfContact)(P, G, p, r, n);
+    } else {
+      SAPT(sapHPair) hp;
+      SAPT(sapw_hPair)(P, P->chain, n, &hp);
+      SAPT(sapw_hessianContactBlocks)(P, G, n, &hp, P->chain, P->rows, P->nv, 0);
+    }
     SAPT(sapw_clearRows)(P, n);
   }
   for (int a = 0, n = SAPT(sapw_nrow)(P); a < n; a++) SAPT(sapw_hessianRow)(P, SAPT(sapw_rowAt)(P, a));
 }
 
 /* dv = -H^-1 grad in the linear-solve precision, island by island: each island's block of H
- * (at hoff[k], n_k x n_k) is factored where it lies in L (in place when H is L), its
- * right-hand side at L + lrhs + ibeg[k]; dofs in no island get dv = 0. One island of all
- * dofs in order is the dense solve of H. Returns 0 or 1 + the dof (world index) of the first
- * failed pivot. */
+ * (at hoff[k], n_k x n_k, or its trees' blocks) is factored where it lies in L (in place when
+ * H is L), its right-hand side at L + lrhs + ibeg[k]; dofs in no island get dv = 0. One
+ * island of all dofs in order is the dense solve of H. Returns 0 or 1 + the dof (world index)
+ * of the first failed pivot. */
 /* island k's factor L (lin: its precision) loaded from H for the block-sparse factorization
- * (sap_block_t.h): the diagonal tree blocks' lower triangles and every block L_uv of the
- * symbolic factor at its natural place, from H's lower triangle (transposed where u's dofs
- * come before v's); H's zeros give the fill's initial zeros. In place when H is L. */
-#define SAPW_BLOCK_LOAD(lin)                                                                        \
-  SAP_HD void SAPT(sapw_blockLoad_##lin)(const SAPT(sapProblem)* P, int k, lin* L) {                \
-    int n = P->ibeg[k + 1] - P->ibeg[k], T = P->ntr[k], W = (T + 31) / 32, o = P->ibeg[k];           \
-    const SAP_REAL* H = P->H + P->hoff[k];                                                          \
-    const int* st = P->tst + o;                                                                     \
-    const unsigned* pat = P->tpat + P->poff[k];                                                    \
-    int same = (const void*)H == (const void*)L;                                                    \
-    for (int v = 0; v < T; v++) {                                                                   \
-      int a = st[v], nb = SAPT(sapb_size)(st, T, n, v);                                             \
-      if (!same)                                                                                    \
-        for (int r = 0; r < nb; r++)                                                                \
-          for (int c = 0; c <= r; c++) L[(long)(a + r) * n + a + c] = (lin)H[(long)(a + r) * n + a + c]; \
-      for (int w = 0; w < W; w++)                                                                   \
-        for (unsigned bits = pat[(long)v * W + w]; bits; bits &= bits - 1) {                        \
-          int u = 32 * w + sapb_ctz(bits), b = st[u], nu = SAPT(sapb_size)(st, T, n, u);            \
-          for (int r = 0; r < nu; r++)                                                              \
-            for (int c = 0; c < nb; c++) {                                                          \
-              long to = (long)(b + r) * n + a + c;                                                  \
-              if (b > a) {                                                                          \
-                if (!same) L[to] = (lin)H[to];                                                      \
-              } else                                                                                \
-                L[to] = (lin)H[(long)(a + c) * n + b + r];                                          \
-            }                                                                                       \
-        }                                                                                           \
-    }                                                                                               \
+ * (sap_block_t.h): H's storage is the factor's (its trees' blocks in L's orientation,
+ * sapw_hRowTree), so a copy entry by entry, the fill's blocks as H's zeros; nothing when H is
+ * L (in place) */
+#define SAPW_BLOCK_LOAD(lin)                                                                       \
+  SAP_HD void SAPT(sapw_blockLoad_##lin)(const SAPT(sapProblem)* P, int k, lin* L) {               \
+    const SAP_REAL* H = P->H + P->hoff[k];                                                         \
+    if ((const void*)H == (const void*)L) return;                                                  \
+    for (long x = 0, e = P->hoff[k + 1] - P->hoff[k]; x < e; x++) L[x] = (lin)H[x];                \
   }
 SAPW_BLOCK_LOAD(float)
 SAPW_BLOCK_LOAD(double)
@@ -362,21 +466,22 @@ SAP_HD int SAPT(sapw_direction)(SAPT(sapProblem)* P) {
     if (T > 0) {  // block-sparse over the island's trees (sap_block_t.h)
       int W = (T + 31) / 32;
       const unsigned* pat = P->tpat + P->poff[k];
+      const int* rk = P->trk + P->poff[k];
       if (P->lin_fp32) {
         float* L = (float*)P->L + P->hoff[k];
         float* x = (float*)P->L + P->lrhs + o;
         SAPT(sapw_blockLoad_float)(P, k, L);
         for (int i = 0; i < n; i++) x[i] = (float)-P->grad[dofs[i]];
-        info = sapb_factor_f32(L, n, T, P->tst + o, P->tord + o, P->tpos + o, pat, W);
-        if (!info) sapb_solve_f32(L, n, T, P->tst + o, P->tord + o, pat, W, x);
+        info = sapb_factor_f32(L, n, T, P->tst + o, P->tord + o, P->tpos + o, pat, W, P->tbo + o, rk, P->bofs);
+        if (!info) sapb_solve_f32(L, n, T, P->tst + o, P->tord + o, pat, W, P->tbo + o, x);
         for (int i = 0; i < n; i++) P->dv[dofs[i]] = (SAP_REAL)x[i];
       } else {
         double* L = (double*)P->L + P->hoff[k];
         double* x = (double*)P->L + P->lrhs + o;
         SAPT(sapw_blockLoad_double)(P, k, L);
         for (int i = 0; i < n; i++) x[i] = (double)-P->grad[dofs[i]];
-        info = sapb_factor_f64(L, n, T, P->tst + o, P->tord + o, P->tpos + o, pat, W);
-        if (!info) sapb_solve_f64(L, n, T, P->tst + o, P->tord + o, pat, W, x);
+        info = sapb_factor_f64(L, n, T, P->tst + o, P->tord + o, P->tpos + o, pat, W, P->tbo + o, rk, P->bofs);
+        if (!info) sapb_solve_f64(L, n, T, P->tst + o, P->tord + o, pat, W, P->tbo + o, x);
         for (int i = 0; i < n; i++) P->dv[dofs[i]] = (SAP_REAL)x[i];
       }
       if (info) info = dofs[info - 1] + 1;

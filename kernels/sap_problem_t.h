@@ -57,14 +57,18 @@ typedef struct SAPT(sapProblem) {
   int* abody;               /* (nbody) the static bodies and those of participating trees, ascending */
   SAP_REAL *v, *r, *grad, *jc, *dv, *Adv, *pstar; /* (nv) iterate, A(v-v*), gradient, J'gamma, step, A dv, A v* */
   SAP_REAL *vc, *dvc, *gam; /* (cd nc + ns) constraint velocities, J dv, impulses */
-  SAP_REAL* H;              /* (nv x nv) Newton matrix (lower triangle); the first nv x nv of L
-                               when the linear solve runs in the objective's precision */
-  void* L;                  /* (nv x (nv + 1)) factor and right-hand side, linear-solve precision */
+  SAP_REAL* H;              /* (nv x nv, or the islands' storage: hoff) Newton matrix (lower
+                               triangle); L's entries when the linear solve runs in the
+                               objective's precision */
+  void* L;                  /* (nv x (nv + 1), or the islands' storage + nv) factor and right-hand
+                               side, linear-solve precision */
   long lrhs;                /* the right-hand sides at L + lrhs + ibeg[k]: nv x nv in the carve */
   /* H and L outside the carve (the CPU's one-lane solve): when hl_grow is set, sapw_carve
      leaves them out and sapw_islandOffsets asks hl_grow(hl_ctx, bytes) for the islands'
-     blocks only, sum n_k^2 (+ nv right-hand sides) instead of nv^2: a world of many small
-     islands needs memory linear in its dofs. A null answer sets hl_fail (the solve stops) */
+     storage only (+ nv right-hand sides, + bofs) instead of nv^2: n_k^2 per dense island,
+     its pattern's blocks per block-sparse one, so a world of many small islands needs memory
+     linear in its dofs and one large pile its factor's blocks. A null answer sets hl_fail
+     (the solve stops) */
   void* (*hl_grow)(void* ctx, long bytes);
   void* hl_ctx;
   int hl_fail;
@@ -102,8 +106,9 @@ typedef struct SAPT(sapProblem) {
                                is zero after its dof's subtree (A x stops there: sapw_treeDot) */
   int* iend;                /* (nv) island k's a-th dof's last descendant, local: iend[ibeg[k] + a]
                                (with itree bit 1) */
-  long* hoff;               /* (nv + 1) island k's n_k x n_k block of H (and of L) at hoff[k];
-                               the right-hand side at L + lrhs + ibeg[k] */
+  long* hoff;               /* (nv + 1) island k's storage of H (and of L) at hoff[k], in entries:
+                               n_k x n_k dense, or (ntr[k] > 0) only its trees' blocks (tbo, trk,
+                               bofs); the right-hand side at L + lrhs + ibeg[k] */
   /* block-sparse factorization of islands of several trees (sap_island_t.h sapw_islandTrees,
      sap_block_t.h): per island k, at ibeg[k] + t for its trees t = 0 .. ntr[k] - 1 */
   int sparse;               /* 0: dense islands; 1: block-sparse where its flops pay (default);
@@ -112,12 +117,23 @@ typedef struct SAPT(sapProblem) {
   int* ntr;                 /* (nv + 1) trees of island k when it factors block-sparse, else 0 */
   int* tix;                 /* (nv) each dof's tree index within its island */
   int *tst, *tord, *tpos;   /* (nv) tree t's first local dof, elimination order, its inverse */
+  int* tbo;                 /* (nv) tree t's diagonal block (n_t x n_t, row-major) at hoff[k] + tbo[o + t],
+                               o = ibeg[k]; then its column of L: the blocks L_ut (n_u x n_t) of
+                               the trees u in its pattern row, ascending u (sap_block_t.h) */
   long* poff;               /* (nv + 1) island k's pattern: T_k x W_k words at tpat + poff[k] */
   unsigned* tpat;           /* (T W + W), T = min(nv, nbody) bounds the dof trees (each has a
                                dof and a body), W = ceil(T / 32): tree adjacency, then the
                                symbolic factor (bit u of tree v's row: L_uv != 0, u after v); the
                                last W words: the ordering's scratch. Linear in the trees for
                                separate objects, not nv^2 / 32 */
+  int* trk;                 /* (T W in the carve, else up to the last block-sparse island's words,
+                               after bofs) the pattern's block numbers: word w of tree v's row (at
+                               poff[k] + v W_k + w) starts at block trk[...]; the block of tree u
+                               in v's row is trk[.. u / 32] + the bits of that word below u */
+  int* bofs;                /* (the islands' pattern blocks) each block's place from hoff[k], in
+                               the order trk numbers them: in L past the right-hand sides when H and
+                               L are grown, past the blocks in the carve (sapw_islandOffsets) */
+  long nblk;                /* pattern blocks of every block-sparse island (bofs' length) */
   /* the island view (sapw_newtonIslands): with vk >= 0 the one-lane loops visit island vk
      alone (its dofs, its trees' bodies after every static body, its contacts and scalar
      rows, its block of H), so each island runs its own Newton loop; vk = -1: the whole problem */
@@ -168,10 +184,12 @@ SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   SAPW_TAKE(P->sidx, int*, 4 * ((long)ns * snz + nv + ns));                        // sidx, chain, stag
   SAPW_TAKE(P->isl, int*, 4 * (10 * (long)nv + 2));  // isl, iloc, idof, tlo, thi, ibeg, ipar, iseg, itree, iend
   SAPW_TAKE(P->hoff, long*, 8 * ((long)nv + 1));
-  SAPW_TAKE(P->ntr, int*, 4 * (5 * (long)nv + 1));  // ntr, tix, tst, tord, tpos
+  SAPW_TAKE(P->ntr, int*, 4 * (6 * (long)nv + 1));  // ntr, tix, tst, tord, tpos, tbo
   SAPW_TAKE(P->poff, long*, 8 * ((long)nv + 1));
   long T = nv < nbody ? nv : nbody;  // the dof trees at most
   SAPW_TAKE(P->tpat, unsigned*, 4 * (T + 1) * ((T + 31) / 32));
+  P->trk = (int*)0;
+  if (hl_carved) SAPW_TAKE(P->trk, int*, 4 * T * ((T + 31) / 32));  // else with H and L (sapw_islandOffsets)
   SAPW_TAKE(P->loop, SAPT(sapLoop)*, sizeof(SAPT(sapLoop)));
   SAPW_TAKE(P->adof, int*, 4 * ((long)nv + nbody));  // adof, abody
   SAPW_TAKE(P->cptw, SAP_REAL*, R * 6 * (long)c);
@@ -202,6 +220,7 @@ SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   SAPW_AFTER(P->tst, P->tix, nv);
   SAPW_AFTER(P->tord, P->tst, nv);
   SAPW_AFTER(P->tpos, P->tord, nv);
+  SAPW_AFTER(P->tbo, P->tpos, nv);
   SAPW_AFTER(P->abody, P->adof, nv);
   SAPW_AFTER(P->cbeg, P->icon, c);
   SAPW_AFTER(P->irow, P->cbeg, nv + 2);
@@ -219,6 +238,8 @@ SAP_HD long SAPT(sapw_carve)(SAPT(sapProblem)* P, void* work, int nv, int nbody,
   P->nadof = P->nabody = -1;  // every dof and body until sapw_participation
   P->vk = -1;                 // the whole problem
   P->sparse = 0;
+  P->bofs = (int*)0;
+  P->nblk = 0;
   P->cpt = (SAP_REAL*)0;  // no cached points until sapw_contactPoints
   P->jmax = 0;            // no Jacobian row cache (sapw_islandOffsets places one with hl_grow)
   P->jn = P->jdof = (int*)0;

@@ -15,7 +15,10 @@
  *    analytic semi-implicit Euler fall;
  *  - a world past the old dense limit (nv = 4800 > 4096): it loads, its falling objects match
  *    the analytic fall, and the solve's H and L take the islands' sizes, counted here from the
- *    scene (one 6-dof island per object on the plane): 8 (sum 36 + nv) bytes, not 8 nv^2. */
+ *    scene (one 6-dof island per object on the plane): 8 (sum 36 + nv) bytes, not 8 nv^2;
+ *  - a pile of 216 touching spheres, one island of 216 trees: the solve's first request for H
+ *    and L is exactly its pattern's blocks (counted from the pattern), and 10 steps converge
+ *    with hl_grow refusing more than a quarter of the dense n^2 storage. */
 #include <lapacke.h>
 #include <mujoco/mujoco.h>
 #include <stdlib.h>
@@ -447,11 +450,38 @@ static long jcache_bytes(const sapModel* m, long nc, int cd, long R) {
 }
 
 /* H and L outside the carve (sapSolveParams.hl_grow): the solve asks for exactly its islands'
- * blocks, sum n_k^2 entries in the objective's precision for H, then the linear solve's L and
- * its nv right-hand sides (counted here from the islands' sizes), then the contacts' row
- * cache (jcache_bytes); when the memory is not
- * there (a null answer) the world keeps its velocity with no impulses, flagged FACTORFAIL,
- * plain and screened */
+ * storage in the objective's precision for H, then the linear solve's L, its nv right-hand
+ * sides (rounded up to 8 bytes), the block places (an int per pattern block) and the block
+ * numbers (an int per pattern word, up to the last block-sparse island's; rounded up to 8
+ * bytes), then the contacts' row cache (jcache_bytes): n_k^2 entries for a dense island,
+ * sum n_t^2 + sum n_u n_t over the pattern for a block-sparse one (counted here from the
+ * islands' sizes and patterns); when the memory is not there (a null answer) the world keeps
+ * its velocity with no impulses, flagged FACTORFAIL, plain and screened */
+static long island_need(const sapProblem_f64* P, long* nblk, long* ntrk) {
+  long e = 0, words = 0;  // words: the patterns' words of the islands up to k (every tree counted)
+  *nblk = *ntrk = 0;
+  for (int k = 0; k < P->nisl; k++) {
+    int o = P->ibeg[k], n = P->ibeg[k + 1] - o, T = P->ntr[k], W = (T + 31) / 32, trees = 0;
+    for (int a = 0; a < n; a++) trees += P->tlo[P->idof[o + a]] == P->idof[o + a];
+    words += (long)trees * ((trees + 31) / 32);
+    if (!T) {
+      e += (long)n * n;
+      continue;
+    }
+    *ntrk = words;  // trk reaches to the last block-sparse island's pattern
+    for (int v = 0; v < T; v++) {
+      int nb = (v + 1 < T ? P->tst[o + v + 1] : n) - P->tst[o + v];
+      e += (long)nb * nb;
+      for (int u = 0; u < T; u++)
+        if (P->tpat[P->poff[k] + (long)v * W + u / 32] >> (u % 32) & 1) {
+          e += (long)nb * ((u + 1 < T ? P->tst[o + u + 1] : n) - P->tst[o + u]);
+          ++*nblk;
+        }
+    }
+  }
+  return e;
+}
+
 static long grow_asked;
 static void* grow_fail(void* ctx, long bytes) {
   (void)ctx;
@@ -470,12 +500,13 @@ static void test_hl_out_of_memory(void) {
     sapc_solveParams(s, s->h, &prm);
     sapProblem_f64 P;
     CHECK(assemble(s, 0, &prm, &P), "box_pile has constraints");
+    P.sparse = 1;  // as the solve: block-sparse where it pays
     sapw_islands_f64(m, &P);
-    long nh = P.hoff[P.nisl];  // approx32: fp64 H, fp32 L
-    long need = 8 * nh + (4 * (nh + m->nv) + 7) / 8 * 8 + jcache_bytes(m, P.nc, P.cd, 8);
+    long nblk, ntrk, nh = island_need(&P, &nblk, &ntrk);  // approx32: fp64 H, fp32 L
+    long need = 8 * nh + (4 * (nh + m->nv) + 7) / 8 * 8 + (4 * (nblk + ntrk) + 7) / 8 * 8 + jcache_bytes(m, P.nc, P.cd, 8);
     CHECK(m->nsolve_chain == 12, "box_pile: %d chain dofs per contact (two free bodies: 12)", m->nsolve_chain);
-    for (int k = 0; k < P.nisl; k++) nh -= (long)(P.ibeg[k + 1] - P.ibeg[k]) * (P.ibeg[k + 1] - P.ibeg[k]);
-    CHECK(nh == 0, "islands' blocks: %ld entries besides the sum of n_k^2", nh);
+    CHECK(nh == P.hoff[P.nisl] && nblk == P.nblk, "islands' storage: %ld entries in %ld blocks, counted %ld in %ld",
+          P.hoff[P.nisl], P.nblk, nh, nblk);
     prm.hl_grow = grow_fail;
     grow_asked = 0;
     const double* gam = P.gam;  // the impulses' place in world 0's scratch (the same carve)
@@ -625,6 +656,87 @@ static void test_large_world(void) {
   sap_free(s32);
 }
 
+/* ---- one island of hundreds of trees: H and L by the pattern's blocks ---------------------- */
+
+/* hl_grow within a budget: the bytes asked recorded, a buffer of this test's up to cap bytes */
+typedef struct { void* p; long cap, budget, first, most; int calls; } CapBuf;
+static void* grow_capped(void* ctx, long bytes) {
+  CapBuf* b = (CapBuf*)ctx;
+  if (!b->calls++) b->first = bytes;
+  if (bytes > b->most) b->most = bytes;
+  if (bytes > b->budget) return NULL;
+  if (bytes > b->cap) {
+    free(b->p);
+    b->p = malloc((size_t)bytes);
+    b->cap = b->p ? bytes : 0;
+  }
+  return b->p;
+}
+
+/* side^3 spheres of radius 5 cm on a cubic lattice of 9.9 cm (bench/pile.py spheres), each
+ * pressing 1 mm into its neighbours, the bottom layer into the plane: one island of every tree from the
+ * first step, factored block-sparse. The solve steps it with hl_grow refusing more than a
+ * quarter of the island's dense H and L (n^2 entries each): its storage is the pattern's
+ * blocks, and its first request is exactly their count (island_need, from the pattern) with
+ * the contacts' row cache (jcache_bytes) */
+static void test_large_pile(void) {
+  const int side = 6, N = side * side * side;
+  size_t cap = (size_t)N * 120 + 200;
+  char* xml = (char*)malloc(cap);
+  CHECK(xml != NULL, "out of memory");
+  if (!xml) return;
+  int len = sprintf(xml, "<mujoco><option timestep='0.002'/><worldbody><geom type='plane' size='5 5 .1'/>");
+  for (int i = 0; i < N; i++)
+    len += snprintf(xml + len, cap - len, "<body pos='%g %g %g'><freejoint/><geom type='sphere' size='0.05'/></body>",
+                    0.099 * (i % side), 0.099 * (i / side % side), 0.0495 + 0.099 * (i / (side * side)));
+  snprintf(xml + len, cap - len, "</worldbody></mujoco>");
+  static const char* presets[] = {"preset=drake", "preset=approx32"};
+  for (int p = 0; p < 2; p++) {
+    sapSim* s = fx_sim(xml, 1, presets[p]);
+    if (!s) continue;
+    const sapModel* m = s->m;
+    int nv = m->nv;
+    sapSolveParams prm;
+    sapc_solveParams(s, s->h, &prm);
+    long lb = prm.linear_fp32 ? 4 : 8, hb = lb == 8 ? 0 : 8;  // approx32: H in fp64 apart from L
+    long dense = hb * nv * nv + lb * ((long)nv * nv + nv);
+    CapBuf buf = {NULL, 0, dense / 4, 0, 0, 0};
+    prm.hl_grow = grow_capped;
+    prm.hl_ctx = &buf;
+    // the first step's problem: one island of N trees, and the bytes its pattern needs
+    stage(s);
+    sapProblem_f64 P;
+    CHECK(assemble(s, 0, &prm, &P), "%s: pile without contacts", presets[p]);
+    P.sparse = 1;  // as the solve
+    sapw_islands_f64(m, &P);
+    long R = prm.contact_fp32 ? 4 : 8, nblk, ntrk, e = island_need(&P, &nblk, &ntrk);
+    long need = (R == lb ? 0 : (R * e + 7) / 8 * 8) + (lb * (e + nv) + 7) / 8 * 8 + (4 * (nblk + ntrk) + 7) / 8 * 8 +
+                jcache_bytes(m, P.nc, P.cd, R);
+    CHECK(P.nisl == 1 && P.ntr[0] == N && P.ibeg[1] == nv, "%s: %d islands, the first of %d trees and %d dofs",
+          presets[p], P.nisl, P.ntr[0], P.ibeg[1]);
+    CHECK(buf.first == need, "%s: asked %ld bytes, the pattern's blocks need %ld", presets[p], buf.first, need);
+    buf.calls = 0;
+    int nstep = 10, conv = 0;
+    for (int n = 0; n < nstep; n++) {
+      if (n) stage(s);
+      if (prm.contact_fp32) sapw_solveWorld_f32(m, &s->d, 0, &prm);
+      else sapw_solveWorld_f64(m, &s->d, 0, &prm);
+      if (!n) CHECK(buf.first == need, "%s: the solve asked %ld bytes, the pattern's blocks need %ld", presets[p],
+                    buf.first, need);
+      conv += (s->d.world_flags[0] & SAP_WORLD_CONVERGED) != 0;
+      sapc_integrate(s);
+    }
+    CHECK(conv == nstep && buf.most <= buf.budget,
+          "%s: %d of %d steps converged; most asked %ld bytes, budget %ld (dense %ld)", presets[p], conv, nstep,
+          buf.most, buf.budget, dense);
+    printf("  %s: one island of %d trees (nv %d): H and L %ld bytes at the first step (%ld blocks), at most %ld "
+           "over %d steps; dense %ld\n", presets[p], N, nv, need, nblk, buf.most, nstep, dense);
+    free(buf.p);
+    sap_free(s);
+  }
+  free(xml);
+}
+
 int main(void) {
   RUN(test_known_structures);
   RUN(test_random_spheres);
@@ -633,5 +745,6 @@ int main(void) {
   RUN(test_free_fall);
   RUN(test_large_world);
   RUN(test_hl_out_of_memory);
+  RUN(test_large_pile);
   return check_summary("test_sap_islands");
 }

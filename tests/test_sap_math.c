@@ -649,7 +649,7 @@ static void test_linesearch_newton_wolfe(void) {
  * buffer's last padded byte (the size is not larger than the layout) and no guard byte may
  * change (not smaller). Sizes over decades, 3/4/6 rows per contact, fp32/fp64 objective and
  * fp32/fp64 linear solve, H and L in the carve (GPU) or not (the CPU's thread buffers: then
- * H and L are null until sapw_islandOffsets) */
+ * H, L and the pattern's block numbers trk are null until sapw_islandOffsets) */
 #define CARVE_GUARD 256
 typedef struct { unsigned char* p; long bytes; int elem; } CarveArr;  /* elem: element bytes */
 
@@ -677,6 +677,8 @@ typedef struct { unsigned char* p; long bytes; int elem; } CarveArr;  /* elem: e
     a[n++] = (CarveArr){(unsigned char*)(P)->hoff, 8L * (nv + 1), 8};                                           \
     long T_ = nv < nbody ? nv : nbody; /* trees: each has a dof and a body */                                   \
     a[n++] = (CarveArr){(unsigned char*)(P)->tpat, 4 * (T_ + 1) * ((T_ + 31) / 32), 4};                         \
+    if (hl) a[n++] = (CarveArr){(unsigned char*)(P)->trk, 4 * T_ * ((T_ + 31) / 32), 4};                        \
+    a[n++] = (CarveArr){(unsigned char*)(P)->tbo, 4L * nv, 4};                                                  \
     a[n++] = (CarveArr){(unsigned char*)(P)->loop, (long)sizeof(*(P)->loop), 8};                                \
     a[n++] = (CarveArr){(unsigned char*)(P)->adof, 4L * nv, 4};                                                 \
     a[n++] = (CarveArr){(unsigned char*)(P)->abody, 4L * nbody, 4};                                             \
@@ -715,12 +717,12 @@ static void test_problem_scratch_from_carve(void) {
           sapProblem_f64 P64;
           if (fp32) {
             long got = sapw_carve_f32(&P32, buf, nv, nbody, c, cd, ns, snz, lin, nhalf, hl);
-            CHECK(hl || (!P32.H && !P32.L), "H and L carved with hl_carved 0");
+            CHECK(hl || (!P32.H && !P32.L && !P32.trk), "H, L or trk carved with hl_carved 0");
             CHECK(got == bytes, "carve returns %ld, problemBytes %ld", got, bytes);
             CARVE_ARRAYS(float, &P32, 4L);
           } else {
             long got = sapw_carve_f64(&P64, buf, nv, nbody, c, cd, ns, snz, lin, nhalf, hl);
-            CHECK(hl || (!P64.H && !P64.L), "H and L carved with hl_carved 0");
+            CHECK(hl || (!P64.H && !P64.L && !P64.trk), "H, L or trk carved with hl_carved 0");
             CHECK(got == bytes, "carve returns %ld, problemBytes %ld", got, bytes);
             CARVE_ARRAYS(double, &P64, 8L);
           }

@@ -368,8 +368,9 @@ int sap_onGPU(const sapSim* s);
 const char* sap_deviceName(const sapSim* s);
 unsigned long long sap_bytesPerWorld(const sapSim* s);
 /* bytes held beside the per-world arrays: on the CPU, the solve's Newton matrix and factor,
- * one buffer per thread grown to the largest islands stepped so far (sum of n_k^2 over a
- * world's islands, not nv^2; 0 before the first solve and on the GPU, whose worlds hold theirs) */
+ * one buffer per thread grown to the largest islands stepped so far (n_k^2 per dense island,
+ * the factor's blocks per block-sparse one, not nv^2; 0 before the first solve and on the
+ * GPU, whose worlds hold theirs) */
 unsigned long long sap_bytesShared(const sapSim* s);
 
 /* host view of the batch; on the GPU call sap_sync first (copies device -> host) */
