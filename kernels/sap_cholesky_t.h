@@ -5,22 +5,10 @@
  * Reference version for one thread per world; unlike SAP Warp (§13.13) a non-positive
  * or non-finite pivot is detected and reported instead of producing NaN. */
 
-/* gcc's CPU build unrolls the serial loops below by 4 (one accumulator, the same operations
- * in the same order: fewer loop instructions, the same bits); nvcc's passes are unchanged
- * (the GPU code is the plain loops) */
-#ifndef SAP_CPU_UNROLL4
-#if defined(__CUDACC__)
-#define SAP_CPU_UNROLL4
-#else
-#define SAP_CPU_UNROLL4 _Pragma("GCC unroll 4")
-#endif
-#endif
-
 /* L[i][j] = (A[i][j] - sum_{p=p0}^{j-1} L[i][p] L[j][p]) (/ L[j][j] off the diagonal) */
 SAP_HD SAP_REAL SAPT(sapw_cholDot)(const SAP_REAL* a, int lda, int i, int j, int p0, int p1) {
   SAP_REAL s = 0;
-  const SAP_REAL *ai = a + i * lda, *aj = a + j * lda;
-  SAP_CPU_UNROLL4 for (int p = p0; p < p1; p++) s += ai[p] * aj[p];
+  for (int p = p0; p < p1; p++) s += a[i * lda + p] * a[j * lda + p];
   return s;
 }
 
