@@ -78,7 +78,12 @@ SAP_HD int SAPT(sapw_treePattern)(const SAP_REAL* a, int k0, int k1, int lda, co
     const SAP_REAL* ai = a + (long)i * lda;
     int next = i;  // entries (j, next) lie between two segments of i's ancestors
     for (int j = par[i];; j = par[next]) {
-      for (int x = j >= k0 ? j + 1 : k0; x < next; x++)
+      int x = j >= k0 ? j + 1 : k0;
+#if !defined(__CUDACC__)
+      for (; x + 3 < next; x += 4)  // CPU: four entries a test (the same answer)
+        if ((ai[x] != 0) | (ai[x + 1] != 0) | (ai[x + 2] != 0) | (ai[x + 3] != 0)) return 0;
+#endif
+      for (; x < next; x++)
         if (ai[x] != 0) return 0;
       if (j < 0) break;
       next = seg[j];
@@ -138,6 +143,80 @@ SAP_HD void SAPT(sapw_treeEnds)(const int* par, int k0, int k1, int* end) {
  * then its pivot and scaling. The same operations in the same order on every entry, so the
  * factor and the failed pivot are sapw_treeFactor's bit for bit; one short loop per entry
  * instead of a loop per (descendant, ancestor) pair (fewer loop set-ups on short segments). */
+#if !defined(__CUDACC__)
+/* CPU (gcc) form of sapw_treeFactorPre's updates of row i: the entries of the segment ending
+ * at j and (one = 0) of every segment above it, four, two, then one at a time, each in its own
+ * register, the descendant walk and L[k][i] shared, the division by the pivot d applied at the
+ * store (d = 0: none). Per entry the same operations in the same order as the plain loops. */
+SAP_HD void SAPT(sapw_treeRowPre)(SAP_REAL* ai, const SAP_REAL* ae, int i, int j, int lda, const int* par,
+                                  const int* seg, SAP_REAL d, int one) {
+  for (; j >= 0; j = one ? -1 : par[seg[j]]) {
+    int x = seg[j];
+    for (; x + 3 <= j; x += 4) {
+      SAP_REAL t0 = ai[x], t1 = ai[x + 1], t2 = ai[x + 2], t3 = ai[x + 3];
+      for (const SAP_REAL* ak = ae; ak != ai; ak -= lda) {
+        SAP_REAL l = ak[i];
+        t0 -= l * ak[x];
+        t1 -= l * ak[x + 1];
+        t2 -= l * ak[x + 2];
+        t3 -= l * ak[x + 3];
+      }
+      if (d != 0) {
+        t0 /= d;
+        t1 /= d;
+        t2 /= d;
+        t3 /= d;
+      }
+      ai[x] = t0;
+      ai[x + 1] = t1;
+      ai[x + 2] = t2;
+      ai[x + 3] = t3;
+    }
+    for (; x + 1 <= j; x += 2) {
+      SAP_REAL t0 = ai[x], t1 = ai[x + 1];
+      for (const SAP_REAL* ak = ae; ak != ai; ak -= lda) {
+        SAP_REAL l = ak[i];
+        t0 -= l * ak[x];
+        t1 -= l * ak[x + 1];
+      }
+      if (d != 0) {
+        t0 /= d;
+        t1 /= d;
+      }
+      ai[x] = t0;
+      ai[x + 1] = t1;
+    }
+    if (x <= j) {
+      SAP_REAL t = ai[x];
+      for (const SAP_REAL* ak = ae; ak != ai; ak -= lda) t -= ak[i] * ak[x];
+      ai[x] = d != 0 ? t / d : t;
+    }
+  }
+}
+
+/* the CPU form: row i's own segment (its pivot entry the last) updated, the pivot taken and
+ * that segment divided, then the ancestors' segments updated with the division fused (after
+ * a failed pivot: undivided, as in the plain form, so the matrix left behind is the same) */
+SAP_HD int SAPT(sapw_treeFactorPre)(SAP_REAL* a, int k0, int k1, int lda, const int* par, const int* seg,
+                                     const int* end) {
+  for (int i = k1 - 1; i >= k0; i--) {
+    SAP_REAL* ai = a + (long)i * lda;
+    const SAP_REAL* ae = a + (long)end[i] * lda;  // the descendants of i: (i, end[i]], none at a leaf
+    int s = seg[i], fail;
+    if (ae != ai) SAPT(sapw_treeRowPre)(ai, ae, i, i, lda, par, seg, 0, 1);  // i's segment alone
+    SAP_REAL d = ai[i];
+    fail = !(d > 0) || !isfinite(d);
+    if (!fail) {
+      d = SAP_SQRT(d);
+      ai[i] = d;
+      for (int x = s; x < i; x++) ai[x] /= d;
+    }
+    SAPT(sapw_treeRowPre)(ai, ae, i, par[s], lda, par, seg, fail ? 0 : d, 0);
+    if (fail) return i + 1;
+  }
+  return 0;
+}
+#else
 SAP_HD int SAPT(sapw_treeFactorPre)(SAP_REAL* a, int k0, int k1, int lda, const int* par, const int* seg,
                                      const int* end) {
   for (int i = k1 - 1; i >= k0; i--) {
@@ -161,6 +240,8 @@ SAP_HD int SAPT(sapw_treeFactorPre)(SAP_REAL* a, int k0, int k1, int lda, const 
   }
   return 0;
 }
+
+#endif
 
 /* solve L' L x = b over [k0, k1) in place (x holds b on entry): L' y = b from the leaves up,
  * L x = y from the roots down */
