@@ -12,12 +12,87 @@ SAP_HD SAP_REAL SAPT(sapw_cholDot)(const SAP_REAL* a, int lda, int i, int j, int
   return s;
 }
 
+#if !defined(__CUDACC__)
+/* CPU (gcc) form of four sapw_cholDot's sharing row j: s[t] = sum_{p=p0}^{p1-1} a[i_t][p]
+ * a[j][p] for the rows i_t = ri[t], each summed in its own register in the same order as
+ * sapw_cholDot (the same value bit for bit); row j's entry loaded once for the four */
+SAP_HD void SAPT(sapw_cholDot4)(const SAP_REAL* a, int lda, const int* ri, int j, int p0, int p1, SAP_REAL* s) {
+  const SAP_REAL *a0 = a + (long)ri[0] * lda, *a1 = a + (long)ri[1] * lda, *a2 = a + (long)ri[2] * lda,
+                 *a3 = a + (long)ri[3] * lda, *aj = a + (long)j * lda;
+  SAP_REAL s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  for (int p = p0; p < p1; p++) {
+    SAP_REAL x = aj[p];
+    s0 += a0[p] * x;
+    s1 += a1[p] * x;
+    s2 += a2[p] * x;
+    s3 += a3[p] * x;
+  }
+  s[0] = s0;
+  s[1] = s1;
+  s[2] = s2;
+  s[3] = s3;
+}
+
+/* rows [i0, i1) of column j: a[i][j] = (a[i][j] - sapw_cholDot(a, lda, i, j, p0, p1)) / d, or
+ * without the division (d = 0: a[i][j] -= the dot), four rows at a time, then two, then one;
+ * each entry the plain loops' operations in their order */
+SAP_HD void SAPT(sapw_cholColumn)(SAP_REAL* a, int lda, int i0, int i1, int j, int p0, int p1, SAP_REAL d) {
+  int i = i0;
+  for (; i + 3 < i1; i += 4) {
+    int ri[4] = {i, i + 1, i + 2, i + 3};
+    SAP_REAL s[4];
+    SAPT(sapw_cholDot4)(a, lda, ri, j, p0, p1, s);
+    for (int t = 0; t < 4; t++) {
+      SAP_REAL* e = a + (long)(i + t) * lda + j;
+      *e = d != 0 ? (*e - s[t]) / d : *e - s[t];
+    }
+  }
+  if (i + 1 < i1) {  // two rows
+    const SAP_REAL *a0 = a + (long)i * lda, *a1 = a0 + lda, *aj = a + (long)j * lda;
+    SAP_REAL s0 = 0, s1 = 0;
+    for (int p = p0; p < p1; p++) {
+      s0 += a0[p] * aj[p];
+      s1 += a1[p] * aj[p];
+    }
+    SAP_REAL *e0 = a + (long)i * lda + j, *e1 = e0 + lda;
+    *e0 = d != 0 ? (*e0 - s0) / d : *e0 - s0;
+    *e1 = d != 0 ? (*e1 - s1) / d : *e1 - s1;
+    i += 2;
+  }
+  if (i < i1) {
+    SAP_REAL* e = a + (long)i * lda + j;
+    SAP_REAL s = SAPT(sapw_cholDot)(a, lda, i, j, p0, p1);
+    *e = d != 0 ? (*e - s) / d : *e - s;
+  }
+}
+#endif
+
 /* factor the leading n x n block of a (leading dimension lda) in place: a = L L'.
- * returns 0, or 1 + the index of the first non-positive pivot */
+ * returns 0, or 1 + the index of the first non-positive pivot. On the CPU the entries of a
+ * column are computed four rows at a time (sapw_cholColumn); every entry gets the same
+ * operations in the same order as in the plain loops (the GPU's), and the three phases of a
+ * block column run in the same order, so the factor, the failed pivot and the matrix left
+ * behind by a failure are the same bit for bit. */
 SAP_HD int SAPT(sapw_cholFactor)(SAP_REAL* a, int n, int lda, int bs) {
   if (bs < 1) bs = 1;
   for (int k0 = 0; k0 < n; k0 += bs) {
     int k1 = k0 + bs < n ? k0 + bs : n;
+#if !defined(__CUDACC__)
+    // block column k: the finished block columns j < k subtracted from rows i >= k0 (row i
+    // of the diagonal block up to its own column)
+    if (k0 > 0)
+      for (int j = k0; j < k1; j++) SAPT(sapw_cholColumn)(a, lda, j, n, j, 0, k0, 0);
+    // diagonal block: unblocked Cholesky
+    for (int j = k0; j < k1; j++) {
+      SAP_REAL d = a[j * lda + j] - SAPT(sapw_cholDot)(a, lda, j, j, k0, j);
+      if (!(d > 0) || !isfinite(d)) return j + 1;
+      d = SAP_SQRT(d);
+      a[j * lda + j] = d;
+      SAPT(sapw_cholColumn)(a, lda, j + 1, k1, j, k0, j, d);
+    }
+    // panel below, by columns (row i's column j needs its columns k0..j-1, done before)
+    for (int j = k0; j < k1; j++) SAPT(sapw_cholColumn)(a, lda, k1, n, j, k0, j, a[j * lda + j]);
+#else
     // block column k: subtract the finished block columns j < k from rows i >= k0
     for (int i = k0; i < n; i++) {
       int jend = i < k1 ? i + 1 : k1;
@@ -36,6 +111,7 @@ SAP_HD int SAPT(sapw_cholFactor)(SAP_REAL* a, int n, int lda, int bs) {
     for (int i = k1; i < n; i++)
       for (int j = k0; j < k1; j++)
         a[i * lda + j] = (a[i * lda + j] - SAPT(sapw_cholDot)(a, lda, i, j, k0, j)) / a[j * lda + j];
+#endif
   }
   return 0;
 }

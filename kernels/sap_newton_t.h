@@ -19,10 +19,68 @@ SAP_HD SAP_REAL SAPT(sapw_rowDot)(const double* row, const SAP_REAL* x, int n) {
  * exact zeros, and so are the dense sum's terms skipped (the partial sum starts at +0 and
  * adding +-0 changes no sum), so the result is the dense row's bit for bit for finite x
  * (sapw_islands / sapw_islandsOne set the ranges and flags) */
-SAP_HD SAP_REAL SAPT(sapw_treeDot)(const SAPT(sapProblem)* P, const double* A, int i, const SAP_REAL* x) {
-  int lo = P->tlo[i], hi = P->thi[i], k = P->isl[i];
+SAP_HD int SAPT(sapw_treeDotEnd)(const SAPT(sapProblem)* P, int i) {
+  int hi = P->thi[i], k = P->isl[i];
   if (k >= 0 && (P->itree[k] & 4)) hi = i + P->iend[P->ibeg[k] + P->iloc[i]] - P->iloc[i] + 1;  // subtree's end
+  return hi;
+}
+SAP_HD SAP_REAL SAPT(sapw_treeDot)(const SAPT(sapProblem)* P, const double* A, int i, const SAP_REAL* x) {
+  int lo = P->tlo[i], hi = SAPT(sapw_treeDotEnd)(P, i);
   return SAPT(sapw_rowDot)(SAPT(sapw_Atree)(P, A, i) + lo, x + lo, hi - lo);
+}
+
+/* out[i] = sapw_treeDot(P, A, i, x) for every visited dof i. On the CPU consecutive rows over
+ * the same range (the dofs of one body, a free joint's six) four or two at a time: x[j] loaded
+ * once for them, each row's sum in its own register in sapw_rowDot's order (the same values
+ * bit for bit) */
+SAP_HD void SAPT(sapw_treeDots)(const SAPT(sapProblem)* P, const double* A, const SAP_REAL* x, SAP_REAL* out) {
+  int a = 0, nd = SAPT(sapw_ndof)(P);
+#if !defined(__CUDACC__)
+  while (a + 1 < nd) {
+    int i = SAPT(sapw_dofAt)(P, a), lo = P->tlo[i], hi = SAPT(sapw_treeDotEnd)(P, i), k = 1;
+    for (; k < 4 && a + k < nd; k++) {  // the run of rows i, i + 1, ... over [lo, hi)
+      int it = SAPT(sapw_dofAt)(P, a + k);
+      if (it != i + k || P->tlo[it] != lo || SAPT(sapw_treeDotEnd)(P, it) != hi) break;
+    }
+    const double *r0 = SAPT(sapw_Atree)(P, A, i), *r1 = r0, *r2 = r0, *r3 = r0;
+    if (k == 4) {
+      r1 = SAPT(sapw_Atree)(P, A, i + 1);
+      r2 = SAPT(sapw_Atree)(P, A, i + 2);
+      r3 = SAPT(sapw_Atree)(P, A, i + 3);
+      SAP_REAL s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      for (int j = lo; j < hi; j++) {
+        SAP_REAL xj = x[j];
+        s0 += (SAP_REAL)r0[j] * xj;
+        s1 += (SAP_REAL)r1[j] * xj;
+        s2 += (SAP_REAL)r2[j] * xj;
+        s3 += (SAP_REAL)r3[j] * xj;
+      }
+      out[i] = s0;
+      out[i + 1] = s1;
+      out[i + 2] = s2;
+      out[i + 3] = s3;
+      a += 4;
+    } else if (k >= 2) {
+      r1 = SAPT(sapw_Atree)(P, A, i + 1);
+      SAP_REAL s0 = 0, s1 = 0;
+      for (int j = lo; j < hi; j++) {
+        SAP_REAL xj = x[j];
+        s0 += (SAP_REAL)r0[j] * xj;
+        s1 += (SAP_REAL)r1[j] * xj;
+      }
+      out[i] = s0;
+      out[i + 1] = s1;
+      a += 2;
+    } else {
+      out[i] = SAPT(sapw_rowDot)(r0 + lo, x + lo, hi - lo);
+      a++;
+    }
+  }
+#endif
+  for (; a < nd; a++) {
+    int i = SAPT(sapw_dofAt)(P, a);
+    out[i] = SAPT(sapw_treeDot)(P, A, i, x);
+  }
 }
 
 /* contact i's cost at vc + alpha dvc, added to acc[0], with -gamma . dvc (d/dalpha) and
@@ -108,9 +166,9 @@ SAP_HD SAP_REAL SAPT(sapw_evaluate)(SAPT(sapProblem)* P) {
     int i = SAPT(sapw_dofAt)(P, a);
     P->dv[i] = P->v[i] - (SAP_REAL)P->vstar[i];
   }
+  SAPT(sapw_treeDots)(P, P->A, P->dv, P->r);
   for (int a = 0; a < nd; a++) {
     int i = SAPT(sapw_dofAt)(P, a);
-    P->r[i] = SAPT(sapw_treeDot)(P, P->A, i, P->dv);
     mom += P->dv[i] * P->r[i];
   }
   P->mom = mom / 2;
@@ -249,6 +307,50 @@ SAP_HD void SAPT(sapw_hessianRowCached)(SAPT(sapProblem)* P, const SAP_REAL* G, 
     for (int q = p; q < n; q++) Hi[loc[chain[q]]] += gi[0] * J0[q] + gi[1] * J1[q] + gi[2] * J2[q];
   }
 }
+
+#if !defined(__CUDACC__)
+/* CPU (gcc) form of sapw_hessianRowCached for the rows of chain positions p and p + 1 on the
+ * same run (both < r or both >= r; cd = 3): each column's index and rows loaded once for the
+ * two. Every entry is the same single update with the same operands as in
+ * sapw_hessianRowCached, and no entry is updated twice within a contact, so H is bit for bit
+ * the one of two sapw_hessianRowCached calls */
+SAP_HD void SAPT(sapw_hessianRowsCached2)(SAPT(sapProblem)* P, const SAP_REAL* G, int p, int r, int n,
+                                           const int* chain, const SAP_REAL* J, int jm) {
+  int ia = chain[p], ib = chain[p + 1];  // ia > ib: each run descends
+  SAP_REAL *Ha = SAPT(sapw_hRow)(P, ia), *Hb = SAPT(sapw_hRow)(P, ib);
+  const int* loc = P->iloc;
+  const SAP_REAL *J0 = J, *J1 = J + jm, *J2 = J + 2 * jm;
+  SAP_REAL ga[3], gb[3];  // (J_:ia)' G, (J_:ib)' G
+  for (int b = 0; b < 3; b++) {
+    ga[b] = J0[p] * G[b] + J1[p] * G[3 + b] + J2[p] * G[6 + b];
+    gb[b] = J0[p + 1] * G[b] + J1[p + 1] * G[3 + b] + J2[p + 1] * G[6 + b];
+  }
+#define SAPW_HPAIR_ENTRY(H, g, l, x0, x1, x2) H[l] += g[0] * x0 + g[1] * x1 + g[2] * x2
+  int q0 = p < r ? r : 0, q1 = p < r ? n : r;  // the other run: entries j <= i only
+  if (p >= r)
+    for (int q = q0; q < q1; q++) {
+      int j = chain[q], l = loc[j];
+      SAP_REAL x0 = J0[q], x1 = J1[q], x2 = J2[q];
+      if (j <= ia) SAPW_HPAIR_ENTRY(Ha, ga, l, x0, x1, x2);
+      if (j <= ib) SAPW_HPAIR_ENTRY(Hb, gb, l, x0, x1, x2);
+    }
+  SAPW_HPAIR_ENTRY(Ha, ga, loc[ia], J0[p], J1[p], J2[p]);
+  for (int q = p + 1, e = p < r ? r : n; q < e; q++) {  // the own run from ib down: j <= ib < ia
+    int l = loc[chain[q]];
+    SAP_REAL x0 = J0[q], x1 = J1[q], x2 = J2[q];
+    SAPW_HPAIR_ENTRY(Ha, ga, l, x0, x1, x2);
+    SAPW_HPAIR_ENTRY(Hb, gb, l, x0, x1, x2);
+  }
+  if (p < r)
+    for (int q = q0; q < q1; q++) {
+      int j = chain[q], l = loc[j];
+      SAP_REAL x0 = J0[q], x1 = J1[q], x2 = J2[q];
+      if (j <= ia) SAPW_HPAIR_ENTRY(Ha, ga, l, x0, x1, x2);
+      if (j <= ib) SAPW_HPAIR_ENTRY(Hb, gb, l, x0, x1, x2);
+    }
+#undef SAPW_HPAIR_ENTRY
+}
+#endif
 
 /* where one contact's entries of H lie in a block-sparse island (sapw_hPair): for the trees
  * t[s] of its two root paths (side s: s = 0 chain[0]'s, 1 chain[n - 1]'s; sapw_contactChain
@@ -416,7 +518,15 @@ SAP_HD void SAPT(sapw_hessian)(SAPT(sapProblem)* P) {
         continue;
       }
       while (r < n && chain[r] < chain[r - 1]) r++;  // the descending first run
-      for (int p = 0; p < n; p++) SAPT(sapw_hessianRowCached)(P, G, p, r, n, chain, J, P->jmax);
+      int p = 0;
+#if !defined(__CUDACC__)
+      if (P->cd == 3)  // two rows of a run at a time: p, p + 1 < r, then both >= r
+        for (int e = r; p < n; e = n) {
+          for (; p + 1 < e; p += 2) SAPT(sapw_hessianRowsCached2)(P, G, p, r, n, chain, J, P->jmax);
+          if (p < e) SAPT(sapw_hessianRowCached)(P, G, p++, r, n, chain, J, P->jmax);
+        }
+#endif
+      for (; p < n; p++) SAPT(sapw_hessianRowCached)(P, G, p, r, n, chain, J, P->jmax);
       continue;
     }
     int n = SAPT(sapw_contactRows)(P, c), r = 1;
@@ -554,9 +664,9 @@ SAP_HD void SAPT(sapw_lineEval)(SAPT(sapProblem)* P, SAP_REAL alpha, SAP_REAL* p
 SAP_HD SAP_REAL SAPT(sapw_lineSetup)(SAPT(sapProblem)* P, int need_d2) {
   if (!P->nisl) SAPT(sapw_islandsOne)(P);
   SAP_REAL m1 = 0, m2 = 0;  // over the visited dofs: the others' terms are exact zeros
+  SAPT(sapw_treeDots)(P, P->A, P->dv, P->Adv);
   for (int a = 0, nd = SAPT(sapw_ndof)(P); a < nd; a++) {
     int i = SAPT(sapw_dofAt)(P, a);
-    P->Adv[i] = SAPT(sapw_treeDot)(P, P->A, i, P->dv);
     m1 += P->dv[i] * P->r[i];
     m2 += P->dv[i] * P->Adv[i];
   }
