@@ -13,7 +13,8 @@
  *   SAPL_NDOF(P), SAPL_DOF(P, a)   the dofs of the loop's own vectors: every dof (the warp
  *                   solve; the one-lane solve of the whole problem), or one island's (the
  *                   one-lane solve's island view, sapw_newtonIslands)
- * and the per-instance primitives SAPL(evaluate), SAPL(optimal), SAPL(hessian),
+ * and the per-instance primitives SAPL(evaluate), SAPL(evaluateStep) (l after v += alpha dv,
+ * A (v - v*) carried by the step), SAPL(optimal), SAPL(hessian),
  * SAPL(direction), SAPL(lineSetup), SAPL(lineEval) and SAPL(momentumScale) (p* = A v*).
  * For one lane every loop below runs i = 0, 1, ..., nv - 1 in order, so the CPU results are
  * those of the loop as it was written for one lane alone, bit for bit (golden hashes). */
@@ -92,7 +93,7 @@ SAPL_FN int SAPL(newtonStep)(SAPT(sapProblem)* P, const sapSolveParams* prm, SAP
   }
   SAPL_SYNC();
   SAP_REAL prev = lp->cost;
-  lp->cost = SAPL(evaluate)(P SAPL_LANE_ARG);
+  lp->cost = SAPL(evaluateStep)(P, alpha SAPL_LANE_ARG);  // r carried by the step
   lp->mom = P->mom;
   lp->st.iters++;
   SAP_REAL m = (SAP_FABS(lp->cost) + SAP_FABS(prev)) / 2;

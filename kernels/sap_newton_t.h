@@ -181,6 +181,36 @@ SAP_HD SAP_REAL SAPT(sapw_evaluate)(SAPT(sapProblem)* P) {
   return P->mom + lc;
 }
 
+/* l(v) after the step v += alpha dv, as sapw_evaluate but with the momentum residual carried
+ * by the step (MuJoCo's mj_solNewton updates Ma the same way): r += alpha A dv from the line
+ * setup (sapw_lineSetup: Adv = A dv) instead of A (v - v*) afresh. Equal to sapw_evaluate up
+ * to rounding of r's size; the loop's first evaluation (the warm start) is the full one. The
+ * constraint velocities are computed afresh, J v: carried by the step (MuJoCo's Jaref) their
+ * error would be rounding of the warm start's velocities, and a near-rigid row multiplies it
+ * by 1/R (box_stack under approx64: a solve to optimality_rel_tol 1e-12 stopped by a
+ * line-search failure) */
+SAP_HD SAP_REAL SAPT(sapw_evaluateStep)(SAPT(sapProblem)* P, SAP_REAL alpha) {
+  int nd = SAPT(sapw_ndof)(P);
+  if (!P->nisl) SAPT(sapw_islandsOne)(P);
+  SAPT(sapw_constraintVelocities)(P, P->v, P->vc);
+  SAP_REAL lc;
+  SAPT(sapw_constraints)(P, 0, 1, &lc, (SAP_REAL*)0, (SAP_REAL*)0);
+  SAP_REAL mom = 0;
+  for (int a = 0; a < nd; a++) {
+    int i = SAPT(sapw_dofAt)(P, a);
+    P->r[i] += alpha * P->Adv[i];
+    P->dv[i] = P->v[i] - (SAP_REAL)P->vstar[i];
+    mom += P->dv[i] * P->r[i];
+  }
+  P->mom = mom / 2;
+  SAPT(sapw_generalizedImpulse)(P, P->gam, P->jc);
+  for (int a = 0; a < nd; a++) {
+    int j = SAPT(sapw_dofAt)(P, a);
+    P->grad[j] = P->r[j] - P->jc[j];
+  }
+  return P->mom + lc;
+}
+
 /* G_c (cd x cd) of contact c at P->vc (recomputed rather than stored: 8 cd^2 bytes less per
  * contact); returns the cone region, 0 when the contact is idle there (G = 0, no impulse) */
 SAP_HD_COLD int SAPT(sapw_contactHessianN)(const SAPT(sapProblem)* P, int c, SAP_REAL* G) {

@@ -84,6 +84,27 @@ SAP_DEV SAP_REAL SAPT(sapv_evaluate)(SAPT(sapProblem)* P, int lane) {
   return P->mom + SAPT(sapv_sum)(acc[0]);
 }
 
+/* l(v) after the step v += alpha dv with r carried by the step (sapw_evaluateStep) */
+SAP_DEV SAP_REAL SAPT(sapv_evaluateStep)(SAPT(sapProblem)* P, SAP_REAL alpha, int lane) {
+  int nv = P->nv;
+  SAPT(sapv_constraintVelocities)(P, P->v, P->vc, lane);
+  SAP_REAL acc[3] = {0, 0, 0};
+  for (int i = lane; i < P->nc; i += SAPV_LANES) SAPT(sapw_contactCost)(P, i, 0, 1, acc);
+  for (int s = lane; s < P->ns; s += SAPV_LANES) SAPT(sapw_rowCost)(P, s, 0, 1, acc);
+  SAP_REAL mom = 0;
+  for (int i = lane; i < nv; i += SAPV_LANES) {
+    P->r[i] += alpha * P->Adv[i];
+    P->dv[i] = P->v[i] - (SAP_REAL)P->vstar[i];
+    mom += P->dv[i] * P->r[i];
+  }
+  __syncwarp();
+  SAPT(sapv_generalizedImpulse)(P, P->gam, P->jc, lane);
+  for (int j = lane; j < nv; j += SAPV_LANES) P->grad[j] = P->r[j] - P->jc[j];
+  __syncwarp();
+  P->mom = SAPT(sapv_sum)(mom) / 2;
+  return P->mom + SAPT(sapv_sum)(acc[0]);
+}
+
 /* H = A + sum J'GJ + sum G_s S'S: per contact, lane 0 lists the chains' dofs, the lanes
  * compute their Jacobian columns, then add the (p, q) entries of the outer product (distinct
  * entries: one writer each) */

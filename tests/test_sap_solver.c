@@ -5,7 +5,7 @@
  *    per-step diagnostics read after each step (sap_worldInfo);
  *  - accuracy: from the same state, the velocity a step solves with each line search and
  *    warm start at the default tolerances agrees with a tightly converged solve
- *    (optimality_rel_tol 1e-12, fp64 linear solve, exact_root, no cost test) on the
+ *    (optimality_rel_tol 1e-10, fp64 linear solve, exact_root, no cost test) on the
  *    humanoid with random controls, the box stack and the ant under every preset;
  *  - warm_start=extrapolate with line_search=newton_wolfe takes fewer Newton iterations and
  *    far fewer line-search evaluations than seed 002's defaults on the humanoid with random
@@ -124,14 +124,19 @@ static void test_iter_stats(void) {
 
 /* Run `nstep` steps of the configuration under test; every `every` steps, copy its state
  * into the tight sim and step both once from it: compare the solved velocities. Returns the
- * worst error relative to max |v| (and checks it). */
+ * worst error relative to max |v| (and checks it). The tight solve stops at optimality_rel_tol
+ * 1e-10, four decades below the default: 1e-12 is under the rounding floor of some stiff
+ * solves (`sapsim run` of humanoid, ant and box_stack under the three presets, 4 worlds x 120
+ * steps, exact_root, fp64 linear solve: 21 of 4,320 world-steps ended in a line-search
+ * failure at 1e-12 with the loop that recomputed A (v - v*) at every iteration, 28 with the
+ * one that carries it by the step; 1 and 0 at 1e-11; none at 1e-10 with either). */
 static double compare_with_tight(const char* scene, const char* preset, const char* ls, const char* warm,
                                  int nw, int nstep, int every) {
   char lsset[64], wset[64];
   snprintf(lsset, sizeof(lsset), "line_search=%s", ls);
   snprintf(wset, sizeof(wset), "warm_start=%s", warm);
   const char* sets[] = {lsset, wset, NULL};
-  const char* tight_sets[] = {"line_search=exact_root", "optimality_rel_tol=1e-12", "optimality_abs_tol=1e-300",
+  const char* tight_sets[] = {"line_search=exact_root", "optimality_rel_tol=1e-10", "optimality_abs_tol=1e-300",
                               "cost_abs_tol=0", "cost_rel_tol=0", "linear_solve_precision=fp64",
                               "max_iterations=500", NULL};
   sapSim* a = make_sim(scene, preset, sets, nw);
@@ -193,7 +198,7 @@ static double compare_with_tight(const char* scene, const char* preset, const ch
   return worst;
 }
 
-/* Oracle: the same solver converged to optimality_rel_tol 1e-12 (a second, much tighter
+/* Oracle: the same solver converged to optimality_rel_tol 1e-10 (a second, much tighter
  * solve of the same convex problem from the same state): its minimiser is unique (SAP's
  * cost is strictly convex in v), so a correct early stop lies close to it. */
 static void test_accuracy_vs_tight(void) {
