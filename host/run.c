@@ -218,7 +218,8 @@ sapStatus sap_run(sapSim* s, const sapRunOptions* o_in, sapRunSummary* out) {
   st = sapb_retryFetch(s);  /* the device's counters (GPU retry) */
   long long retries0 = retries_total(s);
   int stop = -1;
-  if (st != SAP_OK || (st = sap_iterStatsClear(s)) != SAP_OK || (st = sap_worldInfo(s, NULL, nw, info)) != SAP_OK) goto done;
+  if (st != SAP_OK || (st = sap_iterStatsClear(s)) != SAP_OK || (st = sap_worldInfo(s, NULL, nw, info)) != SAP_OK)
+    goto done;
   if (o.frame_every > 0 && (st = write_frame(s, &o, 0, &sum.frames)) != SAP_OK) goto done;
   for (;;) {
     /* limits, before each step */

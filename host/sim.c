@@ -438,7 +438,8 @@ sapStatus sap_get(sapSim* s, sapField f, const int* worlds, int n, double* buf) 
   /* on the GPU only this field travels (and qvel for qacc_free) */
   size_t bytes = sizeof(double) * (size_t)s->d.nworld * size;
   if ((st = sapb_fetch(s, src, bytes)) != SAP_OK) return st;
-  if (f == SAP_FIELD_QACC_FREE && ((st = sapb_fetch(s, s->d.qvel, bytes)) != SAP_OK || (st = sapb_retryFetch(s)) != SAP_OK))
+  if (f == SAP_FIELD_QACC_FREE &&
+      ((st = sapb_fetch(s, s->d.qvel, bytes)) != SAP_OK || (st = sapb_retryFetch(s)) != SAP_OK))
     return st;
   for (int i = 0; i < n; i++) {
     int w = worlds ? worlds[i] : i;

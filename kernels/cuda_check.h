@@ -60,8 +60,8 @@ static inline cudaError_t sapg_whileNodeBegin(cudaStream_t stream, cudaStream_t 
   node_params.conditional.size = 1;
   cudaGraphNode_t node;
   if ((e = cudaGraphAddNode(&node, graph, deps, NULL, ndeps, &node_params)) != cudaSuccess) return e;
-  if ((e = cudaStreamUpdateCaptureDependencies(stream, &node, NULL, 1, cudaStreamSetCaptureDependencies)) != cudaSuccess)
-    return e;
+  e = cudaStreamUpdateCaptureDependencies(stream, &node, NULL, 1, cudaStreamSetCaptureDependencies);
+  if (e != cudaSuccess) return e;
   return cudaStreamBeginCaptureToGraph(body_stream, node_params.conditional.phGraph_out[0], NULL, NULL, 0,
                                        cudaStreamCaptureModeThreadLocal);
 }

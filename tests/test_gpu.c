@@ -1311,19 +1311,20 @@ static void retry_worlds(sapSim* s) {
 
 /* Oracle: the CPU backend's retry (host/step.c step_world_retry; tests/test_simloop.c checks it
  * against the same scene at h/2). scenes/clamp_stiff.xml with contact_beta=1e-6 fails at h
- * (README "Step retry"); the emulated GPU, with graph, solve kernel and Newton loop as given,
- * must take the same substeps: per step and world the flags, the Newton iterations and the
- * state (qpos, qvel, time; within tol: 0 is bitwise), and at the end the retry counters and
- * qacc_free (the h of each world's last substep). Worlds that fail next to worlds that do not
+ * (README "Step retry"); the emulated GPU, with graph, solve kernel, Newton loop and one more
+ * option (extra: the free-motion kernel, or body_outputs=1) as given, must take the same
+ * substeps: per step and world the flags, the Newton iterations and the state (qpos, qvel,
+ * time, and cfrc_ext with body_outputs: impulse / the world's h; within tol: 0 is bitwise), and
+ * at the end the retry counters and qacc_free (the h of each world's last substep). Worlds that fail next to worlds that do not
  * (and those frozen or done) exercise the masked rounds. */
-static void retry_parity(const char* kernel, const char* graph, const char* loop, const char* free_motion, int nstep,
+static void retry_parity(const char* kernel, const char* graph, const char* loop, const char* extra, int nstep,
                          double tol) {
   solve_kernel = kernel;
   extra_opt[0] = "contact_beta=1e-6";
   extra_opt[1] = "retry_depth=3";
   extra_opt[2] = graph;
   extra_opt[3] = loop;
-  extra_opt[4] = free_motion;
+  extra_opt[4] = extra;
   sapSim* c = make("scenes/clamp_stiff.xml", RT_NW, "approx32", SAP_DEVICE_CPU, 1);
   sapSim* g = make("scenes/clamp_stiff.xml", RT_NW, "approx32", SAP_DEVICE_CUDA, 1);
   extra_opt[0] = extra_opt[1] = extra_opt[2] = extra_opt[3] = extra_opt[4] = NULL;
@@ -1365,8 +1366,8 @@ static void retry_parity(const char* kernel, const char* graph, const char* loop
       for (int i = 0; i < RT_NW * 6 * 4; i++) worst = fmax(worst, isnan(fg[i] - fc[i]) ? INFINITY : fabs(fg[i] - fc[i]));
     }
   }
-  printf("  retry %s %s %s %s: |gpu - cpu| qpos, qvel, time (cfrc_ext) %.3g over %d steps", kernel, graph, loop, free_motion,
-         worst, nstep);
+  printf("  retry %s %s %s %s: |gpu - cpu| qpos, qvel, time (cfrc_ext) %.3g over %d steps", kernel, graph, loop,
+         extra, worst, nstep);
   CHECK(worst <= tol, "%s %s %s: |gpu - cpu| %g > %g", kernel, graph, loop, worst, tol);
   sapWorldRetry rc[RT_NW], rg[RT_NW];
   CHECK(sap_worldRetry(c, NULL, RT_NW, rc) == SAP_OK && sap_worldRetry(g, NULL, RT_NW, rg) == SAP_OK, "%s",
@@ -1420,12 +1421,12 @@ static void test_retry_parity(void) {
 }
 
 /* Oracle: the same batch with retry off. A scene that never fails (the box stack, 4 worlds
- * with different controls and starts) runs bitwise as without the retry on the GPU, with and
- * without graphs, and counts no retry */
+ * with different starts) runs bitwise as without the retry on the GPU, with and without graphs
+ * and with stage timing (its round loop adds each round's stage times), and counts no retry */
 static void test_retry_never_fails(void) {
   if (!gpu_available()) SKIP("no usable GPU");
-  const char* graphs[2] = {"graph=0", "graph=1"};
-  for (int gi = 0; gi < 2; gi++) {
+  const char* graphs[3] = {"graph=0", "graph=1", "stage_timing=1"};
+  for (int gi = 0; gi < 3; gi++) {
     extra_opt[0] = graphs[gi];
     sapSim* a = make("scenes/box_stack.xml", 4, "approx32", SAP_DEVICE_CUDA, 1);
     extra_opt[1] = "retry_depth=3";
@@ -1458,6 +1459,10 @@ static void test_retry_never_fails(void) {
       CHECK(ia[w].flags == ib[w].flags && ia[w].newton_iter == ib[w].newton_iter && rb[w].retries == 0 &&
                 rb[w].level_max == 0, "%s world %d: flags %x / %x, iterations %d / %d, retries %lld", graphs[gi], w,
             ia[w].flags, ib[w].flags, ia[w].newton_iter, ib[w].newton_iter, rb[w].retries);
+    sapTimers t;
+    sap_timers(b, &t);
+    CHECK(!b->opt.stage_timing || (t.kinematics > 0 && t.collision > 0 && t.solve > 0 && t.integrate > 0),
+          "stage times with the retry: %g %g %g %g", t.kinematics, t.collision, t.solve, t.integrate);
     free(q);
     sap_free(a);
     sap_free(b);
