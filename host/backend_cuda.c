@@ -202,32 +202,26 @@ sapStatus sapb_retryInit(sapSim* s) {
 }
 
 /* the retry's counters between the host's arrays (sap_worldRetry, sap_run, qacc_free's h) and
- * the device's, after the sim's work so far */
-sapStatus sapb_retryFetch(sapSim* s) {
+ * the device's, after the sim's work so far: to the host (push 0) or to the device (push 1) */
+static sapStatus retry_copy(sapSim* s, int push) {
   const sapgRetry* R = &s->gpu.retry;
   if (!s->on_gpu || !R->save) return SAP_OK;
   size_t nw = (size_t)s->d.nworld;
+  struct { void* host; void* dev; size_t bytes; } part[5] = {
+      {s->rt_level, R->level, sizeof(int) * nw},
+      {s->rt_clean, R->clean, sizeof(int) * nw},
+      {s->rt_level_max, R->level_max, sizeof(int) * nw},
+      {s->rt_retries, R->retries, sizeof(long long) * nw},
+      {s->rt_hlast, R->hlast, sizeof(double) * nw}};
   CUDA_TRY(cudaStreamSynchronize(sim_stream(s)));
-  CUDA_TRY(cudaMemcpy(s->rt_level, R->level, sizeof(int) * nw, cudaMemcpyDeviceToHost));
-  CUDA_TRY(cudaMemcpy(s->rt_clean, R->clean, sizeof(int) * nw, cudaMemcpyDeviceToHost));
-  CUDA_TRY(cudaMemcpy(s->rt_level_max, R->level_max, sizeof(int) * nw, cudaMemcpyDeviceToHost));
-  CUDA_TRY(cudaMemcpy(s->rt_retries, R->retries, sizeof(long long) * nw, cudaMemcpyDeviceToHost));
-  CUDA_TRY(cudaMemcpy(s->rt_hlast, R->hlast, sizeof(double) * nw, cudaMemcpyDeviceToHost));
+  for (int i = 0; i < 5; i++)
+    CUDA_TRY(push ? cudaMemcpy(part[i].dev, part[i].host, part[i].bytes, cudaMemcpyHostToDevice)
+                  : cudaMemcpy(part[i].host, part[i].dev, part[i].bytes, cudaMemcpyDeviceToHost));
   return SAP_OK;
 }
 
-sapStatus sapb_retryPush(sapSim* s) {
-  const sapgRetry* R = &s->gpu.retry;
-  if (!s->on_gpu || !R->save) return SAP_OK;
-  size_t nw = (size_t)s->d.nworld;
-  CUDA_TRY(cudaStreamSynchronize(sim_stream(s)));
-  CUDA_TRY(cudaMemcpy(R->level, s->rt_level, sizeof(int) * nw, cudaMemcpyHostToDevice));
-  CUDA_TRY(cudaMemcpy(R->clean, s->rt_clean, sizeof(int) * nw, cudaMemcpyHostToDevice));
-  CUDA_TRY(cudaMemcpy(R->level_max, s->rt_level_max, sizeof(int) * nw, cudaMemcpyHostToDevice));
-  CUDA_TRY(cudaMemcpy(R->retries, s->rt_retries, sizeof(long long) * nw, cudaMemcpyHostToDevice));
-  CUDA_TRY(cudaMemcpy(R->hlast, s->rt_hlast, sizeof(double) * nw, cudaMemcpyHostToDevice));
-  return SAP_OK;
-}
+sapStatus sapb_retryFetch(sapSim* s) { return retry_copy(s, 0); }
+sapStatus sapb_retryPush(sapSim* s) { return retry_copy(s, 1); }
 
 /* the per-world parameter tables on the device: one allocation holding the override
  * bits and every table (gravity last), made at the first override; each call copies the
