@@ -25,6 +25,12 @@ sapStatus sapb_sensors(sapSim* s, const unsigned char* mask);
 /* GPU: mirror the per-world parameter tables (host/world_params.c) on the device; the
  * first call allocates them (and drops a captured step graph, whose arguments change) */
 sapStatus sapb_worldTables(sapSim* s);
+/* GPU step retry (option retry_depth): the device state from the host's (host/step.c
+ * sapc_retryInit), and its counters (level, clean, level_max, retries, hlast) to / from the host's
+ * rt_ arrays; no-ops on the CPU or without the retry */
+sapStatus sapb_retryInit(sapSim* s);
+sapStatus sapb_retryFetch(sapSim* s);
+sapStatus sapb_retryPush(sapSim* s);
 int sap_cudaUsable(char* name, int nname); /* 1 if a CUDA device can be used */
 
 unsigned long long sapd_bytes(const sapModel* m, int nworld, int ncon_max, int nscratch);

@@ -48,6 +48,9 @@ sapStatus sapb_sensors(sapSim* s, const unsigned char* mask) {
   return SAP_OK;
 }
 sapStatus sapb_worldTables(sapSim* s) { (void)s; return SAP_OK; }
+sapStatus sapb_retryInit(sapSim* s) { (void)s; return SAP_OK; }
+sapStatus sapb_retryFetch(sapSim* s) { (void)s; return SAP_OK; }
+sapStatus sapb_retryPush(sapSim* s) { (void)s; return SAP_OK; }
 sapStatus sap_sync(sapSim* s) {
   if (!s) return sap_fail(SAP_ERR_ARG, "sap_sync: null sim");
   return SAP_OK;
@@ -171,6 +174,7 @@ sapStatus sapb_init(sapSim* s) {
 void sapb_free(sapSim* s) {
   if (!s->on_gpu) return;
   sapg_solveFree(&s->gpu);
+  sapg_retryFree(&s->gpu);
   sapCudaState* cs = (sapCudaState*)s->cuda;
   if (cs && cs->have_graph) cudaGraphExecDestroy(cs->step_graph);
   if (cs && cs->have_events)
@@ -188,6 +192,36 @@ void sapb_free(sapSim* s) {
   if (s->gpu.stream) cudaStreamDestroy((cudaStream_t)s->gpu.stream);  /* after its work: the frees wait */
   s->gpu.stream = NULL;
 }
+
+/* the step retry's device state (option retry_depth; kernels/retry.cu), from the host's
+ * (host/step.c sapc_retryInit) */
+sapStatus sapb_retryInit(sapSim* s) {
+  if (!s->on_gpu || !s->rt_level) return SAP_OK;
+  return sapg_retryInit(&s->gpu, s->opt.retry_depth, s->opt.retry_recover_steps, s->rt_level, s->rt_clean,
+                        s->rt_hlast);
+}
+
+/* the retry's counters between the host's arrays (sap_worldRetry, sap_run, qacc_free's h) and
+ * the device's, after the sim's work so far: to the host (push 0) or to the device (push 1) */
+static sapStatus retry_copy(sapSim* s, int push) {
+  const sapgRetry* R = &s->gpu.retry;
+  if (!s->on_gpu || !R->save) return SAP_OK;
+  size_t nw = (size_t)s->d.nworld;
+  struct { void* host; void* dev; size_t bytes; } part[5] = {
+      {s->rt_level, R->level, sizeof(int) * nw},
+      {s->rt_clean, R->clean, sizeof(int) * nw},
+      {s->rt_level_max, R->level_max, sizeof(int) * nw},
+      {s->rt_retries, R->retries, sizeof(long long) * nw},
+      {s->rt_hlast, R->hlast, sizeof(double) * nw}};
+  CUDA_TRY(cudaStreamSynchronize(sim_stream(s)));
+  for (int i = 0; i < 5; i++)
+    CUDA_TRY(push ? cudaMemcpy(part[i].dev, part[i].host, part[i].bytes, cudaMemcpyHostToDevice)
+                  : cudaMemcpy(part[i].host, part[i].dev, part[i].bytes, cudaMemcpyDeviceToHost));
+  return SAP_OK;
+}
+
+sapStatus sapb_retryFetch(sapSim* s) { return retry_copy(s, 0); }
+sapStatus sapb_retryPush(sapSim* s) { return retry_copy(s, 1); }
 
 /* the per-world parameter tables on the device: one allocation holding the override
  * bits and every table (gravity last), made at the first override; each call copies the
@@ -308,7 +342,8 @@ sapStatus sapb_stageFreeMotion(sapSim* s) { return sapg_freeMotion(&s->gpu); }
 
 sapStatus sapb_stageSolve(sapSim* s) {
   if (s->opt.contacts) return sapg_solve(&s->gpu);
-  /* without contacts the solved velocity is the free motion */
+  /* without contacts the solved velocity is the free motion (of the worlds the retry does not hold) */
+  if (s->gpu.retry.save) return sapg_retryCopyFree(&s->gpu);
   size_t n = sizeof(double) * (size_t)s->gpu.d.nworld * s->m->nv;
   CUDA_TRY(cudaMemcpyAsync(s->gpu.d.vnext, s->gpu.d.vstar, n, cudaMemcpyDeviceToDevice, sim_stream(s)));
   return SAP_OK;
@@ -337,13 +372,25 @@ sapStatus sapb_stageSensorPosVel(sapSim* s) {
   return s->m->nsensor ? sapg_sensorPosVel(&s->gpu, SAP_WORLD_SKIP) : SAP_OK;
 }
 
-/* one step: the stage table's launchers in order, with an event at each timer boundary
- * (event i starts timer slot i, event SAPC_NTIMER ends the step) when timing stages */
-sapStatus sapb_stepGPU(sapSim* s) {
+/* add the last step's stage times (waits for it) */
+static sapStatus add_stage_times(sapSim* s, sapCudaState* cs) {
+  double* t[SAPC_NTIMER] = {&s->timers.kinematics, &s->timers.collision, &s->timers.free_motion,
+                           &s->timers.solve, &s->timers.integrate};
+  CUDA_TRY(cudaEventSynchronize(cs->ev[SAPC_NTIMER]));
+  for (int i = 0; i < SAPC_NTIMER; i++) {
+    float ms = 0;
+    CUDA_TRY(cudaEventElapsedTime(&ms, cs->ev[i], cs->ev[i + 1]));
+    *t[i] += 1e-3 * ms;
+  }
+  return SAP_OK;
+}
+
+/* the stage table's launchers in order, with an event at each timer boundary (event i starts
+ * timer slot i, event SAPC_NTIMER ends the step) when timing stages */
+static sapStatus step_stages(sapSim* s) {
   sapCudaState* cs = (sapCudaState*)s->cuda;
   sapStatus st;
   int slot = 0;
-  s->host_stale = 1;
   MARK(0);
   for (int k = 0; k < SAPC_NSTAGE; k++) {
     while (slot < sapc_stages[k].timer) {
@@ -359,18 +406,39 @@ sapStatus sapb_stepGPU(sapSim* s) {
   return SAP_OK;
 }
 
-/* add the last step's stage times (waits for it) */
-static sapStatus add_stage_times(sapSim* s, sapCudaState* cs) {
-  double* t[SAPC_NTIMER] = {&s->timers.kinematics, &s->timers.collision, &s->timers.free_motion,
-                           &s->timers.solve, &s->timers.integrate};
-  CUDA_TRY(cudaEventSynchronize(cs->ev[SAPC_NTIMER]));
-  for (int i = 0; i < SAPC_NTIMER; i++) {
-    float ms = 0;
-    CUDA_TRY(cudaEventElapsedTime(&ms, cs->ev[i], cs->ev[i + 1]));
-    *t[i] += 1e-3 * ms;
-  }
-  return SAP_OK;
+/* one round of the step retry (kernels/retry.cu): the stages on `stream` (the rounds' while-node
+ * body inside a capture), the launch context's stream swapped for it; timed: the round's stage
+ * times added (no capture then) */
+typedef struct {
+  sapSim* s;
+  int timed;
+} sapRetryRound;
+
+static sapStatus retry_round(void* ctx, void* stream) {
+  sapRetryRound* r = (sapRetryRound*)ctx;
+  sapSim* s = r->s;
+  void* own = s->gpu.stream;
+  s->gpu.stream = stream;
+  sapStatus st = step_stages(s);
+  s->gpu.stream = own;
+  if (st == SAP_OK && r->timed) st = add_stage_times(s, (sapCudaState*)s->cuda);
+  return st;
 }
+
+/* one step; timed: its stage times added (waits for it). With the step retry, the masked rounds
+ * of kernels/retry.cu, each world at its own step */
+static sapStatus step_gpu(sapSim* s, int timed) {
+  s->host_stale = 1;
+  if (s->gpu.retry.save) {
+    sapRetryRound r = {s, timed};
+    return sapg_retryStep(&s->gpu, retry_round, &r);
+  }
+  sapStatus st = step_stages(s);
+  if (st == SAP_OK && timed) st = add_stage_times(s, (sapCudaState*)s->cuda);
+  return st;
+}
+
+sapStatus sapb_stepGPU(sapSim* s) { return step_gpu(s, 0); }
 
 /* Capture one whole step (collision and the Newton loop, which runs inside the
  * solve kernel) into a graph. Kernel arguments are the sim's device twins, its
@@ -398,8 +466,7 @@ sapStatus sapb_stepsGPU(sapSim* s, int nstep) {
    * capture is illegal): direct launches */
   if (!s->opt.graph || cs->have_events || sapg_syncEachLaunch()) {
     for (int k = 0; k < nstep; k++) {
-      sapStatus st = sapb_stepGPU(s);
-      if (st == SAP_OK && cs->have_events) st = add_stage_times(s, cs);
+      sapStatus st = step_gpu(s, cs->have_events);
       if (st != SAP_OK) return st;
     }
     return SAP_OK;

@@ -193,7 +193,7 @@ const sapoKey sapo_keys[] = {
          "one-lane solve (CPU, GPU thread): one Newton loop per island, or one loop over all "
          "(approx32/approx64: 1; drake: 0, Drake's one loop)"),
     INT("retry_depth", NULL, retry_depth, 0, 20, 0, NULL,
-        "step retry (CPU): halvings of h a failed world may take (0: off)"),
+        "step retry: halvings of h a failed world may take (0: off)"),
     INT("retry_recover_steps", NULL, retry_recover_steps, 1, 1000000, 8, NULL,
         "step retry: clean steps at a reduced step before h again"),
     ENUM("body_outputs", NULL, body_outputs, bool_names, 0, NULL,

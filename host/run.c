@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "backend.h"
 #include "sim.h"
 
 static double now_s(void) {
@@ -214,9 +215,11 @@ sapStatus sap_run(sapSim* s, const sapRunOptions* o_in, sapRunSummary* out) {
     return sap_fail(SAP_ERR_MEMORY, "sap_run: out of memory");
   }
   double t0 = now_s();
+  st = sapb_retryFetch(s);  /* the device's counters (GPU retry) */
   long long retries0 = retries_total(s);
   int stop = -1;
-  if ((st = sap_iterStatsClear(s)) != SAP_OK || (st = sap_worldInfo(s, NULL, nw, info)) != SAP_OK) goto done;
+  if (st != SAP_OK || (st = sap_iterStatsClear(s)) != SAP_OK || (st = sap_worldInfo(s, NULL, nw, info)) != SAP_OK)
+    goto done;
   if (o.frame_every > 0 && (st = write_frame(s, &o, 0, &sum.frames)) != SAP_OK) goto done;
   for (;;) {
     /* limits, before each step */
@@ -246,7 +249,7 @@ sapStatus sap_run(sapSim* s, const sapRunOptions* o_in, sapRunSummary* out) {
     if ((st = sap_step(s, 1)) != SAP_OK) goto done;
     sum.step_s += s->timers.total;
     sum.steps++;
-    if ((st = sap_worldInfo(s, NULL, nw, info)) != SAP_OK) goto done;
+    if ((st = sap_worldInfo(s, NULL, nw, info)) != SAP_OK || (st = sapb_retryFetch(s)) != SAP_OK) goto done;
     int frozen = 0, failed = 0;
     for (int w = 0; w < nw; w++) {
       int f = info[w].flags;

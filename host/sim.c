@@ -328,10 +328,12 @@ sapStatus sap_reset(sapSim* s, int key, const unsigned char* mask) {
   int nr = reset_ranges(s, r);
   sapStatus st = SAP_OK;
   for (int i = 0; i < nr && st == SAP_OK; i++) st = sapb_fetch(s, r[i].ptr, r[i].bytes);
+  if (st == SAP_OK) st = sapb_retryFetch(s);
   if (st != SAP_OK) return st;
   for (int w = 0; w < s->d.nworld; w++)
     if (!mask || mask[w]) reset_world(s, w, key);
   for (int i = 0; i < nr && st == SAP_OK; i++) st = sapb_push(s, r[i].ptr, r[i].bytes);
+  if (st == SAP_OK) st = sapb_retryPush(s);
   if (st != SAP_OK) return st;
   if ((st = sapb_kinematics(s, mask)) != SAP_OK) return st;
   return sapb_sensors(s, mask);
@@ -436,7 +438,9 @@ sapStatus sap_get(sapSim* s, sapField f, const int* worlds, int n, double* buf) 
   /* on the GPU only this field travels (and qvel for qacc_free) */
   size_t bytes = sizeof(double) * (size_t)s->d.nworld * size;
   if ((st = sapb_fetch(s, src, bytes)) != SAP_OK) return st;
-  if (f == SAP_FIELD_QACC_FREE && (st = sapb_fetch(s, s->d.qvel, bytes)) != SAP_OK) return st;
+  if (f == SAP_FIELD_QACC_FREE &&
+      ((st = sapb_fetch(s, s->d.qvel, bytes)) != SAP_OK || (st = sapb_retryFetch(s)) != SAP_OK))
+    return st;
   for (int i = 0; i < n; i++) {
     int w = worlds ? worlds[i] : i;
     double* dst = buf + (size_t)i * size;

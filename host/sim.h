@@ -38,9 +38,11 @@ struct sapSim {
   double* wp_geom_friction; /* (nworld x ngeom x 3) */
   double* wp_geom_taud;     /* (nworld x ngeom) */
   void* wp_device;          /* GPU: one device buffer holding every per-world table */
-  /* step retry (option retry_depth > 0, CPU backend; host/step.c): a world whose solve fails
-   * redoes the step from its saved state with h / 2, ...; NULL while retry is off */
-  double* rt_save;          /* (nworld x (nq + 2 nv + 1)) qpos, qvel, vnext, time before a substep */
+  /* step retry (option retry_depth > 0; host/step.c, on the GPU kernels/retry.cu): a world whose
+   * solve fails redoes the step from its saved state with h / 2, ...; NULL while retry is off. On
+   * the GPU the device holds the state and these counters are its copies (sapb_retryFetch) */
+  double* rt_save;          /* (nworld x (nq + 2 nv + na + nhistory + 1)) qpos, qvel, vnext, act,
+                               histories, time before a substep (CPU; NULL on the GPU) */
   int* rt_level;            /* (nworld) substep depth in force: steps of h / 2^level */
   int* rt_clean;            /* (nworld) clean steps at that depth (back to h after retry_recover_steps) */
   int* rt_level_max;        /* (nworld) deepest depth used since creation or sap_retryClear */
@@ -67,8 +69,9 @@ struct sapSolveParams;
 void sapc_solveParams(sapSim* s, double h, struct sapSolveParams* prm);
 void sapc_hlFree(sapSim* s);
 
-/* step retry state (host/step.c): allocate when the options ask for it (refused on the GPU),
- * free, and put world w back at the nominal step (sap_reset) */
+/* step retry state (host/step.c): allocate when the options ask for it (refused with sleep; on
+ * the GPU with its device state, host/backend_cuda.c), free, and put world w back at the nominal
+ * step (sap_reset: the host's counters, pushed to the device after) */
 sapStatus sapc_retryInit(sapSim* s);
 void sapc_retryFree(sapSim* s);
 void sapc_retryResetWorld(sapSim* s, int w);

@@ -4,8 +4,9 @@
  * The CPU runs every stage of a world before the next world (steps_cpu, OpenMP over worlds).
  * A world whose state turns non-finite is restored to its last finite state,
  * flagged SAP_WORLD_NONFINITE and frozen until reset; it never touches others.
- * With option retry_depth > 0 (CPU), a world whose solve fails redoes its step from the saved
- * state with halved steps (seed 000, STARK's "commit or retry the step"; step_world_retry). */
+ * With option retry_depth > 0, a world whose solve fails redoes its step from the saved state with
+ * halved steps (seed 000, STARK's "commit or retry the step"; step_world_retry; on the GPU the
+ * same rules in masked rounds, kernels/retry.cu). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,23 +198,20 @@ sapStatus sapc_retryInit(sapSim* s) {
     return sap_fail(SAP_ERR_UNSUPPORTED, "option retry_depth=%d with <flag sleep=\"enable\"/>: the step retry "
                     "does not restore the sleep state yet; use retry_depth=0 or disable the flag",
                     s->opt.retry_depth);
-  if (s->on_gpu)
-    return sap_fail(SAP_ERR_UNSUPPORTED, "option retry_depth=%d: the step retry runs on the CPU backend "
-                    "only (the CUDA backend does not redo failed worlds yet); use device=cpu or "
-                    "retry_depth=0", s->opt.retry_depth);
   size_t nw = (size_t)s->d.nworld;
-  s->rt_save = (double*)malloc(sizeof(double) * nw * retry_stride(s->m));
+  /* on the GPU the saved states live on the device (kernels/retry.cu), the counters in both */
+  if (!s->on_gpu) s->rt_save = (double*)malloc(sizeof(double) * nw * retry_stride(s->m));
   s->rt_level = (int*)calloc(3 * nw, sizeof(int));
   s->rt_retries = (long long*)calloc(nw, sizeof(long long));
   s->rt_hlast = (double*)malloc(sizeof(double) * nw);
-  if (!s->rt_save || !s->rt_level || !s->rt_retries || !s->rt_hlast) {
+  if ((!s->on_gpu && !s->rt_save) || !s->rt_level || !s->rt_retries || !s->rt_hlast) {
     sapc_retryFree(s);
     return sap_fail(SAP_ERR_MEMORY, "sap_create: out of memory for the retry state (option retry_depth)");
   }
   s->rt_clean = s->rt_level + nw;
   s->rt_level_max = s->rt_level + 2 * nw;
   for (size_t w = 0; w < nw; w++) s->rt_hlast[w] = s->h;
-  return SAP_OK;
+  return sapb_retryInit(s);
 }
 
 void sapc_retryFree(sapSim* s) {
@@ -314,6 +312,8 @@ sapStatus sap_worldRetry(sapSim* s, const int* worlds, int n, sapWorldRetry* out
   for (int i = 0; worlds && i < n; i++)
     if (worlds[i] < 0 || worlds[i] >= s->d.nworld)
       return sap_fail(SAP_ERR_ARG, "sap_worldRetry: world id %d out of range [0, %d)", worlds[i], s->d.nworld);
+  sapStatus st = sapb_retryFetch(s);
+  if (st != SAP_OK) return st;
   for (int i = 0; i < n; i++) {
     int w = worlds ? worlds[i] : i;
     out[i].retries = s->rt_retries ? s->rt_retries[w] : 0;
@@ -327,11 +327,13 @@ sapStatus sap_worldRetry(sapSim* s, const int* worlds, int n, sapWorldRetry* out
 sapStatus sap_retryClear(sapSim* s) {
   if (!s) return sap_fail(SAP_ERR_ARG, "sap_retryClear: null sim");
   if (!s->rt_level) return SAP_OK;
+  sapStatus st = sapb_retryFetch(s);
+  if (st != SAP_OK) return st;
   for (int w = 0; w < s->d.nworld; w++) {
     s->rt_retries[w] = 0;
     s->rt_level_max[w] = s->rt_level[w];
   }
-  return SAP_OK;
+  return sapb_retryPush(s);
 }
 
 /* nstep steps of every world in one parallel region: worlds are independent, so each thread

@@ -79,7 +79,7 @@ static __global__ void stage_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d,
  * world with a pair beyond its slots by the per-world list (count[npair] = 1: written) */
 static __global__ void list_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, int fp64) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
-  if (w >= d.nworld) return;
+  if (w >= d.nworld || sapw_held(&d, w)) return;  // held by the step retry: its list as it is
   int* count = pairCounts(d, w);
   int total = 0, spill = 0, npair = m.npair_max;
   for (int p = 0; p < npair; p++) {
@@ -112,7 +112,7 @@ static __global__ void copy_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d) 
   if (idx >= (long)d.nworld * m.npair_max) return;
   int w, p = pairOf(m, idx, &w);
   const int* off = pairCounts(d, w);
-  if (off[m.npair_max]) return;  // written by pass 2
+  if (sapw_held(&d, w) || off[m.npair_max]) return;  // held (retry), or written by pass 2
   int end = p + 1 < m.npair_max ? off[p + 1] : d.ncon[w];
   const sapcContact_f64* st = pairStage(m, d, w) + m.pair_stageadr[p];
   sapcWorldOut o = sapw_worldOut(&d, w);
@@ -134,7 +134,7 @@ static __global__ void count_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d,
 /* counts -> exclusive offsets; an overflowing world is done here sequentially */
 static __global__ void offset_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, int fp64) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
-  if (w >= d.nworld) return;
+  if (w >= d.nworld || sapw_held(&d, w)) return;  // held by the step retry: its list as it is
   int* count = pairCounts(d, w);
   int total = 0;
   for (int p = 0; p < m.npair_max; p++) total += count[p];
@@ -171,7 +171,7 @@ static __global__ void write_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d,
 /* fallback without scratch for the counts: one thread per world */
 static __global__ void world_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, int fp64) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
-  if (w >= d.nworld) return;
+  if (w >= d.nworld || sapw_held(&d, w)) return;  // held by the step retry: its list as it is
   collideWorldView(&m, &d, w, fp64);
 }
 

@@ -39,6 +39,34 @@ static inline int sapg_syncEachLaunch(void) {
 
 static inline int sapg_blocks(int n, int threads) { return (n + threads - 1) / threads; }
 
+/* Inside a capture on stream: a conditional while node on cond (made on the capture's graph with
+ * cudaGraphConditionalHandleCreate and set upstream) is added to the graph being captured and
+ * becomes the capture's dependency, then body_stream starts capturing the node's body, until
+ * cudaStreamEndCapture(body_stream) (the CUDA programming guide's pattern for conditional nodes in
+ * stream capture; the Newton loop of newton_loop=while, kernels/solve.cu, and the step retry's
+ * rounds, kernels/retry.cu) */
+#ifdef __cplusplus
+static inline cudaError_t sapg_whileNodeBegin(cudaStream_t stream, cudaStream_t body_stream,
+                                              cudaGraphConditionalHandle cond) {
+  cudaStreamCaptureStatus cst;
+  cudaGraph_t graph;
+  const cudaGraphNode_t* deps = NULL;
+  size_t ndeps = 0;
+  cudaError_t e = cudaStreamGetCaptureInfo(stream, &cst, NULL, &graph, &deps, NULL, &ndeps);
+  if (e != cudaSuccess) return e;
+  cudaGraphNodeParams node_params = {cudaGraphNodeTypeConditional, {0, 0, 0}, {}, 0};  // reserved: zero
+  node_params.conditional.handle = cond;
+  node_params.conditional.type = cudaGraphCondTypeWhile;
+  node_params.conditional.size = 1;
+  cudaGraphNode_t node;
+  if ((e = cudaGraphAddNode(&node, graph, deps, NULL, ndeps, &node_params)) != cudaSuccess) return e;
+  e = cudaStreamUpdateCaptureDependencies(stream, &node, NULL, 1, cudaStreamSetCaptureDependencies);
+  if (e != cudaSuccess) return e;
+  return cudaStreamBeginCaptureToGraph(body_stream, node_params.conditional.phGraph_out[0], NULL, NULL, 0,
+                                       cudaStreamCaptureModeThreadLocal);
+}
+#endif
+
 /* qualifier of the by-value kernel parameters (sapModel, sapData, sapSolveParams) whose
  * address the per-world functions take: __grid_constant__ lets &m point at the parameter
  * in the constant bank, where a plain parameter is first copied to every thread's local

@@ -20,6 +20,28 @@ sapStatus sap_fail(sapStatus s, const char* fmt, ...)
 
 struct sapSensorSolve; /* kernels/sensor.h */
 
+/* the step retry's device state (option retry_depth > 0, kernels/retry.cu; the rules are the CPU's,
+ * host/step.c step_world_retry): every array (nworld) unless said */
+typedef struct sapgRetry {
+  double* save;          /* (nworld x stride) qpos, qvel, vnext, act, history, time before a substep */
+  double* hlast;         /* step of the last accepted substep (qacc_free) */
+  long long* retries;    /* substeps redone since creation or sap_retryClear */
+  long long* done;       /* units of h / 2^depth the batch step has covered; -1: a plain step
+                            (frozen world or refused inputs) */
+  int* level;            /* substep depth in force: steps of h / 2^level */
+  int* clean;            /* clean steps at that depth */
+  int* level_max;        /* deepest depth since creation or sap_retryClear */
+  int* sums;             /* (nworld x SAPG_RETRY_NSUM) the batch step's diagnostics so far */
+  int* counters;         /* [2]: worlds unfinished after the last round, rounds so far */
+  void* body_stream;     /* cudaStream_t that captures the rounds' while-node body */
+  int depth, recover_steps;
+} sapgRetry;
+
+/* the sums of sapgRetry: Newton iterations, line-search iterations, factorizations, line-search
+ * evaluations, flags OR-ed and AND-ed over the accepted substeps, substeps redone */
+enum { SAPG_RETRY_NEWTON, SAPG_RETRY_LS, SAPG_RETRY_NFACTOR, SAPG_RETRY_LS_EVAL, SAPG_RETRY_FOR, SAPG_RETRY_FAND,
+       SAPG_RETRY_REDONE, SAPG_RETRY_NSUM };
+
 typedef struct sapgLaunch {
   sapModel m;             /* device twin of the model: the host's sizes, device pointers */
   sapData d;              /* device twin of the data */
@@ -33,6 +55,9 @@ typedef struct sapgLaunch {
                              the budget, host/collision.c sapc_collisionStaged); 0: count and redo */
   unsigned char* mask;    /* (nworld) device bytes: the worlds of a masked state edit (option
                              body_outputs; NULL without it) */
+  double* world_h;        /* (nworld) device: each world's own step, read by every kernel that
+                             reads h (the retry's substeps); NULL: every world steps h */
+  sapgRetry retry;        /* option retry_depth > 0; retry.save is NULL without it */
 } sapgLaunch;
 
 #ifdef SAP_HAVE_CUDA
@@ -53,6 +78,17 @@ sapStatus sapg_sensorAcc(const sapgLaunch* L, const struct sapSensorSolve* S);
  * frozen), and of a step after its solve */
 sapStatus sapg_bodyState(const sapgLaunch* L, int masked);
 sapStatus sapg_bodyForces(const sapgLaunch* L, const struct sapSensorSolve* S);
+/* the step retry (kernels/retry.cu): device state made at sap_create (world_h and retry, the
+ * host's level, clean and hlast copied in) and freed; one batch step of masked rounds, each round
+ * one substep of every unfinished world: round(ctx, stream) enqueues the step's stages on stream
+ * (inside a capture: the body of a conditional while node; else a host loop that reads the count
+ * of unfinished worlds after each round) */
+sapStatus sapg_retryInit(sapgLaunch* L, int depth, int recover_steps, const int* level, const int* clean,
+                         const double* hlast);
+void sapg_retryFree(sapgLaunch* L);
+sapStatus sapg_retryStep(const sapgLaunch* L, sapStatus (*round)(void* ctx, void* stream), void* ctx);
+/* without contacts the solved velocity is the free motion: vnext = vstar of every world not held */
+sapStatus sapg_retryCopyFree(const sapgLaunch* L);
 /* device buffers, cuSOLVER handle and capture stream of newton_loop=while/fixed in L->solve,
  * made at sap_create so that no step allocates */
 sapStatus sapg_solveInit(sapgLaunch* L);

@@ -67,6 +67,8 @@ enum {
 /* solver parameters from the expanded options (plain values, passed to kernels by value) */
 typedef struct sapSolveParams {
   double h;                       /* time step */
+  const double* world_h;          /* (nworld) each world's own step (the CUDA step retry's substeps,
+                                     device memory), or null: every world steps h */
   double beta, sigma;             /* contact near-rigid factor, friction regularization */
   double opt_abs, opt_rel;        /* optimality tolerances */
   double cost_abs, cost_rel;      /* cost tolerances */
@@ -94,6 +96,14 @@ typedef struct sapSolveParams {
                                      the step's islands (sapProblem.hl_grow); null: in the carve */
   void* hl_ctx;
 } sapSolveParams;
+
+/* world w's parameters: prm itself, or a copy of it at the world's own step (prm->world_h) */
+SAP_HD const sapSolveParams* sapw_worldParams(const sapSolveParams* prm, int w, sapSolveParams* own) {
+  if (!prm->world_h) return prm;
+  *own = *prm;
+  own->h = prm->world_h[w];
+  return own;
+}
 
 /* one world's frames that its equality rows are built from (sap_equality_t.h): the step's at q,
  * or the half step's at q_h = q + h/2 v under the midpoint rule (sapw_eqFrames) */
@@ -397,6 +407,7 @@ SAP_HD double sapw_rowDotSparse(const sapRow* row, const double* x) {
 /* solver parameters from expanded options and the time step */
 static inline void sap_solveParams(const sapOptions* o, const sapModel* m, double h, sapSolveParams* p) {
   p->h = h;
+  p->world_h = (const double*)0;
   p->geom_k_default = isnan(o->contact_k) ? m->contact_k : o->contact_k;
   p->beta = o->contact_beta;
   p->sigma = o->contact_sigma;

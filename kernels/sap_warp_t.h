@@ -363,10 +363,11 @@ SAP_DEV void SAPT(sapv_loopBegin)(const sapModel* m, const sapData* d, int w, co
   lp.cost_ok = lp.active = 0;
   lp.st.iters = lp.st.ls_iters = lp.st.nfactor = lp.st.ls_evals = 0;
   lp.st.flags = SAP_WORLD_CONVERGED;
-  if (sapw_frozen(d, w)) {  // frozen: v = qvel, diagnostics kept
+  if (sapw_frozen(d, w)) {  // frozen: v = qvel (held by the retry: v as it is), diagnostics kept
     SAPT(sapw_worldProblem)(m, d, w, prm, &P);
     lp.solve = lp.ns = 0;
-    for (int j = lane; j < m->nv; j += SAPV_LANES) d->vnext[(long)w * m->nv + j] = d->qvel[(long)w * m->nv + j];
+    for (int j = lane; j < m->nv && !sapw_held(d, w); j += SAPV_LANES)
+      d->vnext[(long)w * m->nv + j] = d->qvel[(long)w * m->nv + j];
   } else {
     lp.solve = SAPT(sapv_buildWorld)(m, d, w, prm, &P, lane) > 0;
     lp.ns = P.ns;

@@ -11,7 +11,7 @@
 
 static __global__ void sensor_posvel_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, long work_off, int skip, int need) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
-  if (w >= d.nworld || (d.world_flags[w] & skip)) return;
+  if (w >= d.nworld || (d.world_flags[w] & (skip | SAPW_WORLD_HELD))) return;
   double* work = (double*)(d.scratch + (size_t)w * d.nscratch + work_off);
   sapModel view;  /* the world's parameters (masses for the subtree sensors) */
   sapw_sensorPosVel(sapw_worldView(&m, w, &view), need, d.qpos + (size_t)w * m.nq, d.qvel + (size_t)w * m.nv,
@@ -29,15 +29,24 @@ sapStatus sapg_sensorPosVel(const sapgLaunch* L, int skip) {
   return SAP_OK;
 }
 
-static __global__ void sensor_acc_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, SAPG_PARAM sapSensorSolve S) {
+/* S.h: the step, or world_h[w] when given (each world's own step: the step retry's substeps) */
+static __global__ void sensor_acc_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, SAPG_PARAM sapSensorSolve S,
+                                         const double* world_h) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w >= d.nworld || sapw_frozen(&d, w)) return;
   sapModel view;  /* the world's parameters (masses, gravity) */
-  sapw_sensorAcc(sapw_worldView(&m, w, &view), &d, w, &S);
+  sapSensorSolve own;
+  const sapSensorSolve* Sw = &S;
+  if (world_h) {
+    own = S;
+    own.h = world_h[w];
+    Sw = &own;
+  }
+  sapw_sensorAcc(sapw_worldView(&m, w, &view), &d, w, Sw);
 }
 
 sapStatus sapg_sensorAcc(const sapgLaunch* L, const sapSensorSolve* S) {
-  SAPG_LAUNCH(sensor_acc_kernel, sapg_blocks(L->d.nworld, THREADS), THREADS, SAPG_STREAM(L))(L->m, L->d, *S);
+  SAPG_LAUNCH(sensor_acc_kernel, sapg_blocks(L->d.nworld, THREADS), THREADS, SAPG_STREAM(L))(L->m, L->d, *S, L->world_h);
   SAPG_CHECK_LAUNCH("sensor_acc");
   return SAP_OK;
 }
@@ -59,18 +68,21 @@ sapStatus sapg_bodyState(const sapgLaunch* L, int masked) {
   return SAP_OK;
 }
 
-static __global__ void body_forces_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, SAPG_PARAM sapSensorSolve S) {
+static __global__ void body_forces_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, SAPG_PARAM sapSensorSolve S,
+                                          const double* world_h) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
-  if (w >= d.nworld || (d.world_flags[w] & SAP_WORLD_SKIP)) return;
+  if (w >= d.nworld || sapw_frozen(&d, w)) return;
   sapModel view;  /* the world's parameters (masses) */
   const sapModel* mw = sapw_worldView(&m, w, &view);
   sapData dw = d;  /* the arrays it writes are the twin's */
+  sapSensorSolve own = S;  /* at the world's own step (retry) */
+  if (world_h) own.h = world_h[w];
   sapw_bodyState(mw, &dw, w);
-  sapw_bodyForces(mw, &dw, w, &S);
+  sapw_bodyForces(mw, &dw, w, &own);
 }
 
 sapStatus sapg_bodyForces(const sapgLaunch* L, const sapSensorSolve* S) {
-  SAPG_LAUNCH(body_forces_kernel, sapg_blocks(L->d.nworld, THREADS), THREADS, SAPG_STREAM(L))(L->m, L->d, *S);
+  SAPG_LAUNCH(body_forces_kernel, sapg_blocks(L->d.nworld, THREADS), THREADS, SAPG_STREAM(L))(L->m, L->d, *S, L->world_h);
   SAPG_CHECK_LAUNCH("body_forces");
   return SAP_OK;
 }

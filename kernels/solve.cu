@@ -32,23 +32,29 @@
 
 static __global__ void solve_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, SAPG_PARAM sapSolveParams prm) {
   int w = blockIdx.x * blockDim.x + threadIdx.x;
-  if (w >= d.nworld) return;
+  if (w >= d.nworld || sapw_held(&d, w)) return;
   if (sapw_frozen(&d, w)) {
     for (int j = 0; j < m.nv; j++) d.vnext[(long)w * m.nv + j] = d.qvel[(long)w * m.nv + j];
     return;
   }
   sapModel view;  /* the world's parameters: the model itself unless w overrides some */
   const sapModel* mw = sapw_worldView(&m, w, &view);
-  if (prm.contact_fp32) sapw_solveWorld_f32(mw, &d, w, &prm);
-  else sapw_solveWorld_f64(mw, &d, w, &prm);
+  sapSolveParams own;  /* the world's step (retry) */
+  const sapSolveParams* pw = sapw_worldParams(&prm, w, &own);
+  if (prm.contact_fp32) sapw_solveWorld_f32(mw, &d, w, pw);
+  else sapw_solveWorld_f64(mw, &d, w, pw);
 }
 
-/* world and lane of a warp kernel's thread; the whole warp returns past the last world */
+/* world and lane of a warp kernel's thread; the whole warp returns past the last world; the
+ * world's parameters mw (the model unless w overrides some) and solver parameters pw (prm at
+ * the world's own step under the retry) */
 #define SAPV_WORLD_LANE                                                                   \
   int w = (blockIdx.x * blockDim.x + threadIdx.x) / SAPV_LANES, lane = threadIdx.x % SAPV_LANES; \
   if (w >= d.nworld) return;                                                              \
-  sapModel view_; /* the world's parameters: the model unless w overrides some */          \
-  const sapModel* mw = sapw_worldView(&m, w, &view_)
+  sapModel view_;                                                                         \
+  const sapModel* mw = sapw_worldView(&m, w, &view_);                                     \
+  sapSolveParams prm_own_;                                                                \
+  const sapSolveParams* pw = sapw_worldParams(&prm, w, &prm_own_)
 
 /* this warp's share of the block's dynamic shared memory for the Cholesky (chol_bytes per
  * warp), or null when the kernel got none */
@@ -61,36 +67,37 @@ static __global__ void solve_kernel(SAPG_PARAM sapModel m, SAPG_PARAM sapData d,
 #define SAPV_KERNELS(p)                                                                              \
   static __global__ void solve_warp_kernel_##p(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, SAPG_PARAM sapSolveParams prm, int chol_bytes) { \
     SAPV_WORLD_LANE;                                                                                 \
+    if (sapw_held(&d, w)) return;                                                                    \
     if (sapw_frozen(&d, w)) {                                                    \
       for (int j = lane; j < m.nv; j += SAPV_LANES) d.vnext[(long)w * m.nv + j] = d.qvel[(long)w * m.nv + j]; \
       return;                                                                                        \
     }                                                                                                \
     SAPV_CHOL_PLACE;                                                                                 \
-    sapv_solveWorld_##p(mw, &d, w, &prm, Lfast, lane);                                               \
+    sapv_solveWorld_##p(mw, &d, w, pw, Lfast, lane);                                               \
   }                                                                                                  \
   static __global__ void loop_begin_kernel_##p(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, SAPG_PARAM sapSolveParams prm, void** Lptr, \
                                                void** Xptr, int* active) {                          \
     SAPV_WORLD_LANE;                                                                                 \
-    sapv_loopBegin_##p(mw, &d, w, &prm, Lptr, Xptr, active, lane);                                   \
+    sapv_loopBegin_##p(mw, &d, w, pw, Lptr, Xptr, active, lane);                                   \
   }                                                                                                  \
   static __global__ void loop_iterate_kernel_##p(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, SAPG_PARAM sapSolveParams prm, int chol_bytes, \
                                                  int* active) {                                      \
     SAPV_WORLD_LANE;                                                                                 \
     SAPV_CHOL_PLACE;                                                                                 \
-    sapv_loopIterate_##p(mw, &d, w, &prm, Lfast, active, lane);                                      \
+    sapv_loopIterate_##p(mw, &d, w, pw, Lfast, active, lane);                                      \
   }                                                                                                  \
   static __global__ void loop_assemble_kernel_##p(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, SAPG_PARAM sapSolveParams prm) {      \
     SAPV_WORLD_LANE;                                                                                 \
-    sapv_loopAssemble_##p(mw, &d, w, &prm, lane);                                                    \
+    sapv_loopAssemble_##p(mw, &d, w, pw, lane);                                                    \
   }                                                                                                  \
   static __global__ void loop_advance_kernel_##p(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, SAPG_PARAM sapSolveParams prm, const int* info, \
                                                  int* active) {                                      \
     SAPV_WORLD_LANE;                                                                                 \
-    sapv_loopAdvance_##p(mw, &d, w, &prm, info, active, lane);                                       \
+    sapv_loopAdvance_##p(mw, &d, w, pw, info, active, lane);                                       \
   }                                                                                                  \
   static __global__ void loop_finish_kernel_##p(SAPG_PARAM sapModel m, SAPG_PARAM sapData d, SAPG_PARAM sapSolveParams prm) {        \
     SAPV_WORLD_LANE;                                                                                 \
-    sapv_loopFinish_##p(mw, &d, w, &prm, lane);                                                      \
+    sapv_loopFinish_##p(mw, &d, w, pw, lane);                                                      \
   }
 SAPV_KERNELS(f32)
 SAPV_KERNELS(f64)
@@ -213,25 +220,12 @@ static sapStatus loop_while(const sapgLaunch* L, sapgSolve* gs, const sapSolvePa
   cudaStream_t stream = SAPG_STREAM(L);
   cudaStreamCaptureStatus cst;
   cudaGraph_t graph;
-  const cudaGraphNode_t* deps = NULL;
-  size_t ndeps = 0;
   cudaGraphConditionalHandle cond;
   SAPG_CHECK(cudaStreamGetCaptureInfo(stream, &cst, NULL, &graph, NULL, NULL, NULL));
   SAPG_CHECK(cudaGraphConditionalHandleCreate(&cond, graph, 0, cudaGraphCondAssignDefault));
   SAPG_LAUNCH(loop_continue_kernel, 1, 1, stream)(gs->counters, cond, prm->max_iterations, 0);
   SAPG_CHECK_LAUNCH("loop_continue_kernel");
-
-  SAPG_CHECK(cudaStreamGetCaptureInfo(stream, &cst, NULL, &graph, &deps, NULL, &ndeps));
-  cudaGraphNodeParams node_params = {cudaGraphNodeTypeConditional, {0, 0, 0}, {}, 0};  // reserved: zero
-  node_params.conditional.handle = cond;
-  node_params.conditional.type = cudaGraphCondTypeWhile;
-  node_params.conditional.size = 1;
-  cudaGraphNode_t node;
-  SAPG_CHECK(cudaGraphAddNode(&node, graph, deps, NULL, ndeps, &node_params));
-  SAPG_CHECK(cudaStreamUpdateCaptureDependencies(stream, &node, NULL, 1, cudaStreamSetCaptureDependencies));
-
-  cudaGraph_t body = node_params.conditional.phGraph_out[0];
-  SAPG_CHECK(cudaStreamBeginCaptureToGraph(gs->body_stream, body, NULL, NULL, 0, cudaStreamCaptureModeThreadLocal));
+  SAPG_CHECK(sapg_whileNodeBegin(stream, gs->body_stream, cond));
   sapgLaunch body_launch = *L;  // the same batch, its launches on the body's stream
   body_launch.stream = gs->body_stream;
   sapStatus st = loop_iteration(&body_launch, gs, prm, gs->counters);
@@ -271,6 +265,7 @@ static sapStatus solve_loop(const sapgLaunch* L, const sapSolveParams* prm) {
 sapStatus sapg_solve(const sapgLaunch* L) {
   sapSolveParams prm;
   sap_solveParams(L->opt, L->hm, L->h, &prm);
+  prm.world_h = L->world_h;
   if (L->d.nworld <= 0) return SAP_OK;
   if (L->opt->solve_kernel == SAP_SOLVE_THREAD) {
     SAPG_LAUNCH(solve_kernel, sapg_blocks(L->d.nworld, THREADS), THREADS, SAPG_STREAM(L))(L->m, L->d, prm);

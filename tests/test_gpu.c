@@ -30,7 +30,7 @@ static int gpu_available(void) {
 
 static const char* solve_kernel = "warp";  /* option solve_kernel of the next make() */
 static int eq_off_odd = 0;  /* parity(): equality 0 switched off in the odd worlds (eq_active) */
-static const char* extra_opt[3] = {NULL, NULL, NULL};  /* key=value pairs for the next make() */
+static const char* extra_opt[5] = {NULL, NULL, NULL, NULL, NULL};  /* key=value pairs for the next make() */
 
 /* the warp solve runs one Newton loop over every island of a world (option island_newton does
  * not reach it): its CPU reference runs that loop too; the thread-per-world solve runs the
@@ -46,7 +46,7 @@ static sapSim* make(const char* path, int nworld, const char* preset, int device
   sap_optionsDefault(&o);
   sap_optionsSet(&o, "preset", preset);
   sap_optionsSet(&o, "solve_kernel", solve_kernel);
-  for (int i = 0; i < 3 && extra_opt[i]; i++) CHECK(sap_optionsSetPair(&o, extra_opt[i]) == SAP_OK, "%s", extra_opt[i]);
+  for (int i = 0; i < 5 && extra_opt[i]; i++) CHECK(sap_optionsSetPair(&o, extra_opt[i]) == SAP_OK, "%s", extra_opt[i]);
   o.device = device;
   o.contacts = contacts;
   same_loop(&o);
@@ -1242,9 +1242,9 @@ static void test_newton_options(void) {
   extra_opt[0] = extra_opt[1] = NULL;
 }
 
-/* issue 19: the step retry is refused on the GPU by its option's name; sap_run on a GPU batch
- * (a sap_step and a fetch of the diagnostics per step, frames through sap_get) leaves the same
- * state as sap_step, bit for bit, and its frame callback sees the device's state */
+/* issue 19: sap_run on a GPU batch (a sap_step and a fetch of the diagnostics per step, frames
+ * through sap_get) leaves the same state as sap_step, bit for bit, and its frame callback sees the
+ * device's state */
 static sapStatus frame_time(sapSim* s, long step, void* user) {
   double* t = (double*)user;
   int w0 = 0;
@@ -1252,20 +1252,8 @@ static sapStatus frame_time(sapSim* s, long step, void* user) {
   return sap_get(s, SAP_FIELD_TIME, &w0, 1, t);
 }
 
-static void test_run_and_retry_on_gpu(void) {
+static void test_run_on_gpu(void) {
   if (!gpu_available()) SKIP("no usable GPU");
-  sapModel* m = NULL;
-  if (sap_loadModel("scenes/box_stack.xml", &m) != SAP_OK) { CHECK(0, "%s", sap_lastError()); return; }
-  sapOptions o;
-  sap_optionsDefault(&o);
-  o.device = SAP_DEVICE_CUDA;
-  o.retry_depth = 2;
-  sapSim* r = NULL;
-  sapStatus st = sap_create(m, &o, 2, &r);
-  CHECK(st == SAP_ERR_UNSUPPORTED && strstr(sap_lastError(), "retry_depth") && !r, "retry on the GPU: %d '%s'", st,
-        sap_lastError());
-  sap_free(r);
-  sap_freeModel(m);
   sapSim* a = make("scenes/box_stack.xml", 4, "approx32", SAP_DEVICE_CUDA, 1);
   sapSim* b = make("scenes/box_stack.xml", 4, "approx32", SAP_DEVICE_CUDA, 1);
   if (a && b) {
@@ -1294,6 +1282,193 @@ static void test_run_and_retry_on_gpu(void) {
   sap_free(b);
 }
 
+/* ---- issue 19: the step retry on the GPU (kernels/retry.cu) ------------------------------- */
+
+#define RT_NW 5
+
+/* the retry batch's worlds: world 0 is the scene's (one retry at h/2), world 1's light box
+ * weighs 3 kg (it never fails; tests/test_simloop.c test_retry_per_world), world 2's top box
+ * starts 5 cm higher, world 3's light box weighs 10 g (it goes down to h/4), world 4 has a NaN
+ * applied force (every step refused: the plain step) */
+static void retry_worlds(sapSim* s) {
+  int w1 = 1, w2 = 2, w3 = 3, w4 = 4;
+  double mass[8], q[32];
+  CHECK(s->m->nbody == 4 && s->m->nq == 21, "clamp_stiff: %d bodies, nq %d", s->m->nbody, s->m->nq);
+  sap_getParam(s, SAP_PARAM_BODY_MASS, &w1, 1, mass);
+  mass[2] = 3.0;  /* body 2: the light box */
+  CHECK(sap_setParam(s, SAP_PARAM_BODY_MASS, &w1, 1, mass) == SAP_OK, "%s", sap_lastError());
+  sap_get(s, SAP_FIELD_QPOS, &w2, 1, q);
+  q[16] += 0.05;  /* the top box's height (its free joint: qpos 14..20) */
+  CHECK(sap_set(s, SAP_FIELD_QPOS, &w2, 1, q) == SAP_OK, "%s", sap_lastError());
+  sap_getParam(s, SAP_PARAM_BODY_MASS, &w3, 1, mass);
+  mass[2] = 0.01;
+  CHECK(sap_setParam(s, SAP_PARAM_BODY_MASS, &w3, 1, mass) == SAP_OK, "%s", sap_lastError());
+  /* sap_set refuses a NaN force: written into the data (and its device twin) directly */
+  sap_sync(s);
+  s->d.qfrc_applied[(size_t)w4 * s->m->nv] = NAN;
+  CHECK(sapb_push(s, s->d.qfrc_applied, sizeof(double) * RT_NW * s->m->nv) == SAP_OK, "%s", sap_lastError());
+}
+
+/* Oracle: the CPU backend's retry (host/step.c step_world_retry; tests/test_simloop.c checks it
+ * against the same scene at h/2). scenes/clamp_stiff.xml with contact_beta=1e-6 fails at h
+ * (README "Step retry"); the emulated GPU, with graph, solve kernel, Newton loop and one more
+ * option (extra: the free-motion kernel, or body_outputs=1) as given, must take the same
+ * substeps: per step and world the flags, the Newton iterations and the state (qpos, qvel,
+ * time, and cfrc_ext with body_outputs: impulse / the world's h; within tol: 0 is bitwise), and
+ * at the end the retry counters and qacc_free (the h of each world's last substep). Worlds that fail next to worlds that do not
+ * (and those frozen or done) exercise the masked rounds. */
+static void retry_parity(const char* kernel, const char* graph, const char* loop, const char* extra, int nstep,
+                         double tol) {
+  solve_kernel = kernel;
+  extra_opt[0] = "contact_beta=1e-6";
+  extra_opt[1] = "retry_depth=3";
+  extra_opt[2] = graph;
+  extra_opt[3] = loop;
+  extra_opt[4] = extra;
+  sapSim* c = make("scenes/clamp_stiff.xml", RT_NW, "approx32", SAP_DEVICE_CPU, 1);
+  sapSim* g = make("scenes/clamp_stiff.xml", RT_NW, "approx32", SAP_DEVICE_CUDA, 1);
+  extra_opt[0] = extra_opt[1] = extra_opt[2] = extra_opt[3] = extra_opt[4] = NULL;
+  solve_kernel = "warp";
+  if (!c || !g) goto done;
+  retry_worlds(c);
+  retry_worlds(g);
+  int nq = c->m->nq, nv = c->m->nv, same_flags = 1, same_iter = 1;
+  double qc[RT_NW * 21], qg[RT_NW * 21], vc[RT_NW * 18], vg[RT_NW * 18], tc[RT_NW], tg[RT_NW], worst = 0;
+  for (int k = 0; k < nstep; k++) {
+    CHECK(sap_step(c, 1) == SAP_OK && sap_step(g, 1) == SAP_OK, "step %d: %s", k, sap_lastError());
+    sapWorldInfo ic[RT_NW], ig[RT_NW];
+    sap_worldInfo(c, NULL, RT_NW, ic);
+    sap_worldInfo(g, NULL, RT_NW, ig);
+    for (int w = 0; w < RT_NW; w++) {
+      if (ic[w].flags != ig[w].flags && same_flags) {
+        CHECK(0, "%s %s %s step %d world %d: flags cpu %x gpu %x", kernel, graph, loop, k, w, ic[w].flags, ig[w].flags);
+        same_flags = 0;
+      }
+      if (tol == 0 && ic[w].newton_iter != ig[w].newton_iter && same_iter) {
+        CHECK(0, "%s %s step %d world %d: Newton iterations cpu %d gpu %d", kernel, graph, k, w, ic[w].newton_iter,
+              ig[w].newton_iter);
+        same_iter = 0;
+      }
+    }
+    sap_get(c, SAP_FIELD_QPOS, NULL, RT_NW, qc);
+    sap_get(g, SAP_FIELD_QPOS, NULL, RT_NW, qg);
+    sap_get(c, SAP_FIELD_QVEL, NULL, RT_NW, vc);
+    sap_get(g, SAP_FIELD_QVEL, NULL, RT_NW, vg);
+    sap_get(c, SAP_FIELD_TIME, NULL, RT_NW, tc);
+    sap_get(g, SAP_FIELD_TIME, NULL, RT_NW, tg);
+    for (int i = 0; i < RT_NW * nq; i++) worst = fmax(worst, isnan(qg[i] - qc[i]) ? INFINITY : fabs(qg[i] - qc[i]));
+    for (int i = 0; i < RT_NW * nv; i++) worst = fmax(worst, isnan(vg[i] - vc[i]) ? INFINITY : fabs(vg[i] - vc[i]));
+    for (int w = 0; w < RT_NW; w++) worst = fmax(worst, fabs(tg[w] - tc[w]));
+    if (g->opt.body_outputs) {  /* the contact forces of each world's last substep: impulse / its h */
+      double fc[RT_NW * 6 * 4], fg[RT_NW * 6 * 4];
+      sap_get(c, SAP_FIELD_CFRC_EXT, NULL, RT_NW, fc);
+      sap_get(g, SAP_FIELD_CFRC_EXT, NULL, RT_NW, fg);
+      for (int i = 0; i < RT_NW * 6 * 4; i++) worst = fmax(worst, isnan(fg[i] - fc[i]) ? INFINITY : fabs(fg[i] - fc[i]));
+    }
+  }
+  printf("  retry %s %s %s %s: |gpu - cpu| qpos, qvel, time (cfrc_ext) %.3g over %d steps", kernel, graph, loop,
+         extra, worst, nstep);
+  CHECK(worst <= tol, "%s %s %s: |gpu - cpu| %g > %g", kernel, graph, loop, worst, tol);
+  sapWorldRetry rc[RT_NW], rg[RT_NW];
+  CHECK(sap_worldRetry(c, NULL, RT_NW, rc) == SAP_OK && sap_worldRetry(g, NULL, RT_NW, rg) == SAP_OK, "%s",
+        sap_lastError());
+  int retried = 0, clean = 0;
+  for (int w = 0; w < RT_NW; w++) {
+    CHECK(rc[w].retries == rg[w].retries && rc[w].level == rg[w].level && rc[w].level_max == rg[w].level_max &&
+              rc[w].h_min == rg[w].h_min,
+          "world %d: retries %lld / %lld, level %d / %d, level_max %d / %d, h_min %g / %g (cpu / gpu)", w,
+          rc[w].retries, rg[w].retries, rc[w].level, rg[w].level, rc[w].level_max, rg[w].level_max, rc[w].h_min,
+          rg[w].h_min);
+    retried += rc[w].retries > 0;
+    clean += rc[w].retries == 0;
+    printf("%s world %d: %lld retries, h_min %g", w ? "," : ";", w, rg[w].retries, rg[w].h_min);
+  }
+  printf("\n");
+  CHECK(retried >= 2 && clean >= 1 && rg[1].retries == 0 && rg[3].level_max == 2, "worlds retried %d, never "
+        "retried %d, world 3 down to h / 2^%d: the masking is exercised only with these", retried, clean,
+        rg[3].level_max);
+  sapWorldInfo i4;
+  int w4 = 4;
+  sap_worldInfo(g, &w4, 1, &i4);
+  CHECK(i4.flags == SAP_WORLD_BADINPUT && tg[4] == 0, "world 4: the plain step refuses it (flags %x, time %g)",
+        i4.flags, tg[4]);
+  double ac[RT_NW * 18], ag[RT_NW * 18];
+  sap_get(c, SAP_FIELD_QACC_FREE, NULL, RT_NW, ac);
+  sap_get(g, SAP_FIELD_QACC_FREE, NULL, RT_NW, ag);
+  char what[96];
+  snprintf(what, sizeof(what), "retry %s %s qacc_free", kernel, graph);
+  check_arrays(what, ag, ac, RT_NW * nv, tol > 0 ? 1e3 * tol : 0, tol > 0 ? 1e-6 : 0);
+  /* sap_retryClear and a reset reach the device's counters */
+  CHECK(sap_retryClear(g) == SAP_OK && sap_worldRetry(g, NULL, RT_NW, rg) == SAP_OK && rg[0].retries == 0 &&
+            rg[0].level_max == rg[0].level, "sap_retryClear on the GPU");
+  sap_reset(g, -1, NULL);
+  CHECK(sap_worldRetry(g, NULL, RT_NW, rg) == SAP_OK && rg[0].level == 0 && rg[3].level == 0,
+        "a reset returns the GPU's worlds to h");
+done:
+  sap_free(c);
+  sap_free(g);
+}
+
+static void test_retry_parity(void) {
+  if (!gpu_available()) SKIP("no usable GPU");
+  /* the thread solve runs the CPU's per-world code: bitwise */
+  retry_parity("thread", "graph=0", "newton_loop=kernel", "body_outputs=1", 25, 0);
+  retry_parity("thread", "graph=1", "newton_loop=kernel", "free_motion_kernel=thread", 25, 0);
+  /* the warp solve (its fp32 lane sums round differently: 6.5e-9 seen) and its per-iteration
+   * loop (a while node inside the rounds' while node) */
+  retry_parity("warp", "graph=0", "newton_loop=kernel", "free_motion_kernel=warp", 25, 1e-7);
+  retry_parity("warp", "graph=1", "newton_loop=while", "free_motion_kernel=warp", 25, 1e-7);
+}
+
+/* Oracle: the same batch with retry off. A scene that never fails (the box stack, 4 worlds
+ * with different starts) runs bitwise as without the retry on the GPU, with and without graphs
+ * and with stage timing (its round loop adds each round's stage times), and counts no retry */
+static void test_retry_never_fails(void) {
+  if (!gpu_available()) SKIP("no usable GPU");
+  const char* graphs[3] = {"graph=0", "graph=1", "stage_timing=1"};
+  for (int gi = 0; gi < 3; gi++) {
+    extra_opt[0] = graphs[gi];
+    sapSim* a = make("scenes/box_stack.xml", 4, "approx32", SAP_DEVICE_CUDA, 1);
+    extra_opt[1] = "retry_depth=3";
+    sapSim* b = make("scenes/box_stack.xml", 4, "approx32", SAP_DEVICE_CUDA, 1);
+    extra_opt[0] = extra_opt[1] = NULL;
+    if (!a || !b) {
+      sap_free(a);
+      sap_free(b);
+      continue;
+    }
+    int nq = a->m->nq, nv = a->m->nv;
+    double* q = malloc(sizeof(double) * 4 * nq);
+    sap_get(a, SAP_FIELD_QPOS, NULL, 4, q);
+    for (int w = 1; w < 4; w++) q[w * nq + 2] += 0.01 * w;  /* different starts */
+    sap_set(a, SAP_FIELD_QPOS, NULL, 4, q);
+    sap_set(b, SAP_FIELD_QPOS, NULL, 4, q);
+    CHECK(sap_step(a, 30) == SAP_OK && sap_step(b, 30) == SAP_OK, "%s", sap_lastError());
+    sap_sync(a);
+    sap_sync(b);
+    const sapData *x = sap_data(a), *y = sap_data(b);
+    CHECK(!memcmp(x->qpos, y->qpos, sizeof(double) * 4 * nq) && !memcmp(x->qvel, y->qvel, sizeof(double) * 4 * nv) &&
+              !memcmp(x->vnext, y->vnext, sizeof(double) * 4 * nv) && !memcmp(x->time, y->time, sizeof(double) * 4),
+          "%s: retry_depth=3 changed a batch that never fails", graphs[gi]);
+    sapWorldInfo ia[4], ib[4];
+    sapWorldRetry rb[4];
+    sap_worldInfo(a, NULL, 4, ia);
+    sap_worldInfo(b, NULL, 4, ib);
+    sap_worldRetry(b, NULL, 4, rb);
+    for (int w = 0; w < 4; w++)
+      CHECK(ia[w].flags == ib[w].flags && ia[w].newton_iter == ib[w].newton_iter && rb[w].retries == 0 &&
+                rb[w].level_max == 0, "%s world %d: flags %x / %x, iterations %d / %d, retries %lld", graphs[gi], w,
+            ia[w].flags, ib[w].flags, ia[w].newton_iter, ib[w].newton_iter, rb[w].retries);
+    sapTimers t;
+    sap_timers(b, &t);
+    CHECK(!b->opt.stage_timing || (t.kinematics > 0 && t.collision > 0 && t.solve > 0 && t.integrate > 0),
+          "stage times with the retry: %g %g %g %g", t.kinematics, t.collision, t.solve, t.integrate);
+    free(q);
+    sap_free(a);
+    sap_free(b);
+  }
+}
+
 int main(void) {
   RUN(test_parity_free_motion);
   RUN(test_parity_contact);
@@ -1317,7 +1492,9 @@ int main(void) {
   RUN(test_parity_block_sparse);
   RUN(test_device_arrays);
   RUN(test_newton_options);
-  RUN(test_run_and_retry_on_gpu);
+  RUN(test_run_on_gpu);
+  RUN(test_retry_parity);
+  RUN(test_retry_never_fails);
 #ifdef SAP_CUDA_SHIM
   return check_summary("test_gpu (CUDA emulated on the CPU)");
 #else

@@ -130,7 +130,8 @@ typedef struct sapOptions {
    * 0: one loop over every island (the islands still factor apart). The warp solve is one
    * loop always (1) */
   int island_newton;
-  /* step retry (seed 000, CPU backend; the GPU refuses retry_depth > 0): a world whose solve
+  /* step retry (seed 000; both backends, the GPU's as masked rounds of the failed worlds inside
+   * the step, verified under the CPU emulation of the CUDA runtime only): a world whose solve
    * fails (line-search failure, iteration cap, factorization failure, non-finite result) redoes
    * the step from its saved state with h/2, then h/4, ... down to h / 2^retry_depth, and
    * catches up to the batch time with those substeps; after retry_recover_steps clean steps it
