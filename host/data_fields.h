@@ -59,6 +59,14 @@
   X(int, ls_eval, 1)                                              \
   X(int, ncon_solved, 1)                                          \
   X(int, ncon_promoted, 1)                                        \
+  X(double, geom_vspeed, (m)->contact_band ? (m)->ngeom : 0)      \
+  X(double, geom_vbudget, (m)->contact_band ? (m)->ngeom : 0)     \
+  X(double, band_h, (m)->contact_band ? 1 : 0)                    \
+  X(double, band_vlast, (m)->contact_band ? (m)->nv : 0)          \
+  X(double, band_work, (m)->contact_band ? 7 * (m)->nbody : 0)    \
+  X(int, band_out, (m)->contact_band ? (m)->ngeom : 0)            \
+  X(int, band_redo, (m)->contact_band ? 1 : 0)                    \
+  X(int, band_redos, (m)->contact_band ? 1 : 0)                   \
   X(int, iter_hist, 2 * SAP_ITER_BINS)                            \
   X(double, iter_sum, 2)                                          \
   X(int, iter_max, 2)

@@ -53,6 +53,8 @@ static const sapoName friction_combine_names[] = {
     {NULL, 0}};
 static const sapoName broad_names[] = {
     {"auto", SAP_BROAD_AUTO}, {"pairs", SAP_BROAD_PAIRS}, {"sweep", SAP_BROAD_SWEEP}, {NULL, 0}};
+static const sapoName band_names[] = {
+    {"margin", SAP_BAND_MARGIN}, {"speed", SAP_BAND_SPEED}, {NULL, 0}};
 static const sapoName bool_names[] = {
     {"1", 1}, {"true", 1}, {"on", 1}, {"yes", 1}, {"0", 0}, {"false", 0}, {"off", 0}, {"no", 0},
     {NULL, 0}};
@@ -189,6 +191,9 @@ const sapoKey sapo_keys[] = {
          "Newton loop start: the last velocity or its extrapolation"),
     ENUM("contact_screen", NULL, contact_screen, bool_names, 0, NULL,
          "CPU: solve rows only for contacts that can act (verified idle at the answer, else promoted)"),
+    ENUM("contact_band", NULL, contact_band, band_names, SAP_BAND_MARGIN, NULL,
+         "CPU: speculative contacts within the whole contact_margin (margin), or within what the geoms' "
+         "speed budgets can close in one step (speed: verified after the solve, else redone whole)"),
     ENUM("island_newton", NULL, island_newton, bool_names, -1, "preset",
          "one-lane solve (CPU, GPU thread): one Newton loop per island, or one loop over all "
          "(approx32/approx64: 1; drake: 0, Drake's one loop)"),

@@ -162,6 +162,7 @@ sapStatus sap_create(const sapModel* m, const sapOptions* opt_in, int nworld, sa
 #undef X
   s->m->world_gravity = NULL;
   apply_material(s->m, &opt);
+  s->m->contact_band = opt.contact_band == SAP_BAND_SPEED && opt.contacts;
   s->h = isnan(opt.timestep) ? s->m->timestep : opt.timestep;
 
   /* sizes and the single allocation */
@@ -170,7 +171,7 @@ sapStatus sap_create(const sapModel* m, const sapOptions* opt_in, int nworld, sa
   /* the solve's H and L: in every world's scratch for the GPU (nv x nv each), else one buffer
    * per CPU thread sized by the step's islands (host/solve.c); decided before the scratch is
    * sized, as sapb_init below will decide the device */
-  s->hl_carved = opt.device != SAP_DEVICE_CPU && !s->m->sleep && sap_cudaUsable(NULL, 0);
+  s->hl_carved = opt.device != SAP_DEVICE_CPU && !s->m->sleep && !s->m->contact_band && sap_cudaUsable(NULL, 0);
   long scratch = scratch_bytes(s->m, &opt, s->d.ncon_max, s->hl_carved);
   if ((st = check_model_size(s->m, s->hl_carved, scratch, s->d.ncon_max)) != SAP_OK) {
     free_sim(s);
@@ -206,6 +207,13 @@ sapStatus sap_create(const sapModel* m, const sapOptions* opt_in, int nworld, sa
                     "disable the flag");
   }
   if (s->m->sleep) s->opt.device = SAP_DEVICE_CPU;
+  /* contact_band=speed runs on the CPU backend only: device=auto takes the CPU */
+  if (s->m->contact_band && s->opt.device == SAP_DEVICE_CUDA) {
+    free_sim(s);
+    return sap_fail(SAP_ERR_UNSUPPORTED, "option contact_band=speed runs on the CPU backend only (the CUDA "
+                    "collision lists the whole band); use device=cpu or contact_band=margin");
+  }
+  if (s->m->contact_band) s->opt.device = SAP_DEVICE_CPU;
   if ((st = sapb_init(s)) != SAP_OK) {
     free_sim(s);
     return st;
@@ -219,6 +227,14 @@ sapStatus sap_create(const sapModel* m, const sapOptions* opt_in, int nworld, sa
     return sap_fail(SAP_ERR_UNSUPPORTED, "option contact_screen=1: the screened contact solve runs on the "
                     "CPU backend only (the CUDA solve keeps every contact's rows); use device=cpu or "
                     "contact_screen=0");
+  }
+  if (s->m->contact_band && (s->opt.contact_screen || s->m->sleep)) {
+    const char* why = s->opt.contact_screen ? "and contact_screen=1 do not combine (each leaves contacts out of "
+                                              "the solve its own way); use one"
+                                            : "does not combine with <flag sleep=\"enable\"/> (a speculative contact "
+                                              "with a moving body wakes a sleeping tree); disable one";
+    free_sim(s);
+    return sap_fail(SAP_ERR_UNSUPPORTED, "option contact_band=speed %s", why);
   }
   /* sap_options() reports the values in force, not the "from the scene" markers */
   s->opt.device = s->on_gpu ? SAP_DEVICE_CUDA : SAP_DEVICE_CPU;
@@ -292,6 +308,11 @@ static void reset_world(sapSim* s, int w, int key) {
   s->d.newton_iter[w] = s->d.ls_iter[w] = s->d.nfactor[w] = s->d.ls_eval[w] = 0;
   s->d.ncon[w] = s->d.ncon_dropped[w] = 0;
   s->d.ncon_solved[w] = s->d.ncon_promoted[w] = 0;
+  /* contact_band=speed: no speed known, the first step lists the whole band */
+  if (m->contact_band) {
+    for (int g = 0; g < m->ngeom; g++) s->d.geom_vspeed[(size_t)w * m->ngeom + g] = NAN;
+    s->d.band_redo[w] = 0;
+  }
   /* sensors: acceleration ones read 0 until the first step; the others follow the state */
   memset(s->d.sensordata + (size_t)w * m->nsensordata, 0, sizeof(double) * m->nsensordata);
 }
@@ -311,7 +332,8 @@ static int reset_ranges(sapSim* s, sapRange* r) {
       {d->nfactor, n * in}, {d->ls_eval, n * in}, {d->ncon, n * in}, {d->ncon_dropped, n * in},
       {d->sensordata, n * m->nsensordata * dbl}, {d->xfrc_applied, n * m->nbody * 6 * dbl},
       {d->cfrc_ext, n * m->nbody * 6 * dbl}, {d->history, n * m->nhistory * dbl},
-      {d->tree_asleep, n * m->ntree * in}, {d->sleep_qpos, n * (m->sleep ? m->nq : 0) * dbl}};
+      {d->tree_asleep, n * m->ntree * in}, {d->sleep_qpos, n * (m->sleep ? m->nq : 0) * dbl},
+      {d->geom_vspeed, n * (m->contact_band ? m->ngeom : 0) * dbl}, {d->band_redo, n * (m->contact_band ? 1 : 0) * in}};
   int count = (int)(sizeof(all) / sizeof(all[0]));
   memcpy(r, all, sizeof(all));
   return count;
@@ -749,6 +771,7 @@ sapStatus sap_worldInfo(sapSim* s, const int* worlds, int n, sapWorldInfo* out) 
     out[i].ls_iter = s->d.ls_iter[w];
     out[i].nfactor = s->d.nfactor[w];
     out[i].ls_eval = s->d.ls_eval[w];
+    out[i].band_redo = s->m->contact_band ? s->d.band_redo[w] : 0;
   }
   return SAP_OK;
 }
@@ -783,6 +806,8 @@ sapStatus sap_iterStats(sapSim* s, sapIterStats* out) {
   out->newton_p95 = hist_p95(s->d.iter_hist, s->d.nworld, &out->world_steps);
   out->ls_p95 = hist_p95(s->d.iter_hist + SAP_ITER_BINS, s->d.nworld, &n2);
   double n = out->world_steps > 0 ? out->world_steps : 1;
+  out->band_redos = 0;
+  for (size_t w = 0; w < nw && s->m->contact_band; w++) out->band_redos += s->d.band_redos[w];
   out->newton_mean = sum[0] / n;
   out->ls_mean = sum[1] / n;
   out->newton_max = max[0];
@@ -796,6 +821,7 @@ sapStatus sap_iterStatsClear(sapSim* s) {
   memset(s->d.iter_hist, 0, bh);
   memset(s->d.iter_sum, 0, sizeof(double) * 2 * nw);
   memset(s->d.iter_max, 0, sizeof(int) * 2 * nw);
+  if (s->m->contact_band) memset(s->d.band_redos, 0, sizeof(int) * nw);
   sapStatus st = sapb_push(s, s->d.iter_hist, bh);
   if (st == SAP_OK) st = sapb_push(s, s->d.iter_sum, sizeof(double) * 2 * nw);
   if (st == SAP_OK) st = sapb_push(s, s->d.iter_max, sizeof(int) * 2 * nw);

@@ -17,6 +17,7 @@
 #endif
 
 #include "backend.h"
+#include "band.h"
 #include "sim.h"
 #include "sleep.h"
 #include "stages.h"
@@ -105,9 +106,9 @@ void sapc_stageKinematics(sapSim* s, int w, double h) {
  * contact (then the contacts again, as MuJoCo) and by equality, and the contacts of sleeping
  * trees out of the solve's list */
 void sapc_stageCollision(sapSim* s, int w, double h) {
-  (void)h;
   const sapModel* m = s->m;
   sapData* d = &s->d;
+  if (m->contact_band) sapw_bandBudgets(m, d, w, h);  // contact_band=speed (kernels/band.h)
   if (!m->sleep || frozen(s, w)) {
     if (s->opt.contacts) sapc_collisionWorld(s, w);
     return;
@@ -132,10 +133,34 @@ void sapc_stageFreeMotion(sapSim* s, int w, double h) {
   free_motion_world(s, w, h);
 }
 
+/* the solve; under contact_band=speed (kernels/band.h), when a geom outran its speed budget
+ * at the answer, the world's collision with the whole band and the solve again from the same
+ * start (vnext, the warm start's last velocity, put back): the margin mode's step exactly
+ * (contact_band excludes sleep, so the collision stage is the plain list) */
 void sapc_stageSolve(sapSim* s, int w, double h) {
-  if (s->opt.contacts) sapc_solveWorld(s, w, h);
-  else  // without contacts the solved velocity is the free motion
-    memcpy(s->d.vnext + (size_t)w * s->m->nv, s->d.vstar + (size_t)w * s->m->nv, sizeof(double) * s->m->nv);
+  const sapModel* m = s->m;
+  sapData* d = &s->d;
+  double* vnext = d->vnext + (size_t)w * m->nv;
+  if (!s->opt.contacts) {  // without contacts the solved velocity is the free motion
+    memcpy(vnext, d->vstar + (size_t)w * m->nv, sizeof(double) * m->nv);
+    return;
+  }
+  if (!m->contact_band || frozen(s, w)) {
+    sapc_solveWorld(s, w, h);
+    return;
+  }
+  double* vlast = d->band_vlast + (size_t)w * m->nv;
+  double* work = d->band_work + (size_t)w * sapw_bandWorkDoubles(m);  // not the scratch: it holds the impulses
+  memcpy(vlast, vnext, sizeof(double) * m->nv);
+  sapc_solveWorld(s, w, h);
+  if (sapw_bandCheck(m, d, w, vnext, work)) return;
+  d->band_redo[w] = 1;
+  d->band_redos[w]++;
+  memcpy(vnext, vlast, sizeof(double) * m->nv);
+  sapw_bandWhole(m, d, w);
+  sapc_collisionWorld(s, w);
+  sapc_solveWorld(s, w, h);
+  sapw_bandCheck(m, d, w, vnext, work);  // the next step's budgets from this answer
 }
 
 /* acceleration sensors of this step (its start state, solved acceleration and impulses) */

@@ -14,6 +14,7 @@
 #include "bits.h"
 #include "pair.h"
 #include "sleep.h"
+#include "band.h"
 
 #define SAPC_MAXCON 4            /* contacts per geom pair (primitives, meshes) */
 #define SAPC_HFIELD_MAXCON 50    /* per heightfield pair: one per prism, MuJoCo's mjMAXCONPAIR */
@@ -446,6 +447,9 @@ SAP_HD_BIG int sapw_collideList(const sapModel* m, const sapData* d, int w, int 
     }
     int g0 = m->pair_geom[2 * p], g1 = m->pair_geom[2 * p + 1];
     if (sapw_sleepSkipPair(m, d, w, g0, g1)) continue;  // no awake side (kernels/sleep.h)
+    if (m->contact_band && sapw_boundTest(m, xpos, xmat, g0, g1, m->pair_detect[p]) &&
+        sapw_bandLeaveOut(m, d, w, p, xpos, xmat, g0, g1))
+      continue;  // certainly beyond its band (kernels/band.h)
     int nc = sapw_collidePairCached(m, xpos, xmat, g0, g1, m->pair_detect[p], fp64, c, gc);
     for (int i = 0; i < nc; i++) {
       if (!work) {

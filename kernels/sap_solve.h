@@ -14,6 +14,7 @@
 #include "tendon.h"   /* sapRow, spatial tendons */
 #include "pair.h"     /* sapw_findPair: a contact's pair (torsional, rolling friction) */
 #include "sleep.h"    /* sapw_dofAsleep: rows of sleeping trees leave the problem */
+#include "band.h"     /* sapw_surfaceSpeedBound */
 
 /* constants of the specs */
 #define SAP_BETA_PD 0.1              /* near-rigid factor of PD drives (drake §3.1) */
@@ -241,18 +242,6 @@ SAP_HD double sapw_contactSlip(const sapModel* m, const sapData* d, int w, int i
   double vn = rel[0] * n[0] + rel[1] * n[1] + rel[2] * n[2], t2 = 0;
   for (int k = 0; k < 3; k++) t2 += (rel[k] - vn * n[k]) * (rel[k] - vn * n[k]);
   return sqrt(t2);
-}
-
-/* a bound on the surface speed of geom g at any point of its inflated bounding sphere
- * (sapw_droppedIdle): |v_g| + |w_g| (rbound_g + 2 detect_g); infinite for an unbounded geom
- * (plane, heightfield) that turns */
-SAP_HD double sapw_surfaceSpeedBound(const sapModel* m, int g) {
-  if (!m->nsurfacevel) return 0;
-  const double* u = m->geom_surfacevel + 6 * g;
-  double v = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]), om = sqrt(u[3] * u[3] + u[4] * u[4] + u[5] * u[5]);
-  if (om == 0) return v;
-  if (!(m->geom_rbound[g] > 0)) return (double)INFINITY;
-  return v + om * (m->geom_rbound[g] + 2 * m->geom_detect[g]);
 }
 
 /* unit row e_dof on any dof (dof friction of hinge, slide, ball and free joints) */

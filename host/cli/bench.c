@@ -261,6 +261,8 @@ static const char* bench_report(const sapCli* cli, sapSim* s, const char* varian
   sapj_int(&j, "retry_depth", o->retry_depth);
   sapj_int(&j, "retries", r->retries);
   sapj_num(&j, "h_min", r->h_min, 6);
+  sapj_str(&j, "contact_band", o->contact_band == SAP_BAND_SPEED ? "speed" : "margin");
+  sapj_num(&j, "band_redos_per_world_step", r->it.world_steps > 0 ? r->it.band_redos / r->it.world_steps : 0.0, 6);
   sapj_int(&j, "bytes_per_world", (long long)sap_bytesPerWorld(s));
   sapj_int(&j, "bytes_shared", (long long)sap_bytesShared(s));
   sapj_num(&j, "mujoco_steps_per_s", cli->mujoco ? mj_sps : 0.0, 6);

@@ -132,6 +132,17 @@ typedef struct sapData {
   int* ncon_solved;       /* (nworld)              contacts the last solve held rows for (contact_screen=1; else 0) */
   int* ncon_promoted;     /* (nworld)              contacts the screen left out, found pushing at the answer and
                              promoted (the solve redone) in the last step (contact_screen=1) */
+  /* contact_band=speed (kernels/band.h; none otherwise) */
+  double* geom_vspeed;    /* (nworld x ngeom)      each geom's speed bound at the last solve's answer
+                                                   (NaN: none yet, e.g. after a reset) */
+  double* geom_vbudget;   /* (nworld x ngeom)      the step's speed budgets (infinite: the whole band) */
+  double* band_h;         /* (nworld)              the step's h, for the pairs' bands */
+  double* band_vlast;     /* (nworld x nv)         vnext before the step's solve (put back for a redo) */
+  double* band_work;      /* (nworld x nbody x 7)  the check's body velocities (kernels/band.h) */
+  int* band_out;          /* (nworld x ngeom)      1: a pair of the geom was left out this step */
+  int* band_redo;         /* (nworld)              1: the step's collision and solve were redone with
+                                                   the whole band */
+  int* band_redos;        /* (nworld)              such steps since creation or sap_iterStatsClear */
   int* iter_hist;         /* (nworld x 2 x SAP_ITER_BINS) world-steps by Newton iterations, then by
                              line-search evaluations, since creation or sap_iterStatsClear
                              (counted at integration, on the device on the GPU) */

@@ -148,6 +148,8 @@ typedef struct sapModel {
   double contact_margin;/* scene speculative detection band (m) beyond the inflated surface */
   int contact_margin_scene; /* 1: the scene sets the band (sap_contact_margin); 0: the preset's
                              * (0 under drake, as Drake's point contact; 0.02 m otherwise) */
+  int contact_band;     /* 1: option contact_band=speed (set by sap_create; kernels/band.h):
+                         * sapData's geom_vspeed, geom_vbudget, band_h and band_redo exist */
   int filter_parent;    /* 1: a body never collides with its parent (MuJoCo's default) */
   int cone_pyramidal;   /* 1: the scene asks for MuJoCo's pyramidal friction cone (MJCF cone,
                          * MuJoCo's default): SAP solves the exact (elliptic,

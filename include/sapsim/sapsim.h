@@ -47,6 +47,10 @@ typedef enum { SAP_LS_MONOTONE = 0, SAP_LS_ARMIJO = 1, SAP_LS_EXACT = 2, SAP_LS_
 /* warm start of the Newton loop: qvel (sapwarp §6.1), or extrapolate: qvel + (qvel - v_prev),
  * v_prev the velocity before the last step (kernels/sap_loop_t.h warmStart) */
 typedef enum { SAP_WARM_QVEL = 0, SAP_WARM_EXTRAPOLATE = 1 } sapWarmStart;
+/* speculative contacts: every contact within the pair's detection distance (margin), or (speed,
+ * CPU) only those its geoms can close in one step by their speed budgets, the others shown idle
+ * at the answer or the step's collision and solve redone with the whole band (kernels/band.h) */
+typedef enum { SAP_BAND_MARGIN = 0, SAP_BAND_SPEED = 1 } sapContactBand;
 typedef enum { SAP_PRESET_APPROX32 = 0, SAP_PRESET_APPROX64 = 1, SAP_PRESET_DRAKE = 2 } sapPreset;
 typedef enum { SAP_DEVICE_AUTO = 0, SAP_DEVICE_CPU = 1, SAP_DEVICE_CUDA = 2 } sapDevice;
 typedef enum { SAP_BROAD_AUTO = 0, SAP_BROAD_PAIRS = 1, SAP_BROAD_SWEEP = 2 } sapBroadphase;
@@ -125,6 +129,14 @@ typedef struct sapOptions {
    * warm start and the free motion, the others verified idle at the answer and promoted (the
    * solve redone) when not; the answer is the full list's to the solver tolerance (0) */
   int contact_screen;
+  /* contact_band (CPU backend, issue 16): margin lists every contact within contact_margin;
+   * speed leaves out the candidate pairs certainly farther apart than (1 + mu)(h + taud)
+   * (b_0 + b_1) beyond their MJCF margin, b_g the geom's speed budget from its last speed, and
+   * verifies after the solve that no geom of a left-out pair outran its budget (then every
+   * left-out contact is idle at the answer), else redoes the world's collision and solve with
+   * the whole band. The list is the whole band's less whole idle pairs; the answer is the
+   * whole band's to the solver tolerance (sapContactBand, margin) */
+  int contact_band;
   /* island_newton (issue 16): the one-lane solve (CPU; GPU solve_kernel=thread) runs one Newton
    * loop per island of the world's problem (its own iterations, line search and stop rules);
    * 0: one loop over every island (the islands still factor apart). The warp solve is one
@@ -331,6 +343,8 @@ typedef struct sapWorldInfo {
   int nfactor;        /* factorizations (island_newton: every island's, summed) */
   int ls_eval;        /* line-search evaluations of phi (every trial step, probes included; the
                          island with the most) */
+  int band_redo;      /* 1: contact_band=speed redid the step's collision and solve with the
+                         whole band (a geom outran its speed budget) */
 } sapWorldInfo;
 sapStatus sap_worldInfo(sapSim* s, const int* worlds, int n, sapWorldInfo* out);
 
@@ -342,6 +356,8 @@ typedef struct sapIterStats {
   double world_steps;                        /* world-steps counted */
   double newton_mean, newton_p95, newton_max;  /* Newton iterations per world-step */
   double ls_mean, ls_p95, ls_max;              /* line-search evaluations per world-step */
+  double band_redos;  /* contact_band=speed: world-steps whose collision and solve were redone with
+                         the whole band (0 otherwise) */
 } sapIterStats;
 sapStatus sap_iterStats(sapSim* s, sapIterStats* out);
 sapStatus sap_iterStatsClear(sapSim* s);

@@ -37,6 +37,7 @@ class SapWorldInfo(ctypes.Structure):
         ("ls_iter", c_int),
         ("nfactor", c_int),
         ("ls_eval", c_int),
+        ("band_redo", c_int),
     ]
 
 

@@ -944,6 +944,17 @@ class Sim(ParamsMixin):
         return self._diag("ncon_dropped")
 
     @property
+    def band_redo(self) -> np.ndarray:
+        """(nworld,) int32: 1 where option ``contact_band=speed`` redid the last step's collision
+        and solve with the whole speculative band (a geom outran its speed budget); all 0 without
+        that option (read-only)."""
+        if str(self.options.get("contact_band", "margin")) != "speed":
+            arr = np.zeros(self.nworld, dtype=np.int32)
+            arr.flags.writeable = False
+            return arr
+        return self._diag("band_redo")
+
+    @property
     def newton_iter(self) -> np.ndarray:
         """(nworld,) int32 Newton iterations of the last step (read-only)."""
         return self._diag("newton_iter")

@@ -320,3 +320,22 @@ def test_mass_matrix_matches_mujoco(scene, nworld, solves):
         want = M + np.diag(sim.timestep * mj.dof_damping)
         np.testing.assert_allclose(A, want, rtol=0, atol=1e-12 * np.abs(want).max())
     assert (sim.bytes_shared > 0) == solves
+
+
+def test_contact_band_speed():
+    """Option contact_band=speed from Python: the settled pile lists fewer contacts than with the
+    whole band, the velocities agree to the solve's tolerance (the left-out pairs are idle;
+    tests/test_contact_band.c checks that against MuJoCo), and band_redo reads per world."""
+    pile = SCENES / "box_pile.xml"
+    whole = sapsim.Sim(pile, nworld=2, preset="approx64", ncon_max=1024, optimality_rel_tol=1e-10)
+    band = sapsim.Sim(pile, nworld=2, preset="approx64", ncon_max=1024, optimality_rel_tol=1e-10,
+                      contact_band="speed")
+    assert band.options["contact_band"] == "speed" and whole.options["contact_band"] == "margin"
+    whole.step(100)
+    band.step(100)
+    assert (band.ncon < whole.ncon).all()
+    scale = max(1e-3, np.abs(whole.qvel).max())
+    assert np.abs(band.qvel - whole.qvel).max() <= 1e-6 * scale
+    assert band.band_redo.shape == (2,) and not whole.band_redo.any()
+    with pytest.raises(sapsim.OptionError, match="speed"):
+        sapsim.Sim(pile, contact_band="fast")
