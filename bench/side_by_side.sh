@@ -4,22 +4,29 @@
 # N = 200 separate objects (bench/many_objects.py), at 1 thread and at all threads; one JSON
 # line per scene and thread count appended to OUT, then a markdown table on stdout (with
 # MuJoCo's own Newton iterations and line-search evaluations per world-step of the same run).
-# usage: bench/side_by_side.sh SAPSIM_BINARY OUT [RUNS]   (RUNS: repeats, the table shows medians)
-BIN=$1; OUT=$2; RUNS=${3:-1}
+# usage: bench/side_by_side.sh SAPSIM_BINARY OUT [RUNS [SCENES [SET]]]
+#   RUNS: repeats, the table shows medians; SCENES: a blank-separated subset of humanoid ant
+#   box_stack box_pile many (default all); SET: sapsim options for every run, e.g.
+#   "contact_band=speed" (blank-separated key=value words; the scene's label shows them)
+BIN=$1; OUT=$2; RUNS=${3:-1}; ONLY=${4:-humanoid ant box_stack box_pile many}; SET=${5:-}
+sets=(); for kv in $SET; do sets+=(--set "$kv"); done
 dir=$(cd "$(dirname "$0")" && pwd); root=$(dirname "$dir")
 python3 "$dir/many_objects.py" 200 > /tmp/sbs_many_200.xml
 nt=$(nproc)
 for r in $(seq "$RUNS"); do
   for sc in "$root/scenes/humanoid.xml:64" "$root/scenes/ant.xml:64" "$root/scenes/box_stack.xml:64" \
             "$root/scenes/box_pile.xml:16" "/tmp/sbs_many_200.xml:2"; do
-    f=${sc%%:*}; w=${sc##*:}
+    f=${sc%%:*}; w=${sc##*:}; name=$(basename "$f" .xml)
+    key=$name; [ "$name" = sbs_many_200 ] && key=many
+    case " $ONLY " in *" $key "*) ;; *) continue ;; esac
+    label=$name${SET:+ [$SET]}
     for t in 1 "$nt"; do
-      "$BIN" bench "$f" --device cpu --worlds "$w" --threads "$t" --steps 200 --no-progress \
+      "$BIN" bench "$f" --device cpu --worlds "$w" --threads "$t" --steps 200 --no-progress "${sets[@]}" \
         --json /tmp/sbs_raw.jsonl > /dev/null 2>&1 || { echo "bench failed: $f" >&2; continue; }
       tail -1 /tmp/sbs_raw.jsonl | python3 -c "
 import json, sys
 d = json.load(sys.stdin)
-print(json.dumps({'scene': '$(basename "$f" .xml)', 'threads': $t, 'worlds': $w, 'sps': d['steps_per_s'],
+print(json.dumps({'scene': '$label', 'threads': $t, 'worlds': $w, 'sps': d['steps_per_s'],
   'mj_sps': d.get('mujoco_steps_per_s'), 'ratio': d.get('ratio_vs_mujoco'), 'stage_ns': d['stage_ns_per_world_step'],
   'newton': [d['newton_mean'], d['newton_p95']], 'ls': [d['ls_eval_mean'], d['ls_eval_p95']],
   'mj_newton': [d.get('mujoco_newton_mean'), d.get('mujoco_newton_p95')],

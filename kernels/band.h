@@ -39,6 +39,7 @@
 
 #define SAP_BAND_GAIN 2.0   /* budget: twice the last speed and twice gravity's gain in a step */
 #define SAP_BAND_VMIN 0.01  /* m/s: and at least this (a resting geom's) */
+#define SAP_BAND_INF ((double)INFINITY)
 
 /* a bound on the surface speed of geom g at any point of its inflated bounding sphere
  * (sap_world_t.h sapw_droppedIdle, sapw_geomSpeed below): |v_g| + |w_g| (rbound_g + 2 detect_g);
@@ -48,7 +49,7 @@ SAP_HD double sapw_surfaceSpeedBound(const sapModel* m, int g) {
   const double* u = m->geom_surfacevel + 6 * g;
   double v = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]), om = sqrt(u[3] * u[3] + u[4] * u[4] + u[5] * u[5]);
   if (om == 0) return v;
-  if (!(m->geom_rbound[g] > 0)) return (double)INFINITY;
+  if (!(m->geom_rbound[g] > 0)) return SAP_BAND_INF;
   return v + om * (m->geom_rbound[g] + 2 * m->geom_detect[g]);
 }
 
@@ -61,7 +62,7 @@ SAP_HD void sapw_bandBudgets(const sapModel* m, const sapData* d, int w, double 
   double gh = SAP_BAND_GAIN * sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) * h + SAP_BAND_VMIN;
   const double* s = d->geom_vspeed + (long)w * m->ngeom;
   double* b = d->geom_vbudget + (long)w * m->ngeom;
-  for (int k = 0; k < m->ngeom; k++) b[k] = s[k] >= 0 && s[k] < INFINITY ? SAP_BAND_GAIN * s[k] + gh : INFINITY;
+  for (int k = 0; k < m->ngeom; k++) b[k] = s[k] >= 0 && s[k] < SAP_BAND_INF ? SAP_BAND_GAIN * s[k] + gh : SAP_BAND_INF;
   d->band_h[w] = h;
   d->band_redo[w] = 0;
 }
@@ -70,18 +71,18 @@ SAP_HD void sapw_bandBudgets(const sapModel* m, const sapData* d, int w, double 
 SAP_HD void sapw_bandWhole(const sapModel* m, const sapData* d, int w) {
   double* b = d->geom_vbudget + (long)w * m->ngeom;
   int* out = d->band_out + (long)w * m->ngeom;
-  for (int k = 0; k < m->ngeom; k++) b[k] = INFINITY, out[k] = 0;
+  for (int k = 0; k < m->ngeom; k++) b[k] = SAP_BAND_INF, out[k] = 0;
 }
 
 /* pair p's band in world w under contact_band=speed (m: the world's view, its pair material):
  * the pair's MJCF margin plus (1 + mu)(h + taud)(b_0 + b_1); infinite for a pair the band
  * never leaves out (adhesion, gap: above) */
 SAP_HD double sapw_bandDetect(const sapModel* m, const sapData* d, int w, int p) {
-  if (m->pair_gap[p] > 0 || (m->nadhesion && m->pair_adhesion[p] != 0)) return (double)INFINITY;
+  if (m->pair_gap[p] > 0 || (m->nadhesion && m->pair_adhesion[p] != 0)) return SAP_BAND_INF;
   const double* b = d->geom_vbudget + (long)w * m->ngeom;
   double mu = m->pair_mu[p] > 0 ? m->pair_mu[p] : 0, taud = m->pair_taud[p] > 0 ? m->pair_taud[p] : 0;
   double band = m->pair_margin[p] + (1 + mu) * (d->band_h[w] + taud) * (b[m->pair_geom[2 * p]] + b[m->pair_geom[2 * p + 1]]);
-  return band == band ? band : (double)INFINITY;  // NaN: never left out
+  return band == band ? band : SAP_BAND_INF;  // NaN: never left out
 }
 
 /* the half extent of geom g along unit direction L (its support function: the largest
@@ -177,7 +178,7 @@ SAP_HD double sapw_geomSpeed(const sapModel* m, const sapData* d, int w, int g, 
   const double* Vb = V + 7 * b;
   double ss = sapw_surfaceSpeedBound(m, g);  // a surface velocity moves the material too
   if (Vb[6] == 0) return ss;
-  if (!(m->geom_rbound[g] > 0)) return (double)INFINITY;
+  if (!(m->geom_rbound[g] > 0)) return SAP_BAND_INF;
   const double* xg = d->geom_xpos + ((long)w * m->ngeom + g) * 3;
   const double* cref = d->cref + ((long)w * m->nbody + b) * 3;
   double r[3], u[3], vv = 0, om = 0;
