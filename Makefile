@@ -257,7 +257,7 @@ error-table: $(BUILD)/tests/test_errors
 # covers input validation, the SAP math and the MuJoCo oracles in a few minutes
 ASAN_CI_TESTS := test_errors test_sap_math test_foundation test_dynamics test_contact_params test_fluid test_adhesion test_actuator_delay \
                  test_site_actuator test_simloop test_capacity test_tendon_spring test_actdyn test_rangefinder \
-                 test_spatial_wrap test_body_outputs test_sap_sparse
+                 test_spatial_wrap test_body_outputs test_sap_sparse test_contact_band
 asan-ci: deps
 	$(MAKE) BUILD=build-asan NVCC= OPT="-O1 -fsanitize=address,undefined -fno-omit-frame-pointer" \
 	  LDLIBS="$(MJ_LINK) -lm -fopenmp -fsanitize=address,undefined" \
