@@ -56,13 +56,15 @@ SAP_HD double sapw_surfaceSpeedBound(const sapModel* m, int g) {
 /* world w's speed budgets for a step of h (geom_vbudget, band_h; band_redo and the left-out
  * marks band_out cleared) */
 SAP_HD void sapw_bandBudgets(const sapModel* m, const sapData* d, int w, double h) {
-  int* out = d->band_out + (long)w * m->ngeom;
-  for (int k = 0; k < m->ngeom; k++) out[k] = 0;
   const double* g = m->gravity;
   double gh = SAP_BAND_GAIN * sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) * h + SAP_BAND_VMIN;
   const double* s = d->geom_vspeed + (long)w * m->ngeom;
   double* b = d->geom_vbudget + (long)w * m->ngeom;
-  for (int k = 0; k < m->ngeom; k++) b[k] = s[k] >= 0 && s[k] < SAP_BAND_INF ? SAP_BAND_GAIN * s[k] + gh : SAP_BAND_INF;
+  int* out = d->band_out + (long)w * m->ngeom;
+  for (int k = 0; k < m->ngeom; k++) {
+    b[k] = s[k] >= 0 && s[k] < SAP_BAND_INF ? SAP_BAND_GAIN * s[k] + gh : SAP_BAND_INF;
+    out[k] = 0;
+  }
   d->band_h[w] = h;
   d->band_redo[w] = 0;
 }
@@ -81,7 +83,8 @@ SAP_HD double sapw_bandDetect(const sapModel* m, const sapData* d, int w, int p)
   if (m->pair_gap[p] > 0 || (m->nadhesion && m->pair_adhesion[p] != 0)) return SAP_BAND_INF;
   const double* b = d->geom_vbudget + (long)w * m->ngeom;
   double mu = m->pair_mu[p] > 0 ? m->pair_mu[p] : 0, taud = m->pair_taud[p] > 0 ? m->pair_taud[p] : 0;
-  double band = m->pair_margin[p] + (1 + mu) * (d->band_h[w] + taud) * (b[m->pair_geom[2 * p]] + b[m->pair_geom[2 * p + 1]]);
+  double bb = b[m->pair_geom[2 * p]] + b[m->pair_geom[2 * p + 1]];
+  double band = m->pair_margin[p] + (1 + mu) * (d->band_h[w] + taud) * bb;
   return band == band ? band : SAP_BAND_INF;  // NaN: never left out
 }
 
@@ -114,7 +117,8 @@ SAP_HD int sapw_bandApart(const sapModel* m, const double* xpos, const double* x
   if (t0 == SAP_GEOM_HFIELD || t1 == SAP_GEOM_HFIELD) return 0;
   const double *c0 = xpos + 3 * g0, *c1 = xpos + 3 * g1, *R0 = xmat + 9 * g0, *R1 = xmat + 9 * g1;
   double dc[3] = {c1[0] - c0[0], c1[1] - c0[1], c1[2] - c0[2]};
-  double slack = 1e-9 * (fabs(dc[0]) + fabs(dc[1]) + fabs(dc[2]) + m->geom_rbound[g0] + m->geom_rbound[g1] + fabs(dist));
+  double slack = 1e-9 * (fabs(dc[0]) + fabs(dc[1]) + fabs(dc[2]) + m->geom_rbound[g0] + m->geom_rbound[g1] +
+                         fabs(dist));
   if (t0 == SAP_GEOM_PLANE || t1 == SAP_GEOM_PLANE) {  // the other centre's height over the plane
     int p = t0 == SAP_GEOM_PLANE ? g0 : g1, o = p == g0 ? g1 : g0;
     const double *Rp = xmat + 9 * p, *cp = xpos + 3 * p, *co = xpos + 3 * o;
